@@ -1,0 +1,324 @@
+package dev.ratelimit.testing;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A {@code redis-server} child process owned by the extension: bound to 127.0.0.1 on a free port, no
+ * persistence, its own temp dir for {@code --dir} and the log. Killed in {@link #close()} and, should that
+ * never run, by a JVM shutdown hook.
+ */
+final class RedisProcessServer implements ServerHandle {
+
+    static final String HOST = "127.0.0.1";
+    private static final int FORBIDDEN_PORT = 6379;
+    private static final long READY_TIMEOUT_MILLIS = 10_000;
+    private static final int PORT_ATTEMPTS = 3;
+    private static final int LOG_TAIL_LINES = 25;
+
+    /** Servers whose process may still be running; the shutdown hook kills them. */
+    private static final Set<RedisProcessServer> LIVE = ConcurrentHashMap.newKeySet();
+
+    static {
+        Thread reaper = new Thread(RedisProcessServer::reapAll, "redis-test-server-reaper");
+        reaper.setDaemon(false);
+        Runtime.getRuntime().addShutdownHook(reaper);
+    }
+
+    private final Path binary;
+    private final Path binaryDir;
+    private final Path dir;
+    private final String label;
+    private int port;
+    private volatile Process process;
+
+    private RedisProcessServer(Path binary, Path binaryDir, Path dir, String label) {
+        this.binary = binary;
+        this.binaryDir = binaryDir;
+        this.dir = dir;
+        this.label = label;
+    }
+
+    /**
+     * Starts {@code binary} on a free port and waits until it answers PING.
+     *
+     * @param binary    the redis-server executable
+     * @param binaryDir a directory to delete on close (where an extracted binary lives), or null
+     * @param label     what to call it in messages
+     */
+    static RedisProcessServer start(Path binary, Path binaryDir, String label) {
+        Path dir;
+        try {
+            dir = Files.createTempDirectory("ratelimit-redis-");
+        } catch (IOException e) {
+            deleteRecursively(binaryDir);
+            throw new IllegalStateException("cannot create a temp dir for redis-server: " + e.getMessage(), e);
+        }
+        RedisProcessServer server = new RedisProcessServer(binary, binaryDir, dir, label);
+        List<String> portFailures = new ArrayList<>();
+        try {
+            for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
+                server.port = freePort();
+                try {
+                    server.launch();
+                    return server;
+                } catch (PortInUse e) {
+                    // someone grabbed the free port between our probe and redis' bind: try another
+                    portFailures.add(e.getMessage());
+                }
+            }
+            throw new IllegalStateException(label + " could not bind a free port: " + String.join("; ", portFailures));
+        } catch (RuntimeException | Error e) {
+            server.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public String uri() {
+        return "redis://" + HOST + ":" + port;
+    }
+
+    @Override
+    public String host() {
+        return HOST;
+    }
+
+    @Override
+    public int port() {
+        return port;
+    }
+
+    @Override
+    public boolean owned() {
+        return true;
+    }
+
+    @Override
+    public String description() {
+        Process p = process;
+        return "started " + binary + (p == null ? "" : ", pid " + p.pid()) + ", dir " + dir;
+    }
+
+    @Override
+    public synchronized void kill() {
+        Process p = process;
+        if (p == null) {
+            return;
+        }
+        p.destroyForcibly();
+        try {
+            if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                throw new IllegalStateException(label + " (pid " + p.pid() + ") did not die within 10 s of SIGKILL");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while killing " + label, e);
+        }
+        process = null;
+    }
+
+    @Override
+    public synchronized void restart() {
+        Process p = process;
+        if (p != null && p.isAlive() && RedisPing.answers(HOST, port, 1_000)) {
+            return;
+        }
+        kill();
+        try {
+            launch();
+        } catch (PortInUse e) {
+            throw new IllegalStateException("cannot restart " + label + " on the same port: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        try {
+            kill();
+        } catch (RuntimeException e) {
+            System.err.println("[redis-test] " + e.getMessage());
+        }
+        LIVE.remove(this);
+        deleteRecursively(dir);
+        deleteRecursively(binaryDir);
+    }
+
+    private Path logFile() {
+        return dir.resolve("redis.log");
+    }
+
+    private Path outFile() {
+        return dir.resolve("redis.out");
+    }
+
+    private void launch() {
+        if (port == FORBIDDEN_PORT) {
+            throw new IllegalStateException("refusing to start a test server on port 6379");
+        }
+        List<String> command = List.of(binary.toString(),
+                "--port", Integer.toString(port),
+                "--bind", HOST,
+                "--save", "",
+                "--appendonly", "no",
+                "--protected-mode", "no",
+                "--dir", dir.toString(),
+                "--logfile", logFile().toString());
+        Process p;
+        try {
+            Files.deleteIfExists(logFile());
+            Files.deleteIfExists(outFile());
+            p = new ProcessBuilder(command)
+                    .directory(dir.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(outFile().toFile())
+                    .start();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot run " + binary + ": " + e.getMessage(), e);
+        }
+        process = p;
+        LIVE.add(this);
+        closeStdin(p);
+        awaitReady(p);
+    }
+
+    private void awaitReady(Process p) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(READY_TIMEOUT_MILLIS);
+        while (true) {
+            if (RedisPing.answers(HOST, port, 250)) {
+                return;
+            }
+            if (!p.isAlive()) {
+                process = null;
+                String tail = logTail();
+                String msg = label + " (" + binary + ") exited with code " + p.exitValue() + " on port " + port
+                        + " before answering PING; last output:\n" + tail;
+                if (tail.contains("Address already in use")) {
+                    throw new PortInUse(msg);
+                }
+                throw new IllegalStateException(msg);
+            }
+            if (System.nanoTime() > deadline) {
+                kill();
+                throw new IllegalStateException(label + " (" + binary + ") did not answer PING on port " + port
+                        + " within " + READY_TIMEOUT_MILLIS / 1000 + " s; last output:\n" + logTail());
+            }
+            try {
+                Thread.sleep(25);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                kill();
+                throw new IllegalStateException("interrupted while waiting for " + label, e);
+            }
+        }
+    }
+
+    /** The last lines of the process output and the Redis log, for failure messages. */
+    String logTail() {
+        StringBuilder sb = new StringBuilder();
+        for (Path file : List.of(outFile(), logFile())) {
+            try {
+                if (!Files.exists(file)) {
+                    continue;
+                }
+                List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+                if (lines.isEmpty()) {
+                    continue;
+                }
+                sb.append("  --- ").append(file.getFileName()).append(" ---\n");
+                for (String line : lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size())) {
+                    sb.append("  ").append(line).append('\n');
+                }
+            } catch (IOException | RuntimeException e) {
+                sb.append("  (cannot read ").append(file).append(": ").append(e.getMessage()).append(")\n");
+            }
+        }
+        return sb.length() == 0 ? "  (no output)" : sb.toString();
+    }
+
+    /** A free port on 127.0.0.1, never 6379. */
+    static int freePort() {
+        for (int i = 0; i < 10; i++) {
+            try (ServerSocket socket = new ServerSocket()) {
+                socket.setReuseAddress(true);
+                socket.bind(new InetSocketAddress(InetAddress.getByName(HOST), 0));
+                int candidate = socket.getLocalPort();
+                if (candidate != FORBIDDEN_PORT) {
+                    return candidate;
+                }
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot find a free port on " + HOST + ": " + e.getMessage(), e);
+            }
+        }
+        throw new IllegalStateException("cannot find a free port on " + HOST);
+    }
+
+    static void deleteRecursively(Path root) {
+        if (root == null || !Files.exists(root)) {
+            return;
+        }
+        try {
+            Files.walkFileTree(root, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                    Files.deleteIfExists(file);
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult postVisitDirectory(Path d, IOException exc) throws IOException {
+                    Files.deleteIfExists(d);
+                    return FileVisitResult.CONTINUE;
+                }
+            });
+        } catch (IOException e) {
+            System.err.println("[redis-test] could not delete " + root + ": " + e.getMessage());
+        }
+    }
+
+    private static void closeStdin(Process p) {
+        try {
+            p.getOutputStream().close();
+        } catch (IOException ignored) {
+            // redis-server never reads stdin
+        }
+    }
+
+    private static void reapAll() {
+        for (RedisProcessServer server : LIVE) {
+            Process p = server.process;
+            if (p != null) {
+                p.destroyForcibly();
+                try {
+                    p.waitFor(2, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            deleteRecursively(server.dir);
+            deleteRecursively(server.binaryDir);
+        }
+    }
+
+    /** redis-server could not bind its port. */
+    static final class PortInUse extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        PortInUse(String message) {
+            super(message);
+        }
+    }
+}
