@@ -1,0 +1,17 @@
+package dev.ratelimit;
+
+import dev.ratelimit.internal.Durations;
+import java.time.Duration;
+
+/** Argument checks shared by rules and counters, so their messages agree. */
+final class Arguments {
+    private Arguments() {
+    }
+
+    static void checkWindow(Duration window) {
+        if (window == null || window.compareTo(Rule.MIN_WINDOW) < 0 || window.compareTo(Rule.MAX_WINDOW) > 0) {
+            throw new IllegalArgumentException("window must be between 1ms and 365d, but was "
+                    + (window == null ? "null" : Durations.format(window)));
+        }
+    }
+}

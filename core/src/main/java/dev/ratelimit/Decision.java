@@ -1,0 +1,97 @@
+package dev.ratelimit;
+
+import dev.ratelimit.internal.Durations;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The answer to one request for permits: a normal outcome, never an exception.
+ *
+ * <p>When a limiter has several rules, the decision speaks for the rule that governs it: on a
+ * denial, the denying rule that frees up last; when allowed, the rule with the fewest permits
+ * left.
+ */
+public final class Decision {
+    private final boolean allowed;
+    private final Rule rule;
+    private final long remaining;
+    private final Duration retryAfter;
+    private final Duration resetAfter;
+
+    private Decision(boolean allowed, Rule rule, long remaining, Duration retryAfter, Duration resetAfter) {
+        this.allowed = allowed;
+        this.rule = Objects.requireNonNull(rule, "rule");
+        this.remaining = remaining;
+        this.retryAfter = Objects.requireNonNull(retryAfter, "retryAfter");
+        this.resetAfter = Objects.requireNonNull(resetAfter, "resetAfter");
+    }
+
+    /**
+     * Makes a decision; the limiter does this, tests and callers' own stand-ins may too.
+     *
+     * @param allowed whether the permits were granted
+     * @param rule the rule that governs the decision
+     * @param remaining permits left after this decision, at least 0
+     * @param retryAfter zero when allowed; otherwise how long until the same request would be allowed
+     * @param resetAfter how long until the rule's full capacity is available again
+     */
+    public static Decision of(boolean allowed, Rule rule, long remaining, Duration retryAfter, Duration resetAfter) {
+        return new Decision(allowed, rule, Math.max(0, remaining), retryAfter, resetAfter);
+    }
+
+    /** Whether the permits were granted (and counted). */
+    public boolean allowed() {
+        return allowed;
+    }
+
+    /** The rule's limit: permits per window. */
+    public long limit() {
+        return rule.limit();
+    }
+
+    /** Permits still available to this client right now, at least 0. */
+    public long remaining() {
+        return remaining;
+    }
+
+    /**
+     * How long until a request for the same permits would be allowed, if nobody else takes them;
+     * {@link Duration#ZERO} when allowed. For the exact algorithms a retry after exactly this long
+     * is admitted.
+     */
+    public Duration retryAfter() {
+        return retryAfter;
+    }
+
+    /** {@link #retryAfter()} in whole seconds, rounded up, at least 1 when denied: for {@code Retry-After}. */
+    public long retryAfterSeconds() {
+        return allowed ? 0 : Math.max(1, ceilSeconds(retryAfter));
+    }
+
+    /** How long until the full capacity is available again (the window ends or the bucket is full). */
+    public Duration resetAfter() {
+        return resetAfter;
+    }
+
+    /** {@link #resetAfter()} in whole seconds, rounded up. */
+    public long resetAfterSeconds() {
+        return ceilSeconds(resetAfter);
+    }
+
+    /** The rule that governs this decision. */
+    public Rule rule() {
+        return rule;
+    }
+
+    private static long ceilSeconds(Duration duration) {
+        long seconds = duration.getSeconds();
+        return duration.getNano() > 0 ? seconds + 1 : seconds;
+    }
+
+    @Override
+    public String toString() {
+        return (allowed ? "allowed" : "denied") + " by " + rule.name() + ": remaining " + remaining
+                + (allowed ? "" : ", retry after " + Durations.format(retryAfter))
+                + ", reset after " + Durations.format(resetAfter);
+    }
+}

@@ -1,0 +1,132 @@
+package dev.ratelimit;
+
+import dev.ratelimit.internal.Durations;
+import dev.ratelimit.internal.LuaScript;
+import dev.ratelimit.internal.RedisKeys;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Counts the distinct items a client used in the last window, exactly (say, distinct user names
+ * tried from one address in 10 minutes). Items are stored like client keys: long or unusual ones
+ * by their digest. The set per client is capped at {@code maxItems} (dropping the longest unseen),
+ * so the count stops rising at the cap and no client can grow Redis without bound.
+ *
+ * <pre>{@code
+ * DistinctCounter namesTried = DistinctCounter.builder(redis, "names-per-ip", Duration.ofMinutes(10)).build();
+ * if (namesTried.add(clientIp, userName) > 20) { ... }
+ * }</pre>
+ */
+public final class DistinctCounter {
+    private static final LuaScript SCRIPT = LuaScript.load("distinct-counter");
+    /** The cap on items per client unless set. */
+    public static final int DEFAULT_MAX_ITEMS = 10_000;
+
+    private final RedisStore store;
+    private final String name;
+    private final String keyPrefix;
+    private final Duration window;
+    private final String windowMicros;
+    private final String maxItems;
+
+    private DistinctCounter(Builder builder) {
+        this.store = builder.store;
+        this.name = builder.name;
+        this.keyPrefix = builder.keyPrefix;
+        this.window = builder.window;
+        this.windowMicros = Long.toString(window.toNanos() / 1000);
+        this.maxItems = Integer.toString(builder.maxItems);
+    }
+
+    /**
+     * Starts a counter.
+     *
+     * @param name part of every Redis key, like a limiter's policy name
+     */
+    public static Builder builder(RedisStore store, String name, Duration window) {
+        return new Builder(store, name, window);
+    }
+
+    /**
+     * Notes that the client used the item now.
+     *
+     * @return the distinct items in the window, this one included (at most maxItems)
+     * @throws IllegalArgumentException if the key or item is null or empty
+     * @throws RedisFailureException if Redis cannot be asked
+     */
+    public long add(String key, String item) {
+        return run(key, RedisKeys.clientPart(RedisKeys.checkClientKey("item", item)));
+    }
+
+    /**
+     * @return the distinct items in the window
+     * @throws IllegalArgumentException if the key is null or empty
+     * @throws RedisFailureException if Redis cannot be asked
+     */
+    public long count(String key) {
+        return run(key, "");
+    }
+
+    /**
+     * Forgets the client's items.
+     *
+     * @throws IllegalArgumentException if the key is null or empty
+     * @throws RedisFailureException if Redis cannot be asked
+     */
+    public void clear(String key) {
+        store.gateway().delete(List.of(redisKey(key)));
+    }
+
+    /** The Redis key of a client: {@code <keyPrefix><name>:{<key>}}. */
+    public String redisKey(String key) {
+        return RedisKeys.key(keyPrefix, name, RedisKeys.checkClientKey("key", key));
+    }
+
+    private long run(String key, String item) {
+        return store.gateway().eval(SCRIPT, List.of(redisKey(key)), List.of(item, windowMicros, maxItems)).get(0);
+    }
+
+    @Override
+    public String toString() {
+        return "DistinctCounter(" + name + ", " + Durations.format(window) + ", at most " + maxItems + ")";
+    }
+
+    /** Collects a counter's settings; {@link #build()} checks them. */
+    public static final class Builder {
+        private final RedisStore store;
+        private final String name;
+        private final Duration window;
+        private String keyPrefix = RateLimiter.DEFAULT_KEY_PREFIX;
+        private int maxItems = DEFAULT_MAX_ITEMS;
+
+        private Builder(RedisStore store, String name, Duration window) {
+            this.store = Objects.requireNonNull(store, "store");
+            this.name = name;
+            this.window = window;
+        }
+
+        /** Prefix of every Redis key; {@value RateLimiter#DEFAULT_KEY_PREFIX} unless set. */
+        public Builder keyPrefix(String keyPrefix) {
+            this.keyPrefix = keyPrefix;
+            return this;
+        }
+
+        /** The most items kept per client, 1 to 1,000,000. */
+        public Builder maxItems(int maxItems) {
+            this.maxItems = maxItems;
+            return this;
+        }
+
+        /** @throws IllegalArgumentException naming the bad argument and its value */
+        public DistinctCounter build() {
+            RedisKeys.checkKeyPart("name", name, 1, RateLimiter.MAX_NAME_LENGTH);
+            RedisKeys.checkKeyPart("keyPrefix", keyPrefix, 0, RateLimiter.MAX_NAME_LENGTH);
+            Arguments.checkWindow(window);
+            if (maxItems < 1 || maxItems > 1_000_000) {
+                throw new IllegalArgumentException("maxItems must be between 1 and 1000000, but was " + maxItems);
+            }
+            return new DistinctCounter(this);
+        }
+    }
+}

@@ -1,0 +1,270 @@
+package dev.ratelimit;
+
+import dev.ratelimit.internal.Evaluator;
+import dev.ratelimit.internal.LuaEvaluator;
+import dev.ratelimit.internal.RedisGateway;
+import dev.ratelimit.internal.RedisKeys;
+import dev.ratelimit.internal.TransactionEvaluator;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Decides whether a client may go ahead, against state kept in Redis, so that every application
+ * node sharing the Redis enforces one limit. Each decision is one round trip and atomic in Redis:
+ * limiters on many nodes and threads never admit more than the rules allow.
+ *
+ * <p>Several rules (say 10 per second and 1000 per hour) are decided together, all or nothing: a
+ * denial by one rule consumes nothing from the others. Thread-safe; build one per policy and keep
+ * it.
+ *
+ * <pre>{@code
+ * try (RedisStore redis = RedisStore.connect("redis://localhost:6379")) {
+ *     RateLimiter limiter = RateLimiter.builder(redis)
+ *             .policyName("api")
+ *             .rule(Rule.of(Algorithm.SLIDING_LOG, 10, Duration.ofSeconds(1)))
+ *             .rule(Rule.of(Algorithm.SLIDING_LOG, 1000, Duration.ofHours(1)))
+ *             .build();
+ *     Decision decision = limiter.tryAcquire("client-42");
+ *     if (!decision.allowed()) {
+ *         // answer 429, Retry-After: decision.retryAfterSeconds()
+ *     }
+ * }
+ * }</pre>
+ */
+public final class RateLimiter {
+    /** Key prefix unless set. */
+    public static final String DEFAULT_KEY_PREFIX = "ratelimit:";
+    /** The longest policy name and key prefix, so that Redis keys stay bounded. */
+    public static final int MAX_NAME_LENGTH = 64;
+
+    private final String policyName;
+    private final String keyPrefix;
+    private final List<Rule> rules;
+    private final Transport transport;
+    private final Evaluator evaluator;
+    private final RedisGateway gateway;
+    private final long[] ruleCosts;
+
+    private RateLimiter(Builder builder, Evaluator evaluator) {
+        this.policyName = builder.policyName;
+        this.keyPrefix = builder.keyPrefix;
+        this.rules = List.copyOf(builder.rules);
+        this.transport = builder.transport;
+        this.evaluator = evaluator;
+        this.gateway = builder.store.gateway();
+        this.ruleCosts = rules.stream().mapToLong(Rule::cost).toArray();
+    }
+
+    /** Starts a limiter that keeps its state in the given Redis. */
+    public static Builder builder(RedisStore store) {
+        return new Builder(store);
+    }
+
+    /**
+     * Takes each rule's {@link Rule#cost() cost} in permits if every rule allows it.
+     *
+     * @param key the client: an address, a user, an API key; long or unusual keys are digested
+     * @throws IllegalArgumentException if the key is null or empty
+     * @throws RedisFailureException if Redis cannot be asked
+     */
+    public Decision tryAcquire(String key) {
+        return evaluator.decide(keys(key), ruleCosts, true);
+    }
+
+    /**
+     * Takes {@code permits} from every rule if every rule allows it; otherwise takes nothing.
+     *
+     * @throws IllegalArgumentException if the key is null or empty, or permits is below 1 or above a
+     *     rule's capacity (such a request could never be allowed)
+     * @throws RedisFailureException if Redis cannot be asked
+     */
+    public Decision tryAcquire(String key, long permits) {
+        return evaluator.decide(keys(key), permitsForEachRule(permits), true);
+    }
+
+    /**
+     * Takes the permits, waiting for them if need be: sleeps for each denial's retry-after and
+     * tries again, and gives up (returning the denial) as soon as the next wait would end past
+     * {@code maxWait}. Never busy-polls. For callers that throttle their own outbound calls; a
+     * server answering requests should rather deny at once with {@link #tryAcquire(String, long)}.
+     *
+     * @return the allowing decision, or the last denial when waiting longer would pass maxWait
+     * @throws IllegalArgumentException for a bad key or permits (as tryAcquire) or a negative maxWait
+     * @throws InterruptedException if the thread is interrupted while waiting; nothing was taken
+     * @throws RedisFailureException if Redis cannot be asked
+     */
+    public Decision acquire(String key, long permits, Duration maxWait) throws InterruptedException {
+        if (maxWait == null || maxWait.isNegative()) {
+            throw new IllegalArgumentException("maxWait must be zero or positive, but was " + maxWait);
+        }
+        List<String> keys = keys(key);
+        long[] eachRule = permitsForEachRule(permits);
+        long deadline = System.nanoTime() + maxWait.toNanos();
+        while (true) {
+            Decision decision = evaluator.decide(keys, eachRule, true);
+            if (decision.allowed()) {
+                return decision;
+            }
+            // At least 1 ms, so that even a rounding quirk can never turn this into a spin.
+            long wait = Math.max(TimeUnit.MILLISECONDS.toNanos(1), decision.retryAfter().toNanos());
+            if (wait > deadline - System.nanoTime()) {
+                return decision;
+            }
+            TimeUnit.NANOSECONDS.sleep(wait);
+        }
+    }
+
+    /**
+     * The client's state without taking anything: would a request of each rule's cost be allowed,
+     * and how many permits remain.
+     *
+     * @throws IllegalArgumentException if the key is null or empty
+     * @throws RedisFailureException if Redis cannot be asked
+     */
+    public Decision peek(String key) {
+        return evaluator.decide(keys(key), ruleCosts, false);
+    }
+
+    /**
+     * Forgets the client: its next request finds every rule at full capacity.
+     *
+     * @throws IllegalArgumentException if the key is null or empty
+     * @throws RedisFailureException if Redis cannot be asked
+     */
+    public void reset(String key) {
+        gateway.delete(keys(key));
+    }
+
+    /** The name in Redis keys and headers. */
+    public String policyName() {
+        return policyName;
+    }
+
+    public String keyPrefix() {
+        return keyPrefix;
+    }
+
+    public List<Rule> rules() {
+        return rules;
+    }
+
+    public Transport transport() {
+        return transport;
+    }
+
+    /**
+     * The Redis key(s) of a client: {@code <keyPrefix><policyName>:{<clientKey>}}, with
+     * {@code :<rule name>} after it for each rule when there are several.
+     */
+    public List<String> redisKeys(String key) {
+        return keys(key);
+    }
+
+    private List<String> keys(String key) {
+        String base = RedisKeys.key(keyPrefix, policyName, RedisKeys.checkClientKey("key", key));
+        if (rules.size() == 1) {
+            return List.of(base);
+        }
+        List<String> keys = new ArrayList<>(rules.size());
+        for (Rule rule : rules) {
+            keys.add(base + ':' + rule.name());
+        }
+        return keys;
+    }
+
+    private long[] permitsForEachRule(long permits) {
+        long[] eachRule = new long[rules.size()];
+        for (int i = 0; i < eachRule.length; i++) {
+            Rule rule = rules.get(i);
+            if (permits < 1 || permits > rule.capacity()) {
+                throw new IllegalArgumentException("permits must be between 1 and " + rule.capacity()
+                        + " (the capacity of rule " + rule.name() + "), but was " + permits);
+            }
+            eachRule[i] = permits;
+        }
+        return eachRule;
+    }
+
+    @Override
+    public String toString() {
+        return "RateLimiter(" + policyName + ", " + rules + ", " + transport + ")";
+    }
+
+    /** Collects a limiter's policy and rules; {@link #build()} checks them together. */
+    public static final class Builder {
+        private final RedisStore store;
+        private String policyName = "default";
+        private String keyPrefix = DEFAULT_KEY_PREFIX;
+        private final List<Rule> rules = new ArrayList<>();
+        private Transport transport = Transport.LUA;
+
+        private Builder(RedisStore store) {
+            this.store = Objects.requireNonNull(store, "store");
+        }
+
+        /**
+         * The policy's name, part of every Redis key and shown in headers; {@code default} unless
+         * set. Printable ASCII without blanks or braces, at most 64 characters.
+         */
+        public Builder policyName(String policyName) {
+            this.policyName = policyName;
+            return this;
+        }
+
+        /** Prefix of every Redis key; {@value RateLimiter#DEFAULT_KEY_PREFIX} unless set. May be empty. */
+        public Builder keyPrefix(String keyPrefix) {
+            this.keyPrefix = keyPrefix;
+            return this;
+        }
+
+        /** Adds a rule. A limiter needs at least one; all of one algorithm. */
+        public Builder rule(Rule rule) {
+            rules.add(Objects.requireNonNull(rule, "rule"));
+            return this;
+        }
+
+        /** Adds rules. */
+        public Builder rules(List<Rule> rules) {
+            rules.forEach(this::rule);
+            return this;
+        }
+
+        /** {@link Transport#LUA} unless set. */
+        public Builder transport(Transport transport) {
+            this.transport = Objects.requireNonNull(transport, "transport");
+            return this;
+        }
+
+        /**
+         * @throws IllegalArgumentException if the names are bad, there is no rule, rule names
+         *     repeat, the rules mix algorithms, or the transport cannot run the rules
+         */
+        public RateLimiter build() {
+            RedisKeys.checkKeyPart("policyName", policyName, 1, MAX_NAME_LENGTH);
+            RedisKeys.checkKeyPart("keyPrefix", keyPrefix, 0, MAX_NAME_LENGTH);
+            if (rules.isEmpty()) {
+                throw new IllegalArgumentException("rules must hold at least one rule, but was empty");
+            }
+            Set<String> names = new HashSet<>();
+            for (Rule rule : rules) {
+                if (!names.add(rule.name())) {
+                    throw new IllegalArgumentException("rule names must differ within a limiter, but '"
+                            + rule.name() + "' appears twice in " + rules);
+                }
+                if (rule.algorithm() != rules.get(0).algorithm()) {
+                    throw new IllegalArgumentException("rules of one limiter must share one algorithm (one script "
+                            + "decides them all at once), but were " + rules);
+                }
+            }
+            Evaluator evaluator = transport == Transport.LUA
+                    ? new LuaEvaluator(store.gateway(), rules)
+                    : new TransactionEvaluator(store.gateway(), rules);
+            return new RateLimiter(this, evaluator);
+        }
+    }
+}

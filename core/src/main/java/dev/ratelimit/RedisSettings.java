@@ -1,0 +1,248 @@
+package dev.ratelimit;
+
+import dev.ratelimit.internal.Durations;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How to reach one Redis: immutable, validated in {@link Builder#build()}. Two settings that are
+ * {@link #equals equal} can share one client. {@link #toString()} never shows the password.
+ *
+ * <pre>{@code
+ * RedisSettings settings = RedisSettings.builder("redis://:secret@redis.internal:6379/2")
+ *         .timeout(Duration.ofMillis(200))
+ *         .poolSize(32)
+ *         .build();
+ * }</pre>
+ */
+public final class RedisSettings {
+    /** Connect and socket timeout unless set: short, so a sick Redis cannot hold request threads. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(200);
+    /** Most pooled connections unless set. */
+    public static final int DEFAULT_POOL_SIZE = 32;
+
+    private final URI uri;
+    private final String host;
+    private final int port;
+    private final boolean tls;
+    private final String user;
+    private final String password;
+    private final int database;
+    private final Duration timeout;
+    private final int poolSize;
+    private final Duration poolMaxWait;
+
+    private RedisSettings(Builder builder, URI uri, String user, String password, int database) {
+        this.uri = uri;
+        this.host = uri.getHost();
+        this.port = uri.getPort() == -1 ? 6379 : uri.getPort();
+        this.tls = "rediss".equals(uri.getScheme());
+        this.user = user;
+        this.password = password;
+        this.database = database;
+        this.timeout = builder.timeout;
+        this.poolSize = builder.poolSize;
+        this.poolMaxWait = builder.poolMaxWait != null ? builder.poolMaxWait : builder.timeout;
+    }
+
+    /** Settings for a URI with every default. */
+    public static RedisSettings of(String uri) {
+        return builder(uri).build();
+    }
+
+    /**
+     * Starts settings for {@code redis://[user:password@]host[:port][/database]}, or
+     * {@code rediss://} for TLS.
+     */
+    public static Builder builder(String uri) {
+        return new Builder(uri);
+    }
+
+    public String host() {
+        return host;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** Whether the connection uses TLS ({@code rediss://}). */
+    public boolean tls() {
+        return tls;
+    }
+
+    /** The ACL user, or null for the default user. */
+    public String user() {
+        return user;
+    }
+
+    /** The password, or null. Never logged by this library. */
+    public String password() {
+        return password;
+    }
+
+    public int database() {
+        return database;
+    }
+
+    /** Connect and socket timeout. */
+    public Duration timeout() {
+        return timeout;
+    }
+
+    /** The most connections the pool opens. */
+    public int poolSize() {
+        return poolSize;
+    }
+
+    /** How long a request waits for a free pooled connection before failing; the timeout unless set. */
+    public Duration poolMaxWait() {
+        return poolMaxWait;
+    }
+
+    /** The URI with user and password replaced by {@code ****}: safe for logs and messages. */
+    public String redactedUri() {
+        return hideUserInfo(uri.toString());
+    }
+
+    /** Hides whatever stands between {@code ://} and {@code @}, even in a URI that does not parse. */
+    static String hideUserInfo(String uri) {
+        return uri.replaceFirst("://.*@", "://****@");
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        if (this == other) {
+            return true;
+        }
+        if (!(other instanceof RedisSettings)) {
+            return false;
+        }
+        RedisSettings that = (RedisSettings) other;
+        return port == that.port && tls == that.tls && database == that.database && poolSize == that.poolSize
+                && host.equals(that.host) && Objects.equals(user, that.user) && Objects.equals(password, that.password)
+                && timeout.equals(that.timeout) && poolMaxWait.equals(that.poolMaxWait);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(host, port, tls, user, password, database, timeout, poolSize, poolMaxWait);
+    }
+
+    @Override
+    public String toString() {
+        return redactedUri() + " (timeout " + Durations.format(timeout) + ", pool " + poolSize + ", pool wait "
+                + Durations.format(poolMaxWait) + ")";
+    }
+
+    /** Collects settings; {@link #build()} checks them all. */
+    public static final class Builder {
+        private final String uri;
+        private Duration timeout = DEFAULT_TIMEOUT;
+        private int poolSize = DEFAULT_POOL_SIZE;
+        private Duration poolMaxWait;
+
+        private Builder(String uri) {
+            this.uri = uri;
+        }
+
+        /** Connect and socket timeout; default {@link RedisSettings#DEFAULT_TIMEOUT}. */
+        public Builder timeout(Duration timeout) {
+            this.timeout = timeout;
+            return this;
+        }
+
+        /** The most pooled connections; default {@value RedisSettings#DEFAULT_POOL_SIZE}. */
+        public Builder poolSize(int poolSize) {
+            this.poolSize = poolSize;
+            return this;
+        }
+
+        /** The longest wait for a pooled connection; default: the timeout. */
+        public Builder poolMaxWait(Duration poolMaxWait) {
+            this.poolMaxWait = poolMaxWait;
+            return this;
+        }
+
+        /**
+         * @throws IllegalArgumentException naming the bad setting and its value (password hidden)
+         */
+        public RedisSettings build() {
+            URI parsed = parseUri();
+            String user = null;
+            String password = null;
+            String userInfo = parsed.getRawUserInfo();
+            if (userInfo != null) {
+                int colon = userInfo.indexOf(':');
+                String rawUser = colon < 0 ? "" : userInfo.substring(0, colon);
+                String rawPassword = colon < 0 ? userInfo : userInfo.substring(colon + 1);
+                user = rawUser.isEmpty() ? null : percentDecode(rawUser);
+                password = rawPassword.isEmpty() ? null : percentDecode(rawPassword);
+            }
+            int database = parseDatabase(parsed);
+            if (timeout == null || timeout.isNegative() || timeout.isZero() || timeout.compareTo(Duration.ofMinutes(1)) > 0) {
+                throw new IllegalArgumentException("redisTimeout must be between 1ms and 1m, but was "
+                        + (timeout == null ? "null" : Durations.format(timeout)));
+            }
+            if (poolSize < 1 || poolSize > 10_000) {
+                throw new IllegalArgumentException("redisPoolSize must be between 1 and 10000, but was " + poolSize);
+            }
+            if (poolMaxWait != null && (poolMaxWait.isNegative() || poolMaxWait.compareTo(Duration.ofMinutes(1)) > 0)) {
+                throw new IllegalArgumentException("redisPoolMaxWait must be between 0ms and 1m, but was "
+                        + Durations.format(poolMaxWait));
+            }
+            return new RedisSettings(this, parsed, user, password, database);
+        }
+
+        private URI parseUri() {
+            if (uri == null) {
+                throw new IllegalArgumentException("redisUri must be a redis:// or rediss:// URI, but was null");
+            }
+            URI parsed;
+            try {
+                parsed = new URI(uri.trim());
+            } catch (URISyntaxException e) {
+                throw badUri();
+            }
+            if (!"redis".equals(parsed.getScheme()) && !"rediss".equals(parsed.getScheme())) {
+                throw badUri();
+            }
+            if (parsed.getHost() == null || parsed.getQuery() != null || parsed.getFragment() != null) {
+                throw badUri();
+            }
+            return parsed;
+        }
+
+        private int parseDatabase(URI parsed) {
+            String path = parsed.getPath();
+            if (path == null || path.isEmpty() || "/".equals(path)) {
+                return 0;
+            }
+            try {
+                int database = Integer.parseInt(path.substring(1));
+                if (database >= 0) {
+                    return database;
+                }
+            } catch (NumberFormatException e) {
+                // reported below
+            }
+            throw new IllegalArgumentException("redisUri database must be a number >= 0 after the last '/', but was '"
+                    + hideUserInfo(uri) + "'");
+        }
+
+        private IllegalArgumentException badUri() {
+            return new IllegalArgumentException(
+                    "redisUri must look like redis://[user:password@]host[:port][/database] (rediss:// for TLS), but was '"
+                            + hideUserInfo(uri) + "'");
+        }
+
+        /** URLDecoder would turn '+' into a blank, which is wrong for a password in a URI. */
+        private static String percentDecode(String raw) {
+            return URLDecoder.decode(raw.replace("+", "%2B"), StandardCharsets.UTF_8);
+        }
+    }
+}

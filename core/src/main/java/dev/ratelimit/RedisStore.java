@@ -1,0 +1,86 @@
+package dev.ratelimit;
+
+import dev.ratelimit.internal.JedisGateway;
+import dev.ratelimit.internal.RedisGateway;
+import java.util.Objects;
+import redis.clients.jedis.ConnectionPoolConfig;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * One connection (pool) to Redis, shared by any number of {@link RateLimiter}s and counters.
+ * Thread-safe. Close it when the application stops: it closes what it opened and nothing else.
+ */
+public final class RedisStore implements AutoCloseable {
+    private final RedisGateway gateway;
+
+    private RedisStore(RedisGateway gateway) {
+        this.gateway = gateway;
+    }
+
+    /**
+     * Opens a pooled connection to a standalone Redis. Connections are made lazily: this does not
+     * fail if Redis is down, the first decision does.
+     *
+     * @throws IllegalArgumentException if the settings are unusable
+     */
+    public static RedisStore connect(RedisSettings settings) {
+        Objects.requireNonNull(settings, "settings");
+        DefaultJedisClientConfig.Builder client = DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis(Math.toIntExact(settings.timeout().toMillis()))
+                .socketTimeoutMillis(Math.toIntExact(settings.timeout().toMillis()))
+                .database(settings.database())
+                .ssl(settings.tls())
+                .clientName("ratelimit");
+        if (settings.user() != null) {
+            client.user(settings.user());
+        }
+        if (settings.password() != null) {
+            client.password(settings.password());
+        }
+        ConnectionPoolConfig pool = new ConnectionPoolConfig();
+        pool.setMaxTotal(settings.poolSize());
+        pool.setMaxIdle(settings.poolSize());
+        pool.setMinIdle(0);
+        pool.setBlockWhenExhausted(true);
+        pool.setMaxWait(settings.poolMaxWait());
+        // A JMX MBean per pool would pin the webapp's class loader after undeploy.
+        pool.setJmxEnabled(false);
+        UnifiedJedis jedis = RedisClient.builder()
+                .hostAndPort(settings.host(), settings.port())
+                .clientConfig(client.build())
+                .poolConfig(pool)
+                .build();
+        return new RedisStore(new JedisGateway(jedis, true, settings.redactedUri()));
+    }
+
+    /** {@link #connect(RedisSettings)} with default timeouts and pool. */
+    public static RedisStore connect(String uri) {
+        return connect(RedisSettings.of(uri));
+    }
+
+    /**
+     * Uses a Jedis client the caller already has (standalone, Sentinel or Cluster). {@link #close()}
+     * leaves it open: its owner closes it.
+     */
+    public static RedisStore wrap(UnifiedJedis jedis) {
+        Objects.requireNonNull(jedis, "jedis");
+        return new RedisStore(new JedisGateway(jedis, false, "a caller's " + jedis.getClass().getSimpleName()));
+    }
+
+    RedisGateway gateway() {
+        return gateway;
+    }
+
+    /** Closes the connections this store opened. */
+    @Override
+    public void close() {
+        gateway.close();
+    }
+
+    @Override
+    public String toString() {
+        return "RedisStore(" + gateway + ")";
+    }
+}

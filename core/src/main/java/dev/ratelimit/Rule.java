@@ -1,0 +1,229 @@
+package dev.ratelimit;
+
+import dev.ratelimit.internal.Durations;
+import java.math.BigInteger;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * One limit: at most {@code limit} permits per {@code window}, counted by an {@link Algorithm}.
+ *
+ * <p>Immutable; every value is checked once, in {@link Builder#build()}, so a rule that exists is
+ * valid. For {@code token-bucket}, {@code leaky-bucket} and {@code gcra}, {@code burst} is the
+ * bucket's capacity (default: {@code limit}) and {@code limit}/{@code window} its steady rate.
+ * For the window algorithms the capacity is the limit itself and {@code burst} may not be set.
+ *
+ * <pre>{@code
+ * Rule perSecond = Rule.of(Algorithm.SLIDING_LOG, 10, Duration.ofSeconds(1));
+ * Rule bursty = Rule.builder(Algorithm.TOKEN_BUCKET, 100, Duration.ofMinutes(1)).burst(20).build();
+ * }</pre>
+ */
+public final class Rule {
+    /** The longest window a rule may have; longer state would outlive any sensible deployment. */
+    public static final Duration MAX_WINDOW = Duration.ofDays(365);
+    /** The shortest window: key TTLs are kept in milliseconds. */
+    public static final Duration MIN_WINDOW = Duration.ofMillis(1);
+    /** The longest rule name, so that Redis keys stay bounded. */
+    public static final int MAX_NAME_LENGTH = 64;
+
+    /** Lua numbers are doubles: integers are exact only up to 2^53. */
+    private static final long MAX_EXACT_LUA_INTEGER = 1L << 53;
+
+    private final String name;
+    private final Algorithm algorithm;
+    private final long limit;
+    private final Duration window;
+    private final long burst;
+    private final long cost;
+
+    private Rule(Builder builder, long burst) {
+        this.algorithm = builder.algorithm;
+        this.limit = builder.limit;
+        this.window = builder.window;
+        this.burst = burst;
+        this.cost = builder.cost;
+        this.name = builder.name != null ? builder.name : limit + "/" + Durations.format(window);
+    }
+
+    /**
+     * A rule with default burst, cost and name.
+     *
+     * @throws IllegalArgumentException as {@link Builder#build()}
+     */
+    public static Rule of(Algorithm algorithm, long limit, Duration window) {
+        return builder(algorithm, limit, window).build();
+    }
+
+    /** Starts a rule; nothing is checked until {@link Builder#build()}. */
+    public static Builder builder(Algorithm algorithm, long limit, Duration window) {
+        return new Builder(algorithm, limit, window);
+    }
+
+    /** The rule's name: given, or {@code <limit>/<window>} such as {@code 10/1s}. */
+    public String name() {
+        return name;
+    }
+
+    public Algorithm algorithm() {
+        return algorithm;
+    }
+
+    /** Permits per window (for the buckets: the refill or leak rate per window). */
+    public long limit() {
+        return limit;
+    }
+
+    public Duration window() {
+        return window;
+    }
+
+    /** Bucket capacity for the bucket algorithms; equal to {@link #limit()} for the others. */
+    public long burst() {
+        return burst;
+    }
+
+    /** Permits a request takes when the caller does not say. */
+    public long cost() {
+        return cost;
+    }
+
+    /** The most permits this rule can ever grant at once: {@code burst} or {@code limit}. */
+    public long capacity() {
+        return algorithm.usesBurst() ? burst : limit;
+    }
+
+    /** The window in microseconds, the unit the scripts count time in. */
+    public long windowMicros() {
+        return window.toNanos() / 1000;
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        if (this == other) {
+            return true;
+        }
+        if (!(other instanceof Rule)) {
+            return false;
+        }
+        Rule rule = (Rule) other;
+        return limit == rule.limit && burst == rule.burst && cost == rule.cost && name.equals(rule.name)
+                && algorithm == rule.algorithm && window.equals(rule.window);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(name, algorithm, limit, window, burst, cost);
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder text = new StringBuilder()
+                .append(name).append(": ").append(algorithm).append(' ')
+                .append(limit).append(" per ").append(Durations.format(window));
+        if (algorithm.usesBurst()) {
+            text.append(", burst ").append(burst);
+        }
+        if (cost != 1) {
+            text.append(", cost ").append(cost);
+        }
+        return text.toString();
+    }
+
+    /** Collects a rule's values; {@link #build()} validates them all at once. */
+    public static final class Builder {
+        private final Algorithm algorithm;
+        private final long limit;
+        private final Duration window;
+        private Long burst;
+        private long cost = 1;
+        private String name;
+
+        private Builder(Algorithm algorithm, long limit, Duration window) {
+            this.algorithm = algorithm;
+            this.limit = limit;
+            this.window = window;
+        }
+
+        /** Bucket capacity; only for {@code token-bucket}, {@code leaky-bucket} and {@code gcra}. */
+        public Builder burst(long burst) {
+            this.burst = burst;
+            return this;
+        }
+
+        /** Permits one request takes by default; 1 unless set. */
+        public Builder cost(long cost) {
+            this.cost = cost;
+            return this;
+        }
+
+        /**
+         * A name for logs, decisions and (when a limiter has several rules) Redis keys: printable
+         * ASCII without blanks or braces, at most {@value #MAX_NAME_LENGTH} characters.
+         */
+        public Builder name(String name) {
+            this.name = name;
+            return this;
+        }
+
+        /**
+         * Checks every value and makes the rule.
+         *
+         * @throws IllegalArgumentException naming the first bad argument and its value
+         */
+        public Rule build() {
+            if (algorithm == null) {
+                throw new IllegalArgumentException("algorithm must be one of " + Algorithm.names() + ", but was null");
+            }
+            if (limit <= 0) {
+                throw new IllegalArgumentException("limit must be positive, but was " + limit);
+            }
+            Arguments.checkWindow(window);
+            if (burst != null && !algorithm.usesBurst()) {
+                throw new IllegalArgumentException("burst applies only to token-bucket, leaky-bucket and gcra, "
+                        + "but was " + burst + " for algorithm " + algorithm);
+            }
+            if (burst != null && burst < 1) {
+                throw new IllegalArgumentException("burst must be at least 1, but was " + burst);
+            }
+            long effectiveBurst = burst != null ? burst : limit;
+            long capacity = algorithm.usesBurst() ? effectiveBurst : limit;
+            if (cost < 1 || cost > capacity) {
+                throw new IllegalArgumentException("cost must be between 1 and the rule's capacity " + capacity
+                        + ", but was " + cost);
+            }
+            if (name != null) {
+                checkName(name);
+            }
+            if (algorithm.usesBurst()) {
+                checkBucketPrecision(effectiveBurst);
+            }
+            return new Rule(this, effectiveBurst);
+        }
+
+        private static void checkName(String name) {
+            if (name.isEmpty() || name.length() > MAX_NAME_LENGTH || !name.chars().allMatch(Builder::isNameChar)) {
+                throw new IllegalArgumentException("name must be 1 to " + MAX_NAME_LENGTH
+                        + " printable ASCII characters without blanks or braces, but was '" + name + "'");
+            }
+        }
+
+        private static boolean isNameChar(int c) {
+            return c > ' ' && c < 0x7f && c != '{' && c != '}';
+        }
+
+        /**
+         * The bucket scripts keep tokens as integers in units of 1/scale of a permit, so a retry
+         * at retry-after is admitted exactly; those integers must stay exact as Lua doubles.
+         */
+        private void checkBucketPrecision(long effectiveBurst) {
+            long windowMicros = window.toNanos() / 1000;
+            long scale = windowMicros / BigInteger.valueOf(limit).gcd(BigInteger.valueOf(windowMicros)).longValueExact();
+            BigInteger scaledCapacity = BigInteger.valueOf(effectiveBurst).multiply(BigInteger.valueOf(scale));
+            if (scaledCapacity.compareTo(BigInteger.valueOf(MAX_EXACT_LUA_INTEGER / 4)) > 0) {
+                throw new IllegalArgumentException("burst " + effectiveBurst + " with limit " + limit + " per "
+                        + Durations.format(window) + " is too fine-grained to count exactly; use a round window "
+                        + "such as 1s or 1m, or a smaller burst");
+            }
+        }
+    }
+}

@@ -1,0 +1,151 @@
+package dev.ratelimit;
+
+import dev.ratelimit.internal.Durations;
+import dev.ratelimit.internal.LuaScript;
+import dev.ratelimit.internal.RedisKeys;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Counts a client's events over the last window (say, failed logins in 15 minutes), in Redis, so
+ * all nodes see one count. Memory per key is O(slots), not O(events): the window is cut into
+ * {@code slots} slots and the count covers the current slot and the ones before it that are
+ * still in the window, so it is precise to one slot ({@code window / slots}).
+ *
+ * <pre>{@code
+ * SlidingWindowCounter failedLogins = SlidingWindowCounter.builder(redis, "failed-logins", Duration.ofMinutes(15)).build();
+ * if (failedLogins.increment(userName) > 5) { ... }
+ * }</pre>
+ */
+public final class SlidingWindowCounter {
+    private static final LuaScript SCRIPT = LuaScript.load("event-counter");
+    /** Slots unless set: a count precise to 5% of the window. */
+    public static final int DEFAULT_SLOTS = 20;
+
+    private final RedisStore store;
+    private final String name;
+    private final String keyPrefix;
+    private final Duration window;
+    private final int slots;
+    private final String slotMicros;
+    private final String slotCount;
+
+    private SlidingWindowCounter(Builder builder) {
+        this.store = builder.store;
+        this.name = builder.name;
+        this.keyPrefix = builder.keyPrefix;
+        this.window = builder.window;
+        this.slots = builder.slots;
+        long windowMicros = window.toNanos() / 1000;
+        this.slotMicros = Long.toString((windowMicros + slots - 1) / slots);
+        this.slotCount = Integer.toString(slots);
+    }
+
+    /**
+     * Starts a counter.
+     *
+     * @param name part of every Redis key, like a limiter's policy name
+     */
+    public static Builder builder(RedisStore store, String name, Duration window) {
+        return new Builder(store, name, window);
+    }
+
+    /**
+     * Counts one event.
+     *
+     * @return the events in the window, this one included
+     * @throws IllegalArgumentException if the key is null or empty
+     * @throws RedisFailureException if Redis cannot be asked
+     */
+    public long increment(String key) {
+        return increment(key, 1);
+    }
+
+    /**
+     * Counts {@code events} events at once.
+     *
+     * @return the events in the window, these included
+     * @throws IllegalArgumentException if the key is null or empty or events is below 1
+     * @throws RedisFailureException if Redis cannot be asked
+     */
+    public long increment(String key, long events) {
+        if (events < 1) {
+            throw new IllegalArgumentException("events must be at least 1, but was " + events);
+        }
+        return run(key, events);
+    }
+
+    /**
+     * @return the events in the window, without counting one
+     * @throws IllegalArgumentException if the key is null or empty
+     * @throws RedisFailureException if Redis cannot be asked
+     */
+    public long count(String key) {
+        return run(key, 0);
+    }
+
+    /**
+     * Forgets the client's events.
+     *
+     * @throws IllegalArgumentException if the key is null or empty
+     * @throws RedisFailureException if Redis cannot be asked
+     */
+    public void clear(String key) {
+        store.gateway().delete(List.of(redisKey(key)));
+    }
+
+    /** The Redis key of a client: {@code <keyPrefix><name>:{<key>}}. */
+    public String redisKey(String key) {
+        return RedisKeys.key(keyPrefix, name, RedisKeys.checkClientKey("key", key));
+    }
+
+    private long run(String key, long events) {
+        return store.gateway()
+                .eval(SCRIPT, List.of(redisKey(key)), List.of(Long.toString(events), slotMicros, slotCount))
+                .get(0);
+    }
+
+    @Override
+    public String toString() {
+        return "SlidingWindowCounter(" + name + ", " + Durations.format(window) + " in " + slots + " slots)";
+    }
+
+    /** Collects a counter's settings; {@link #build()} checks them. */
+    public static final class Builder {
+        private final RedisStore store;
+        private final String name;
+        private final Duration window;
+        private String keyPrefix = RateLimiter.DEFAULT_KEY_PREFIX;
+        private int slots = DEFAULT_SLOTS;
+
+        private Builder(RedisStore store, String name, Duration window) {
+            this.store = Objects.requireNonNull(store, "store");
+            this.name = name;
+            this.window = window;
+        }
+
+        /** Prefix of every Redis key; {@value RateLimiter#DEFAULT_KEY_PREFIX} unless set. */
+        public Builder keyPrefix(String keyPrefix) {
+            this.keyPrefix = keyPrefix;
+            return this;
+        }
+
+        /** Slots the window is cut into, 1 to 1000; more is more precise and more memory. */
+        public Builder slots(int slots) {
+            this.slots = slots;
+            return this;
+        }
+
+        /** @throws IllegalArgumentException naming the bad argument and its value */
+        public SlidingWindowCounter build() {
+            RedisKeys.checkKeyPart("name", name, 1, RateLimiter.MAX_NAME_LENGTH);
+            RedisKeys.checkKeyPart("keyPrefix", keyPrefix, 0, RateLimiter.MAX_NAME_LENGTH);
+            Arguments.checkWindow(window);
+            if (slots < 1 || slots > 1000) {
+                throw new IllegalArgumentException("slots must be between 1 and 1000, but was " + slots);
+            }
+            return new SlidingWindowCounter(this);
+        }
+    }
+}

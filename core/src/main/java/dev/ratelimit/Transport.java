@@ -1,0 +1,46 @@
+package dev.ratelimit;
+
+import java.util.Locale;
+
+/** How a decision travels to Redis. */
+public enum Transport {
+    /** One EVALSHA of the algorithm's Lua script: every algorithm, any number of rules. The default. */
+    LUA("lua"),
+    /**
+     * One MULTI/EXEC, for Redis servers where scripting is disabled. Supports a single
+     * {@code fixed-window} rule only; a denied request's permits stay counted until the window
+     * ends, so with mixed costs a denied large request can deny smaller ones in the same window.
+     */
+    TRANSACTION("transaction");
+
+    private final String configName;
+
+    Transport(String configName) {
+        this.configName = configName;
+    }
+
+    /** The name used in configuration: {@code lua} or {@code transaction}. */
+    public String configName() {
+        return configName;
+    }
+
+    /**
+     * @throws IllegalArgumentException if the name is neither {@code lua} nor {@code transaction}
+     */
+    public static Transport fromConfigName(String name) {
+        if (name != null) {
+            String wanted = name.trim().toLowerCase(Locale.ROOT);
+            for (Transport transport : values()) {
+                if (transport.configName.equals(wanted)) {
+                    return transport;
+                }
+            }
+        }
+        throw new IllegalArgumentException("transport must be one of lua, transaction, but was '" + name + "'");
+    }
+
+    @Override
+    public String toString() {
+        return configName;
+    }
+}

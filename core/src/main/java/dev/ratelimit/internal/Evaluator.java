@@ -1,0 +1,16 @@
+package dev.ratelimit.internal;
+
+import dev.ratelimit.Decision;
+import java.util.List;
+
+/** Decides the rules of one limiter for one client in one round trip. */
+public interface Evaluator {
+
+    /**
+     * @param keys one Redis key per rule, all sharing a hash tag
+     * @param permits permits per rule
+     * @param consume true to take the permits if every rule allows; false only to look
+     * @return the decision of the governing rule
+     */
+    Decision decide(List<String> keys, long[] permits, boolean consume);
+}

@@ -1,0 +1,118 @@
+package dev.ratelimit.internal;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.Decision;
+import dev.ratelimit.Rule;
+import java.math.BigInteger;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/** Runs the algorithm's Lua script for all rules of a limiter at once: all or nothing. */
+public final class LuaEvaluator implements Evaluator {
+    private static final Map<Algorithm, LuaScript> SCRIPTS = new EnumMap<>(Algorithm.class);
+
+    static {
+        for (Algorithm algorithm : Algorithm.values()) {
+            SCRIPTS.put(algorithm, LuaScript.load(algorithm.configName()));
+        }
+    }
+
+    private final RedisGateway gateway;
+    private final List<Rule> rules;
+    private final LuaScript script;
+    /** Each rule's script arguments after its permits: computed once, not per request. */
+    private final List<List<String>> ruleArgs = new ArrayList<>();
+    private final int argCount;
+
+    /**
+     * @param rules one or more rules, all of one algorithm (checked by the caller)
+     */
+    public LuaEvaluator(RedisGateway gateway, List<Rule> rules) {
+        this.gateway = gateway;
+        this.rules = List.copyOf(rules);
+        this.script = SCRIPTS.get(rules.get(0).algorithm());
+        int count = 1;
+        for (Rule rule : rules) {
+            List<String> args = scriptArgs(rule);
+            ruleArgs.add(args);
+            count += 1 + args.size();
+        }
+        this.argCount = count;
+    }
+
+    /** The script of an algorithm, for tests that need to reach Redis the same way. */
+    static LuaScript script(Algorithm algorithm) {
+        return SCRIPTS.get(algorithm);
+    }
+
+    @Override
+    public Decision decide(List<String> keys, long[] permits, boolean consume) {
+        List<String> args = new ArrayList<>(argCount);
+        args.add(consume ? "1" : "0");
+        for (int i = 0; i < rules.size(); i++) {
+            args.add(Long.toString(permits[i]));
+            args.addAll(ruleArgs.get(i));
+        }
+        List<Long> reply = gateway.eval(script, keys, args);
+        return governing(reply);
+    }
+
+    /**
+     * The reply is {all_allowed, then per rule: allowed, remaining, retry_after_us, reset_after_us}.
+     * Denied: the denying rule that frees up last speaks. Allowed: the rule with the fewest left.
+     */
+    private Decision governing(List<Long> reply) {
+        boolean allowed = reply.get(0) == 1;
+        int chosen = -1;
+        for (int i = 0; i < rules.size(); i++) {
+            int at = 1 + 4 * i;
+            if (chosen < 0) {
+                if (allowed || reply.get(at) == 0) {
+                    chosen = i;
+                }
+                continue;
+            }
+            int best = 1 + 4 * chosen;
+            boolean better = allowed
+                    ? reply.get(at + 1) < reply.get(best + 1)
+                    : reply.get(at) == 0 && reply.get(at + 2) > reply.get(best + 2);
+            if (better) {
+                chosen = i;
+            }
+        }
+        int at = 1 + 4 * chosen;
+        Duration retryAfter = allowed ? Duration.ZERO : micros(reply.get(at + 2));
+        return Decision.of(allowed, rules.get(chosen), reply.get(at + 1), retryAfter, micros(reply.get(at + 3)));
+    }
+
+    private static Duration micros(long micros) {
+        return Duration.ofNanos(Math.max(0, micros) * 1000);
+    }
+
+    /** What each script needs besides the permits; the layouts are in the scripts' headers. */
+    static List<String> scriptArgs(Rule rule) {
+        long windowMicros = rule.windowMicros();
+        switch (rule.algorithm()) {
+            case FIXED_WINDOW:
+            case SLIDING_LOG:
+            case SLIDING_WINDOW:
+                return List.of(Long.toString(rule.limit()), Long.toString(windowMicros));
+            case TOKEN_BUCKET:
+            case LEAKY_BUCKET:
+                // Tokens in units of 1/scale permit refill by `rate` units per microsecond, exactly.
+                long gcd = BigInteger.valueOf(rule.limit()).gcd(BigInteger.valueOf(windowMicros)).longValueExact();
+                long scale = windowMicros / gcd;
+                long rate = rule.limit() / gcd;
+                return List.of(Long.toString(rule.burst() * scale), Long.toString(scale), Long.toString(rate));
+            case GCRA:
+                // Rounded up: never faster than the configured rate.
+                long interval = (windowMicros + rule.limit() - 1) / rule.limit();
+                return List.of(Long.toString(interval), Long.toString(rule.burst()));
+            default:
+                throw new AssertionError("no script arguments for " + rule.algorithm());
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package dev.ratelimit.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+
+/**
+ * A Lua script shipped as a resource: read once, identified by its SHA-1 so that every call is an
+ * EVALSHA and the source only travels when Redis answers NOSCRIPT.
+ */
+public final class LuaScript {
+    private final String name;
+    private final String source;
+    private final String sha1;
+
+    private LuaScript(String name, String source) {
+        this.name = name;
+        this.source = source;
+        this.sha1 = sha1Hex(source);
+    }
+
+    /**
+     * Loads {@code /dev/ratelimit/scripts/<name>.lua} from the class path.
+     *
+     * @throws IllegalStateException if the resource is missing: the jar is broken
+     */
+    public static LuaScript load(String name) {
+        String path = "/dev/ratelimit/scripts/" + name + ".lua";
+        try (InputStream in = LuaScript.class.getResourceAsStream(path)) {
+            if (in == null) {
+                throw new IllegalStateException("Lua script " + path + " is missing from the class path");
+            }
+            return new LuaScript(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read Lua script " + path, e);
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public String source() {
+        return source;
+    }
+
+    /** The SHA-1 Redis knows the script by, computed here so that no SCRIPT LOAD is needed up front. */
+    public String sha1() {
+        return sha1;
+    }
+
+    private static String sha1Hex(String text) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
+            StringBuilder hex = new StringBuilder(40);
+            for (byte b : digest) {
+                hex.append(Character.forDigit((b >> 4) & 0xf, 16)).append(Character.forDigit(b & 0xf, 16));
+            }
+            return hex.toString();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JVM has SHA-1", e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + ".lua";
+    }
+}

@@ -1,0 +1,38 @@
+package dev.ratelimit.internal;
+
+import java.util.List;
+
+/**
+ * The one seam between the core and Redis. Everything client-specific lives behind it; the rest
+ * of the core never sees a Jedis type. Every method throws
+ * {@link dev.ratelimit.RedisFailureException} when Redis cannot answer.
+ */
+public interface RedisGateway extends AutoCloseable {
+
+    /**
+     * Runs a script by EVALSHA; on NOSCRIPT (and only then) loads it and runs it once more.
+     *
+     * @return the script's reply: an array of integers
+     */
+    List<Long> eval(LuaScript script, List<String> keys, List<String> args);
+
+    /**
+     * In one MULTI/EXEC: creates {@code key} at 0 with a TTL of {@code windowMillis} if it does not
+     * exist, adds {@code permits}, and reads the new value and the TTL.
+     *
+     * @return {count after the increment, PTTL in milliseconds}
+     */
+    long[] incrementInWindow(String key, long permits, long windowMillis);
+
+    /**
+     * In one MULTI/EXEC: the value of a counter and its PTTL in milliseconds (0 and -2 if absent).
+     */
+    long[] readWindow(String key);
+
+    /** Deletes the keys, which must share one hash slot. */
+    void delete(List<String> keys);
+
+    /** Releases what the gateway opened; a gateway around a caller's client leaves it open. */
+    @Override
+    void close();
+}

@@ -1,0 +1,51 @@
+-- gcra: the generic cell rate algorithm, a token bucket stored as a single timestamp.
+--
+-- Requests are spaced by an emission interval T = window / limit (rounded up to a whole
+-- microsecond, so the rate is never faster than configured). The key holds the theoretical
+-- arrival time (TAT): when the client would be "caught up" had it sent at exactly the rate.
+-- A request of n permits moves TAT to max(TAT, now) + n*T, and is admitted if the new TAT is no
+-- more than burst*T ahead of now. So a fresh client may send `burst` at once, then one per T.
+-- Retry-after is the instant the new TAT would be exactly burst*T ahead, which makes a retry at
+-- that instant admitted. One string, O(1), and the TTL is simply TAT - now: when it is reached
+-- the client is fully caught up and the key carries no information.
+--
+-- KEYS[i]: the TAT of rule i.  ARGV[1]: '1' to consume, '0' to peek.
+-- ARGV per rule (3): permits, emission interval in microseconds, burst.
+-- Returns {all_allowed, then per rule: allowed, remaining, retry_after_us, reset_after_us}.
+-- A denial (by any rule) writes nothing.
+
+local ARGS_PER_RULE = 3
+local t = redis.call('TIME')
+local now = t[1] * 1000000 + t[2]
+local consume = ARGV[1] == '1'
+
+local function check(key, permits, interval, burst)
+  local tat = math.max(tonumber(redis.call('GET', key) or '0'), now)
+  local tolerance = burst * interval
+  local new_tat = tat + permits * interval
+  local available = math.floor((tolerance - (tat - now)) / interval)
+  if new_tat - now > tolerance then
+    return {0, available, new_tat - tolerance - now, tat - now}
+  end
+  local commit = function()
+    redis.call('SET', key, string.format('%d', new_tat), 'PX', math.max(1, math.ceil((new_tat - now) / 1000)))
+    return math.floor((tolerance - (new_tat - now)) / interval), new_tat - now
+  end
+  return {1, available, 0, tat - now, commit}
+end
+
+local results, all_allowed = {}, 1
+for i = 1, #KEYS do
+  local a = 2 + (i - 1) * ARGS_PER_RULE
+  results[i] = check(KEYS[i], tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]))
+  if results[i][1] == 0 then all_allowed = 0 end
+end
+local reply = {all_allowed}
+for i = 1, #KEYS do
+  local r = results[i]
+  local remaining, reset = r[2], r[4]
+  if all_allowed == 1 and consume then remaining, reset = r[5]() end
+  table.insert(reply, r[1]); table.insert(reply, remaining)
+  table.insert(reply, r[3]); table.insert(reply, reset)
+end
+return reply
