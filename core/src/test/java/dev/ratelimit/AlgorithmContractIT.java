@@ -1,0 +1,350 @@
+package dev.ratelimit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ratelimit.testing.RedisServerExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The contract every algorithm keeps, against a real Redis: written once, run for each algorithm
+ * (and, where it applies, each transport).
+ */
+class AlgorithmContractIT {
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private static RedisStore nodeA;
+    private static RedisStore nodeB;
+    private static final AtomicInteger policies = new AtomicInteger();
+
+    @BeforeAll
+    static void connect() {
+        // Two stores with their own pools: two application nodes sharing one Redis.
+        nodeA = RedisStore.connect(RedisSettings.builder(redis.uri()).timeout(Duration.ofSeconds(2)).build());
+        nodeB = RedisStore.connect(RedisSettings.builder(redis.uri()).timeout(Duration.ofSeconds(2)).build());
+    }
+
+    @AfterAll
+    static void everyKeyWrittenHasATtl() {
+        try {
+            List<String> keys = redis.keys();
+            assertThat(keys).as("keys written by this class").isNotEmpty();
+            for (String key : keys) {
+                assertThat(redis.client().pttl(key)).as("PTTL of %s (-1 means it would never expire)", key)
+                        .isNotEqualTo(-1L);
+                assertThat(key.length()).as("length of %s", key).isLessThanOrEqualTo(MAX_KEY_LENGTH);
+            }
+        } finally {
+            nodeA.close();
+            nodeB.close();
+        }
+    }
+
+    /** Prefix and policy (64 each), ":{", a client part of at most 128, "}", ":" and a rule name (64). */
+    private static final int MAX_KEY_LENGTH = 64 + 64 + 2 + 128 + 1 + 1 + 64;
+
+    static Stream<Arguments> algorithmsAndTransports() {
+        List<Arguments> cases = new ArrayList<>();
+        for (Algorithm algorithm : Algorithm.values()) {
+            cases.add(Arguments.of(algorithm, Transport.LUA));
+        }
+        cases.add(Arguments.of(Algorithm.FIXED_WINDOW, Transport.TRANSACTION));
+        return cases.stream();
+    }
+
+    private static RateLimiter limiter(RedisStore store, String policy, Transport transport, Rule... rules) {
+        return RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName(policy).transport(transport)
+                .rules(List.of(rules)).build();
+    }
+
+    private static RateLimiter limiter(RedisStore store, String policy, Rule... rules) {
+        return limiter(store, policy, Transport.LUA, rules);
+    }
+
+    private static String newPolicy(Algorithm algorithm) {
+        return algorithm.configName() + "-" + policies.incrementAndGet();
+    }
+
+    @ParameterizedTest(name = "{0} over {1}")
+    @MethodSource("algorithmsAndTransports")
+    void twoNodesAndManyThreadsAdmitExactlyTheLimit(Algorithm algorithm, Transport transport) throws Exception {
+        // A window of an hour: the buckets refill less than one permit while the test runs.
+        Rule rule = Rule.of(algorithm, 50, Duration.ofHours(1));
+        String policy = newPolicy(algorithm);
+        RateLimiter onA = limiter(nodeA, policy, transport, rule);
+        RateLimiter onB = limiter(nodeB, policy, transport, rule);
+
+        int admitted = hammer(400, 32, i -> (i % 2 == 0 ? onA : onB).tryAcquire("client").allowed());
+
+        if (algorithm.isExact()) {
+            assertThat(admitted).isEqualTo(50);
+        } else {
+            // Documented bound of sliding-window: exactly the limit within one window, at most
+            // twice the limit in any window-long interval.
+            assertThat(admitted).isBetween(50, 100);
+        }
+        assertThat(onA.peek("client").allowed()).isFalse();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Algorithm.class)
+    void deniedAttemptsChangeNothingInRedis(Algorithm algorithm) throws Exception {
+        Rule rule = Rule.of(algorithm, 5, Duration.ofSeconds(2));
+        RateLimiter limiter = limiter(nodeA, newPolicy(algorithm), rule);
+        for (int i = 0; i < 5; i++) {
+            assertThat(limiter.tryAcquire("c").allowed()).isTrue();
+        }
+        String key = limiter.redisKeys("c").get(0);
+        byte[] before = redis.client().dump(key);
+        Decision first = limiter.tryAcquire("c");
+        long start = System.nanoTime();
+        assertThat(first.allowed()).isFalse();
+
+        int denied = 1;
+        while (denied < 1000 && System.nanoTime() - start < first.retryAfter().toNanos() / 2) {
+            assertThat(limiter.tryAcquire("c").allowed()).isFalse();
+            denied++;
+        }
+
+        assertThat(redis.client().dump(key)).as("the state after %d denials", denied).isEqualTo(before);
+        sleepUntil(start, first.retryAfter());
+        assertThat(limiter.tryAcquire("c").allowed()).as("admitted once the first denial's retry-after passed")
+                .isTrue();
+    }
+
+    @ParameterizedTest(name = "{0} over {1}")
+    @MethodSource("algorithmsAndTransports")
+    void aRetryAtRetryAfterIsAdmittedAndOneClearlyBeforeIsDenied(Algorithm algorithm, Transport transport)
+            throws Exception {
+        Rule rule = Rule.of(algorithm, 5, Duration.ofMillis(500));
+        RateLimiter limiter = limiter(nodeA, newPolicy(algorithm), transport, rule);
+        for (int i = 0; i < 5; i++) {
+            assertThat(limiter.tryAcquire("c").allowed()).isTrue();
+        }
+        Decision denial = limiter.tryAcquire("c");
+        // Measured after the answer arrives, never before Redis computed it.
+        long start = System.nanoTime();
+        assertThat(denial.allowed()).isFalse();
+        assertThat(denial.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofMillis(502));
+        assertThat(denial.retryAfterSeconds()).isEqualTo(1);
+
+        if (transport == Transport.LUA) {
+            // (A transaction counts denials, so it cannot ask "before" without denying again.)
+            sleepUntil(start, denial.retryAfter().dividedBy(3));
+            assertThat(limiter.tryAcquire("c").allowed()).as("a third of the way to retry-after").isFalse();
+        }
+        sleepUntil(start, denial.retryAfter());
+        assertThat(limiter.tryAcquire("c").allowed()).as("at retry-after").isTrue();
+    }
+
+    @ParameterizedTest(name = "{0} over {1}")
+    @MethodSource("algorithmsAndTransports")
+    void afterTheResetTheFullLimitIsAvailableAgain(Algorithm algorithm, Transport transport) throws Exception {
+        Rule rule = Rule.of(algorithm, 5, Duration.ofMillis(300));
+        RateLimiter limiter = limiter(nodeA, newPolicy(algorithm), transport, rule);
+        Decision last = null;
+        for (int i = 0; i < 5; i++) {
+            last = limiter.tryAcquire("c");
+            assertThat(last.allowed()).isTrue();
+            assertThat(last.remaining()).isEqualTo(4 - i);
+        }
+        assertThat(last.resetAfter()).isPositive().isLessThanOrEqualTo(Duration.ofMillis(601));
+
+        Decision denied = limiter.tryAcquire("c");
+        long start = System.nanoTime();
+        assertThat(denied.allowed()).isFalse();
+        sleepUntil(start, denied.resetAfter());
+
+        for (int i = 0; i < 5; i++) {
+            assertThat(limiter.tryAcquire("c").allowed()).as("request %d after the reset", i + 1).isTrue();
+        }
+        assertThat(limiter.tryAcquire("c").allowed()).as("one more than the limit").isFalse();
+    }
+
+    @ParameterizedTest(name = "{0} over {1}")
+    @MethodSource("algorithmsAndTransports")
+    void permitsAreTakenTogether(Algorithm algorithm, Transport transport) {
+        RateLimiter limiter = limiter(nodeA, newPolicy(algorithm), transport, Rule.of(algorithm, 10, Duration.ofHours(1)));
+
+        Decision four = limiter.tryAcquire("c", 4);
+        assertThat(four.allowed()).isTrue();
+        assertThat(four.remaining()).isEqualTo(6);
+        assertThat(limiter.tryAcquire("c", 6).remaining()).isZero();
+        Decision tooMany = limiter.tryAcquire("c", 1);
+        assertThat(tooMany.allowed()).isFalse();
+        assertThat(tooMany.remaining()).isZero();
+        assertThatThrownBy(() -> limiter.tryAcquire("c", 11)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("permits must be between 1 and 10 (the capacity of rule 10/1h), but was 11");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Algorithm.class)
+    void largePermitsAreDeniedWithoutTakingSmallerOnes(Algorithm algorithm) {
+        RateLimiter limiter = limiter(nodeA, newPolicy(algorithm), Rule.of(algorithm, 10, Duration.ofHours(1)));
+        assertThat(limiter.tryAcquire("c", 7).allowed()).isTrue();
+        assertThat(limiter.tryAcquire("c", 4).allowed()).as("7 + 4 > 10").isFalse();
+        Decision three = limiter.tryAcquire("c", 3);
+        assertThat(three.allowed()).as("the denied 4 took nothing").isTrue();
+        assertThat(three.remaining()).isZero();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Algorithm.class)
+    void severalRulesAreAllOrNothing(Algorithm algorithm) {
+        Rule tight = Rule.builder(algorithm, 3, Duration.ofHours(1)).name("tight").build();
+        Rule loose = Rule.builder(algorithm, 5, Duration.ofHours(2)).name("loose").build();
+        String policy = newPolicy(algorithm);
+        RateLimiter both = limiter(nodeA, policy, tight, loose);
+
+        for (int i = 0; i < 3; i++) {
+            Decision allowed = both.tryAcquire("c");
+            assertThat(allowed.allowed()).isTrue();
+            assertThat(allowed.rule()).as("the rule with the fewest left speaks").isEqualTo(tight);
+        }
+        for (int i = 0; i < 10; i++) {
+            Decision denied = both.tryAcquire("c");
+            assertThat(denied.allowed()).isFalse();
+            assertThat(denied.rule()).isEqualTo(tight);
+        }
+
+        // The same policy and the same "loose" rule beside another: "loose" lost only the 3
+        // admitted permits, nothing to the 10 denials.
+        Rule other = Rule.builder(algorithm, 100, Duration.ofHours(1)).name("other").build();
+        RateLimiter looseAgain = limiter(nodeB, policy, loose, other);
+        assertThat(looseAgain.redisKeys("c")).contains(both.redisKeys("c").get(1));
+        assertThat(looseAgain.tryAcquire("c").remaining()).isEqualTo(1);
+        assertThat(looseAgain.tryAcquire("c").remaining()).isZero();
+        Decision deniedByLoose = looseAgain.tryAcquire("c");
+        assertThat(deniedByLoose.allowed()).isFalse();
+        assertThat(deniedByLoose.rule()).isEqualTo(loose);
+        assertThat(redis.client().exists(looseAgain.redisKeys("c").get(1)))
+                .as("a rule that allowed wrote nothing when another denied").isTrue();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Algorithm.class)
+    void hugeAndStrangeClientKeysAreStoredAsShortDigests(Algorithm algorithm) {
+        RateLimiter limiter = limiter(nodeA, newPolicy(algorithm), Rule.of(algorithm, 2, Duration.ofMinutes(1)));
+        String huge = "k".repeat(10_000);
+        String strange = "tab\there\u0000nul\u00e9\u4e2d\u0007\r\n";
+
+        assertThat(limiter.tryAcquire(huge).allowed()).isTrue();
+        assertThat(limiter.tryAcquire(strange).allowed()).isTrue();
+        assertThat(limiter.tryAcquire(huge).remaining()).as("the digest is stable").isZero();
+        assertThat(limiter.tryAcquire(strange).remaining()).isZero();
+        assertThat(limiter.tryAcquire("k".repeat(9_999)).remaining()).as("a different key, another bucket")
+                .isEqualTo(1);
+
+        for (String client : List.of(huge, strange)) {
+            String key = limiter.redisKeys(client).get(0);
+            assertThat(key).matches(".*:\\{#[A-Za-z0-9_-]{43}\\}").hasSizeLessThan(200);
+            assertThat(redis.client().exists(key)).isTrue();
+            assertThat(redis.client().pttl(key)).isPositive();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Algorithm.class)
+    void scriptFlushBetweenTwoCallsIsHealed(Algorithm algorithm) {
+        RateLimiter limiter = limiter(nodeA, newPolicy(algorithm), Rule.of(algorithm, 3, Duration.ofMinutes(1)));
+        assertThat(limiter.tryAcquire("c").remaining()).isEqualTo(2);
+
+        redis.client().scriptFlush();
+
+        assertThat(limiter.tryAcquire("c").remaining()).isEqualTo(1);
+        assertThat(limiter.tryAcquire("c").remaining()).isZero();
+        assertThat(limiter.tryAcquire("c").allowed()).isFalse();
+    }
+
+    @ParameterizedTest(name = "{0} over {1}")
+    @MethodSource("algorithmsAndTransports")
+    void peekTakesNothingAndResetForgets(Algorithm algorithm, Transport transport) {
+        RateLimiter limiter = limiter(nodeA, newPolicy(algorithm), transport, Rule.of(algorithm, 3, Duration.ofMinutes(1)));
+        assertThat(limiter.peek("c").remaining()).isEqualTo(3);
+        limiter.tryAcquire("c");
+        limiter.tryAcquire("c");
+        Decision peeked = limiter.peek("c");
+        assertThat(peeked.allowed()).isTrue();
+        assertThat(peeked.remaining()).isEqualTo(1);
+        assertThat(limiter.peek("c").remaining()).as("peeking twice takes nothing").isEqualTo(1);
+        limiter.tryAcquire("c");
+        assertThat(limiter.peek("c").allowed()).isFalse();
+
+        limiter.reset("c");
+
+        assertThat(redis.client().exists(limiter.redisKeys("c").get(0))).isFalse();
+        assertThat(limiter.tryAcquire("c").remaining()).isEqualTo(2);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Algorithm.class)
+    void acquireWaitsForRetryAfterAndGivesUpPastMaxWait(Algorithm algorithm) throws Exception {
+        RateLimiter limiter = limiter(nodeA, newPolicy(algorithm), Rule.of(algorithm, 2, Duration.ofMillis(400)));
+        limiter.tryAcquire("c");
+        limiter.tryAcquire("c");
+
+        Decision gaveUp = limiter.acquire("c", 1, Duration.ofMillis(1));
+        assertThat(gaveUp.allowed()).as("retry-after is far beyond 1ms: no point in waiting").isFalse();
+
+        Decision waited = limiter.acquire("c", 1, Duration.ofSeconds(5));
+        assertThat(waited.allowed()).isTrue();
+    }
+
+    private interface Attempt {
+        boolean allowed(int index) throws Exception;
+    }
+
+    /** Runs the attempts from many threads released at once; returns how many were allowed. */
+    private static int hammer(int attempts, int threads, Attempt attempt) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Boolean>> results = new ArrayList<>();
+            for (int i = 0; i < attempts; i++) {
+                int index = i;
+                Callable<Boolean> task = () -> {
+                    start.await();
+                    return attempt.allowed(index);
+                };
+                results.add(pool.submit(task));
+            }
+            start.countDown();
+            int allowed = 0;
+            for (Future<Boolean> result : results) {
+                if (result.get(30, TimeUnit.SECONDS)) {
+                    allowed++;
+                }
+            }
+            return allowed;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static void sleepUntil(long startNanos, Duration after) throws InterruptedException {
+        long wait = startNanos + after.toNanos() - System.nanoTime();
+        if (wait > 0) {
+            TimeUnit.NANOSECONDS.sleep(wait);
+        }
+    }
+}
