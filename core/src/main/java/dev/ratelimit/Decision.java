@@ -17,13 +17,16 @@ public final class Decision {
     private final long remaining;
     private final Duration retryAfter;
     private final Duration resetAfter;
+    private final boolean degraded;
 
-    private Decision(boolean allowed, Rule rule, long remaining, Duration retryAfter, Duration resetAfter) {
+    private Decision(boolean allowed, Rule rule, long remaining, Duration retryAfter, Duration resetAfter,
+            boolean degraded) {
         this.allowed = allowed;
         this.rule = Objects.requireNonNull(rule, "rule");
         this.remaining = remaining;
         this.retryAfter = Objects.requireNonNull(retryAfter, "retryAfter");
         this.resetAfter = Objects.requireNonNull(resetAfter, "resetAfter");
+        this.degraded = degraded;
     }
 
     /**
@@ -36,7 +39,27 @@ public final class Decision {
      * @param resetAfter how long until the rule's full capacity is available again
      */
     public static Decision of(boolean allowed, Rule rule, long remaining, Duration retryAfter, Duration resetAfter) {
-        return new Decision(allowed, rule, Math.max(0, remaining), retryAfter, resetAfter);
+        return new Decision(allowed, rule, Math.max(0, remaining), retryAfter, resetAfter, false);
+    }
+
+    /**
+     * A decision made without Redis, by a {@link FailurePolicy}: nothing was counted.
+     *
+     * @param allowed what the policy says
+     * @param rule the limiter's first rule
+     * @param retryAfter when denied, how long the caller should wait before trying again
+     */
+    public static Decision degraded(boolean allowed, Rule rule, Duration retryAfter) {
+        return new Decision(allowed, rule, allowed ? rule.capacity() : 0, allowed ? Duration.ZERO : retryAfter,
+                Duration.ZERO, true);
+    }
+
+    /**
+     * Whether Redis could not be asked and a {@link FailurePolicy} decided instead. HTTP adapters
+     * answer a degraded denial with 503, not 429, and send no rate-limit headers.
+     */
+    public boolean degraded() {
+        return degraded;
     }
 
     /** Whether the permits were granted (and counted). */
@@ -90,7 +113,7 @@ public final class Decision {
 
     @Override
     public String toString() {
-        return (allowed ? "allowed" : "denied") + " by " + rule.name() + ": remaining " + remaining
+        return (allowed ? "allowed" : "denied") + (degraded ? " (degraded: Redis failed)" : "") + " by " + rule.name() + ": remaining " + remaining
                 + (allowed ? "" : ", retry after " + Durations.format(retryAfter))
                 + ", reset after " + Durations.format(resetAfter);
     }

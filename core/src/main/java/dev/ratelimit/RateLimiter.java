@@ -1,6 +1,7 @@
 package dev.ratelimit;
 
 import dev.ratelimit.internal.Evaluator;
+import dev.ratelimit.internal.LocalDenyCache;
 import dev.ratelimit.internal.LuaEvaluator;
 import dev.ratelimit.internal.RedisGateway;
 import dev.ratelimit.internal.RedisKeys;
@@ -12,6 +13,9 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Decides whether a client may go ahead, against state kept in Redis, so that every application
@@ -41,6 +45,13 @@ public final class RateLimiter {
     public static final String DEFAULT_KEY_PREFIX = "ratelimit:";
     /** The longest policy name and key prefix, so that Redis keys stay bounded. */
     public static final int MAX_NAME_LENGTH = 64;
+    /** The most denials one limiter remembers in the JVM. */
+    public static final int LOCAL_DENY_CACHE_SIZE = 10_000;
+    /** What a degraded denial tells the client to wait. */
+    public static final Duration DEGRADED_RETRY_AFTER = Duration.ofSeconds(1);
+
+    private static final Logger log = LoggerFactory.getLogger(RateLimiter.class);
+    private static final long FAILURE_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final String policyName;
     private final String keyPrefix;
@@ -49,6 +60,11 @@ public final class RateLimiter {
     private final Evaluator evaluator;
     private final RedisGateway gateway;
     private final long[] ruleCosts;
+    private final FailurePolicy failurePolicy;
+    private final LocalDenyCache denyCache;
+    private final AtomicLong redisFailures = new AtomicLong();
+    /** When a failure was last logged, so that a dead Redis makes one line per interval, not one per request. */
+    private final AtomicLong lastFailureLog = new AtomicLong(System.nanoTime() - FAILURE_LOG_INTERVAL_NANOS);
 
     private RateLimiter(Builder builder, Evaluator evaluator) {
         this.policyName = builder.policyName;
@@ -58,6 +74,8 @@ public final class RateLimiter {
         this.evaluator = evaluator;
         this.gateway = builder.store.gateway();
         this.ruleCosts = rules.stream().mapToLong(Rule::cost).toArray();
+        this.failurePolicy = builder.failurePolicy;
+        this.denyCache = builder.localDenyCache ? new LocalDenyCache(LOCAL_DENY_CACHE_SIZE, System::nanoTime) : null;
     }
 
     /** Starts a limiter that keeps its state in the given Redis. */
@@ -70,10 +88,10 @@ public final class RateLimiter {
      *
      * @param key the client: an address, a user, an API key; long or unusual keys are digested
      * @throws IllegalArgumentException if the key is null or empty
-     * @throws RedisFailureException if Redis cannot be asked
+     * @throws RedisFailureException if Redis cannot be asked and no failure policy is set
      */
     public Decision tryAcquire(String key) {
-        return evaluator.decide(keys(key), ruleCosts, true);
+        return acquireOnce(key, keys(key), ruleCosts, 0);
     }
 
     /**
@@ -84,7 +102,7 @@ public final class RateLimiter {
      * @throws RedisFailureException if Redis cannot be asked
      */
     public Decision tryAcquire(String key, long permits) {
-        return evaluator.decide(keys(key), permitsForEachRule(permits), true);
+        return acquireOnce(key, keys(key), permitsForEachRule(permits), permits);
     }
 
     /**
@@ -106,8 +124,8 @@ public final class RateLimiter {
         long[] eachRule = permitsForEachRule(permits);
         long deadline = System.nanoTime() + maxWait.toNanos();
         while (true) {
-            Decision decision = evaluator.decide(keys, eachRule, true);
-            if (decision.allowed()) {
+            Decision decision = acquireOnce(key, keys, eachRule, permits);
+            if (decision.allowed() || decision.degraded()) {
                 return decision;
             }
             // At least 1 ms, so that even a rounding quirk can never turn this into a spin.
@@ -127,7 +145,7 @@ public final class RateLimiter {
      * @throws RedisFailureException if Redis cannot be asked
      */
     public Decision peek(String key) {
-        return evaluator.decide(keys(key), ruleCosts, false);
+        return decide(keys(key), ruleCosts, false);
     }
 
     /**
@@ -138,6 +156,61 @@ public final class RateLimiter {
      */
     public void reset(String key) {
         gateway.delete(keys(key));
+        if (denyCache != null) {
+            denyCache.forget(key + '\n');
+        }
+    }
+
+    /** Redis failures met so far (each one decided by the failure policy or thrown). */
+    public long redisFailures() {
+        return redisFailures.get();
+    }
+
+    /** The failure policy, or null when failures are thrown. */
+    public FailurePolicy failurePolicy() {
+        return failurePolicy;
+    }
+
+    /**
+     * One try, answered from the local deny cache when it remembers a denial for this client and
+     * cost that has not yet run out.
+     *
+     * @param permits the caller's permits, or 0 for each rule's cost
+     */
+    private Decision acquireOnce(String key, List<String> keys, long[] eachRule, long permits) {
+        if (denyCache == null) {
+            return decide(keys, eachRule, true);
+        }
+        String cacheKey = key + '\n' + permits;
+        Decision remembered = denyCache.get(cacheKey);
+        if (remembered != null) {
+            return remembered;
+        }
+        Decision decision = decide(keys, eachRule, true);
+        denyCache.put(cacheKey, decision);
+        return decision;
+    }
+
+    private Decision decide(List<String> keys, long[] permits, boolean consume) {
+        try {
+            return evaluator.decide(keys, permits, consume);
+        } catch (RedisFailureException e) {
+            redisFailures.incrementAndGet();
+            if (failurePolicy == null) {
+                throw e;
+            }
+            logFailure(e);
+            return Decision.degraded(failurePolicy == FailurePolicy.ALLOW, rules.get(0), DEGRADED_RETRY_AFTER);
+        }
+    }
+
+    private void logFailure(RedisFailureException e) {
+        long now = System.nanoTime();
+        long last = lastFailureLog.get();
+        if (now - last >= FAILURE_LOG_INTERVAL_NANOS && lastFailureLog.compareAndSet(last, now)) {
+            log.warn("Rate limit policy '{}' cannot reach Redis; onRedisFailure={} decides ({} failures so far): {}",
+                    policyName, failurePolicy, redisFailures.get(), e.getMessage());
+        }
     }
 
     /** The name in Redis keys and headers. */
@@ -202,6 +275,8 @@ public final class RateLimiter {
         private String keyPrefix = DEFAULT_KEY_PREFIX;
         private final List<Rule> rules = new ArrayList<>();
         private Transport transport = Transport.LUA;
+        private FailurePolicy failurePolicy;
+        private boolean localDenyCache = true;
 
         private Builder(RedisStore store) {
             this.store = Objects.requireNonNull(store, "store");
@@ -237,6 +312,26 @@ public final class RateLimiter {
         /** {@link Transport#LUA} unless set. */
         public Builder transport(Transport transport) {
             this.transport = Objects.requireNonNull(transport, "transport");
+            return this;
+        }
+
+        /**
+         * Whether denials are remembered in the JVM until their retry-after (default true): a
+         * client that keeps knocking then costs no Redis call until it could get in. It never denies
+         * what Redis would admit, except after a {@link #reset} made on another node.
+         */
+        public Builder localDenyCache(boolean localDenyCache) {
+            this.localDenyCache = localDenyCache;
+            return this;
+        }
+
+        /**
+         * What to answer when Redis cannot be asked. Unless set, calls throw
+         * {@link RedisFailureException}; when set, they return a {@link Decision#degraded()}
+         * decision and log the failure at most once every few seconds.
+         */
+        public Builder onRedisFailure(FailurePolicy failurePolicy) {
+            this.failurePolicy = failurePolicy;
             return this;
         }
 

@@ -6,6 +6,7 @@ import java.net.URISyntaxException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -35,6 +36,9 @@ public final class RedisSettings {
     private final Duration timeout;
     private final int poolSize;
     private final Duration poolMaxWait;
+    private final String sentinelMaster;
+    private final List<String> sentinelNodes;
+    private final List<String> clusterNodes;
 
     private RedisSettings(Builder builder, URI uri, String user, String password, int database) {
         this.uri = uri;
@@ -47,6 +51,9 @@ public final class RedisSettings {
         this.timeout = builder.timeout;
         this.poolSize = builder.poolSize;
         this.poolMaxWait = builder.poolMaxWait != null ? builder.poolMaxWait : builder.timeout;
+        this.sentinelMaster = builder.sentinelMaster;
+        this.sentinelNodes = builder.sentinelNodes;
+        this.clusterNodes = builder.clusterNodes;
     }
 
     /** Settings for a URI with every default. */
@@ -104,6 +111,21 @@ public final class RedisSettings {
         return poolMaxWait;
     }
 
+    /** The Sentinel master name, or null when not using Sentinel. */
+    public String sentinelMaster() {
+        return sentinelMaster;
+    }
+
+    /** The Sentinels as {@code host:port}; empty when not using Sentinel. */
+    public List<String> sentinelNodes() {
+        return sentinelNodes;
+    }
+
+    /** Cluster seed nodes as {@code host:port}; empty when not using Cluster. */
+    public List<String> clusterNodes() {
+        return clusterNodes;
+    }
+
     /** The URI with user and password replaced by {@code ****}: safe for logs and messages. */
     public String redactedUri() {
         return hideUserInfo(uri.toString());
@@ -125,17 +147,31 @@ public final class RedisSettings {
         RedisSettings that = (RedisSettings) other;
         return port == that.port && tls == that.tls && database == that.database && poolSize == that.poolSize
                 && host.equals(that.host) && Objects.equals(user, that.user) && Objects.equals(password, that.password)
-                && timeout.equals(that.timeout) && poolMaxWait.equals(that.poolMaxWait);
+                && timeout.equals(that.timeout) && poolMaxWait.equals(that.poolMaxWait)
+                && Objects.equals(sentinelMaster, that.sentinelMaster) && sentinelNodes.equals(that.sentinelNodes)
+                && clusterNodes.equals(that.clusterNodes);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(host, port, tls, user, password, database, timeout, poolSize, poolMaxWait);
+        return Objects.hash(host, port, tls, user, password, database, timeout, poolSize, poolMaxWait, sentinelMaster,
+                sentinelNodes, clusterNodes);
+    }
+
+    /** Where Redis is, without secrets: for logs and error messages. */
+    public String location() {
+        if (sentinelMaster != null) {
+            return "sentinel master " + sentinelMaster + " at " + String.join(",", sentinelNodes);
+        }
+        if (!clusterNodes.isEmpty()) {
+            return "cluster at " + String.join(",", clusterNodes);
+        }
+        return redactedUri();
     }
 
     @Override
     public String toString() {
-        return redactedUri() + " (timeout " + Durations.format(timeout) + ", pool " + poolSize + ", pool wait "
+        return location() + " (timeout " + Durations.format(timeout) + ", pool " + poolSize + ", pool wait "
                 + Durations.format(poolMaxWait) + ")";
     }
 
@@ -145,6 +181,9 @@ public final class RedisSettings {
         private Duration timeout = DEFAULT_TIMEOUT;
         private int poolSize = DEFAULT_POOL_SIZE;
         private Duration poolMaxWait;
+        private String sentinelMaster;
+        private List<String> sentinelNodes = List.of();
+        private List<String> clusterNodes = List.of();
 
         private Builder(String uri) {
             this.uri = uri;
@@ -165,6 +204,29 @@ public final class RedisSettings {
         /** The longest wait for a pooled connection; default: the timeout. */
         public Builder poolMaxWait(Duration poolMaxWait) {
             this.poolMaxWait = poolMaxWait;
+            return this;
+        }
+
+        /**
+         * Reaches the master through Redis Sentinel; the URI then gives only user, password,
+         * database and TLS.
+         *
+         * @param master the master's name as the Sentinels know it
+         * @param nodes the Sentinels as {@code host:port}
+         */
+        public Builder sentinel(String master, List<String> nodes) {
+            this.sentinelMaster = master;
+            this.sentinelNodes = nodes == null ? null : List.copyOf(nodes);
+            return this;
+        }
+
+        /**
+         * Uses Redis Cluster; the URI then gives only user, password and TLS.
+         *
+         * @param nodes some of the cluster's nodes as {@code host:port}; the rest are discovered
+         */
+        public Builder cluster(List<String> nodes) {
+            this.clusterNodes = nodes == null ? null : List.copyOf(nodes);
             return this;
         }
 
@@ -195,7 +257,52 @@ public final class RedisSettings {
                 throw new IllegalArgumentException("redisPoolMaxWait must be between 0ms and 1m, but was "
                         + Durations.format(poolMaxWait));
             }
+            checkTopology(database);
             return new RedisSettings(this, parsed, user, password, database);
+        }
+
+        private void checkTopology(int database) {
+            if (sentinelMaster != null || (sentinelNodes != null && !sentinelNodes.isEmpty())) {
+                if (sentinelMaster == null || sentinelMaster.isBlank()) {
+                    throw new IllegalArgumentException("redisSentinelMaster must name the master when "
+                            + "redisSentinelNodes is set, but was '" + sentinelMaster + "'");
+                }
+                checkNodes("redisSentinelNodes", sentinelNodes);
+            }
+            if (clusterNodes == null || !clusterNodes.isEmpty()) {
+                checkNodes("redisClusterNodes", clusterNodes);
+                if (sentinelMaster != null) {
+                    throw new IllegalArgumentException("redisClusterNodes and redisSentinelMaster exclude each other, "
+                            + "but both were set: '" + String.join(",", clusterNodes) + "' and '" + sentinelMaster + "'");
+                }
+                if (database != 0) {
+                    throw new IllegalArgumentException("redisUri database must be 0 with redisClusterNodes (Cluster has "
+                            + "only database 0), but was " + database);
+                }
+            }
+        }
+
+        private static void checkNodes(String name, List<String> nodes) {
+            if (nodes == null || nodes.isEmpty()) {
+                throw new IllegalArgumentException(name + " must list host:port pairs separated by commas, but was "
+                        + (nodes == null ? "null" : "empty"));
+            }
+            for (String node : nodes) {
+                int colon = node.lastIndexOf(':');
+                boolean valid = colon > 0 && colon < node.length() - 1;
+                if (valid) {
+                    try {
+                        int port = Integer.parseInt(node.substring(colon + 1));
+                        valid = port > 0 && port < 65536;
+                    } catch (NumberFormatException e) {
+                        valid = false;
+                    }
+                }
+                if (!valid) {
+                    throw new IllegalArgumentException(name + " must list host:port pairs separated by commas, but '"
+                            + node + "' in '" + String.join(",", nodes) + "' is not one");
+                }
+            }
         }
 
         private URI parseUri() {

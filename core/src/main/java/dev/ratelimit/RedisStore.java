@@ -2,10 +2,16 @@ package dev.ratelimit;
 
 import dev.ratelimit.internal.JedisGateway;
 import dev.ratelimit.internal.RedisGateway;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -20,7 +26,8 @@ public final class RedisStore implements AutoCloseable {
     }
 
     /**
-     * Opens a pooled connection to a standalone Redis. Connections are made lazily: this does not
+     * Opens a pooled connection to Redis: standalone, or through Sentinel or Cluster when the
+     * settings say so. Connections are made lazily: this does not
      * fail if Redis is down, the first decision does.
      *
      * @throws IllegalArgumentException if the settings are unusable
@@ -47,12 +54,42 @@ public final class RedisStore implements AutoCloseable {
         pool.setMaxWait(settings.poolMaxWait());
         // A JMX MBean per pool would pin the webapp's class loader after undeploy.
         pool.setJmxEnabled(false);
-        UnifiedJedis jedis = RedisClient.builder()
-                .hostAndPort(settings.host(), settings.port())
-                .clientConfig(client.build())
-                .poolConfig(pool)
-                .build();
-        return new RedisStore(new JedisGateway(jedis, true, settings.redactedUri()));
+        UnifiedJedis jedis;
+        if (settings.sentinelMaster() != null) {
+            // The Sentinels themselves get the timeouts, but not the data nodes' credentials or database.
+            DefaultJedisClientConfig sentinelConfig = DefaultJedisClientConfig.builder()
+                    .connectionTimeoutMillis(Math.toIntExact(settings.timeout().toMillis()))
+                    .socketTimeoutMillis(Math.toIntExact(settings.timeout().toMillis()))
+                    .build();
+            jedis = RedisSentinelClient.builder()
+                    .masterName(settings.sentinelMaster())
+                    .sentinels(hostsAndPorts(settings.sentinelNodes()))
+                    .sentinelClientConfig(sentinelConfig)
+                    .clientConfig(client.build())
+                    .poolConfig(pool)
+                    .build();
+        } else if (!settings.clusterNodes().isEmpty()) {
+            jedis = RedisClusterClient.builder()
+                    .nodes(hostsAndPorts(settings.clusterNodes()))
+                    .clientConfig(client.build())
+                    .poolConfig(pool)
+                    .build();
+        } else {
+            jedis = RedisClient.builder()
+                    .hostAndPort(settings.host(), settings.port())
+                    .clientConfig(client.build())
+                    .poolConfig(pool)
+                    .build();
+        }
+        return new RedisStore(new JedisGateway(jedis, true, settings.location()));
+    }
+
+    private static Set<HostAndPort> hostsAndPorts(List<String> nodes) {
+        Set<HostAndPort> set = new LinkedHashSet<>();
+        for (String node : nodes) {
+            set.add(HostAndPort.from(node.trim()));
+        }
+        return set;
     }
 
     /** {@link #connect(RedisSettings)} with default timeouts and pool. */

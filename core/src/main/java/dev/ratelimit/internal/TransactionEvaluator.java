@@ -21,14 +21,21 @@ public final class TransactionEvaluator implements Evaluator {
      * @throws IllegalArgumentException if there is more than one rule or it is not fixed-window
      */
     public TransactionEvaluator(RedisGateway gateway, List<Rule> rules) {
+        checkSupported(rules);
+        this.gateway = gateway;
+        this.rule = rules.get(0);
+        this.windowMillis = Math.max(1, (rule.windowMicros() + 999) / 1000);
+    }
+
+    /**
+     * @throws IllegalArgumentException unless the rules are exactly one fixed-window rule
+     */
+    public static void checkSupported(List<Rule> rules) {
         if (rules.size() != 1 || rules.get(0).algorithm() != Algorithm.FIXED_WINDOW) {
             throw new IllegalArgumentException("transport 'transaction' supports exactly one fixed-window rule "
                     + "(MULTI/EXEC cannot make a decision all or nothing), but the rules were " + rules
                     + "; use transport 'lua' for other algorithms and for several rules");
         }
-        this.gateway = gateway;
-        this.rule = rules.get(0);
-        this.windowMillis = Math.max(1, (rule.windowMicros() + 999) / 1000);
     }
 
     @Override
