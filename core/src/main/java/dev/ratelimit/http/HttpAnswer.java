@@ -1,0 +1,110 @@
+package dev.ratelimit.http;
+
+import dev.ratelimit.Decision;
+
+/**
+ * How a {@link Decision} reads over HTTP, the same for the servlet filter and JAX-RS: rate-limit
+ * headers on every limited answer, and for a denial the status, {@code Retry-After} and an RFC 9457
+ * {@code application/problem+json} body.
+ */
+public final class HttpAnswer {
+    /** The media type of a denial's body. */
+    public static final String PROBLEM_JSON = "application/problem+json";
+
+    /** Where an adapter wants headers written. */
+    public interface HeaderSink {
+        /** Adds a header value (several policies may each add a {@code RateLimit} field). */
+        void add(String name, String value);
+
+        /** Sets a header, replacing any earlier value. */
+        void set(String name, String value);
+    }
+
+    private HttpAnswer() {
+    }
+
+    /** The status of a denial: the policy's {@code statusCode}, or 503 when Redis failed and the failure policy denied. */
+    public static int status(Decision decision, HttpPolicy policy) {
+        return decision.degraded() ? 503 : policy.statusCode();
+    }
+
+    /**
+     * Writes the rate-limit headers of the policy's {@link HeaderMode} and, for a denial,
+     * {@code Retry-After} in whole seconds (at least 1). A degraded decision carries no rate-limit
+     * headers: without Redis there is nothing true to say about the quota.
+     */
+    public static void writeHeaders(Decision decision, HttpPolicy policy, HeaderSink headers) {
+        if (!decision.allowed()) {
+            headers.set("Retry-After", Long.toString(decision.retryAfterSeconds()));
+        }
+        if (decision.degraded()) {
+            return;
+        }
+        HeaderMode mode = policy.headerMode();
+        if (mode.draft()) {
+            String name = quoted(policy.policyName());
+            headers.add("RateLimit-Policy", name + ";q=" + decision.limit() + ";w=" + policy.windowSeconds());
+            headers.add("RateLimit", name + ";r=" + decision.remaining() + ";t=" + decision.resetAfterSeconds());
+        }
+        if (mode.legacy()) {
+            headers.set("X-RateLimit-Limit", Long.toString(decision.limit()));
+            headers.set("X-RateLimit-Remaining", Long.toString(decision.remaining()));
+            headers.set("X-RateLimit-Reset", Long.toString(decision.resetAfterSeconds()));
+        }
+    }
+
+    /** The body of a denial: {@code type}, {@code title}, {@code status}, {@code detail}, {@code retryAfter}, {@code policy}. */
+    public static String problemJson(Decision decision, HttpPolicy policy) {
+        int status = status(decision, policy);
+        long retryAfter = decision.retryAfterSeconds();
+        String detail = decision.degraded()
+                ? "The rate limiter cannot reach Redis and policy '" + policy.policyName()
+                        + "' is set to deny when that happens. Try again in " + seconds(retryAfter) + "."
+                : "Policy '" + policy.policyName() + "' allows " + decision.limit() + " requests per "
+                        + policy.windowText() + ". Try again in " + seconds(retryAfter) + ".";
+        return "{\"type\":\"about:blank\",\"title\":" + json(title(status)) + ",\"status\":" + status
+                + ",\"detail\":" + json(detail) + ",\"retryAfter\":" + retryAfter
+                + ",\"policy\":" + json(policy.policyName()) + "}";
+    }
+
+    private static String seconds(long seconds) {
+        return seconds == 1 ? "1 second" : seconds + " seconds";
+    }
+
+    private static String title(int status) {
+        switch (status) {
+            case 400: return "Bad Request";
+            case 401: return "Unauthorized";
+            case 403: return "Forbidden";
+            case 404: return "Not Found";
+            case 409: return "Conflict";
+            case 420: return "Enhance Your Calm";
+            case 429: return "Too Many Requests";
+            case 500: return "Internal Server Error";
+            case 502: return "Bad Gateway";
+            case 503: return "Service Unavailable";
+            case 504: return "Gateway Timeout";
+            default: return status < 500 ? "Request Refused" : "Server Error";
+        }
+    }
+
+    /** A structured-field string: the draft requires the policy name quoted. */
+    private static String quoted(String text) {
+        return '"' + text.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
+    }
+
+    private static String json(String text) {
+        StringBuilder out = new StringBuilder(text.length() + 2).append('"');
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '"' || c == '\\') {
+                out.append('\\').append(c);
+            } else if (c < 0x20) {
+                out.append(String.format("\\u%04x", (int) c));
+            } else {
+                out.append(c);
+            }
+        }
+        return out.append('"').toString();
+    }
+}

@@ -1,0 +1,43 @@
+package dev.ratelimit.http;
+
+import java.util.List;
+
+/**
+ * The parts of an HTTP request that rate limiting reads, whatever the container. The servlet
+ * filter and the JAX-RS filter each implement it over their own request type.
+ */
+public interface RequestView {
+
+    /** The HTTP method, e.g. {@code GET}. */
+    String method();
+
+    /** The path within the application: the request URI without the context path. */
+    String path();
+
+    /** The address of the peer that connected (a proxy, when there is one). */
+    String remoteAddress();
+
+    /** Every value of a header, in order; empty when absent. */
+    List<String> headers(String name);
+
+    /** The first value of a header, or null. */
+    default String header(String name) {
+        List<String> values = headers(name);
+        return values.isEmpty() ? null : values.get(0);
+    }
+
+    /** The first value of a query-string parameter, or null. Never reads the request body. */
+    String queryParameter(String name);
+
+    /** A cookie's value, or null. */
+    String cookie(String name);
+
+    /** The authenticated user's name, or null. */
+    String userName();
+
+    /** The id of the request's existing session, or null; never creates a session. */
+    String sessionId();
+
+    /** The container's own request ({@code HttpServletRequest}, {@code ContainerRequestContext}), for custom resolvers. */
+    <T> T unwrap(Class<T> type);
+}

@@ -1,0 +1,73 @@
+package dev.ratelimit.http;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** A request built by hand, for the HTTP layer's unit tests. */
+final class FakeRequest implements RequestView {
+    String method = "GET";
+    String path = "/";
+    String remoteAddress = "192.0.2.1";
+    final Map<String, List<String>> headers = new HashMap<>();
+    final Map<String, String> query = new HashMap<>();
+    final Map<String, String> cookies = new HashMap<>();
+    String userName;
+    String sessionId;
+
+    FakeRequest from(String address) {
+        remoteAddress = address;
+        return this;
+    }
+
+    FakeRequest header(String name, String value) {
+        headers.computeIfAbsent(name.toLowerCase(), n -> new ArrayList<>()).add(value);
+        return this;
+    }
+
+    @Override
+    public String method() {
+        return method;
+    }
+
+    @Override
+    public String path() {
+        return path;
+    }
+
+    @Override
+    public String remoteAddress() {
+        return remoteAddress;
+    }
+
+    @Override
+    public List<String> headers(String name) {
+        return headers.getOrDefault(name.toLowerCase(), List.of());
+    }
+
+    @Override
+    public String queryParameter(String name) {
+        return query.get(name);
+    }
+
+    @Override
+    public String cookie(String name) {
+        return cookies.get(name);
+    }
+
+    @Override
+    public String userName() {
+        return userName;
+    }
+
+    @Override
+    public String sessionId() {
+        return sessionId;
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> type) {
+        return null;
+    }
+}

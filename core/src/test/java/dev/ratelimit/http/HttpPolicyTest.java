@@ -1,0 +1,207 @@
+package dev.ratelimit.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.FailurePolicy;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class HttpPolicyTest {
+    private static final Map<String, String> ENV = Map.of("API_LIMIT", "250", "REDIS_HOST", "redis.internal");
+
+    private static HttpPolicy.Parser parser(Map<String, String> contextParams) {
+        return HttpPolicy.parser("init-param '%s'")
+                .defaults(contextParams, "context-param 'ratelimit.%s'")
+                .defaultPolicyName("api", "the filter-name")
+                .lookups(ENV::get, Map.of("app.window", "10s")::get);
+    }
+
+    private static HttpPolicy parse(String... pairs) {
+        return parser(Map.of()).parse(words(pairs));
+    }
+
+    private static Map<String, String> words(String... pairs) {
+        Map<String, String> words = new HashMap<>();
+        for (int i = 0; i < pairs.length; i += 2) {
+            words.put(pairs[i], pairs[i + 1]);
+        }
+        return words;
+    }
+
+    @Test
+    void theDefaultsAreThoseOfTheDesignTable() {
+        HttpPolicy policy = parse("limit", "100", "window", "1m");
+        assertThat(policy.policyName()).isEqualTo("api");
+        assertThat(policy.rule().algorithm()).isEqualTo(Algorithm.SLIDING_LOG);
+        assertThat(policy.rule().limit()).isEqualTo(100);
+        assertThat(policy.rule().window()).isEqualTo(Duration.ofMinutes(1));
+        assertThat(policy.rule().cost()).isEqualTo(1);
+        assertThat(policy.redisSettings().host()).isEqualTo("localhost");
+        assertThat(policy.redisSettings().timeout()).isEqualTo(Duration.ofMillis(200));
+        assertThat(policy.redisSettings().poolSize()).isEqualTo(32);
+        assertThat(policy.enforce()).isTrue();
+        assertThat(policy.statusCode()).isEqualTo(429);
+        assertThat(policy.headerMode()).isEqualTo(HeaderMode.DRAFT);
+        assertThat(policy.failurePolicy()).isEqualTo(FailurePolicy.ALLOW);
+        assertThat(policy.localDenyCache()).isTrue();
+        assertThat(policy.clientKey(new FakeRequest().from("203.0.113.9"))).isEqualTo("203.0.113.9");
+        assertThat(policy).hasToString("policy 'api': sliding-log 100 per 1m, cost 1, key ip, trustedProxies none, "
+                + "methods all, excludePaths none, enforce true, statusCode 429, headers draft, transport lua, "
+                + "onRedisFailure allow, localDenyCache true, keyPrefix 'ratelimit:', redis redis://localhost:6379 "
+                + "(timeout 200ms, pool 32, pool wait 200ms)");
+    }
+
+    @Test
+    void everyWordIsRead() {
+        HttpPolicy policy = parse("algorithm", "token-bucket", "limit", "10", "window", "PT30S", "burst", "20",
+                "cost", "2", "key", "ip+header:X-Api-Key", "trustedProxies", "10.0.0.0/8", "policyName", "search",
+                "keyPrefix", "rl:", "methods", "post, put", "excludePaths", "/health,/static/*", "enforce", "false",
+                "onRedisFailure", "deny", "statusCode", "503", "headers", "both", "transport", "lua",
+                "localDenyCache", "false", "redisUri", "redis://:pw@cache:6380/3", "redisTimeout", "1s",
+                "redisPoolSize", "8");
+        assertThat(policy.toString()).isEqualTo("policy 'search': token-bucket 10 per 30s, burst 20, cost 2, "
+                + "key ip+header:X-Api-Key, trustedProxies 10.0.0.0/8, methods POST,PUT, "
+                + "excludePaths /health,/static/*, enforce false, statusCode 503, headers both, transport lua, "
+                + "onRedisFailure deny, localDenyCache false, keyPrefix 'rl:', redis redis://****@cache:6380/3 "
+                + "(timeout 1s, pool 8, pool wait 1s)");
+    }
+
+    @Test
+    void methodsAndExcludedPathsDecideWhatIsLimited() {
+        HttpPolicy policy = parse("limit", "1", "window", "1s", "methods", "POST", "excludePaths", "/health,/static/*");
+        assertThat(policy.appliesTo("POST", "/api/orders")).isTrue();
+        assertThat(policy.appliesTo("GET", "/api/orders")).isFalse();
+        assertThat(policy.appliesTo("POST", "/health")).isFalse();
+        assertThat(policy.appliesTo("POST", "/health/deep")).as("exact only").isTrue();
+        assertThat(policy.appliesTo("POST", "/static")).isFalse();
+        assertThat(policy.appliesTo("POST", "/static/app.js")).isFalse();
+        assertThat(policy.appliesTo("POST", "/staticky")).isTrue();
+    }
+
+    @Test
+    void contextParamsAreDefaultsAndInitParamsWin() {
+        HttpPolicy policy = parser(Map.of("limit", "5", "window", "1h", "redisUri", "redis://shared:6379"))
+                .parse(words("limit", "7"));
+        assertThat(policy.rule().limit()).isEqualTo(7);
+        assertThat(policy.rule().window()).isEqualTo(Duration.ofHours(1));
+        assertThat(policy.redisSettings().host()).isEqualTo("shared");
+    }
+
+    @Test
+    void placeholdersComeFromTheEnvironmentAndSystemProperties() {
+        HttpPolicy policy = parse("limit", "${env:API_LIMIT}", "window", "${sys:app.window}",
+                "redisUri", "redis://${env:REDIS_HOST}:${env:REDIS_PORT:-6390}", "keyPrefix", "${env:NOPE:-}");
+        assertThat(policy.rule().limit()).isEqualTo(250);
+        assertThat(policy.rule().window()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(policy.redisSettings().host()).isEqualTo("redis.internal");
+        assertThat(policy.redisSettings().port()).isEqualTo(6390);
+        assertThat(policy.toString()).contains("keyPrefix 'ratelimit:'");
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(delimiter = '|', value = {
+        "limit          | abc       | init-param 'limit' must be a whole number of at least 1, such as 100, but was 'abc'",
+        "limit          | 0         | init-param 'limit' must be a whole number of at least 1, such as 100, but was '0'",
+        "window         | -1s       | init-param 'window' must be a duration such as 500ms, 10s, 1m, 1h, 1d or PT1M, but was '-1s'",
+        "window         | 0s        | init-param 'window' must be between 1ms and 365d, but was 0ms",
+        "window         | 400d      | init-param 'window' must be between 1ms and 365d, but was 400d",
+        "algorithm      | fast      | init-param 'algorithm' must be one of fixed-window, sliding-log, sliding-window, token-bucket, leaky-bucket, gcra, but was 'fast'",
+        "key            | header:   | init-param 'key' must be ip, user, session, global, header:NAME, param:NAME or cookie:NAME, joined with '+', but was 'header:' ('header:' names no header)",
+        "trustedProxies | 10.0.0/8  | init-param 'trustedProxies' must list CIDR blocks such as 10.0.0.0/8 or 2001:db8::/32 separated by commas, but '10.0.0/8' in '10.0.0/8' is not one",
+        "burst          | 5         | init-param 'burst': burst applies only to token-bucket, leaky-bucket and gcra, but was 5 for algorithm sliding-log",
+        "cost           | 101       | init-param 'cost' must be between 1 and the rule's capacity 100, but was 101",
+        "enforce        | yes       | init-param 'enforce' must be true or false, but was 'yes'",
+        "statusCode     | 200       | init-param 'statusCode' must be an HTTP error status between 400 and 599, such as 429, but was '200'",
+        "headers        | all       | init-param 'headers' must be one of draft, legacy, both, none, but was 'all'",
+        "onRedisFailure | ignore    | init-param 'onRedisFailure' must be one of allow, deny, but was 'ignore'",
+        "transport      | pipeline  | init-param 'transport' must be one of lua, transaction, but was 'pipeline'",
+        "methods        | GET;POST  | init-param 'methods' must list HTTP methods such as GET,POST, but 'GET;POST' in 'GET;POST' is not one",
+        "excludePaths   | health    | init-param 'excludePaths' must list paths starting with '/', optionally ending in '/*', but 'health' in 'health' is not one",
+        "policyName     | my api    | init-param 'policyName' must be 1 to 64 printable ASCII characters without blanks or braces, but was 'my api'",
+        "redisUri       | http://x  | init-param 'redisUri' must look like redis://[user:password@]host[:port][/database] (rediss:// for TLS), but was 'http://x'",
+        "redisTimeout   | 0ms       | init-param 'redisTimeout' must be between 1ms and 1m, but was 0ms",
+        "redisPoolSize  | many      | init-param 'redisPoolSize' must be a whole number between 1 and 10000, but was 'many'",
+        "redisClusterNodes | a:b    | init-param 'redisClusterNodes' must list host:port pairs separated by commas, but 'a:b' in 'a:b' is not one",
+        "transport      | transaction | init-param 'transport': transport 'transaction' supports exactly one fixed-window rule (MULTI/EXEC cannot make a decision all or nothing), but the rules were [100/1m: sliding-log 100 per 1m]; use transport 'lua' for other algorithms and for several rules",
+    })
+    void badValuesAreNamedWithTheirValue(String name, String value, String message) {
+        Map<String, String> words = words("limit", "100", "window", "1m");
+        words.put(name, value);
+        assertThatThrownBy(() -> parser(Map.of()).parse(words))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage(message);
+    }
+
+    @Test
+    void unknownAndMissingWordsAreErrors() {
+        assertThatThrownBy(() -> parse("limt", "100", "window", "1m"))
+                .hasMessageStartingWith("unknown init-param 'limt' (a typo?); the known names are redisUri, ");
+        assertThatThrownBy(() -> parser(Map.of("windw", "1m")).parse(words("limit", "1", "window", "1m")))
+                .hasMessageStartingWith("unknown context-param 'ratelimit.windw' (a typo?)");
+        assertThatThrownBy(() -> parse("window", "1m"))
+                .hasMessage("init-param 'limit' is required: a whole number of at least 1, such as 100");
+        assertThatThrownBy(() -> parse("limit", "1"))
+                .hasMessage("init-param 'window' is required: a duration such as 500ms, 10s, 1m, 1h, 1d or PT1M");
+    }
+
+    @Test
+    void aBadDefaultIsBlamedOnTheContextParam() {
+        assertThatThrownBy(() -> parser(Map.of("window", "soon")).parse(words("limit", "1")))
+                .hasMessage("context-param 'ratelimit.window' must be a duration such as 500ms, 10s, 1m, 1h, 1d or "
+                        + "PT1M, but was 'soon'");
+    }
+
+    @Test
+    void aFilterNameThatCannotBeAPolicyNameSaysSo() {
+        assertThatThrownBy(() -> HttpPolicy.parser("init-param '%s'").defaultPolicyName("My Filter", "the filter-name")
+                .parse(words("limit", "1", "window", "1s")))
+                .hasMessage("policyName (by default the filter-name) must be 1 to 64 printable ASCII characters "
+                        + "without blanks or braces, but was 'My Filter'");
+    }
+
+    @Test
+    void placeholderMistakesAreNamed() {
+        assertThatThrownBy(() -> parse("limit", "${env:UNSET_LIMIT}", "window", "1m"))
+                .hasMessage("init-param 'limit' refers to ${env:UNSET_LIMIT}, which is not set; set it or give a "
+                        + "default: ${env:UNSET_LIMIT:-value}");
+        assertThatThrownBy(() -> parse("limit", "${jndi:x}", "window", "1m"))
+                .hasMessage("init-param 'limit' has the placeholder '${jndi:x}', but placeholders must be ${env:NAME}, "
+                        + "${env:NAME:-default} or ${sys:name}");
+    }
+
+    @Test
+    void aPasswordNeverAppearsInAnError() {
+        assertThatThrownBy(() -> parse("limit", "1", "window", "1m", "redisUri", "redis://u:hunter2@h/x"))
+                .hasMessageNotContaining("hunter2").hasMessageContaining("redis://****@h/x");
+    }
+
+    @Test
+    void keyResolverClassIsLoadedAndExcludesKey() {
+        HttpPolicy policy = parse("limit", "1", "window", "1m", "keyResolverClass", TenantKey.class.getName());
+        assertThat(policy.clientKey(new FakeRequest().header("X-Tenant", "acme"))).isEqualTo("tenant-acme");
+        assertThat(policy.clientKey(new FakeRequest())).isEqualTo(HttpPolicy.MISSING_KEY);
+        assertThatThrownBy(() -> parse("limit", "1", "window", "1m", "keyResolverClass", "com.example.Nope"))
+                .hasMessage("init-param 'keyResolverClass' must name a public class implementing "
+                        + "dev.ratelimit.http.KeyResolver with a public no-argument constructor, but was "
+                        + "'com.example.Nope' (no such class is visible to the webapp)");
+        assertThatThrownBy(() -> parse("limit", "1", "window", "1m", "keyResolverClass", "java.lang.String"))
+                .hasMessageEndingWith("(it does not implement dev.ratelimit.http.KeyResolver)");
+        assertThatThrownBy(() -> parse("limit", "1", "window", "1m", "key", "ip", "keyResolverClass",
+                TenantKey.class.getName()))
+                .hasMessageStartingWith("init-param 'key' and init-param 'keyResolverClass' exclude each other");
+    }
+
+    /** A custom resolver, as a user would write one. */
+    public static final class TenantKey implements KeyResolver {
+        @Override
+        public String resolve(RequestView request) {
+            String tenant = request.header("X-Tenant");
+            return tenant == null ? null : "tenant-" + tenant;
+        }
+    }
+}
