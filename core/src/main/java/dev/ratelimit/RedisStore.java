@@ -2,6 +2,7 @@ package dev.ratelimit;
 
 import dev.ratelimit.internal.JedisGateway;
 import dev.ratelimit.internal.RedisGateway;
+import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
@@ -52,8 +53,11 @@ public final class RedisStore implements AutoCloseable {
         pool.setMinIdle(0);
         pool.setBlockWhenExhausted(true);
         pool.setMaxWait(settings.poolMaxWait());
-        // A JMX MBean per pool would pin the webapp's class loader after undeploy.
+        // A JMX MBean per pool would pin the webapp's class loader after undeploy, and an idle-connection
+        // evictor is a thread the container would report as leaked; a broken connection is dropped when
+        // it fails instead.
         pool.setJmxEnabled(false);
+        pool.setTimeBetweenEvictionRuns(Duration.ofMillis(-1));
         UnifiedJedis jedis;
         if (settings.sentinelMaster() != null) {
             // The Sentinels themselves get the timeouts, but not the data nodes' credentials or database.

@@ -10,6 +10,9 @@ import java.util.Map;
  * inherits the old one's connections). Thread-safe.
  */
 public final class RedisStoreRegistry {
+    /** The servlet context attribute under which the filter and JAX-RS keep a webapp's registry. */
+    public static final String CONTEXT_ATTRIBUTE = RedisStoreRegistry.class.getName();
+
     private final Map<RedisSettings, Entry> stores = new HashMap<>();
 
     private static final class Entry {

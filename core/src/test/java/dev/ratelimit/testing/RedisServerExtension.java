@@ -23,6 +23,8 @@ import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
+import java.time.Duration;
+import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.params.ScanParams;
@@ -233,7 +235,7 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
             }
             RedisClient admin = null;
             try {
-                admin = RedisClient.create(URI.create(handle.uri()));
+                admin = adminClient(handle.uri());
                 String pong = admin.ping();
                 if (!"PONG".equalsIgnoreCase(pong)) {
                     throw new IllegalStateException("PING answered " + pong);
@@ -256,6 +258,18 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
             return this;
         }
         throw new IllegalStateException(nothingWorkedMessage(order, failures));
+    }
+
+    /**
+     * An admin client whose pool runs no idle evictor: tests check that the library leaves no
+     * {@code commons-pool-evictor} thread behind, so the test support must not start one either.
+     */
+    private static RedisClient adminClient(String uri) {
+        ConnectionPoolConfig pool = new ConnectionPoolConfig();
+        pool.setTimeBetweenEvictionRuns(Duration.ofMillis(-1));
+        pool.setJmxEnabled(false);
+        URI parsed = URI.create(uri);
+        return RedisClient.builder().fromURI(parsed).poolConfig(pool).build();
     }
 
     /**
