@@ -1,0 +1,102 @@
+package dev.ratelimit.servlet;
+
+import dev.ratelimit.http.RequestView;
+import jakarta.servlet.http.Cookie;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpSession;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.security.Principal;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.List;
+
+/** A servlet request as the core's {@link RequestView}. */
+final class ServletRequestView implements RequestView {
+    private final HttpServletRequest request;
+
+    ServletRequestView(HttpServletRequest request) {
+        this.request = request;
+    }
+
+    @Override
+    public String method() {
+        return request.getMethod();
+    }
+
+    /**
+     * The container's decoded and normalised path (servlet path + path info), not the raw URI: a
+     * raw {@code /static/../api/orders} must not slip past {@code excludePaths=/static/*}.
+     */
+    @Override
+    public String path() {
+        String pathInfo = request.getPathInfo();
+        return pathInfo == null ? request.getServletPath() : request.getServletPath() + pathInfo;
+    }
+
+    @Override
+    public String remoteAddress() {
+        return request.getRemoteAddr();
+    }
+
+    @Override
+    public List<String> headers(String name) {
+        Enumeration<String> values = request.getHeaders(name);
+        return values == null ? List.of() : Collections.list(values);
+    }
+
+    /** Read from the query string by hand: {@code getParameter} would consume a form body the application wants. */
+    @Override
+    public String queryParameter(String name) {
+        String query = request.getQueryString();
+        if (query == null) {
+            return null;
+        }
+        for (String pair : query.split("&")) {
+            int equals = pair.indexOf('=');
+            String key = decode(equals < 0 ? pair : pair.substring(0, equals));
+            if (key.equals(name)) {
+                return equals < 0 ? "" : decode(pair.substring(equals + 1));
+            }
+        }
+        return null;
+    }
+
+    private static String decode(String text) {
+        try {
+            return URLDecoder.decode(text, StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException malformed) {
+            return text;
+        }
+    }
+
+    @Override
+    public String cookie(String name) {
+        Cookie[] cookies = request.getCookies();
+        if (cookies != null) {
+            for (Cookie cookie : cookies) {
+                if (cookie.getName().equals(name)) {
+                    return cookie.getValue();
+                }
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public String userName() {
+        Principal principal = request.getUserPrincipal();
+        return principal == null ? null : principal.getName();
+    }
+
+    @Override
+    public String sessionId() {
+        HttpSession session = request.getSession(false);
+        return session == null ? null : session.getId();
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> type) {
+        return type.isInstance(request) ? type.cast(request) : null;
+    }
+}
