@@ -1,0 +1,103 @@
+package dev.ratelimit.servlet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ratelimit.servlet.containers.ServletContainers;
+import dev.ratelimit.servlet.containers.ServletContainers.Kind;
+import dev.ratelimit.servlet.containers.WebApp;
+import dev.ratelimit.testing.RedisServerExtension;
+import java.io.ByteArrayInputStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+
+/** The README's web.xml snippet, deployed as written: only redisUri points at this test's Redis. */
+class ReadmeWebXmlIT {
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private static final ServletContainers.Pool containers = new ServletContainers.Pool();
+
+    @AfterAll
+    static void stop() {
+        containers.close();
+    }
+
+    /** The first xml block after the README's "web.xml snippet" marker. */
+    private static Document snippet() throws Exception {
+        String readme = Files.readString(Path.of("..", "README.md"));
+        int marker = readme.indexOf("<!-- web.xml snippet");
+        assertThat(marker).as("the README marks its web.xml snippet").isPositive();
+        int start = readme.indexOf("```xml", marker) + "```xml".length();
+        String xml = "<web-app>" + readme.substring(start, readme.indexOf("```", start)) + "</web-app>";
+        return DocumentBuilderFactory.newInstance().newDocumentBuilder()
+                .parse(new ByteArrayInputStream(xml.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    private static String text(Element parent, String tag) {
+        return parent.getElementsByTagName(tag).item(0).getTextContent().trim();
+    }
+
+    private static WebApp webApp(String path) throws Exception {
+        Document doc = snippet();
+        WebApp.Builder app = WebApp.builder(path);
+        NodeList contextParams = doc.getElementsByTagName("context-param");
+        for (int i = 0; i < contextParams.getLength(); i++) {
+            Element param = (Element) contextParams.item(i);
+            String name = text(param, "param-name");
+            app.contextParam(name, name.equals("ratelimit.redisUri") ? redis.uri() : text(param, "param-value"));
+        }
+        // Apart per container: the two runs must not share buckets.
+        app.contextParam("ratelimit.keyPrefix", redis.keyPrefix() + path.substring(1) + ":");
+        Map<String, List<String>> patterns = new LinkedHashMap<>();
+        NodeList mappings = doc.getElementsByTagName("filter-mapping");
+        for (int i = 0; i < mappings.getLength(); i++) {
+            Element mapping = (Element) mappings.item(i);
+            patterns.computeIfAbsent(text(mapping, "filter-name"), n -> new ArrayList<>()).add(text(mapping, "url-pattern"));
+        }
+        NodeList filters = doc.getElementsByTagName("filter");
+        for (int i = 0; i < filters.getLength(); i++) {
+            Element filter = (Element) filters.item(i);
+            Map<String, String> initParams = new LinkedHashMap<>();
+            NodeList params = filter.getElementsByTagName("init-param");
+            for (int j = 0; j < params.getLength(); j++) {
+                Element param = (Element) params.item(j);
+                initParams.put(text(param, "param-name"), text(param, "param-value"));
+            }
+            String name = text(filter, "filter-name");
+            app.filter(name, text(filter, "filter-class"), initParams, patterns.get(name).toArray(new String[0]));
+        }
+        return app.build();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void theSnippetDeploysAndLimits(Kind kind) throws Exception {
+        URI app = containers.get(kind).deploy(webApp("/readme-" + kind));
+
+        var api = Http.get(app.resolve("api/orders"));
+        assertThat(api.statusCode()).isEqualTo(200);
+        assertThat(api.headers().firstValue("RateLimit-Policy")).hasValue("\"api\";q=100;w=60");
+        assertThat(Http.get(app.resolve("api/health")).headers().firstValue("RateLimit")).isEmpty();
+
+        assertThat(Http.get(app.resolve("login")).headers().firstValue("RateLimit")).as("GET is not limited").isEmpty();
+        for (int i = 0; i < 3; i++) {
+            assertThat(Http.send("POST", app.resolve("login?user=alice")).statusCode()).isEqualTo(200);
+        }
+        assertThat(Http.send("POST", app.resolve("login?user=alice")).statusCode()).as("burst 3 spent").isEqualTo(429);
+        assertThat(Http.send("POST", app.resolve("login?user=bob")).statusCode()).isEqualTo(200);
+    }
+}
