@@ -146,7 +146,10 @@ class AlgorithmContractIT {
         // Measured after the answer arrives, never before Redis computed it.
         long start = System.nanoTime();
         assertThat(denial.allowed()).isFalse();
-        assertThat(denial.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofMillis(502));
+        // sliding-window's windows are aligned to the epoch: a full current window is only weighed
+        // down enough some way into the next one.
+        Duration longest = algorithm.isExact() ? Duration.ofMillis(502) : Duration.ofMillis(1000);
+        assertThat(denial.retryAfter()).isPositive().isLessThanOrEqualTo(longest);
         assertThat(denial.retryAfterSeconds()).isEqualTo(1);
 
         if (transport == Transport.LUA) {
@@ -161,7 +164,8 @@ class AlgorithmContractIT {
     @ParameterizedTest(name = "{0} over {1}")
     @MethodSource("algorithmsAndTransports")
     void afterTheResetTheFullLimitIsAvailableAgain(Algorithm algorithm, Transport transport) throws Exception {
-        Rule rule = Rule.of(algorithm, 5, Duration.ofMillis(300));
+        // 500 ms: the buckets refill a permit every 100 ms, far more than six requests take.
+        Rule rule = Rule.of(algorithm, 5, Duration.ofMillis(500));
         RateLimiter limiter = limiter(nodeA, newPolicy(algorithm), transport, rule);
         Decision last = null;
         for (int i = 0; i < 5; i++) {
@@ -169,7 +173,7 @@ class AlgorithmContractIT {
             assertThat(last.allowed()).isTrue();
             assertThat(last.remaining()).isEqualTo(4 - i);
         }
-        assertThat(last.resetAfter()).isPositive().isLessThanOrEqualTo(Duration.ofMillis(601));
+        assertThat(last.resetAfter()).isPositive().isLessThanOrEqualTo(Duration.ofMillis(1001));
 
         Decision denied = limiter.tryAcquire("c");
         long start = System.nanoTime();
