@@ -1,7 +1,11 @@
 package dev.ratelimit;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
 
 /**
  * Shares one {@link RedisStore} per distinct {@link RedisSettings} among many users (the filters
@@ -25,6 +29,27 @@ public final class RedisStoreRegistry {
     }
 
     /**
+     * The registry kept in an application's attributes (a servlet context's), created there on
+     * first use, so the filter and JAX-RS of one webapp share it and a redeployed webapp starts
+     * with a new one.
+     *
+     * @param getAttribute e.g. {@code servletContext::getAttribute}
+     * @param setAttribute e.g. {@code servletContext::setAttribute}
+     */
+    public static RedisStoreRegistry sharedIn(Function<String, Object> getAttribute,
+            BiConsumer<String, Object> setAttribute) {
+        synchronized (RedisStoreRegistry.class) {
+            Object existing = getAttribute.apply(CONTEXT_ATTRIBUTE);
+            if (existing instanceof RedisStoreRegistry) {
+                return (RedisStoreRegistry) existing;
+            }
+            RedisStoreRegistry created = new RedisStoreRegistry();
+            setAttribute.accept(CONTEXT_ATTRIBUTE, created);
+            return created;
+        }
+    }
+
+    /**
      * The store for these settings, opened on first use. Each call must be matched by one
      * {@link #release(RedisSettings)}.
      */
@@ -41,6 +66,17 @@ public final class RedisStoreRegistry {
             stores.remove(settings);
             entry.store.close();
         }
+    }
+
+    /** Closes every store, whoever still uses it: for the end of the application. */
+    public void closeAll() {
+        List<RedisStore> open;
+        synchronized (this) {
+            open = new ArrayList<>();
+            stores.values().forEach(entry -> open.add(entry.store));
+            stores.clear();
+        }
+        open.forEach(RedisStore::close);
     }
 
     /** How many distinct stores are open. */

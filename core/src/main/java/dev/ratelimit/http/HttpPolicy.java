@@ -85,12 +85,18 @@ public final class HttpPolicy {
     }
 
     /**
-     * Starts reading a policy.
-     *
-     * @param labelFormat how errors name a word, e.g. {@code init-param '%s'}
+     * Starts reading a policy whose own words are named by a format, e.g. {@code init-param '%s'}.
      */
     public static Parser parser(String labelFormat) {
-        return new Parser(labelFormat);
+        return new Parser(name -> String.format(labelFormat, name));
+    }
+
+    /**
+     * Starts reading a policy whose own words are named by a function, for sources whose names
+     * differ from the words (annotation attributes).
+     */
+    public static Parser parser(Function<String, String> labels) {
+        return new Parser(labels);
     }
 
     /** Whether a request with this method and path (without the context path) is limited at all. */
@@ -186,28 +192,30 @@ public final class HttpPolicy {
 
     /** Reads configuration words into a policy; set the sources, then {@link #parse(Map)}. */
     public static final class Parser {
-        private final String labelFormat;
-        private Map<String, String> defaults = Map.of();
-        private String defaultsLabelFormat = "%s";
+        private final Function<String, String> labels;
+        /** Layers of defaults, most important first, each with the format that names its words. */
+        private final List<Map<String, String>> defaults = new ArrayList<>();
+        private final List<String> defaultsLabelFormats = new ArrayList<>();
         private String defaultPolicyName;
         private String defaultPolicyNameOrigin;
         private ClassLoader classLoader;
         private Function<String, String> environment = System::getenv;
         private Function<String, String> systemProperties = System::getProperty;
 
-        private Parser(String labelFormat) {
-            this.labelFormat = labelFormat;
+        private Parser(Function<String, String> labels) {
+            this.labels = labels;
         }
 
         /**
          * Application-wide defaults (e.g. context-params {@code ratelimit.<name>}, given here without
-         * the prefix), used for the words the policy itself does not set.
+         * the prefix), used for the words the policy itself does not set. Called more than once, the
+         * earlier layer wins.
          *
          * @param labelFormat how errors name a default, e.g. {@code context-param 'ratelimit.%s'}
          */
         public Parser defaults(Map<String, String> defaults, String labelFormat) {
-            this.defaults = Map.copyOf(defaults);
-            this.defaultsLabelFormat = labelFormat;
+            this.defaults.add(Map.copyOf(defaults));
+            this.defaultsLabelFormats.add(labelFormat);
             return this;
         }
 
@@ -241,8 +249,18 @@ public final class HttpPolicy {
          *     value, naming where it came from and showing the value
          */
         public HttpPolicy parse(Map<String, String> values) {
-            checkKnown(values, labelFormat);
-            checkKnown(defaults, defaultsLabelFormat);
+            for (String name : values.keySet()) {
+                if (!NAMES.contains(name)) {
+                    throw unknown(labels.apply(name));
+                }
+            }
+            for (int i = 0; i < defaults.size(); i++) {
+                for (String name : defaults.get(i).keySet()) {
+                    if (!NAMES.contains(name)) {
+                        throw unknown(String.format(defaultsLabelFormats.get(i), name));
+                    }
+                }
+            }
             try {
                 return new HttpPolicy(new Parsed(this, values));
             } catch (IllegalArgumentException e) {
@@ -250,27 +268,37 @@ public final class HttpPolicy {
             }
         }
 
-        private static void checkKnown(Map<String, String> words, String format) {
-            for (String name : words.keySet()) {
-                if (!NAMES.contains(name)) {
-                    throw new Labelled("unknown " + String.format(format, name) + " (a typo?); the "
-                            + "known names are " + String.join(", ", NAMES));
+        private static IllegalArgumentException unknown(String label) {
+            return new Labelled("unknown " + label + " (a typo?); the known names are " + String.join(", ", NAMES));
+        }
+
+        /** The word's raw value: the policy's own, else the first default layer that has it. */
+        String raw(String name, Map<String, String> values) {
+            if (values.containsKey(name)) {
+                return values.get(name);
+            }
+            for (Map<String, String> layer : defaults) {
+                if (layer.containsKey(name)) {
+                    return layer.get(name);
                 }
             }
+            return null;
         }
 
         String label(String name, Map<String, String> values) {
             if (values.containsKey(name)) {
-                return String.format(labelFormat, name);
+                return labels.apply(name);
             }
-            if (defaults.containsKey(name)) {
-                return String.format(defaultsLabelFormat, name);
+            for (int i = 0; i < defaults.size(); i++) {
+                if (defaults.get(i).containsKey(name)) {
+                    return String.format(defaultsLabelFormats.get(i), name);
+                }
             }
             if ("policyName".equals(name) && defaultPolicyNameOrigin != null) {
                 return "policyName (by default " + defaultPolicyNameOrigin + ")";
             }
             // Not given at all: where the user would have to write it.
-            return String.format(labelFormat, name);
+            return labels.apply(name);
         }
 
         /**
@@ -448,7 +476,7 @@ public final class HttpPolicy {
 
         /** The word's value with placeholders resolved and blanks trimmed; the fallback when unset or blank. */
         private String text(String name, String fallback) {
-            String raw = values.containsKey(name) ? values.get(name) : parser.defaults.get(name);
+            String raw = parser.raw(name, values);
             if (raw == null) {
                 return fallback;
             }

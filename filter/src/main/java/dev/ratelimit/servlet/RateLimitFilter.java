@@ -75,7 +75,7 @@ public class RateLimitFilter implements Filter {
         } catch (IllegalArgumentException e) {
             throw new ServletException("RateLimitFilter '" + filterName + "' is misconfigured: " + e.getMessage(), e);
         }
-        registry = registryOf(context);
+        registry = RedisStoreRegistry.sharedIn(context::getAttribute, context::setAttribute);
         limiter = policy.newLimiter(registry.acquire(policy.redisSettings()));
         log.info("RateLimitFilter '{}' started: {}", filterName, policy);
     }
@@ -96,19 +96,6 @@ public class RateLimitFilter implements Filter {
             }
         }
         return defaults;
-    }
-
-    /** The webapp's registry: a context attribute, so it lives and dies with this webapp only. */
-    static RedisStoreRegistry registryOf(ServletContext context) {
-        synchronized (RedisStoreRegistry.class) {
-            Object registry = context.getAttribute(RedisStoreRegistry.CONTEXT_ATTRIBUTE);
-            if (registry instanceof RedisStoreRegistry) {
-                return (RedisStoreRegistry) registry;
-            }
-            RedisStoreRegistry created = new RedisStoreRegistry();
-            context.setAttribute(RedisStoreRegistry.CONTEXT_ATTRIBUTE, created);
-            return created;
-        }
     }
 
     @Override
