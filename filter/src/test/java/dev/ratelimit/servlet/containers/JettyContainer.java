@@ -89,6 +89,13 @@ final class JettyContainer implements ServletContainer {
         ServletContextHandler ctx = new ServletContextHandler(path.isEmpty() ? "/" : path, ServletContextHandler.SESSIONS);
         ctx.setDisplayName(path.isEmpty() ? "/" : path);
         app.contextParams().forEach(ctx::setInitParameter);
+        for (String listener : app.listeners()) {
+            try {
+                ctx.addEventListener((java.util.EventListener) Class.forName(listener).getDeclaredConstructor().newInstance());
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalArgumentException("cannot create listener " + listener, e);
+            }
+        }
 
         ServletHandler handler = ctx.getServletHandler();
         handler.setStartWithUnavailable(false); // a failing init() must fail start(), not just mark the holder unavailable
@@ -110,6 +117,8 @@ final class JettyContainer implements ServletContainer {
             holder.setName(s.name());
             holder.setClassName(s.className());
             holder.setInitParameters(s.initParams());
+            // <load-on-startup>1</load-on-startup>: a servlet that cannot start fails the deployment.
+            holder.setInitOrder(1);
             holder.setAsyncSupported(false); // the web.xml default (Jetty's embedded default is true)
             handler.addServlet(holder);
             ServletMapping mapping = new ServletMapping();

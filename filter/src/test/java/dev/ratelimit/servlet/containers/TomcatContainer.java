@@ -139,6 +139,7 @@ final class TomcatContainer implements ServletContainer {
         ctx.setClearReferencesThreadLocals(false);
         ctx.setClearReferencesRmiTargets(false);
         app.contextParams().forEach(ctx::addParameter);
+        app.listeners().forEach(ctx::addApplicationListener);
         for (WebApp.FilterDecl f : app.filters()) {
             FilterDef def = new FilterDef();
             def.setFilterName(f.name());
@@ -155,6 +156,8 @@ final class TomcatContainer implements ServletContainer {
             Wrapper wrapper = ctx.createWrapper();
             wrapper.setName(s.name());
             wrapper.setServletClass(s.className());
+            // <load-on-startup>1</load-on-startup>: a servlet that cannot start fails the deployment.
+            wrapper.setLoadOnStartup(1);
             s.initParams().forEach(wrapper::addInitParameter);
             ctx.addChild(wrapper);
             for (String pattern : s.urlPatterns()) {

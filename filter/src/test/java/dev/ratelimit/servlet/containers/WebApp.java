@@ -14,7 +14,9 @@ import java.util.Objects;
  * servlets. Classes are loaded by the container, by name, like from a deployment descriptor.
  *
  * <p>Unless {@link Builder#withoutEcho()} is called the app also has an {@code "echo"}
- * {@link EchoServlet} mapped to {@code /*}, declared after the other servlets.
+ * {@link EchoServlet} mapped to {@code /*}, declared after the other servlets. Every servlet is
+ * loaded on startup, as {@code <load-on-startup>1</load-on-startup>} would, so one that cannot
+ * start fails the deployment.
  */
 public final class WebApp {
 
@@ -38,12 +40,14 @@ public final class WebApp {
 
     private final String contextPath;
     private final Map<String, String> contextParams;
+    private final List<String> listeners;
     private final List<FilterDecl> filters;
     private final List<ServletDecl> servlets;
 
     private WebApp(Builder b) {
         this.contextPath = b.contextPath;
         this.contextParams = Collections.unmodifiableMap(new LinkedHashMap<>(b.contextParams));
+        this.listeners = List.copyOf(b.listeners);
         this.filters = List.copyOf(b.filters);
         List<ServletDecl> all = new ArrayList<>(b.servlets);
         if (b.echo) {
@@ -64,6 +68,11 @@ public final class WebApp {
 
     public Map<String, String> contextParams() {
         return contextParams;
+    }
+
+    /** Listener class names, as {@code <listener>} elements list them. */
+    public List<String> listeners() {
+        return listeners;
     }
 
     public List<FilterDecl> filters() {
@@ -94,6 +103,7 @@ public final class WebApp {
     public static final class Builder {
         private final String contextPath;
         private final Map<String, String> contextParams = new LinkedHashMap<>();
+        private final List<String> listeners = new java.util.ArrayList<>();
         private final List<FilterDecl> filters = new ArrayList<>();
         private final List<ServletDecl> servlets = new ArrayList<>();
         private boolean echo = true;
@@ -148,6 +158,12 @@ public final class WebApp {
                 throw new IllegalArgumentException("duplicate servlet name '" + servletName + "'");
             }
             servlets.add(new ServletDecl(servletName, servletClassName, initParams == null ? Map.of() : initParams, Arrays.asList(urlPatterns)));
+            return this;
+        }
+
+        /** A {@code <listener>}: a ServletContextListener class, loaded by the container by name. */
+        public Builder listener(String listenerClassName) {
+            listeners.add(Objects.requireNonNull(listenerClassName, "listenerClassName"));
             return this;
         }
 
