@@ -1,0 +1,83 @@
+package dev.ratelimit.jaxrs;
+
+import dev.ratelimit.http.RequestView;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpSession;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.core.Cookie;
+import jakarta.ws.rs.core.SecurityContext;
+import java.security.Principal;
+import java.util.List;
+
+/** A JAX-RS request as the core's {@link RequestView}, with the servlet request when there is one. */
+final class JaxrsRequestView implements RequestView {
+    private final ContainerRequestContext request;
+    private final HttpServletRequest servletRequest;
+
+    /**
+     * @param servletRequest the underlying servlet request, or null outside a servlet container
+     */
+    JaxrsRequestView(ContainerRequestContext request, HttpServletRequest servletRequest) {
+        this.request = request;
+        this.servletRequest = servletRequest;
+    }
+
+    @Override
+    public String method() {
+        return request.getMethod();
+    }
+
+    @Override
+    public String path() {
+        if (servletRequest != null) {
+            String pathInfo = servletRequest.getPathInfo();
+            return pathInfo == null ? servletRequest.getServletPath() : servletRequest.getServletPath() + pathInfo;
+        }
+        return "/" + request.getUriInfo().getPath();
+    }
+
+    /** JAX-RS itself does not know the peer: without a servlet request, {@code ip} has no value. */
+    @Override
+    public String remoteAddress() {
+        return servletRequest == null ? null : servletRequest.getRemoteAddr();
+    }
+
+    @Override
+    public List<String> headers(String name) {
+        List<String> values = request.getHeaders().get(name);
+        return values == null ? List.of() : values;
+    }
+
+    @Override
+    public String queryParameter(String name) {
+        return request.getUriInfo().getQueryParameters().getFirst(name);
+    }
+
+    @Override
+    public String cookie(String name) {
+        Cookie cookie = request.getCookies().get(name);
+        return cookie == null ? null : cookie.getValue();
+    }
+
+    /** The SecurityContext's principal: whatever authenticated the request for JAX-RS. */
+    @Override
+    public String userName() {
+        SecurityContext security = request.getSecurityContext();
+        Principal principal = security == null ? null : security.getUserPrincipal();
+        return principal == null ? null : principal.getName();
+    }
+
+    @Override
+    public String sessionId() {
+        HttpSession session = servletRequest == null ? null : servletRequest.getSession(false);
+        return session == null ? null : session.getId();
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> type) {
+        if (type.isInstance(request)) {
+            return type.cast(request);
+        }
+        return type.isInstance(servletRequest) ? type.cast(servletRequest) : null;
+    }
+}

@@ -1,0 +1,101 @@
+package dev.ratelimit.jaxrs;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.http.HttpAnswer;
+import dev.ratelimit.http.HttpPolicy;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.container.ContainerResponseContext;
+import jakarta.ws.rs.container.ContainerResponseFilter;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MultivaluedMap;
+import jakarta.ws.rs.core.Response;
+
+/**
+ * The filter {@link RateLimitFeature} registers for one annotated resource method, with its policy
+ * and limiter built at deployment: a request decides, a denial aborts with the same answer as the
+ * servlet filter, and an allowed response gets the rate-limit headers.
+ */
+final class RateLimitContainerFilter implements ContainerRequestFilter, ContainerResponseFilter {
+    private static final String DECISION = RateLimitContainerFilter.class.getName() + ".decision";
+
+    private final HttpPolicy policy;
+    private final RateLimiter limiter;
+
+    /** A proxy to the current request, injected by the runtime when it runs in a servlet container. */
+    @Context
+    private HttpServletRequest servletRequest;
+
+    RateLimitContainerFilter(HttpPolicy policy, RateLimiter limiter) {
+        this.policy = policy;
+        this.limiter = limiter;
+    }
+
+    @Override
+    public void filter(ContainerRequestContext request) {
+        JaxrsRequestView view = new JaxrsRequestView(request, currentServletRequest());
+        if (!policy.appliesTo(request.getMethod(), view.path())) {
+            return;
+        }
+        Decision decision = limiter.tryAcquire(policy.clientKey(view));
+        if (decision.allowed() || !policy.enforce()) {
+            request.setProperty(DECISION, decision);
+            return;
+        }
+        Response.ResponseBuilder denial = Response.status(HttpAnswer.status(decision, policy))
+                .type(HttpAnswer.PROBLEM_JSON)
+                .entity(HttpAnswer.problemJson(decision, policy));
+        HttpAnswer.writeHeaders(decision, policy, new HttpAnswer.HeaderSink() {
+            @Override
+            public void add(String name, String value) {
+                denial.header(name, value);
+            }
+
+            @Override
+            public void set(String name, String value) {
+                denial.header(name, null).header(name, value);
+            }
+        });
+        request.abortWith(denial.build());
+    }
+
+    @Override
+    public void filter(ContainerRequestContext request, ContainerResponseContext response) {
+        Object decision = request.getProperty(DECISION);
+        if (!(decision instanceof Decision)) {
+            return;
+        }
+        MultivaluedMap<String, Object> headers = response.getHeaders();
+        HttpAnswer.writeHeaders((Decision) decision, policy, new HttpAnswer.HeaderSink() {
+            @Override
+            public void add(String name, String value) {
+                headers.add(name, value);
+            }
+
+            @Override
+            public void set(String name, String value) {
+                headers.putSingle(name, value);
+            }
+        });
+    }
+
+    private HttpServletRequest currentServletRequest() {
+        if (servletRequest == null) {
+            return null;
+        }
+        try {
+            // Touch the proxy: outside a servlet request it throws rather than answering.
+            servletRequest.getRemoteAddr();
+            return servletRequest;
+        } catch (RuntimeException notInAServletRequest) {
+            return null;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RateLimitContainerFilter(" + policy.policyName() + ")";
+    }
+}

@@ -1,0 +1,60 @@
+package dev.ratelimit.jaxrs;
+
+import jakarta.ws.rs.NameBinding;
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Limits a resource method, or every method of a resource class; on a method it replaces the
+ * class's annotation entirely. The attributes are the servlet filter's words; an attribute left
+ * out takes the JAX-RS property {@code ratelimit.<name>}, else the servlet context-param
+ * {@code ratelimit.<name>}, else the word's default. {@code limit} and {@code window} must come from
+ * one of them.
+ *
+ * <pre>{@code
+ * @Path("/orders")
+ * @RateLimited(limit = 100, window = "1m")
+ * public class OrdersResource {
+ *     @POST
+ *     @RateLimited(limit = 5, window = "1m", key = "user", cost = 1)
+ *     public Response create(Order order) { ... }
+ * }
+ * }</pre>
+ *
+ * <p>Register {@link RateLimitFeature} for the annotation to take effect. Bad values fail the
+ * deployment with a message naming the attribute and the value.
+ */
+@NameBinding
+@Documented
+@Inherited
+@Retention(RetentionPolicy.RUNTIME)
+@Target({ElementType.TYPE, ElementType.METHOD})
+public @interface RateLimited {
+    /** The value of a numeric attribute that is not set. */
+    long UNSET = Long.MIN_VALUE;
+
+    /** Requests per window. */
+    long limit() default UNSET;
+
+    /** {@code 500ms}, {@code 10s}, {@code 1m}, {@code 1h}, {@code 1d} or ISO-8601 such as {@code PT1M}. */
+    String window() default "";
+
+    /** {@code fixed-window}, {@code sliding-log} (default), {@code sliding-window}, {@code token-bucket}, {@code leaky-bucket}, {@code gcra}. */
+    String algorithm() default "";
+
+    /** Bucket capacity for the bucket algorithms; the limit unless set. */
+    long burst() default UNSET;
+
+    /** Permits one request takes; 1 unless set. */
+    long cost() default UNSET;
+
+    /** {@code ip} (default), {@code user} (the SecurityContext principal), {@code session}, {@code header:NAME}, {@code param:NAME}, {@code cookie:NAME}, {@code global}, joined with {@code +}. */
+    String key() default "";
+
+    /** The policy name in headers and Redis keys; {@code <ResourceClass>.<method>} unless set. */
+    String policy() default "";
+}

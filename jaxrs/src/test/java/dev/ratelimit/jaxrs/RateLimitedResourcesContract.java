@@ -1,0 +1,249 @@
+package dev.ratelimit.jaxrs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ratelimit.servlet.RateLimitFilter;
+import dev.ratelimit.servlet.containers.DeploymentFailedException;
+import dev.ratelimit.servlet.containers.ServletContainer;
+import dev.ratelimit.servlet.containers.ServletContainers;
+import dev.ratelimit.servlet.containers.ServletContainers.Kind;
+import dev.ratelimit.servlet.containers.WebApp;
+import dev.ratelimit.testing.RedisServerExtension;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import redis.clients.jedis.Protocol;
+
+/**
+ * What @RateLimited promises, written once and run for each JAX-RS runtime (a subclass per
+ * runtime, each in its own JVM: Jersey and RESTEasy cannot share one), in Tomcat and in Jetty.
+ */
+abstract class RateLimitedResourcesContract {
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private static final ServletContainers.Pool containers = new ServletContainers.Pool();
+    private static final AtomicInteger apps = new AtomicInteger();
+    private static final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    @AfterAll
+    static void stop() {
+        containers.close();
+    }
+
+    /** The runtime's servlet class. */
+    abstract String servletClass();
+
+    /** The runtime's servlet init-params for an application class mapped to /rest/*. */
+    abstract Map<String, String> servletParams(Class<?> application);
+
+    private WebApp.Builder app(String path, Class<?> application) {
+        // The listener the jar's ServletContainerInitializer registers in a real container; the
+        // embedded test containers run no initializers, so it is listed as web.xml would.
+        return WebApp.builder(path)
+                .listener(RedisCleanupListener.class.getName())
+                .contextParam("ratelimit.redisUri", redis.uri())
+                .contextParam("ratelimit.keyPrefix", redis.keyPrefix() + path.substring(1) + ":")
+                .servlet("jaxrs", servletClass(), servletParams(application), "/rest/*");
+    }
+
+    private URI deploy(Kind kind) throws DeploymentFailedException {
+        String path = "/app" + apps.incrementAndGet();
+        return containers.get(kind).deploy(app(path, Resources.LimitedApplication.class).build());
+    }
+
+    static HttpResponse<String> send(String method, URI uri, String... headers) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10))
+                .method(method, HttpRequest.BodyPublishers.noBody());
+        for (int i = 0; i < headers.length; i += 2) {
+            request.header(headers[i], headers[i + 1]);
+        }
+        try {
+            return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static HttpResponse<String> get(URI uri, String... headers) {
+        return send("GET", uri, headers);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void aClassLevelAnnotationLimitsEachMethodWithHeadersAndAProblemAnswer(Kind kind) throws Exception {
+        URI app = deploy(kind);
+        for (int i = 0; i < 3; i++) {
+            HttpResponse<String> allowed = get(app.resolve("rest/orders"));
+            assertThat(allowed.statusCode()).isEqualTo(200);
+            assertThat(allowed.body()).isEqualTo("orders");
+            assertThat(allowed.headers().firstValue("RateLimit-Policy")).hasValue("\"Orders.list\";q=3;w=60");
+            String remaining = "\"Orders.list\";r=" + (2 - i) + ";t=";
+            assertThat(allowed.headers().firstValue("RateLimit")).hasValueSatisfying(
+                    value -> assertThat(value).startsWith(remaining));
+        }
+        HttpResponse<String> denied = get(app.resolve("rest/orders"));
+        assertThat(denied.statusCode()).isEqualTo(429);
+        assertThat(denied.headers().firstValue("Retry-After")).hasValueSatisfying(
+                seconds -> assertThat(Long.parseLong(seconds)).isBetween(59L, 60L));
+        assertThat(denied.headers().firstValue("Content-Type")).hasValueSatisfying(
+                type -> assertThat(type).startsWith("application/problem+json"));
+        assertThat(denied.headers().firstValue("RateLimit")).hasValueSatisfying(
+                value -> assertThat(value).startsWith("\"Orders.list\";r=0;t="));
+        assertThat(denied.headers().allValues("RateLimit")).as("written once, not again by the response filter")
+                .hasSize(1);
+        assertThat(denied.body()).startsWith("{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,"
+                + "\"detail\":\"Policy 'Orders.list' allows 3 requests per 1m. Try again in ")
+                .endsWith(",\"policy\":\"Orders.list\"}");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void theMethodAnnotationOverridesTheClassOne(Kind kind) throws Exception {
+        URI app = deploy(kind);
+        HttpResponse<String> created = send("POST", app.resolve("rest/orders"));
+        assertThat(created.statusCode()).isEqualTo(200);
+        assertThat(created.headers().firstValue("RateLimit-Policy")).hasValue("\"create-order\";q=1;w=60");
+        assertThat(send("POST", app.resolve("rest/orders")).statusCode()).isEqualTo(429);
+        assertThat(get(app.resolve("rest/orders")).statusCode()).as("list keeps its own limit").isEqualTo(200);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void anUnannotatedMethodIsNeverLimitedAndGetsNoHeaders(Kind kind) throws Exception {
+        URI app = deploy(kind);
+        for (int i = 0; i < 10; i++) {
+            HttpResponse<String> free = get(app.resolve("rest/free"));
+            assertThat(free.statusCode()).isEqualTo(200);
+            assertThat(free.headers().firstValue("RateLimit")).isEmpty();
+            assertThat(free.headers().firstValue("RateLimit-Policy")).isEmpty();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void userKeysCountEachAuthenticatedPrincipalApart(Kind kind) throws Exception {
+        URI app = deploy(kind);
+        URI me = app.resolve("rest/account");
+        assertThat(get(me, "X-User", "alice").body()).isEqualTo("alice");
+        assertThat(get(me, "X-User", "alice").statusCode()).isEqualTo(200);
+        assertThat(get(me, "X-User", "alice").statusCode()).isEqualTo(429);
+        assertThat(get(me, "X-User", "bob").statusCode()).isEqualTo(200);
+        assertThat(get(me).statusCode()).as("anonymous: the shared missing bucket").isEqualTo(200);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void eachRequestTakesItsCost(Kind kind) throws Exception {
+        URI app = deploy(kind);
+        URI report = app.resolve("rest/account/report");
+        for (int remaining : new int[] {7, 4, 1}) {
+            assertThat(get(report).headers().firstValue("RateLimit")).hasValueSatisfying(
+                    value -> assertThat(value).contains(";r=" + remaining + ";"));
+        }
+        assertThat(get(report).statusCode()).isEqualTo(429);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void aBadAnnotationValueFailsTheDeployment(Kind kind) {
+        WebApp bad = app("/bad" + apps.incrementAndGet(), Resources.BadApplication.class).build();
+        assertThatThrownBy(() -> containers.get(kind).deploy(bad))
+                .isInstanceOf(DeploymentFailedException.class)
+                .hasMessageContaining("@RateLimited(window) on Bad.get must be a duration such as 500ms, 10s, 1m, "
+                        + "1h, 1d or PT1M, but was 'soon'");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void aBareAnnotationTakesTheApplicationsProperties(Kind kind) throws Exception {
+        URI app = containers.get(kind).deploy(app("/props" + apps.incrementAndGet(),
+                Resources.PropertiesApplication.class).build());
+        HttpResponse<String> first = get(app.resolve("rest/configured"));
+        assertThat(first.headers().firstValue("X-RateLimit-Limit")).hasValue("2");
+        assertThat(get(app.resolve("rest/configured")).statusCode()).isEqualTo(200);
+        assertThat(get(app.resolve("rest/configured")).statusCode()).isEqualTo(429);
+
+        WebApp bad = app("/props" + apps.incrementAndGet(), Resources.BadPropertiesApplication.class).build();
+        assertThatThrownBy(() -> containers.get(kind).deploy(bad))
+                .hasMessageContaining("property 'ratelimit.window' must be a duration such as 500ms, 10s, 1m, 1h, "
+                        + "1d or PT1M, but was 'later'");
+    }
+
+    @Test
+    void twoServersSharingOneRedisAdmitExactlyTheLimitInTotal() throws Exception {
+        URI onTomcat = deploy(Kind.TOMCAT);
+        String path = onTomcat.getPath();
+        // The Jetty node deploys the same webapp (same path, same key prefix): a second app node.
+        URI onJetty = containers.get(Kind.JETTY).deploy(app(path.substring(0, path.length() - 1),
+                Resources.LimitedApplication.class).build());
+        List<CompletableFuture<HttpResponse<Void>>> answers = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            URI node = (i % 2 == 0 ? onTomcat : onJetty).resolve("rest/shared");
+            answers.add(http.sendAsync(HttpRequest.newBuilder(node).header("X-Client", "one")
+                    .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.discarding()));
+        }
+        int admitted = 0;
+        int denied = 0;
+        for (CompletableFuture<HttpResponse<Void>> answer : answers) {
+            int status = answer.get().statusCode();
+            admitted += status == 200 ? 1 : 0;
+            denied += status == 429 ? 1 : 0;
+        }
+        assertThat(admitted).isEqualTo(40);
+        assertThat(denied).isEqualTo(160);
+    }
+
+    private static long ourConnections() {
+        Object list = redis.client().sendCommand(Protocol.Command.CLIENT, "LIST");
+        return new String((byte[]) list, StandardCharsets.UTF_8).lines()
+                .filter(line -> line.contains(" name=ratelimit ")).count();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void aFilterAndAResourceWithTheSameRedisShareOneClient(Kind kind) throws Exception {
+        String path = "/mixed" + apps.incrementAndGet();
+        ServletContainer container = containers.get(kind);
+        // Other tests' webapps stay deployed with their pools: count ours on top of theirs.
+        long before = ourConnections();
+        URI app = container.deploy(app(path, Resources.LimitedApplication.class)
+                .contextParam("ratelimit.redisPoolSize", "1")
+                .filter("api", RateLimitFilter.class.getName(), Map.of("limit", "100", "window", "1m"), "/api/*")
+                .build());
+        List<CompletableFuture<HttpResponse<Void>>> answers = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            URI target = app.resolve(i % 2 == 0 ? "api/x" : "rest/shared");
+            answers.add(http.sendAsync(HttpRequest.newBuilder(target).header("X-Client", "c" + i).build(),
+                    HttpResponse.BodyHandlers.discarding()));
+        }
+        for (CompletableFuture<HttpResponse<Void>> answer : answers) {
+            assertThat(answer.get().statusCode()).isEqualTo(200);
+        }
+        assertThat(ourConnections() - before).as("one pool of one connection for filter and resources")
+                .isEqualTo(1);
+
+        container.undeploy(path);
+
+        assertThat(ourConnections()).as("after undeploy").isEqualTo(before);
+    }
+}

@@ -1,0 +1,165 @@
+package dev.ratelimit.jaxrs;
+
+import jakarta.annotation.Priority;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.core.Application;
+import jakarta.ws.rs.core.SecurityContext;
+import jakarta.ws.rs.ext.Provider;
+import java.security.Principal;
+import java.util.Set;
+
+/** The resources the JAX-RS suite deploys on Jersey and on RESTEasy. */
+final class Resources {
+    private Resources() {
+    }
+
+    /** Class-level limit 3 per minute; create() overrides it with 1 per minute. */
+    @Path("orders")
+    @RateLimited(limit = 3, window = "1m")
+    public static class Orders {
+        @GET
+        public String list() {
+            return "orders";
+        }
+
+        @POST
+        @RateLimited(limit = 1, window = "1m", policy = "create-order")
+        public String create() {
+            return "created";
+        }
+    }
+
+    /** 40 per hour for one client, to prove exactness across servers. */
+    @Path("shared")
+    public static class Shared {
+        @GET
+        @RateLimited(limit = 40, window = "1h", key = "header:X-Client", policy = "shared")
+        public String get() {
+            return "shared";
+        }
+    }
+
+    /** Never limited. */
+    @Path("free")
+    public static class Free {
+        @GET
+        public String get() {
+            return "free";
+        }
+    }
+
+    /** Per authenticated user, and with a cost of 3 out of 10. */
+    @Path("account")
+    public static class Account {
+        @GET
+        @RateLimited(limit = 2, window = "1m", key = "user")
+        public String me(@jakarta.ws.rs.core.Context SecurityContext security) {
+            return security.getUserPrincipal() == null ? "anonymous" : security.getUserPrincipal().getName();
+        }
+
+        @GET
+        @Path("report")
+        @RateLimited(limit = 10, window = "1m", cost = 3, algorithm = "token-bucket")
+        public String report() {
+            return "report";
+        }
+    }
+
+    /** Authenticates whoever names themselves in X-User: enough for key = "user". */
+    @Provider
+    @Priority(Priorities.AUTHENTICATION)
+    public static class HeaderAuthentication implements ContainerRequestFilter {
+        @Override
+        public void filter(ContainerRequestContext request) {
+            String user = request.getHeaderString("X-User");
+            if (user == null) {
+                return;
+            }
+            Principal principal = () -> user;
+            request.setSecurityContext(new SecurityContext() {
+                @Override
+                public Principal getUserPrincipal() {
+                    return principal;
+                }
+
+                @Override
+                public boolean isUserInRole(String role) {
+                    return false;
+                }
+
+                @Override
+                public boolean isSecure() {
+                    return false;
+                }
+
+                @Override
+                public String getAuthenticationScheme() {
+                    return "X-User";
+                }
+            });
+        }
+    }
+
+    /** The application as a user would write it: resources plus the feature. */
+    public static class LimitedApplication extends Application {
+        @Override
+        public Set<Class<?>> getClasses() {
+            return Set.of(Orders.class, Shared.class, Free.class, Account.class, HeaderAuthentication.class,
+                    RateLimitFeature.class);
+        }
+    }
+
+    /** Everything from the application's properties. */
+    @Path("configured")
+    @RateLimited
+    public static class Configured {
+        @GET
+        public String get() {
+            return "configured";
+        }
+    }
+
+    /** ratelimit.* JAX-RS properties as defaults for bare annotations. */
+    public static class PropertiesApplication extends Application {
+        @Override
+        public Set<Class<?>> getClasses() {
+            return Set.of(Configured.class, RateLimitFeature.class);
+        }
+
+        @Override
+        public java.util.Map<String, Object> getProperties() {
+            return java.util.Map.of("ratelimit.limit", "2", "ratelimit.window", "1m", "ratelimit.headers", "legacy");
+        }
+    }
+
+    /** A property with a bad value. */
+    public static class BadPropertiesApplication extends PropertiesApplication {
+        @Override
+        public java.util.Map<String, Object> getProperties() {
+            return java.util.Map.of("ratelimit.limit", "2", "ratelimit.window", "later");
+        }
+    }
+
+    /** A resource whose annotation holds a bad window. */
+    @Path("bad")
+    public static class Bad {
+        @GET
+        @RateLimited(limit = 5, window = "soon")
+        public String get() {
+            return "never";
+        }
+    }
+
+    /** An application that must not deploy. */
+    public static class BadApplication extends Application {
+        @Override
+        public Set<Class<?>> getClasses() {
+            return Set.of(Bad.class, RateLimitFeature.class);
+        }
+    }
+}
