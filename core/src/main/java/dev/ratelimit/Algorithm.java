@@ -1,8 +1,6 @@
 package dev.ratelimit;
 
-import java.util.Arrays;
-import java.util.Locale;
-import java.util.stream.Collectors;
+import dev.ratelimit.internal.ConfigNames;
 
 /**
  * The ways a {@link Rule} can count requests. Each runs in Redis as one Lua script.
@@ -75,19 +73,11 @@ public enum Algorithm {
      * @throws IllegalArgumentException if no algorithm has that name; the message lists the names
      */
     public static Algorithm fromConfigName(String name) {
-        if (name != null) {
-            String wanted = name.trim().toLowerCase(Locale.ROOT);
-            for (Algorithm algorithm : values()) {
-                if (algorithm.configName.equals(wanted)) {
-                    return algorithm;
-                }
-            }
-        }
-        throw new IllegalArgumentException("algorithm must be one of " + names() + ", but was '" + name + "'");
+        return ConfigNames.find("algorithm", values(), Algorithm::configName, name);
     }
 
     static String names() {
-        return Arrays.stream(values()).map(Algorithm::configName).collect(Collectors.joining(", "));
+        return ConfigNames.list(values(), Algorithm::configName);
     }
 
     @Override

@@ -1,6 +1,6 @@
 package dev.ratelimit;
 
-import java.util.Locale;
+import dev.ratelimit.internal.ConfigNames;
 
 /** What a limiter answers when Redis cannot be asked (down, slow past the timeout, erroring). */
 public enum FailurePolicy {
@@ -24,15 +24,7 @@ public enum FailurePolicy {
      * @throws IllegalArgumentException if the name is neither {@code allow} nor {@code deny}
      */
     public static FailurePolicy fromConfigName(String name) {
-        if (name != null) {
-            String wanted = name.trim().toLowerCase(Locale.ROOT);
-            for (FailurePolicy policy : values()) {
-                if (policy.configName.equals(wanted)) {
-                    return policy;
-                }
-            }
-        }
-        throw new IllegalArgumentException("onRedisFailure must be one of allow, deny, but was '" + name + "'");
+        return ConfigNames.find("onRedisFailure", values(), FailurePolicy::configName, name);
     }
 
     @Override

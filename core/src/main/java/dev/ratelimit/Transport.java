@@ -1,6 +1,6 @@
 package dev.ratelimit;
 
-import java.util.Locale;
+import dev.ratelimit.internal.ConfigNames;
 
 /** How a decision travels to Redis. */
 public enum Transport {
@@ -28,15 +28,7 @@ public enum Transport {
      * @throws IllegalArgumentException if the name is neither {@code lua} nor {@code transaction}
      */
     public static Transport fromConfigName(String name) {
-        if (name != null) {
-            String wanted = name.trim().toLowerCase(Locale.ROOT);
-            for (Transport transport : values()) {
-                if (transport.configName.equals(wanted)) {
-                    return transport;
-                }
-            }
-        }
-        throw new IllegalArgumentException("transport must be one of lua, transaction, but was '" + name + "'");
+        return ConfigNames.find("transport", values(), Transport::configName, name);
     }
 
     @Override

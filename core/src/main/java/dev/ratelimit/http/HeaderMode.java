@@ -1,6 +1,6 @@
 package dev.ratelimit.http;
 
-import java.util.Locale;
+import dev.ratelimit.internal.ConfigNames;
 
 /** Which rate-limit headers an answer carries. */
 public enum HeaderMode {
@@ -35,15 +35,7 @@ public enum HeaderMode {
      * @throws IllegalArgumentException if the name is not one of draft, legacy, both, none
      */
     public static HeaderMode fromConfigName(String name) {
-        if (name != null) {
-            String wanted = name.trim().toLowerCase(Locale.ROOT);
-            for (HeaderMode mode : values()) {
-                if (mode.configName.equals(wanted)) {
-                    return mode;
-                }
-            }
-        }
-        throw new IllegalArgumentException("headers must be one of draft, legacy, both, none, but was '" + name + "'");
+        return ConfigNames.find("headers", values(), HeaderMode::configName, name);
     }
 
     @Override
