@@ -3,6 +3,7 @@ package dev.ratelimit.servlet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.DeploymentFailedException;
 import dev.ratelimit.servlet.containers.ServletContainer;
 import dev.ratelimit.servlet.containers.ServletContainers;

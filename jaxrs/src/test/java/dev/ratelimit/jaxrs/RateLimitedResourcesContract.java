@@ -5,13 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ratelimit.servlet.RateLimitFilter;
 import dev.ratelimit.servlet.containers.DeploymentFailedException;
+import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainer;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
 import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -40,7 +39,7 @@ abstract class RateLimitedResourcesContract {
 
     private static final ServletContainers.Pool containers = new ServletContainers.Pool();
     private static final AtomicInteger apps = new AtomicInteger();
-    private static final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient http = Http.CLIENT;
 
     @AfterAll
     static void stop() {
@@ -68,24 +67,12 @@ abstract class RateLimitedResourcesContract {
         return containers.get(kind).deploy(app(path, Resources.LimitedApplication.class).build());
     }
 
-    static HttpResponse<String> send(String method, URI uri, String... headers) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10))
-                .method(method, HttpRequest.BodyPublishers.noBody());
-        for (int i = 0; i < headers.length; i += 2) {
-            request.header(headers[i], headers[i + 1]);
-        }
-        try {
-            return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+    private static HttpResponse<String> send(String method, URI uri, String... headers) {
+        return Http.send(method, uri, headers);
     }
 
-    static HttpResponse<String> get(URI uri, String... headers) {
-        return send("GET", uri, headers);
+    private static HttpResponse<String> get(URI uri, String... headers) {
+        return Http.get(uri, headers);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -244,6 +231,11 @@ abstract class RateLimitedResourcesContract {
 
         container.undeploy(path);
 
+        // A closed socket leaves CLIENT LIST on Redis' next event-loop turn: wait for it, up to 5 s.
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+        while (ourConnections() != before && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
         assertThat(ourConnections()).as("after undeploy").isEqualTo(before);
     }
 }

@@ -1,4 +1,4 @@
-package dev.ratelimit.servlet;
+package dev.ratelimit.servlet.containers;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -9,14 +9,14 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 /** Real HTTP requests for the tests. */
-final class Http {
-    static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+public final class Http {
+    public static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private Http() {
     }
 
     /** Sends a request; headers as name, value pairs. */
-    static HttpResponse<String> send(String method, URI uri, String... headers) {
+    public static HttpResponse<String> send(String method, URI uri, String... headers) {
         HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10))
                 .method(method, HttpRequest.BodyPublishers.noBody());
         for (int i = 0; i < headers.length; i += 2) {
@@ -32,7 +32,7 @@ final class Http {
         }
     }
 
-    static HttpResponse<String> get(URI uri, String... headers) {
+    public static HttpResponse<String> get(URI uri, String... headers) {
         return send("GET", uri, headers);
     }
 }
