@@ -23,19 +23,13 @@ public final class DistinctCounter {
     /** The cap on items per client unless set. */
     public static final int DEFAULT_MAX_ITEMS = 10_000;
 
-    private final RedisStore store;
-    private final String name;
-    private final String keyPrefix;
-    private final Duration window;
+    private final CounterKeys keys;
     private final String windowMicros;
     private final String maxItems;
 
     private DistinctCounter(Builder builder) {
-        this.store = builder.store;
-        this.name = builder.name;
-        this.keyPrefix = builder.keyPrefix;
-        this.window = builder.window;
-        this.windowMicros = Long.toString(window.toNanos() / 1000);
+        this.keys = builder.keys;
+        this.windowMicros = Long.toString(keys.window().toNanos() / 1000);
         this.maxItems = Integer.toString(builder.maxItems);
     }
 
@@ -75,21 +69,21 @@ public final class DistinctCounter {
      * @throws RedisFailureException if Redis cannot be asked
      */
     public void clear(String key) {
-        store.gateway().delete(List.of(redisKey(key)));
+        keys.clear(key);
     }
 
     /** The Redis key of a client: {@code <keyPrefix><name>:{<key>}}. */
     public String redisKey(String key) {
-        return RedisKeys.key(keyPrefix, name, RedisKeys.checkClientKey("key", key));
+        return keys.redisKey(key);
     }
 
     private long run(String key, String item) {
-        return store.gateway().eval(SCRIPT, List.of(redisKey(key)), List.of(item, windowMicros, maxItems)).get(0);
+        return keys.eval(SCRIPT, key, List.of(item, windowMicros, maxItems));
     }
 
     @Override
     public String toString() {
-        return "DistinctCounter(" + name + ", " + Durations.format(window) + ", at most " + maxItems + ")";
+        return "DistinctCounter(" + keys.name() + ", " + Durations.format(keys.window()) + ", at most " + maxItems + ")";
     }
 
     /** Collects a counter's settings; {@link #build()} checks them. */
@@ -98,6 +92,7 @@ public final class DistinctCounter {
         private final String name;
         private final Duration window;
         private String keyPrefix = RateLimiter.DEFAULT_KEY_PREFIX;
+        private CounterKeys keys;
         private int maxItems = DEFAULT_MAX_ITEMS;
 
         private Builder(RedisStore store, String name, Duration window) {
@@ -120,9 +115,7 @@ public final class DistinctCounter {
 
         /** @throws IllegalArgumentException naming the bad argument and its value */
         public DistinctCounter build() {
-            RedisKeys.checkKeyPart("name", name, 1, RateLimiter.MAX_NAME_LENGTH);
-            RedisKeys.checkKeyPart("keyPrefix", keyPrefix, 0, RateLimiter.MAX_NAME_LENGTH);
-            Arguments.checkWindow(window);
+            keys = CounterKeys.of(store, name, keyPrefix, window);
             if (maxItems < 1 || maxItems > 1_000_000) {
                 throw new IllegalArgumentException("maxItems must be between 1 and 1000000, but was " + maxItems);
             }

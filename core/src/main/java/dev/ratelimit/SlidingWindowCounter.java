@@ -2,7 +2,6 @@ package dev.ratelimit;
 
 import dev.ratelimit.internal.Durations;
 import dev.ratelimit.internal.LuaScript;
-import dev.ratelimit.internal.RedisKeys;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -23,21 +22,15 @@ public final class SlidingWindowCounter {
     /** Slots unless set: a count precise to 5% of the window. */
     public static final int DEFAULT_SLOTS = 20;
 
-    private final RedisStore store;
-    private final String name;
-    private final String keyPrefix;
-    private final Duration window;
+    private final CounterKeys keys;
     private final int slots;
     private final String slotMicros;
     private final String slotCount;
 
     private SlidingWindowCounter(Builder builder) {
-        this.store = builder.store;
-        this.name = builder.name;
-        this.keyPrefix = builder.keyPrefix;
-        this.window = builder.window;
+        this.keys = builder.keys;
         this.slots = builder.slots;
-        long windowMicros = window.toNanos() / 1000;
+        long windowMicros = keys.window().toNanos() / 1000;
         this.slotMicros = Long.toString((windowMicros + slots - 1) / slots);
         this.slotCount = Integer.toString(slots);
     }
@@ -92,23 +85,21 @@ public final class SlidingWindowCounter {
      * @throws RedisFailureException if Redis cannot be asked
      */
     public void clear(String key) {
-        store.gateway().delete(List.of(redisKey(key)));
+        keys.clear(key);
     }
 
     /** The Redis key of a client: {@code <keyPrefix><name>:{<key>}}. */
     public String redisKey(String key) {
-        return RedisKeys.key(keyPrefix, name, RedisKeys.checkClientKey("key", key));
+        return keys.redisKey(key);
     }
 
     private long run(String key, long events) {
-        return store.gateway()
-                .eval(SCRIPT, List.of(redisKey(key)), List.of(Long.toString(events), slotMicros, slotCount))
-                .get(0);
+        return keys.eval(SCRIPT, key, List.of(Long.toString(events), slotMicros, slotCount));
     }
 
     @Override
     public String toString() {
-        return "SlidingWindowCounter(" + name + ", " + Durations.format(window) + " in " + slots + " slots)";
+        return "SlidingWindowCounter(" + keys.name() + ", " + Durations.format(keys.window()) + " in " + slots + " slots)";
     }
 
     /** Collects a counter's settings; {@link #build()} checks them. */
@@ -117,6 +108,7 @@ public final class SlidingWindowCounter {
         private final String name;
         private final Duration window;
         private String keyPrefix = RateLimiter.DEFAULT_KEY_PREFIX;
+        private CounterKeys keys;
         private int slots = DEFAULT_SLOTS;
 
         private Builder(RedisStore store, String name, Duration window) {
@@ -139,9 +131,7 @@ public final class SlidingWindowCounter {
 
         /** @throws IllegalArgumentException naming the bad argument and its value */
         public SlidingWindowCounter build() {
-            RedisKeys.checkKeyPart("name", name, 1, RateLimiter.MAX_NAME_LENGTH);
-            RedisKeys.checkKeyPart("keyPrefix", keyPrefix, 0, RateLimiter.MAX_NAME_LENGTH);
-            Arguments.checkWindow(window);
+            keys = CounterKeys.of(store, name, keyPrefix, window);
             if (slots < 1 || slots > 1000) {
                 throw new IllegalArgumentException("slots must be between 1 and 1000, but was " + slots);
             }
