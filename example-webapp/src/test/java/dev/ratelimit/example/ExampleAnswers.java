@@ -1,0 +1,59 @@
+package dev.ratelimit.example;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/** What the example must answer, wherever it is deployed: the page, and 429s past each limit. */
+final class ExampleAnswers {
+    private static final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private ExampleAnswers() {
+    }
+
+    static HttpResponse<String> get(URI uri, String... headers) throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10));
+        for (int i = 0; i < headers.length; i += 2) {
+            request.header(headers[i], headers[i + 1]);
+        }
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** Checks the page, /api/* (10 per 10 s) and a /rest/* demo resource (5 per 10 s). */
+    static void check(URI base) throws IOException, InterruptedException {
+        HttpResponse<String> page = get(base);
+        assertThat(page.statusCode()).isEqualTo(200);
+        assertThat(page.body()).contains("id=\"fire\"", "id=\"compare\"", "rest/demo/gcra");
+
+        for (int i = 0; i < 10; i++) {
+            assertThat(get(base.resolve("api/hello")).statusCode()).as("api request %d", i + 1).isEqualTo(200);
+        }
+        HttpResponse<String> apiDenied = get(base.resolve("api/hello"));
+        assertThat(apiDenied.statusCode()).isEqualTo(429);
+        assertThat(apiDenied.headers().firstValue("Retry-After")).isPresent();
+        assertThat(apiDenied.headers().firstValue("RateLimit-Policy")).hasValue("\"api\";q=10;w=10");
+        assertThat(get(base.resolve("api/health")).statusCode()).as("excluded").isEqualTo(200);
+
+        for (int i = 0; i < 5; i++) {
+            assertThat(get(base.resolve("rest/demo/token-bucket"), "X-Demo-Run", "check").statusCode()).isEqualTo(200);
+        }
+        HttpResponse<String> restDenied = get(base.resolve("rest/demo/token-bucket"), "X-Demo-Run", "check");
+        assertThat(restDenied.statusCode()).isEqualTo(429);
+        assertThat(restDenied.headers().firstValue("Retry-After")).isPresent();
+        assertThat(restDenied.headers().firstValue("Content-Type")).hasValueSatisfying(
+                type -> assertThat(type).startsWith("application/problem+json"));
+        assertThat(get(base.resolve("rest/demo/token-bucket"), "X-Demo-Run", "another").statusCode())
+                .as("another run starts afresh").isEqualTo(200);
+    }
+
+    static int freePort() throws IOException {
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}
