@@ -55,7 +55,10 @@ public final class Launcher implements AutoCloseable {
             System.exit(1);
             return;
         }
-        Runtime.getRuntime().addShutdownHook(new Thread(launcher::close, "example-shutdown"));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            launcher.close();
+            System.out.println("Stopped the example" + (launcher.embeddedRedis != null ? " and its embedded Redis." : "."));
+        }, "example-shutdown"));
         System.out.println();
         System.out.println("  The example runs on http://localhost:" + port + "/  (Ctrl-C stops it)");
         System.out.println();
