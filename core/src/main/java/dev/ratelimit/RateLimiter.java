@@ -208,7 +208,7 @@ public final class RateLimiter {
         long now = System.nanoTime();
         long last = lastFailureLog.get();
         if (now - last >= FAILURE_LOG_INTERVAL_NANOS && lastFailureLog.compareAndSet(last, now)) {
-            log.warn("Rate limit policy '{}' cannot reach Redis; onRedisFailure={} decides ({} failures so far): {}",
+            log.warn("Rate limit policy '{}' cannot reach Redis; onRedisFailure={} decides (failures so far: {}): {}",
                     policyName, failurePolicy, redisFailures.get(), e.getMessage());
         }
     }

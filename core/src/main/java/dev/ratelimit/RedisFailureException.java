@@ -8,11 +8,31 @@ package dev.ratelimit;
 public class RedisFailureException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    private final boolean redisAnswered;
+
     /**
+     * A failure to reach Redis: a timeout, a refused or lost connection, no pooled connection.
+     *
      * @param message what was being done, without secrets
      * @param cause the client's exception
      */
     public RedisFailureException(String message, Throwable cause) {
+        this(message, cause, false);
+    }
+
+    /**
+     * @param message what was being done, without secrets
+     * @param cause the client's exception
+     * @param redisAnswered true when Redis answered with an error (it is up, but refused the
+     *     command), false when it could not be reached
+     */
+    public RedisFailureException(String message, Throwable cause, boolean redisAnswered) {
         super(message, cause);
+        this.redisAnswered = redisAnswered;
+    }
+
+    /** Whether Redis answered with an error rather than not answering at all. */
+    public boolean redisAnswered() {
+        return redisAnswered;
     }
 }

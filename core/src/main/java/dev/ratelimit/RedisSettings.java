@@ -25,6 +25,10 @@ public final class RedisSettings {
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(200);
     /** Most pooled connections unless set. */
     public static final int DEFAULT_POOL_SIZE = 32;
+    /** Consecutive failures to reach Redis that open the circuit breaker, unless set. */
+    public static final int DEFAULT_BREAKER_FAILURES = 3;
+    /** How long an open breaker stops calls before one probe, unless set. */
+    public static final Duration DEFAULT_BREAKER_COOL_DOWN = Duration.ofSeconds(1);
 
     private final URI uri;
     private final String host;
@@ -39,6 +43,8 @@ public final class RedisSettings {
     private final String sentinelMaster;
     private final List<String> sentinelNodes;
     private final List<String> clusterNodes;
+    private final int breakerFailures;
+    private final Duration breakerCoolDown;
 
     private RedisSettings(Builder builder, URI uri, String user, String password, int database) {
         this.uri = uri;
@@ -54,6 +60,8 @@ public final class RedisSettings {
         this.sentinelMaster = builder.sentinelMaster;
         this.sentinelNodes = builder.sentinelNodes;
         this.clusterNodes = builder.clusterNodes;
+        this.breakerFailures = builder.breakerFailures;
+        this.breakerCoolDown = builder.breakerCoolDown;
     }
 
     /** Settings for a URI with every default. */
@@ -149,13 +157,24 @@ public final class RedisSettings {
                 && host.equals(that.host) && Objects.equals(user, that.user) && Objects.equals(password, that.password)
                 && timeout.equals(that.timeout) && poolMaxWait.equals(that.poolMaxWait)
                 && Objects.equals(sentinelMaster, that.sentinelMaster) && sentinelNodes.equals(that.sentinelNodes)
-                && clusterNodes.equals(that.clusterNodes);
+                && clusterNodes.equals(that.clusterNodes) && breakerFailures == that.breakerFailures
+                && breakerCoolDown.equals(that.breakerCoolDown);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(host, port, tls, user, password, database, timeout, poolSize, poolMaxWait, sentinelMaster,
-                sentinelNodes, clusterNodes);
+                sentinelNodes, clusterNodes, breakerFailures, breakerCoolDown);
+    }
+
+    /** Consecutive failures to reach Redis that open the circuit breaker. */
+    public int breakerFailures() {
+        return breakerFailures;
+    }
+
+    /** How long an open breaker stops all calls before letting one probe through. */
+    public Duration breakerCoolDown() {
+        return breakerCoolDown;
     }
 
     /** Where Redis is, without secrets: for logs and error messages. */
@@ -184,6 +203,8 @@ public final class RedisSettings {
         private String sentinelMaster;
         private List<String> sentinelNodes = List.of();
         private List<String> clusterNodes = List.of();
+        private int breakerFailures = DEFAULT_BREAKER_FAILURES;
+        private Duration breakerCoolDown = DEFAULT_BREAKER_COOL_DOWN;
 
         private Builder(String uri) {
             this.uri = uri;
@@ -204,6 +225,16 @@ public final class RedisSettings {
         /** The longest wait for a pooled connection; default: the timeout. */
         public Builder poolMaxWait(Duration poolMaxWait) {
             this.poolMaxWait = poolMaxWait;
+            return this;
+        }
+
+        /**
+         * The circuit breaker: after {@code failures} consecutive failures to reach Redis, no call
+         * goes out for {@code coolDown}, then one probe. Defaults: 3 and 1 s.
+         */
+        public Builder circuitBreaker(int failures, Duration coolDown) {
+            this.breakerFailures = failures;
+            this.breakerCoolDown = coolDown;
             return this;
         }
 
@@ -258,6 +289,12 @@ public final class RedisSettings {
                         + Durations.format(poolMaxWait));
             }
             checkTopology(database);
+            if (breakerFailures < 1 || breakerCoolDown == null || breakerCoolDown.isNegative() || breakerCoolDown.isZero()
+                    || breakerCoolDown.compareTo(Duration.ofMinutes(10)) > 0) {
+                throw new IllegalArgumentException("circuitBreaker must open after at least 1 failure for 1ms to 10m, "
+                        + "but was " + breakerFailures + " failures for "
+                        + (breakerCoolDown == null ? "null" : Durations.format(breakerCoolDown)));
+            }
             return new RedisSettings(this, parsed, user, password, database);
         }
 

@@ -1,5 +1,7 @@
 package dev.ratelimit;
 
+import dev.ratelimit.internal.CircuitBreaker;
+import dev.ratelimit.internal.CircuitBreakingGateway;
 import dev.ratelimit.internal.JedisGateway;
 import dev.ratelimit.internal.RedisGateway;
 import java.time.Duration;
@@ -77,6 +79,9 @@ public final class RedisStore implements AutoCloseable {
                     .nodes(hostsAndPorts(settings.clusterNodes()))
                     .clientConfig(client.build())
                     .poolConfig(pool)
+                    // One attempt: Jedis would retry after a timeout, when the script may already have
+                    // run. A MOVED answer refreshes the slot map, so the next call goes right.
+                    .maxAttempts(1)
                     .build();
         } else {
             jedis = RedisClient.builder()
@@ -85,7 +90,8 @@ public final class RedisStore implements AutoCloseable {
                     .poolConfig(pool)
                     .build();
         }
-        return new RedisStore(new JedisGateway(jedis, true, settings.location()));
+        return new RedisStore(breaking(new JedisGateway(jedis, true, settings.location()), settings.breakerFailures(),
+                settings.breakerCoolDown()));
     }
 
     private static Set<HostAndPort> hostsAndPorts(List<String> nodes) {
@@ -107,7 +113,12 @@ public final class RedisStore implements AutoCloseable {
      */
     public static RedisStore wrap(UnifiedJedis jedis) {
         Objects.requireNonNull(jedis, "jedis");
-        return new RedisStore(new JedisGateway(jedis, false, "a caller's " + jedis.getClass().getSimpleName()));
+        return new RedisStore(breaking(new JedisGateway(jedis, false, "a caller's " + jedis.getClass().getSimpleName()),
+                RedisSettings.DEFAULT_BREAKER_FAILURES, RedisSettings.DEFAULT_BREAKER_COOL_DOWN));
+    }
+
+    private static RedisGateway breaking(RedisGateway gateway, int failures, Duration coolDown) {
+        return new CircuitBreakingGateway(gateway, new CircuitBreaker(failures, coolDown, System::nanoTime));
     }
 
     RedisGateway gateway() {

@@ -6,6 +6,7 @@ import java.util.List;
 import redis.clients.jedis.AbstractTransaction;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 import redis.clients.jedis.params.SetParams;
@@ -39,6 +40,8 @@ public final class JedisGateway implements RedisGateway {
                 reply = jedis.eval(script.source(), keys, args);
             }
             return toLongs(reply, script);
+        } catch (JedisDataException e) {
+            throw answeredWithError("running " + script, e);
         } catch (JedisException e) {
             throw failure("running " + script, e);
         }
@@ -85,6 +88,12 @@ public final class JedisGateway implements RedisGateway {
         if (owned) {
             jedis.close();
         }
+    }
+
+    /** Redis is there but refused: a script error, a read-only replica, a wrong type. */
+    private RedisFailureException answeredWithError(String action, JedisDataException cause) {
+        return new RedisFailureException("Redis at " + description + " refused " + action + ": " + cause.getMessage(),
+                cause, true);
     }
 
     private RedisFailureException failure(String action, Exception cause) {

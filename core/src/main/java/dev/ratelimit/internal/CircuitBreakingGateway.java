@@ -1,0 +1,77 @@
+package dev.ratelimit.internal;
+
+import dev.ratelimit.RedisFailureException;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * A {@link RedisGateway} that stops calling Redis while its {@link CircuitBreaker} is open: such
+ * calls fail at once, so the failure policy decides without anyone waiting for a timeout.
+ */
+public final class CircuitBreakingGateway implements RedisGateway {
+    private final RedisGateway delegate;
+    private final CircuitBreaker breaker;
+
+    public CircuitBreakingGateway(RedisGateway delegate, CircuitBreaker breaker) {
+        this.delegate = delegate;
+        this.breaker = breaker;
+    }
+
+    public CircuitBreaker breaker() {
+        return breaker;
+    }
+
+    @Override
+    public List<Long> eval(LuaScript script, List<String> keys, List<String> args) {
+        return call(() -> delegate.eval(script, keys, args));
+    }
+
+    @Override
+    public long[] incrementInWindow(String key, long permits, long windowMillis) {
+        return call(() -> delegate.incrementInWindow(key, permits, windowMillis));
+    }
+
+    @Override
+    public long[] readWindow(String key) {
+        return call(() -> delegate.readWindow(key));
+    }
+
+    @Override
+    public void delete(List<String> keys) {
+        call(() -> {
+            delegate.delete(keys);
+            return null;
+        });
+    }
+
+    private <T> T call(Supplier<T> redisCall) {
+        if (!breaker.allowCall()) {
+            throw new RedisFailureException("Redis at " + delegate + " failed repeatedly and is not called for another "
+                    + Durations.format(Duration.ofMillis(breaker.remainingCoolDown().toMillis())) + " (circuit open)",
+                    null);
+        }
+        try {
+            T result = redisCall.get();
+            breaker.onSuccess();
+            return result;
+        } catch (RedisFailureException e) {
+            if (e.redisAnswered()) {
+                breaker.onSuccess();
+            } else {
+                breaker.onFailure();
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+
+    @Override
+    public String toString() {
+        return delegate.toString();
+    }
+}

@@ -1,0 +1,169 @@
+package dev.ratelimit.servlet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ratelimit.servlet.containers.Http;
+import dev.ratelimit.servlet.containers.ServletContainers;
+import dev.ratelimit.servlet.containers.ServletContainers.Kind;
+import dev.ratelimit.servlet.containers.WebApp;
+import dev.ratelimit.testing.RedisServerExtension;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Protocol;
+
+/**
+ * Redis dies or stalls while requests flow through the filter: onRedisFailure decides, nobody
+ * waits longer than the timeout, and exact limiting comes back by itself when Redis does.
+ */
+class RateLimitFilterOutageIT {
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private static final ServletContainers.Pool containers = new ServletContainers.Pool();
+    private static final AtomicInteger apps = new AtomicInteger();
+    private static final long TIMEOUT_MILLIS = 400;
+    private static final long MARGIN_MILLIS = 800;
+
+    @AfterAll
+    static void stop() {
+        containers.close();
+    }
+
+    @AfterEach
+    void redisIsBack() {
+        if (!redis.isAnswering()) {
+            redis.start();
+        }
+    }
+
+    private URI deploy(Kind kind, String onRedisFailure) throws Exception {
+        Map<String, String> params = new HashMap<>();
+        params.put("redisUri", redis.uri());
+        params.put("keyPrefix", redis.keyPrefix() + kind + ":");
+        params.put("redisTimeout", TIMEOUT_MILLIS + "ms");
+        params.put("limit", "5");
+        params.put("window", "1m");
+        params.put("key", "header:X-Client");
+        params.put("localDenyCache", "false");
+        params.put("onRedisFailure", onRedisFailure);
+        String path = "/outage" + apps.incrementAndGet();
+        return containers.get(kind).deploy(WebApp.builder(path).filter("api" + apps.get(),
+                RateLimitFilter.class.getName(), params, "/*").build());
+    }
+
+    private record Answer(int status, long millis, HttpResponse<String> response) {
+    }
+
+    /** Fires requests concurrently, each timed from its own start. */
+    private static List<Answer> fire(URI app, int count, String client) throws Exception {
+        List<CompletableFuture<Answer>> answers = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            long start = System.nanoTime();
+            HttpRequest request = HttpRequest.newBuilder(app).header("X-Client", client + (i % 4))
+                    .timeout(Duration.ofSeconds(20)).build();
+            answers.add(Http.CLIENT.sendAsync(request, HttpResponse.BodyHandlers.ofString()).thenApply(response ->
+                    new Answer(response.statusCode(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start),
+                            response)));
+        }
+        List<Answer> done = new ArrayList<>();
+        for (CompletableFuture<Answer> answer : answers) {
+            done.add(answer.get(30, TimeUnit.SECONDS));
+        }
+        return done;
+    }
+
+    /** Until a request is limited by Redis again (it carries RateLimit headers); how long that took. */
+    private static Duration untilLimitingResumes(URI app) throws InterruptedException {
+        long start = System.nanoTime();
+        while (Http.get(app, "X-Client", "probe-" + System.nanoTime()).headers().firstValue("RateLimit").isEmpty()) {
+            if (System.nanoTime() - start > TimeUnit.SECONDS.toNanos(10)) {
+                break;
+            }
+            Thread.sleep(20);
+        }
+        return Duration.ofNanos(System.nanoTime() - start);
+    }
+
+    private static void assertExactAgain(URI app, String client) {
+        List<Integer> statuses = new ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            statuses.add(Http.get(app, "X-Client", client).statusCode());
+        }
+        assertThat(statuses).containsExactly(200, 200, 200, 200, 200, 429, 429);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void killedRedisWithAllowEveryRequestIsServedAndLimitingResumes(Kind kind) throws Exception {
+        URI app = deploy(kind, "allow");
+        assertThat(fire(app, 8, "warm").stream().allMatch(answer -> answer.status() == 200)).isTrue();
+
+        redis.stop();
+
+        for (Answer answer : fire(app, 120, "c")) {
+            assertThat(answer.status()).isEqualTo(200);
+            assertThat(answer.millis()).isLessThanOrEqualTo(TIMEOUT_MILLIS + MARGIN_MILLIS);
+            assertThat(answer.response().headers().firstValue("RateLimit")).as("nothing true to say").isEmpty();
+        }
+
+        redis.start();
+
+        assertThat(untilLimitingResumes(app)).isLessThanOrEqualTo(Duration.ofSeconds(2));
+        assertExactAgain(app, "after-" + kind);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void killedRedisWithDenyAnswers503WithRetryAfter(Kind kind) throws Exception {
+        URI app = deploy(kind, "deny");
+
+        redis.stop();
+
+        for (Answer answer : fire(app, 40, "c")) {
+            assertThat(answer.status()).isEqualTo(503);
+            assertThat(answer.response().headers().firstValue("Retry-After")).hasValue("1");
+            assertThat(answer.response().body()).contains("\"status\":503", "cannot reach Redis");
+            assertThat(answer.millis()).isLessThanOrEqualTo(TIMEOUT_MILLIS + MARGIN_MILLIS);
+        }
+
+        redis.start();
+
+        assertThat(untilLimitingResumes(app)).isLessThanOrEqualTo(Duration.ofSeconds(2));
+        assertExactAgain(app, "after-deny-" + kind);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void aStalledRedisIsTheSame(Kind kind) throws Exception {
+        URI app = deploy(kind, "allow");
+        assertThat(Http.get(app, "X-Client", "warm").statusCode()).isEqualTo(200);
+        try (Jedis admin = new Jedis(redis.host(), redis.port())) {
+            admin.sendCommand(Protocol.Command.CLIENT, "PAUSE", "2000", "ALL");
+        }
+
+        List<Answer> answers = fire(app, 60, "c");
+
+        for (Answer answer : answers) {
+            assertThat(answer.status()).isEqualTo(200);
+            assertThat(answer.millis()).isLessThanOrEqualTo(TIMEOUT_MILLIS + MARGIN_MILLIS);
+        }
+        assertThat(untilLimitingResumes(app)).as("the pause ends after 2 s; then one cool-down at most")
+                .isLessThanOrEqualTo(Duration.ofSeconds(4));
+        assertExactAgain(app, "after-stall-" + kind);
+    }
+}
