@@ -15,11 +15,16 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 
 /**
  * A {@code redis-server} child process owned by the extension: bound to 127.0.0.1 on a free port, no
  * persistence, its own temp dir for {@code --dir} and the log. Killed in {@link #close()} and, should that
  * never run, by a JVM shutdown hook.
+ *
+ * <p>By default it runs a plain standalone server ({@link #standardArguments}); the cluster and sentinel
+ * extensions pass their own {@link Arguments} (and port choice) to {@link #start(Path, Path, String,
+ * IntSupplier, Arguments)}.
  */
 final class RedisProcessServer implements ServerHandle {
 
@@ -38,18 +43,31 @@ final class RedisProcessServer implements ServerHandle {
         Runtime.getRuntime().addShutdownHook(reaper);
     }
 
+    /** The command line of one server after the binary, given its port and its own directory. */
+    @FunctionalInterface
+    interface Arguments {
+        /**
+         * @param port    the port the server must listen on
+         * @param dir     the server's own temp dir (its {@code --dir}); config files may be written here
+         * @param logFile where the server must log, so that {@link RedisProcessServer#logTail()} finds it
+         */
+        List<String> build(int port, Path dir, Path logFile) throws IOException;
+    }
+
     private final Path binary;
     private final Path binaryDir;
     private final Path dir;
     private final String label;
+    private final Arguments arguments;
     private int port;
     private volatile Process process;
 
-    private RedisProcessServer(Path binary, Path binaryDir, Path dir, String label) {
+    private RedisProcessServer(Path binary, Path binaryDir, Path dir, String label, Arguments arguments) {
         this.binary = binary;
         this.binaryDir = binaryDir;
         this.dir = dir;
         this.label = label;
+        this.arguments = arguments;
     }
 
     /**
@@ -60,6 +78,20 @@ final class RedisProcessServer implements ServerHandle {
      * @param label     what to call it in messages
      */
     static RedisProcessServer start(Path binary, Path binaryDir, String label) {
+        return start(binary, binaryDir, label, RedisProcessServer::freePort, RedisProcessServer::standardArguments);
+    }
+
+    /**
+     * Starts {@code binary} with the given arguments on a port from {@code ports} and waits until it
+     * answers PING; when the port turns out to be taken, asks {@code ports} for another one (up to 3 times).
+     *
+     * @param binary    the redis-server executable
+     * @param binaryDir a directory to delete on close (where an extracted binary lives), or null
+     * @param label     what to call it in messages
+     * @param ports     supplies a free port, never 6379
+     * @param arguments the command line after the binary
+     */
+    static RedisProcessServer start(Path binary, Path binaryDir, String label, IntSupplier ports, Arguments arguments) {
         Path dir;
         try {
             dir = Files.createTempDirectory("ratelimit-redis-");
@@ -67,11 +99,11 @@ final class RedisProcessServer implements ServerHandle {
             deleteRecursively(binaryDir);
             throw new IllegalStateException("cannot create a temp dir for redis-server: " + e.getMessage(), e);
         }
-        RedisProcessServer server = new RedisProcessServer(binary, binaryDir, dir, label);
+        RedisProcessServer server = new RedisProcessServer(binary, binaryDir, dir, label, arguments);
         List<String> portFailures = new ArrayList<>();
         try {
             for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
-                server.port = freePort();
+                server.port = ports.getAsInt();
                 try {
                     server.launch();
                     return server;
@@ -153,8 +185,52 @@ final class RedisProcessServer implements ServerHandle {
             System.err.println("[redis-test] " + e.getMessage());
         }
         LIVE.remove(this);
-        deleteRecursively(dir);
-        deleteRecursively(binaryDir);
+        deleteQuietly(dir);
+        deleteQuietly(binaryDir);
+    }
+
+    /**
+     * {@link #deleteRecursively} that also survives a {@link LinkageError}: when a concurrent build rewrites
+     * {@code target/test-classes} under a running test JVM, a class needed only for deleting may be gone, and
+     * that must not keep the remaining servers of a cluster or sentinel setup from being killed.
+     */
+    static void deleteQuietly(Path root) {
+        try {
+            deleteRecursively(root);
+        } catch (RuntimeException | LinkageError e) {
+            System.err.println("[redis-test] could not delete " + root + ": " + e);
+        }
+    }
+
+    /** @return the label given at start, e.g. "cluster node 3" */
+    String label() {
+        return label;
+    }
+
+    /** @return the server's own temp dir (its {@code --dir}) */
+    Path dir() {
+        return dir;
+    }
+
+    /** @return true while the process runs (it may not answer yet, or any more) */
+    boolean isRunning() {
+        Process p = process;
+        return p != null && p.isAlive();
+    }
+
+    /**
+     * The arguments of a plain standalone server: bound to 127.0.0.1, no persistence, {@code dir} as its
+     * working dir, logging to {@code logFile}.
+     */
+    static List<String> standardArguments(int port, Path dir, Path logFile) {
+        return List.of(
+                "--port", Integer.toString(port),
+                "--bind", HOST,
+                "--save", "",
+                "--appendonly", "no",
+                "--protected-mode", "no",
+                "--dir", dir.toString(),
+                "--logfile", logFile.toString());
     }
 
     private Path logFile() {
@@ -169,16 +245,11 @@ final class RedisProcessServer implements ServerHandle {
         if (port == FORBIDDEN_PORT) {
             throw new IllegalStateException("refusing to start a test server on port 6379");
         }
-        List<String> command = List.of(binary.toString(),
-                "--port", Integer.toString(port),
-                "--bind", HOST,
-                "--save", "",
-                "--appendonly", "no",
-                "--protected-mode", "no",
-                "--dir", dir.toString(),
-                "--logfile", logFile().toString());
         Process p;
         try {
+            List<String> command = new ArrayList<>();
+            command.add(binary.toString());
+            command.addAll(arguments.build(port, dir, logFile()));
             Files.deleteIfExists(logFile());
             Files.deleteIfExists(outFile());
             p = new ProcessBuilder(command)
@@ -298,18 +369,24 @@ final class RedisProcessServer implements ServerHandle {
     }
 
     private static void reapAll() {
+        // Kill everything first, so that a failure while deleting files cannot leave a process behind.
         for (RedisProcessServer server : LIVE) {
             Process p = server.process;
             if (p != null) {
                 p.destroyForcibly();
+            }
+        }
+        for (RedisProcessServer server : LIVE) {
+            Process p = server.process;
+            if (p != null) {
                 try {
                     p.waitFor(2, TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
             }
-            deleteRecursively(server.dir);
-            deleteRecursively(server.binaryDir);
+            deleteQuietly(server.dir);
+            deleteQuietly(server.binaryDir);
         }
     }
 

@@ -153,9 +153,14 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
         this.forcedOrder = forcedOrder == null ? null : List.copyOf(forcedOrder);
         this.env = Objects.requireNonNull(env, "env");
         this.props = Objects.requireNonNull(props, "props");
+        this.keyPrefix = newKeyPrefix();
+    }
+
+    /** A fresh random key prefix such as {@code t3fa91c07d2e4:}; shared with the cluster and sentinel extensions. */
+    static String newKeyPrefix() {
         byte[] bytes = new byte[6];
         RANDOM.nextBytes(bytes);
-        this.keyPrefix = "t" + HexFormat.of().formatHex(bytes) + ":";
+        return "t" + HexFormat.of().formatHex(bytes) + ":";
     }
 
     /**
@@ -583,11 +588,20 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
     }
 
     private static Path findOnPath(String pathVariable) {
+        return findOnPath(pathVariable, "redis-server");
+    }
+
+    /**
+     * @param pathVariable the value of {@code PATH}
+     * @param command      e.g. {@code redis-cli} ({@code .exe} is appended on Windows)
+     * @return the first executable {@code command} on the path, or null
+     */
+    static Path findOnPath(String pathVariable, String command) {
         if (pathVariable == null || pathVariable.isBlank()) {
             return null;
         }
         boolean windows = System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("windows");
-        String name = windows ? "redis-server.exe" : "redis-server";
+        String name = windows ? command + ".exe" : command;
         for (String dir : pathVariable.split(java.io.File.pathSeparator)) {
             if (dir.isBlank()) {
                 continue;

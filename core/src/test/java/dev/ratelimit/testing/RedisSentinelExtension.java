@@ -1,0 +1,430 @@
+package dev.ratelimit.testing;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+import redis.clients.jedis.ConnectionPoolConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.RedisSentinelClient;
+
+/**
+ * JUnit 5 extension that starts a real Redis Sentinel setup for a test class, from the
+ * {@code redis-server} on {@code PATH}, on free ports of 127.0.0.1: one master, one replica and three
+ * sentinels (quorum 2) monitoring the master as {@value #MASTER_NAME}.
+ *
+ * <pre>{@code
+ * @RegisterExtension
+ * static final RedisSentinelExtension sentinel = new RedisSentinelExtension();
+ * ...
+ * settings.redisSentinelMaster(sentinel.masterName()).redisSentinelNodes(sentinel.sentinelNodes());
+ * sentinel.failover();   // the replica becomes master
+ * }</pre>
+ *
+ * <p>{@code beforeAll} returns when the replica is linked and every sentinel knows the master, the replica
+ * and the two other sentinels. Without {@code redis-server} on {@code PATH} it throws (no fallback, nothing
+ * skipped). Sentinels run with {@code down-after-milliseconds 1000} and {@code failover-timeout 5000}.
+ *
+ * <p>Usable without JUnit too: {@link #open()} / {@link #close()}. Processes are killed in {@link #close()}
+ * and, should that never run, by a JVM shutdown hook; their temp dirs are deleted.
+ */
+public final class RedisSentinelExtension implements BeforeAllCallback, AfterAllCallback, AutoCloseable {
+
+    /** The name the sentinels monitor the master under. */
+    public static final String MASTER_NAME = "mymaster";
+    private static final int SENTINEL_COUNT = 3;
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
+    private static final String LOG_PREFIX = "[redis-test] ";
+
+    private final Function<String, String> env;
+    private final String keyPrefix;
+
+    private int opens;
+    private String ownerName = "programmatic use";
+    /** The two data nodes: initially master, replica. */
+    private List<RedisProcessServer> dataNodes = List.of();
+    private List<RedisProcessServer> sentinels = List.of();
+
+    /** Creates an extension that starts its servers in {@code beforeAll} (or {@link #open()}). */
+    public RedisSentinelExtension() {
+        this(System::getenv);
+    }
+
+    /** Package-private seam for tests: a replaceable environment (for {@code PATH}). */
+    RedisSentinelExtension(Function<String, String> env) {
+        this.env = Objects.requireNonNull(env, "env");
+        this.keyPrefix = RedisServerExtension.newKeyPrefix();
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Lifecycle
+    // ------------------------------------------------------------------------------------------
+
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        synchronized (this) {
+            if (opens == 0) {
+                ownerName = context.getTestClass().map(Class::getName).orElse(context.getDisplayName());
+            }
+        }
+        open();
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        close();
+    }
+
+    /**
+     * Starts master, replica and sentinels and waits until all sentinels see the whole setup (bounded,
+     * ~30 s). Calls nest: each {@code open()} needs a matching {@link #close()}.
+     *
+     * @return this extension, for try-with-resources
+     * @throws IllegalStateException when redis-server is not on PATH or the setup does not come up; the
+     *                               message carries the tails of the logs
+     */
+    public synchronized RedisSentinelExtension open() {
+        if (opens > 0) {
+            opens++;
+            return this;
+        }
+        Path binary = RedisAdmin.requireOnPath(env, "redis-server", "RedisSentinelExtension");
+        long start = System.nanoTime();
+        List<RedisProcessServer> started = new ArrayList<>();
+        try {
+            RedisProcessServer master = RedisProcessServer.start(binary, null, "sentinel-monitored master",
+                    RedisProcessServer::freePort, RedisSentinelExtension::dataNodeArguments);
+            started.add(master);
+            int masterPort = master.port();
+            RedisProcessServer replica = RedisProcessServer.start(binary, null, "sentinel-monitored replica",
+                    RedisProcessServer::freePort, (port, dir, log) -> {
+                        List<String> args = new ArrayList<>(dataNodeArguments(port, dir, log));
+                        args.addAll(List.of("--replicaof", RedisAdmin.HOST, Integer.toString(masterPort)));
+                        return args;
+                    });
+            started.add(replica);
+            // Sentinels learn about replicas from the master's INFO: start them once the replica is linked.
+            RedisAdmin.await("the replica to link to the master", READY_TIMEOUT,
+                    () -> replicaProblem(replica.port(), masterPort), () -> RedisAdmin.logTails(started));
+            List<RedisProcessServer> startedSentinels = new ArrayList<>();
+            for (int i = 1; i <= SENTINEL_COUNT; i++) {
+                RedisProcessServer sentinel = RedisProcessServer.start(binary, null, "sentinel " + i,
+                        RedisProcessServer::freePort, (port, dir, log) -> sentinelArguments(port, dir, log, masterPort));
+                started.add(sentinel);
+                startedSentinels.add(sentinel);
+            }
+            RedisAdmin.await("every sentinel to see the master, its replica and the other sentinels", READY_TIMEOUT,
+                    () -> sentinelsProblem(startedSentinels, masterPort, replica.port()), () -> RedisAdmin.logTails(started));
+            dataNodes = List.of(master, replica);
+            sentinels = List.copyOf(startedSentinels);
+        } catch (RuntimeException | Error e) {
+            closeInOrder(started);
+            throw e;
+        }
+        opens = 1;
+        System.err.println(LOG_PREFIX + ownerName + " -> redis sentinel " + sentinelNodes() + " monitoring "
+                + MASTER_NAME + " at " + RedisAdmin.address(masterPort()) + " (replica "
+                + RedisAdmin.address(dataNodes.get(1).port()) + ", up in "
+                + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms, keyPrefix " + keyPrefix + ")");
+        return this;
+    }
+
+    /** Kills sentinels, replica and master and deletes their temp dirs (on the last nested close). Safe to call twice. */
+    @Override
+    public synchronized void close() {
+        if (opens == 0 || --opens > 0) {
+            return;
+        }
+        List<RedisProcessServer> all = new ArrayList<>(dataNodes);
+        all.addAll(sentinels);
+        closeInOrder(all);
+        dataNodes = List.of();
+        sentinels = List.of();
+    }
+
+    /** Sentinels first, so that they never see the data nodes die and start a failover meanwhile. */
+    private static void closeInOrder(List<RedisProcessServer> servers) {
+        List<RedisProcessServer> reversed = new ArrayList<>(servers);
+        Collections.reverse(reversed);
+        RedisAdmin.closeAll(reversed);
+    }
+
+    private static List<String> dataNodeArguments(int port, Path dir, Path logFile) {
+        List<String> args = new ArrayList<>(RedisProcessServer.standardArguments(port, dir, logFile));
+        // 7.0 waits 5 s for more replicas before a diskless full sync: no reason to in tests
+        args.addAll(List.of("--repl-diskless-sync-delay", "0"));
+        return args;
+    }
+
+    private static List<String> sentinelArguments(int port, Path dir, Path logFile, int masterPort)
+            throws IOException {
+        Path conf = dir.resolve("sentinel.conf");
+        String text = String.join("\n",
+                "port " + port,
+                "bind " + RedisAdmin.HOST,
+                "dir " + quote(dir.toString()),
+                "logfile " + quote(logFile.toString()),
+                "sentinel monitor " + MASTER_NAME + " " + RedisAdmin.HOST + " " + masterPort + " 2",
+                "sentinel down-after-milliseconds " + MASTER_NAME + " 1000",
+                "sentinel failover-timeout " + MASTER_NAME + " 5000",
+                "sentinel parallel-syncs " + MASTER_NAME + " 1") + "\n";
+        // Sentinel rewrites its config (state, known replicas and sentinels): it must be a writable file.
+        Files.writeString(conf, text, StandardCharsets.UTF_8);
+        return List.of(conf.toString(), "--sentinel");
+    }
+
+    private static String quote(String s) {
+        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Accessors
+    // ------------------------------------------------------------------------------------------
+
+    /**
+     * The master name for the {@code redisSentinelMaster} setting.
+     *
+     * @return {@value #MASTER_NAME}
+     */
+    public String masterName() {
+        return MASTER_NAME;
+    }
+
+    /**
+     * The sentinels for the {@code redisSentinelNodes} setting.
+     *
+     * @return {@code "127.0.0.1:s1,127.0.0.1:s2,127.0.0.1:s3"}
+     */
+    public synchronized String sentinelNodes() {
+        requireOpen();
+        return sentinels.stream().map(s -> RedisAdmin.address(s.port())).collect(Collectors.joining(","));
+    }
+
+    /**
+     * The sentinels as Jedis addresses, e.g. for {@code RedisSentinelClient.builder().sentinels(..)}.
+     *
+     * @return the three sentinels
+     */
+    public synchronized Set<HostAndPort> sentinelAddresses() {
+        requireOpen();
+        return sentinels.stream().map(s -> new HostAndPort(RedisAdmin.HOST, s.port()))
+                .collect(Collectors.toCollection(LinkedHashSet::new));
+    }
+
+    /**
+     * The port of the current master, per {@code SENTINEL GET-MASTER-ADDR-BY-NAME} of the first sentinel
+     * that answers.
+     *
+     * @return the master's port on 127.0.0.1
+     */
+    public synchronized int masterPort() {
+        requireOpen();
+        RuntimeException last = null;
+        for (RedisProcessServer s : sentinels) {
+            try {
+                return masterPortPer(s.port());
+            } catch (RuntimeException e) {
+                last = e;
+            }
+        }
+        throw new IllegalStateException("no sentinel answers GET-MASTER-ADDR-BY-NAME " + MASTER_NAME, last);
+    }
+
+    /**
+     * The port of the data node that is not the current master (the replica, once a failover has settled).
+     *
+     * @return the port on 127.0.0.1
+     */
+    public synchronized int replicaPort() {
+        int master = masterPort();
+        return dataNodes.stream().mapToInt(RedisProcessServer::port).filter(p -> p != master).findFirst()
+                .orElseThrow();
+    }
+
+    /**
+     * A prefix unique to this extension instance, e.g. {@code t3fa91c07d2e4:}.
+     *
+     * @return the key prefix, ending in {@code ':'}
+     */
+    public String keyPrefix() {
+        return keyPrefix;
+    }
+
+    /**
+     * Convenience for {@code keyPrefix() + name}.
+     *
+     * @param name the key name below the prefix
+     * @return the full key
+     */
+    public String key(String name) {
+        return keyPrefix + name;
+    }
+
+    /**
+     * A new sentinel client for the master, whose pool runs no idle evictor thread. The caller closes it.
+     *
+     * @return a new client
+     */
+    public RedisSentinelClient newClient() {
+        ConnectionPoolConfig pool = new ConnectionPoolConfig();
+        pool.setTimeBetweenEvictionRuns(Duration.ofMillis(-1));
+        pool.setJmxEnabled(false);
+        return RedisSentinelClient.builder().masterName(MASTER_NAME).sentinels(sentinelAddresses())
+                .poolConfig(pool).build();
+    }
+
+    @Override
+    public String toString() {
+        synchronized (this) {
+            return "RedisSentinelExtension[" + (opens == 0 ? "not open" : MASTER_NAME + " via " + sentinelNodes())
+                    + ", keyPrefix=" + keyPrefix + "]";
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Failure injection
+    // ------------------------------------------------------------------------------------------
+
+    /**
+     * {@code SENTINEL FAILOVER mymaster}: the replica becomes master. Returns when every sentinel names it
+     * as the master, it reports {@code role:master}, and the old master is its linked replica again (bounded,
+     * ~30 s), so that the setup is ready for another failover.
+     *
+     * <p>Sentinel itself turns the old master into a replica only ~8 s after the switch; this method sends
+     * that {@code REPLICAOF} right away, to the address the sentinels already record for it.
+     *
+     * @throws IllegalStateException when the sentinels refuse or do not complete the failover in time
+     */
+    public synchronized void failover() {
+        requireOpen();
+        long start = System.nanoTime();
+        int oldMaster = masterPort();
+        int newMaster = replicaPort();
+        RedisAdmin.await("a sentinel to accept SENTINEL FAILOVER " + MASTER_NAME, READY_TIMEOUT,
+                this::askForFailover, this::logTails);
+        RedisAdmin.await("the sentinels to switch " + MASTER_NAME + " from " + RedisAdmin.address(oldMaster) + " to "
+                        + RedisAdmin.address(newMaster), READY_TIMEOUT,
+                () -> switchProblem(newMaster), this::logTails);
+        long switched = System.nanoTime();
+        RedisAdmin.await("the old master " + RedisAdmin.address(oldMaster) + " to replicate from "
+                        + RedisAdmin.address(newMaster) + " with every sentinel seeing it", READY_TIMEOUT, () -> {
+                    Map<String, String> replication = RedisAdmin.info(oldMaster, "replication");
+                    if ("master".equals(replication.get("role"))) {
+                        RedisAdmin.call(oldMaster, j -> j.replicaof(RedisAdmin.HOST, newMaster));
+                    }
+                    String problem = replicaProblem(oldMaster, newMaster);
+                    return problem != null ? problem : sentinelsProblem(sentinels, newMaster, oldMaster);
+                }, this::logTails);
+        long end = System.nanoTime();
+        System.err.println(LOG_PREFIX + "sentinel failover " + RedisAdmin.address(oldMaster) + " -> "
+                + RedisAdmin.address(newMaster) + ": switched after " + (switched - start) / 1_000_000 + " ms, settled after "
+                + (end - start) / 1_000_000 + " ms");
+    }
+
+    /** Null once a sentinel accepted the failover; retries while they answer NOGOODSLAVE or INPROG. */
+    private String askForFailover() {
+        List<String> answers = new ArrayList<>();
+        for (RedisProcessServer s : sentinels) {
+            try {
+                String reply = RedisAdmin.call(s.port(), j -> j.sentinelFailover(MASTER_NAME));
+                if ("OK".equalsIgnoreCase(reply)) {
+                    return null;
+                }
+                answers.add(s.port() + ": " + reply);
+            } catch (RuntimeException e) {
+                answers.add(s.port() + ": " + RedisServerExtension.describe(e));
+            }
+        }
+        return "sentinels answered " + answers;
+    }
+
+    private String switchProblem(int newMaster) {
+        for (RedisProcessServer s : sentinels) {
+            int named = masterPortPer(s.port());
+            if (named != newMaster) {
+                return "sentinel " + RedisAdmin.address(s.port()) + " still names " + RedisAdmin.address(named);
+            }
+        }
+        Map<String, String> replication = RedisAdmin.info(newMaster, "replication");
+        if (!"master".equals(replication.get("role"))) {
+            return RedisAdmin.address(newMaster) + " reports role:" + replication.get("role");
+        }
+        return null;
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Checks
+    // ------------------------------------------------------------------------------------------
+
+    private static int masterPortPer(int sentinelPort) {
+        List<String> addr = RedisAdmin.call(sentinelPort, j -> j.sentinelGetMasterAddrByName(MASTER_NAME));
+        if (addr == null || addr.size() != 2) {
+            throw new IllegalStateException("sentinel " + sentinelPort + " does not know " + MASTER_NAME + ": " + addr);
+        }
+        return Integer.parseInt(addr.get(1));
+    }
+
+    /** Null when {@code replica} reports role:slave of {@code master} with its link up. */
+    private static String replicaProblem(int replica, int master) {
+        Map<String, String> replication = RedisAdmin.info(replica, "replication");
+        if (!"slave".equals(replication.get("role")) || !String.valueOf(master).equals(replication.get("master_port"))
+                || !"up".equals(replication.get("master_link_status"))) {
+            return RedisAdmin.address(replica) + " reports role:" + replication.get("role") + " master_port:"
+                    + replication.get("master_port") + " master_link_status:" + replication.get("master_link_status");
+        }
+        return null;
+    }
+
+    /**
+     * Null when every sentinel names {@code master}, sees it up with one replica ({@code replica}, not down
+     * or disconnected) and two other sentinels.
+     */
+    private static String sentinelsProblem(List<RedisProcessServer> sentinels, int master, int replica) {
+        for (RedisProcessServer s : sentinels) {
+            int port = s.port();
+            String who = "sentinel " + RedisAdmin.address(port);
+            Map<String, String> m = RedisAdmin.call(port, j -> j.sentinelMaster(MASTER_NAME));
+            if (!String.valueOf(master).equals(m.get("port")) || !"master".equals(m.get("flags"))) {
+                return who + " sees master " + m.get("ip") + ":" + m.get("port") + " flags " + m.get("flags");
+            }
+            if (!"1".equals(m.get("num-slaves")) || !String.valueOf(SENTINEL_COUNT - 1).equals(m.get("num-other-sentinels"))) {
+                return who + " sees num-slaves=" + m.get("num-slaves") + " num-other-sentinels="
+                        + m.get("num-other-sentinels");
+            }
+            List<Map<String, String>> replicas = RedisAdmin.call(port, j -> j.sentinelReplicas(MASTER_NAME));
+            Map<String, String> r = replicas.get(0);
+            if (!String.valueOf(replica).equals(r.get("port")) || !"slave".equals(r.get("flags"))) {
+                return who + " sees replica " + r.get("ip") + ":" + r.get("port") + " flags " + r.get("flags");
+            }
+        }
+        return null;
+    }
+
+    private String logTails() {
+        List<RedisProcessServer> all = new ArrayList<>(dataNodes);
+        all.addAll(sentinels);
+        return RedisAdmin.logTails(all);
+    }
+
+    private void requireOpen() {
+        if (opens == 0) {
+            throw new IllegalStateException("RedisSentinelExtension is not open: register it with "
+                    + "@RegisterExtension on a static field (it starts in beforeAll), or call open() first");
+        }
+    }
+}
