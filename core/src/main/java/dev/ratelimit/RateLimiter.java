@@ -356,6 +356,10 @@ public final class RateLimiter {
                             + "decides them all at once), but were " + rules);
                 }
             }
+            if (transport == Transport.TRANSACTION && !store.gateway().supportsTransactions()) {
+                throw new IllegalArgumentException("transport 'transaction' is not available on Redis Cluster (its "
+                        + "client runs no MULTI/EXEC), but was chosen for " + store + "; use transport 'lua'");
+            }
             Evaluator evaluator = transport == Transport.LUA
                     ? new LuaEvaluator(store.gateway(), rules)
                     : new TransactionEvaluator(store.gateway(), rules);

@@ -66,6 +66,11 @@ public final class CircuitBreakingGateway implements RedisGateway {
     }
 
     @Override
+    public boolean supportsTransactions() {
+        return delegate.supportsTransactions();
+    }
+
+    @Override
     public void close() {
         delegate.close();
     }

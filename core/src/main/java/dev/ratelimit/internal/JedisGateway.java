@@ -3,12 +3,14 @@ package dev.ratelimit.internal;
 import dev.ratelimit.RedisFailureException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import redis.clients.jedis.AbstractTransaction;
+import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisDataException;
-import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
+import redis.clients.jedis.exceptions.JedisRedirectionException;
 import redis.clients.jedis.params.SetParams;
 
 /** {@link RedisGateway} over a Jedis {@link UnifiedJedis}: standalone, Sentinel or Cluster alike. */
@@ -31,20 +33,72 @@ public final class JedisGateway implements RedisGateway {
     @Override
     public List<Long> eval(LuaScript script, List<String> keys, List<String> args) {
         try {
-            Object reply;
-            try {
-                reply = jedis.evalsha(script.sha1(), keys, args);
-            } catch (JedisNoScriptException notLoaded) {
-                // Redis restarted, failed over or had SCRIPT FLUSH. Nothing ran, so running again is
-                // safe; EVAL loads the script and runs it in the same round trip.
-                reply = jedis.eval(script.source(), keys, args);
-            }
-            return toLongs(reply, script);
+            return toLongs(followingRedirects(() -> evalOrLoad(script, keys, args)), script);
         } catch (JedisDataException e) {
             throw answeredWithError("running " + script, e);
-        } catch (JedisException e) {
+        } catch (RuntimeException e) {
+            // JedisException, or anything else the client throws: the failure policy must decide,
+            // never a 500.
             throw failure("running " + script, e);
         }
+    }
+
+    private Object evalOrLoad(LuaScript script, List<String> keys, List<String> args) {
+        try {
+            return jedis.evalsha(script.sha1(), keys, args);
+        } catch (JedisNoScriptException notLoaded) {
+            // Redis restarted, failed over or had SCRIPT FLUSH. Nothing ran, so running again is
+            // safe; EVAL loads the script and runs it in the same round trip.
+            return jedis.eval(script.source(), keys, args);
+        }
+    }
+
+    /** Pauses before following a redirect again: the slot map is being renewed by another thread. */
+    private static final long[] REDIRECT_PAUSES_MILLIS = {0, 2, 5, 10};
+
+    /**
+     * Runs a call, and again while Redis Cluster answers MOVED or ASK (a few times, with short
+     * pauses): the node refused, nothing ran, and the client renews its slot map, so a later try
+     * reaches the right node. Jedis renews the map under a try-lock, so a thread that lost the race
+     * may need a moment. No other failure is retried: after a timeout the call may have run.
+     */
+    private static <T> T followingRedirects(Supplier<T> call) {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return call.get();
+            } catch (RuntimeException e) {
+                if (!redirected(e) || attempt == REDIRECT_PAUSES_MILLIS.length) {
+                    throw e;
+                }
+                pause(REDIRECT_PAUSES_MILLIS[attempt]);
+            }
+        }
+    }
+
+    private static void pause(long millis) {
+        if (millis == 0) {
+            return;
+        }
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static boolean redirected(Throwable e) {
+        if (e == null) {
+            return false;
+        }
+        if (e instanceof JedisRedirectionException) {
+            return true;
+        }
+        for (Throwable suppressed : e.getSuppressed()) {
+            if (redirected(suppressed)) {
+                return true;
+            }
+        }
+        return e.getCause() != e && redirected(e.getCause());
     }
 
     @Override
@@ -57,7 +111,7 @@ public final class JedisGateway implements RedisGateway {
             Response<Long> ttl = transaction.pttl(key);
             transaction.exec();
             return new long[] {count.get(), ttl.get()};
-        } catch (JedisException e) {
+        } catch (RuntimeException e) {
             throw failure("counting in a MULTI/EXEC transaction", e);
         }
     }
@@ -69,7 +123,7 @@ public final class JedisGateway implements RedisGateway {
             Response<Long> ttl = transaction.pttl(key);
             transaction.exec();
             return new long[] {count.get() == null ? 0 : Long.parseLong(count.get()), ttl.get()};
-        } catch (JedisException | NumberFormatException e) {
+        } catch (RuntimeException e) {
             throw failure("reading a counter in a MULTI/EXEC transaction", e);
         }
     }
@@ -77,10 +131,15 @@ public final class JedisGateway implements RedisGateway {
     @Override
     public void delete(List<String> keys) {
         try {
-            jedis.del(keys.toArray(new String[0]));
-        } catch (JedisException e) {
+            followingRedirects(() -> jedis.del(keys.toArray(new String[0])));
+        } catch (RuntimeException e) {
             throw failure("deleting keys", e);
         }
+    }
+
+    @Override
+    public boolean supportsTransactions() {
+        return !(jedis instanceof RedisClusterClient);
     }
 
     @Override
@@ -96,9 +155,14 @@ public final class JedisGateway implements RedisGateway {
                 cause, true);
     }
 
-    private RedisFailureException failure(String action, Exception cause) {
-        return new RedisFailureException("Redis at " + description + " failed " + action + ": " + cause.getMessage(),
-                cause);
+    private RedisFailureException failure(String action, RuntimeException cause) {
+        if (redirected(cause)) {
+            // Redis is there; the cluster is moving slots. Not a reason to stop calling it.
+            return new RedisFailureException("Redis at " + description + " redirected " + action + " again and again: "
+                    + cause.getMessage(), cause, true);
+        }
+        return new RedisFailureException("Redis at " + description + " failed " + action + ": "
+                + (cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName()), cause);
     }
 
     private List<Long> toLongs(Object reply, LuaScript script) {

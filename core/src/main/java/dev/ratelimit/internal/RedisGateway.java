@@ -29,6 +29,9 @@ public interface RedisGateway extends AutoCloseable {
      */
     long[] readWindow(String key);
 
+    /** Whether MULTI/EXEC is available (not on Redis Cluster, where Jedis runs no transactions). */
+    boolean supportsTransactions();
+
     /** Deletes the keys, which must share one hash slot. */
     void delete(List<String> keys);
 

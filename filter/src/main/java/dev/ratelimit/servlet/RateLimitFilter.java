@@ -76,7 +76,13 @@ public class RateLimitFilter implements Filter {
             throw new ServletException("RateLimitFilter '" + filterName + "' is misconfigured: " + e.getMessage(), e);
         }
         registry = RedisStoreRegistry.sharedIn(context::getAttribute, context::setAttribute);
-        limiter = policy.newLimiter(registry.acquire(policy.redisSettings()));
+        try {
+            limiter = policy.newLimiter(registry.acquire(policy.redisSettings()));
+        } catch (IllegalArgumentException e) {
+            // Settings that only the Redis topology can refuse (transactions on Cluster).
+            registry.release(policy.redisSettings());
+            throw new ServletException("RateLimitFilter '" + filterName + "' is misconfigured: " + e.getMessage(), e);
+        }
         log.info("RateLimitFilter '{}' started: {}", filterName, policy);
     }
 

@@ -63,7 +63,13 @@ public class RateLimitFeature implements DynamicFeature {
         }
         String where = resource.getSimpleName() + "." + method.getName();
         HttpPolicy policy = policy(annotation, where, context.getConfiguration());
-        RateLimiter limiter = policy.newLimiter(registry().acquire(policy.redisSettings()));
+        RateLimiter limiter;
+        try {
+            limiter = policy.newLimiter(registry().acquire(policy.redisSettings()));
+        } catch (IllegalArgumentException e) {
+            registry().release(policy.redisSettings());
+            throw new IllegalArgumentException("RateLimitFeature cannot limit " + where + ": " + e.getMessage(), e);
+        }
         acquired.add(policy.redisSettings());
         context.register(new RateLimitContainerFilter(policy, limiter), Priorities.AUTHORIZATION);
         log.info("@RateLimited {}: {}", where, policy);
