@@ -1,0 +1,100 @@
+package dev.ratelimit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** Traffic that keeps flowing while a test fails Redis over, and the checks made afterwards. */
+final class FailoverSupport {
+    private FailoverSupport() {
+    }
+
+    /** What the traffic saw while it ran. */
+    record Traffic(int decisions, int degraded) {
+    }
+
+    /**
+     * Runs {@code failover} while four threads keep asking the limiter; every call must come back
+     * with a decision (never an exception).
+     */
+    static Traffic during(RateLimiter limiter, Runnable failover) throws Exception {
+        AtomicBoolean running = new AtomicBoolean(true);
+        AtomicInteger decisions = new AtomicInteger();
+        AtomicInteger degraded = new AtomicInteger();
+        ExecutorService threads = Executors.newFixedThreadPool(4);
+        List<Future<?>> workers = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            int thread = t;
+            workers.add(threads.submit(() -> {
+                int i = 0;
+                while (running.get()) {
+                    Decision decision = limiter.tryAcquire("client-" + thread + "-" + (i++ % 50));
+                    decisions.incrementAndGet();
+                    if (decision.degraded()) {
+                        degraded.incrementAndGet();
+                    }
+                }
+                return null;
+            }));
+        }
+        try {
+            Thread.sleep(300);
+            failover.run();
+            Thread.sleep(300);
+        } finally {
+            running.set(false);
+            for (Future<?> worker : workers) {
+                worker.get(30, TimeUnit.SECONDS);
+            }
+            threads.shutdown();
+        }
+        return new Traffic(decisions.get(), degraded.get());
+    }
+
+    /** Waits (up to 20 s) until Redis decides again rather than the failure policy. */
+    static Duration untilExact(RateLimiter limiter, String keyPrefix) throws InterruptedException {
+        long start = System.nanoTime();
+        while (limiter.tryAcquire(keyPrefix + System.nanoTime()).degraded()
+                && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(20)) {
+            Thread.sleep(50);
+        }
+        return Duration.ofNanos(System.nanoTime() - start);
+    }
+
+    /** 100 concurrent requests for one client through two limiters: exactly the limit admitted. */
+    static void assertExact(RateLimiter onA, RateLimiter onB, String key, long limit) throws Exception {
+        ExecutorService threads = Executors.newFixedThreadPool(16);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Boolean>> answers = new ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                RateLimiter limiter = i % 2 == 0 ? onA : onB;
+                Callable<Boolean> call = () -> {
+                    start.await();
+                    Decision decision = limiter.tryAcquire(key);
+                    assertThat(decision.degraded()).isFalse();
+                    return decision.allowed();
+                };
+                answers.add(threads.submit(call));
+            }
+            start.countDown();
+            int admitted = 0;
+            for (Future<Boolean> answer : answers) {
+                admitted += answer.get(30, TimeUnit.SECONDS) ? 1 : 0;
+            }
+            assertThat(admitted).isEqualTo(limit);
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+}

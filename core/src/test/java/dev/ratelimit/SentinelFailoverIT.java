@@ -1,0 +1,45 @@
+package dev.ratelimit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ratelimit.testing.RedisSentinelExtension;
+import java.time.Duration;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Sentinel fails the master over while decisions flow; the limiter follows and is exact again. */
+class SentinelFailoverIT {
+    @RegisterExtension
+    static final RedisSentinelExtension sentinel = new RedisSentinelExtension();
+
+    private static RedisStore store() {
+        return RedisStore.connect(RedisSettings.builder("redis://127.0.0.1").timeout(Duration.ofMillis(500))
+                .sentinel(sentinel.masterName(), Arrays.asList(sentinel.sentinelNodes().split(","))).build());
+    }
+
+    private static RateLimiter limiter(RedisStore store, FailurePolicy onFailure) {
+        return RateLimiter.builder(store).keyPrefix(sentinel.keyPrefix()).policyName("sentinel")
+                .onRedisFailure(onFailure).localDenyCache(false)
+                .rule(Rule.of(Algorithm.TOKEN_BUCKET, 20, Duration.ofMinutes(10))).build();
+    }
+
+    @Test
+    void aFailoverKeepsDecisionsFlowingAndLimitingResumesExactly() throws Exception {
+        try (RedisStore nodeA = store(); RedisStore nodeB = store()) {
+            RateLimiter onA = limiter(nodeA, FailurePolicy.ALLOW);
+            int masterBefore = sentinel.masterPort();
+            assertThat(onA.tryAcquire("warm").degraded()).isFalse();
+
+            FailoverSupport.Traffic traffic = FailoverSupport.during(onA, sentinel::failover);
+
+            assertThat(sentinel.masterPort()).as("Sentinel promoted the replica").isNotEqualTo(masterBefore);
+            assertThat(traffic.decisions()).as("decisions kept coming").isGreaterThan(100);
+            assertThat(FailoverSupport.untilExact(onA, "probe-")).as("the client follows the new master")
+                    .isLessThan(Duration.ofSeconds(10));
+            assertThat(FailoverSupport.untilExact(limiter(nodeB, FailurePolicy.ALLOW), "probe-b-"))
+                    .isLessThan(Duration.ofSeconds(10));
+            FailoverSupport.assertExact(limiter(nodeA, null), limiter(nodeB, null), "fresh-after-failover", 20);
+        }
+    }
+}
