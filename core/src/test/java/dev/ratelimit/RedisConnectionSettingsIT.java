@@ -1,0 +1,79 @@
+package dev.ratelimit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ratelimit.testing.RedisServerExtension;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Protocol;
+
+/** ACL user, password and database number from the URI, against a real server. */
+class RedisConnectionSettingsIT {
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private static final Rule RULE = Rule.of(Algorithm.FIXED_WINDOW, 3, Duration.ofMinutes(1));
+    private static final String USER = "limiter" + System.nanoTime();
+
+    @BeforeAll
+    static void createUser() {
+        try (Jedis admin = new Jedis(redis.host(), redis.port())) {
+            // Only its own keys: it can run the scripts on them and little else.
+            admin.sendCommand(Protocol.Command.ACL, "SETUSER", USER, "on", ">s3cr3t+pw", "~" + redis.keyPrefix() + "*",
+                    "+@all", "-flushall", "-flushdb");
+        }
+    }
+
+    @AfterAll
+    static void dropUserAndKeys() {
+        try (Jedis admin = new Jedis(redis.host(), redis.port())) {
+            admin.sendCommand(Protocol.Command.ACL, "DELUSER", USER);
+            admin.select(2);
+            admin.del(redis.keyPrefix() + "acl:{c}");
+        }
+    }
+
+    private static String uri(String password, int database) {
+        return "redis://" + USER + ":" + password + "@" + redis.host() + ":" + redis.port() + "/" + database;
+    }
+
+    @Test
+    void anAclUserWithItsPasswordAndDatabaseIsUsed() {
+        try (RedisStore store = RedisStore.connect(uri("s3cr3t%2Bpw", 2))) {
+            RateLimiter limiter = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName("acl")
+                    .rule(RULE).build();
+
+            assertThat(limiter.tryAcquire("c").remaining()).isEqualTo(2);
+
+            String key = limiter.redisKeys("c").get(0);
+            try (Jedis admin = new Jedis(redis.host(), redis.port())) {
+                assertThat(admin.exists(key)).as("not in database 0").isFalse();
+                admin.select(2);
+                assertThat(admin.exists(key)).as("in database 2").isTrue();
+            }
+        }
+    }
+
+    @Test
+    void aWrongPasswordIsAFailureThatNeverShowsThePassword() {
+        try (RedisStore store = RedisStore.connect(uri("wrong-password", 0))) {
+            RateLimiter denying = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName("wrong")
+                    .onRedisFailure(FailurePolicy.DENY).rule(RULE).build();
+            Decision decision = denying.tryAcquire("c");
+            assertThat(decision.degraded()).isTrue();
+            assertThat(decision.allowed()).isFalse();
+
+            RateLimiter throwing = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName("wrong")
+                    .rule(RULE).build();
+            assertThatThrownBy(() -> throwing.tryAcquire("c"))
+                    .isInstanceOf(RedisFailureException.class)
+                    .hasMessageContaining("redis://****@")
+                    .hasMessageNotContaining("wrong-password");
+        }
+    }
+}
