@@ -1,6 +1,7 @@
 package dev.ratelimit.http;
 
 import dev.ratelimit.Decision;
+import java.util.function.BiConsumer;
 
 /**
  * How a {@link Decision} reads over HTTP, the same for the servlet filter and JAX-RS: rate-limit
@@ -18,6 +19,21 @@ public final class HttpAnswer {
 
         /** Sets a header, replacing any earlier value. */
         void set(String name, String value);
+
+        /** A sink from two methods, e.g. {@code HeaderSink.of(response::addHeader, response::setHeader)}. */
+        static HeaderSink of(BiConsumer<String, String> add, BiConsumer<String, String> set) {
+            return new HeaderSink() {
+                @Override
+                public void add(String name, String value) {
+                    add.accept(name, value);
+                }
+
+                @Override
+                public void set(String name, String value) {
+                    set.accept(name, value);
+                }
+            };
+        }
     }
 
     private HttpAnswer() {

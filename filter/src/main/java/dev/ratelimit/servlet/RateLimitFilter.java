@@ -119,17 +119,7 @@ public class RateLimitFilter implements Filter {
             return;
         }
         Decision decision = limiter.tryAcquire(policy.clientKey(view));
-        HttpAnswer.writeHeaders(decision, policy, new HttpAnswer.HeaderSink() {
-            @Override
-            public void add(String name, String value) {
-                response.addHeader(name, value);
-            }
-
-            @Override
-            public void set(String name, String value) {
-                response.setHeader(name, value);
-            }
-        });
+        HttpAnswer.writeHeaders(decision, policy, HttpAnswer.HeaderSink.of(response::addHeader, response::setHeader));
         if (decision.allowed()) {
             chain.doFilter(req, res);
         } else if (!policy.enforce()) {

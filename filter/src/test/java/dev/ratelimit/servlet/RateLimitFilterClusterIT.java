@@ -12,7 +12,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -31,13 +30,7 @@ class RateLimitFilterClusterIT {
     private static final String FILTER = RateLimitFilter.class.getName();
 
     private static Map<String, String> params(String... pairs) {
-        Map<String, String> params = new HashMap<>();
-        params.put("redisUri", redis.uri());
-        params.put("keyPrefix", redis.keyPrefix());
-        for (int i = 0; i < pairs.length; i += 2) {
-            params.put(pairs[i], pairs[i + 1]);
-        }
-        return params;
+        return FilterParams.of(redis, pairs);
     }
 
     @Test

@@ -13,7 +13,6 @@ import dev.ratelimit.testing.RedisServerExtension;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -43,13 +42,7 @@ class RateLimitFilterIT {
 
     /** Init-params with this class's Redis and key prefix, plus the given name, value pairs. */
     private static Map<String, String> params(String... pairs) {
-        Map<String, String> params = new HashMap<>();
-        params.put("redisUri", redis.uri());
-        params.put("keyPrefix", redis.keyPrefix());
-        for (int i = 0; i < pairs.length; i += 2) {
-            params.put(pairs[i], pairs[i + 1]);
-        }
-        return params;
+        return FilterParams.of(redis, pairs);
     }
 
     /** Deploys an app whose only filter is a RateLimitFilter named "api" on /*; returns its base URI. */

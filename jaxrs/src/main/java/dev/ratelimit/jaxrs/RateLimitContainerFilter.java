@@ -47,17 +47,8 @@ final class RateLimitContainerFilter implements ContainerRequestFilter, Containe
         Response.ResponseBuilder denial = Response.status(HttpAnswer.status(decision, policy))
                 .type(HttpAnswer.PROBLEM_JSON)
                 .entity(HttpAnswer.problemJson(decision, policy));
-        HttpAnswer.writeHeaders(decision, policy, new HttpAnswer.HeaderSink() {
-            @Override
-            public void add(String name, String value) {
-                denial.header(name, value);
-            }
-
-            @Override
-            public void set(String name, String value) {
-                denial.header(name, null).header(name, value);
-            }
-        });
+        HttpAnswer.writeHeaders(decision, policy, HttpAnswer.HeaderSink.of(denial::header,
+                (name, value) -> denial.header(name, null).header(name, value)));
         request.abortWith(denial.build());
     }
 
@@ -68,17 +59,7 @@ final class RateLimitContainerFilter implements ContainerRequestFilter, Containe
             return;
         }
         MultivaluedMap<String, Object> headers = response.getHeaders();
-        HttpAnswer.writeHeaders((Decision) decision, policy, new HttpAnswer.HeaderSink() {
-            @Override
-            public void add(String name, String value) {
-                headers.add(name, value);
-            }
-
-            @Override
-            public void set(String name, String value) {
-                headers.putSingle(name, value);
-            }
-        });
+        HttpAnswer.writeHeaders((Decision) decision, policy, HttpAnswer.HeaderSink.of(headers::add, headers::putSingle));
     }
 
     private HttpServletRequest currentServletRequest() {
