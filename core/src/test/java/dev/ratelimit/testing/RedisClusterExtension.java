@@ -17,10 +17,6 @@ import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
-import org.junit.jupiter.api.extension.AfterAllCallback;
-import org.junit.jupiter.api.extension.BeforeAllCallback;
-import org.junit.jupiter.api.extension.ExtensionContext;
-
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.RedisClusterClient;
@@ -46,7 +42,7 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * <p>Usable without JUnit too: {@link #open()} / {@link #close()} (try-with-resources). Processes are killed
  * in {@link #close()} and, should that never run, by a JVM shutdown hook; their temp dirs are deleted.
  */
-public final class RedisClusterExtension implements BeforeAllCallback, AfterAllCallback, AutoCloseable {
+public final class RedisClusterExtension extends ManagedRedisResource {
 
     /** Number of {@code redis-server} processes: 3 masters, 3 replicas. */
     public static final int NODE_COUNT = 6;
@@ -55,13 +51,9 @@ public final class RedisClusterExtension implements BeforeAllCallback, AfterAllC
     private static final Duration CREATE_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration MANUAL_FAILOVER_RETRY = Duration.ofSeconds(6);
-    private static final String LOG_PREFIX = "[redis-test] ";
 
     private final Function<String, String> env;
-    private final String keyPrefix;
 
-    private int opens;
-    private String ownerName = "programmatic use";
     private List<RedisProcessServer> servers = List.of();
 
     /** Creates an extension that starts its cluster in {@code beforeAll} (or {@link #open()}). */
@@ -72,27 +64,11 @@ public final class RedisClusterExtension implements BeforeAllCallback, AfterAllC
     /** Package-private seam for tests: a replaceable environment (for {@code PATH}). */
     RedisClusterExtension(Function<String, String> env) {
         this.env = Objects.requireNonNull(env, "env");
-        this.keyPrefix = RedisServerExtension.newKeyPrefix();
     }
 
     // ------------------------------------------------------------------------------------------
-    // Lifecycle
+    // Lifecycle (beforeAll / afterAll / close: see ManagedRedisResource)
     // ------------------------------------------------------------------------------------------
-
-    @Override
-    public void beforeAll(ExtensionContext context) {
-        synchronized (this) {
-            if (opens == 0) {
-                ownerName = context.getTestClass().map(Class::getName).orElse(context.getDisplayName());
-            }
-        }
-        open();
-    }
-
-    @Override
-    public void afterAll(ExtensionContext context) {
-        close();
-    }
 
     /**
      * Starts the six nodes, creates the cluster and waits until it is healthy (bounded, ~30 s). Calls nest:
@@ -102,14 +78,15 @@ public final class RedisClusterExtension implements BeforeAllCallback, AfterAllC
      * @throws IllegalStateException when redis-server / redis-cli are not on PATH, or the cluster does not
      *                               come up; the message carries the tails of the node logs
      */
-    public synchronized RedisClusterExtension open() {
-        if (opens > 0) {
-            opens++;
-            return this;
-        }
+    public RedisClusterExtension open() {
+        acquire();
+        return this;
+    }
+
+    @Override
+    void doOpen() {
         Path serverBinary = RedisAdmin.requireOnPath(env, "redis-server", "RedisClusterExtension");
         Path cliBinary = RedisAdmin.requireOnPath(env, "redis-cli", "RedisClusterExtension");
-        long start = System.nanoTime();
         List<RedisProcessServer> started = new ArrayList<>();
         try {
             Set<Integer> reserved = new HashSet<>();
@@ -125,19 +102,17 @@ public final class RedisClusterExtension implements BeforeAllCallback, AfterAllC
             throw e;
         }
         servers = List.copyOf(started);
-        opens = 1;
-        System.err.println(LOG_PREFIX + ownerName + " -> redis cluster " + seedNodes() + " (" + version()
-                + ", masters " + String.join(",", masters()) + ", up in "
-                + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms, keyPrefix " + keyPrefix + ")");
-        return this;
     }
 
-    /** Kills all nodes and deletes their temp dirs (when the last nested open is closed). Safe to call twice. */
     @Override
-    public synchronized void close() {
-        if (opens == 0 || --opens > 0) {
-            return;
-        }
+    String describeOpened(Duration startup) {
+        return "redis cluster " + seedNodes() + " (" + version() + ", masters " + String.join(",", masters())
+                + ", up in " + startup.toMillis() + " ms, keyPrefix " + keyPrefix() + ")";
+    }
+
+    /** Kills all nodes and deletes their temp dirs. */
+    @Override
+    void doClose() {
         RedisAdmin.closeAll(servers);
         servers = List.of();
     }
@@ -229,25 +204,6 @@ public final class RedisClusterExtension implements BeforeAllCallback, AfterAllC
     }
 
     /**
-     * A prefix unique to this extension instance, e.g. {@code t3fa91c07d2e4:}.
-     *
-     * @return the key prefix, ending in {@code ':'}
-     */
-    public String keyPrefix() {
-        return keyPrefix;
-    }
-
-    /**
-     * Convenience for {@code keyPrefix() + name}.
-     *
-     * @param name the key name below the prefix
-     * @return the full key
-     */
-    public String key(String name) {
-        return keyPrefix + name;
-    }
-
-    /**
      * A new cluster client seeded with all nodes, whose pools run no idle evictor thread. The caller closes it.
      *
      * @return a new client
@@ -263,7 +219,7 @@ public final class RedisClusterExtension implements BeforeAllCallback, AfterAllC
     @Override
     public String toString() {
         synchronized (this) {
-            return "RedisClusterExtension[" + (opens == 0 ? "not open" : seedNodes()) + ", keyPrefix=" + keyPrefix + "]";
+            return "RedisClusterExtension[" + (isOpen() ? seedNodes() : "not open") + ", keyPrefix=" + keyPrefix() + "]";
         }
     }
 
@@ -587,13 +543,6 @@ public final class RedisClusterExtension implements BeforeAllCallback, AfterAllC
             return "redis " + RedisAdmin.info(servers.get(0).port(), "server").get("redis_version");
         } catch (RuntimeException e) {
             return "redis ?";
-        }
-    }
-
-    private void requireOpen() {
-        if (opens == 0) {
-            throw new IllegalStateException("RedisClusterExtension is not open: register it with "
-                    + "@RegisterExtension on a static field (it starts in beforeAll), or call open() first");
         }
     }
 }

@@ -15,10 +15,6 @@ import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
-import org.junit.jupiter.api.extension.AfterAllCallback;
-import org.junit.jupiter.api.extension.BeforeAllCallback;
-import org.junit.jupiter.api.extension.ExtensionContext;
-
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.RedisSentinelClient;
@@ -43,19 +39,15 @@ import redis.clients.jedis.RedisSentinelClient;
  * <p>Usable without JUnit too: {@link #open()} / {@link #close()}. Processes are killed in {@link #close()}
  * and, should that never run, by a JVM shutdown hook; their temp dirs are deleted.
  */
-public final class RedisSentinelExtension implements BeforeAllCallback, AfterAllCallback, AutoCloseable {
+public final class RedisSentinelExtension extends ManagedRedisResource {
 
     /** The name the sentinels monitor the master under. */
     public static final String MASTER_NAME = "mymaster";
     private static final int SENTINEL_COUNT = 3;
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
-    private static final String LOG_PREFIX = "[redis-test] ";
 
     private final Function<String, String> env;
-    private final String keyPrefix;
 
-    private int opens;
-    private String ownerName = "programmatic use";
     /** The two data nodes: initially master, replica. */
     private List<RedisProcessServer> dataNodes = List.of();
     private List<RedisProcessServer> sentinels = List.of();
@@ -68,27 +60,11 @@ public final class RedisSentinelExtension implements BeforeAllCallback, AfterAll
     /** Package-private seam for tests: a replaceable environment (for {@code PATH}). */
     RedisSentinelExtension(Function<String, String> env) {
         this.env = Objects.requireNonNull(env, "env");
-        this.keyPrefix = RedisServerExtension.newKeyPrefix();
     }
 
     // ------------------------------------------------------------------------------------------
-    // Lifecycle
+    // Lifecycle (beforeAll / afterAll / close: see ManagedRedisResource)
     // ------------------------------------------------------------------------------------------
-
-    @Override
-    public void beforeAll(ExtensionContext context) {
-        synchronized (this) {
-            if (opens == 0) {
-                ownerName = context.getTestClass().map(Class::getName).orElse(context.getDisplayName());
-            }
-        }
-        open();
-    }
-
-    @Override
-    public void afterAll(ExtensionContext context) {
-        close();
-    }
 
     /**
      * Starts master, replica and sentinels and waits until all sentinels see the whole setup (bounded,
@@ -98,13 +74,14 @@ public final class RedisSentinelExtension implements BeforeAllCallback, AfterAll
      * @throws IllegalStateException when redis-server is not on PATH or the setup does not come up; the
      *                               message carries the tails of the logs
      */
-    public synchronized RedisSentinelExtension open() {
-        if (opens > 0) {
-            opens++;
-            return this;
-        }
+    public RedisSentinelExtension open() {
+        acquire();
+        return this;
+    }
+
+    @Override
+    void doOpen() {
         Path binary = RedisAdmin.requireOnPath(env, "redis-server", "RedisSentinelExtension");
-        long start = System.nanoTime();
         List<RedisProcessServer> started = new ArrayList<>();
         try {
             RedisProcessServer master = RedisProcessServer.start(binary, null, "sentinel-monitored master",
@@ -136,20 +113,18 @@ public final class RedisSentinelExtension implements BeforeAllCallback, AfterAll
             closeInOrder(started);
             throw e;
         }
-        opens = 1;
-        System.err.println(LOG_PREFIX + ownerName + " -> redis sentinel " + sentinelNodes() + " monitoring "
-                + MASTER_NAME + " at " + RedisAdmin.address(masterPort()) + " (replica "
-                + RedisAdmin.address(dataNodes.get(1).port()) + ", up in "
-                + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms, keyPrefix " + keyPrefix + ")");
-        return this;
     }
 
-    /** Kills sentinels, replica and master and deletes their temp dirs (on the last nested close). Safe to call twice. */
     @Override
-    public synchronized void close() {
-        if (opens == 0 || --opens > 0) {
-            return;
-        }
+    String describeOpened(Duration startup) {
+        return "redis sentinel " + sentinelNodes() + " monitoring " + MASTER_NAME + " at "
+                + RedisAdmin.address(masterPort()) + " (replica " + RedisAdmin.address(dataNodes.get(1).port())
+                + ", up in " + startup.toMillis() + " ms, keyPrefix " + keyPrefix() + ")";
+    }
+
+    /** Kills sentinels, replica and master and deletes their temp dirs. */
+    @Override
+    void doClose() {
         List<RedisProcessServer> all = new ArrayList<>(dataNodes);
         all.addAll(sentinels);
         closeInOrder(all);
@@ -257,25 +232,6 @@ public final class RedisSentinelExtension implements BeforeAllCallback, AfterAll
     }
 
     /**
-     * A prefix unique to this extension instance, e.g. {@code t3fa91c07d2e4:}.
-     *
-     * @return the key prefix, ending in {@code ':'}
-     */
-    public String keyPrefix() {
-        return keyPrefix;
-    }
-
-    /**
-     * Convenience for {@code keyPrefix() + name}.
-     *
-     * @param name the key name below the prefix
-     * @return the full key
-     */
-    public String key(String name) {
-        return keyPrefix + name;
-    }
-
-    /**
      * A new sentinel client for the master, whose pool runs no idle evictor thread. The caller closes it.
      *
      * @return a new client
@@ -291,8 +247,8 @@ public final class RedisSentinelExtension implements BeforeAllCallback, AfterAll
     @Override
     public String toString() {
         synchronized (this) {
-            return "RedisSentinelExtension[" + (opens == 0 ? "not open" : MASTER_NAME + " via " + sentinelNodes())
-                    + ", keyPrefix=" + keyPrefix + "]";
+            return "RedisSentinelExtension[" + (isOpen() ? MASTER_NAME + " via " + sentinelNodes() : "not open")
+                    + ", keyPrefix=" + keyPrefix() + "]";
         }
     }
 
@@ -419,12 +375,5 @@ public final class RedisSentinelExtension implements BeforeAllCallback, AfterAll
         List<RedisProcessServer> all = new ArrayList<>(dataNodes);
         all.addAll(sentinels);
         return RedisAdmin.logTails(all);
-    }
-
-    private void requireOpen() {
-        if (opens == 0) {
-            throw new IllegalStateException("RedisSentinelExtension is not open: register it with "
-                    + "@RegisterExtension on a static field (it starts in beforeAll), or call open() first");
-        }
     }
 }

@@ -5,11 +5,9 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -18,10 +16,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
-
-import org.junit.jupiter.api.extension.AfterAllCallback;
-import org.junit.jupiter.api.extension.BeforeAllCallback;
-import org.junit.jupiter.api.extension.ExtensionContext;
 
 import java.time.Duration;
 import redis.clients.jedis.ConnectionPoolConfig;
@@ -56,12 +50,14 @@ import redis.clients.jedis.resps.ScanResult;
  * why each strategy failed; tests are never skipped.
  *
  * <p>The extension can also be used without JUnit: {@link #open()} / {@link #close()}, e.g.
- * {@code try (var r = RedisServerExtension.forced(Strategy.EMBEDDED).open()) { ... }}.
+ * {@code try (var r = RedisServerExtension.forced(Strategy.EMBEDDED).open()) { ... }}. {@code afterAll} /
+ * {@link #close()} stop a server this extension started, delete its temporary directory and close the admin
+ * client; on a shared {@code REDIS_URL} server they only delete the keys under {@link #keyPrefix()}.
  *
  * <p>This class is part of the core test-jar and only needs JUnit, Jedis and, for the strategies that
  * use them, Testcontainers and embedded-redis on the test classpath.
  */
-public final class RedisServerExtension implements BeforeAllCallback, AfterAllCallback, AutoCloseable {
+public final class RedisServerExtension extends ManagedRedisResource {
 
     /** System property that forces the strategy (or comma separated strategies) to try. */
     public static final String STRATEGY_PROPERTY = "ratelimit.test.redis";
@@ -122,16 +118,11 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
     }
 
     private static final List<Strategy> DEFAULT_ORDER = List.of(Strategy.values());
-    private static final SecureRandom RANDOM = new SecureRandom();
-    private static final String LOG_PREFIX = "[redis-test] ";
 
     private final List<Strategy> forcedOrder;
     private final Function<String, String> env;
     private final Function<String, String> props;
-    private final String keyPrefix;
 
-    private int opens;
-    private String ownerName = "programmatic use";
     private Strategy strategy;
     private ServerHandle server;
     private RedisClient client;
@@ -153,14 +144,6 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
         this.forcedOrder = forcedOrder == null ? null : List.copyOf(forcedOrder);
         this.env = Objects.requireNonNull(env, "env");
         this.props = Objects.requireNonNull(props, "props");
-        this.keyPrefix = newKeyPrefix();
-    }
-
-    /** A fresh random key prefix such as {@code t3fa91c07d2e4:}; shared with the cluster and sentinel extensions. */
-    static String newKeyPrefix() {
-        byte[] bytes = new byte[6];
-        RANDOM.nextBytes(bytes);
-        return "t" + HexFormat.of().formatHex(bytes) + ":";
     }
 
     /**
@@ -179,36 +162,8 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
     }
 
     // ------------------------------------------------------------------------------------------
-    // JUnit callbacks and lifecycle
+    // Lifecycle (beforeAll / afterAll / close: see ManagedRedisResource)
     // ------------------------------------------------------------------------------------------
-
-    /**
-     * Obtains the server for the test class (see the class comment for the order) and opens the admin
-     * client. Called by JUnit; nested test classes reuse the outer class's server.
-     *
-     * @param context the JUnit context of the test class
-     */
-    @Override
-    public void beforeAll(ExtensionContext context) {
-        synchronized (this) {
-            if (opens == 0) {
-                ownerName = context.getTestClass().map(Class::getName).orElse(context.getDisplayName());
-            }
-        }
-        open();
-    }
-
-    /**
-     * Releases what {@link #beforeAll} obtained: stops a server this extension started, deletes its
-     * temporary directory, closes the admin client. On a shared {@code REDIS_URL} server only the keys
-     * under {@link #keyPrefix()} are deleted.
-     *
-     * @param context the JUnit context of the test class
-     */
-    @Override
-    public void afterAll(ExtensionContext context) {
-        close();
-    }
 
     /**
      * Obtains a server and opens the admin client, exactly as {@code beforeAll} does; for use outside
@@ -218,11 +173,17 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
      * @throws IllegalStateException when no strategy could provide a server; the message says how to
      *                               provide one and why each strategy failed
      */
-    public synchronized RedisServerExtension open() {
-        if (opens > 0) {
-            opens++;
-            return this;
-        }
+    public RedisServerExtension open() {
+        acquire();
+        return this;
+    }
+
+    /**
+     * Obtains the server (see the class comment for the order) and opens the admin client: the first of
+     * the strategies that works wins.
+     */
+    @Override
+    void doOpen() {
         List<Strategy> order = strategyOrder();
         Map<Strategy, String> failures = new LinkedHashMap<>();
         for (Strategy candidate : order) {
@@ -258,9 +219,7 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
             this.server = handle;
             this.client = admin;
             this.uri = handle.uri();
-            this.opens = 1;
-            announce();
-            return this;
+            return;
         }
         throw new IllegalStateException(nothingWorkedMessage(order, failures));
     }
@@ -278,18 +237,11 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
     }
 
     /**
-     * Releases everything {@link #open()} obtained (when the last nested open is closed): stops a server
-     * this extension started, deletes its temporary directory and closes the admin client. On a shared
-     * {@code REDIS_URL} server only the keys under {@link #keyPrefix()} are deleted. Safe to call twice.
+     * Stops a server this extension started, deletes its temporary directory and closes the admin client.
+     * On a shared {@code REDIS_URL} server only the keys under {@link #keyPrefix()} are deleted.
      */
     @Override
-    public synchronized void close() {
-        if (opens == 0) {
-            return;
-        }
-        if (--opens > 0) {
-            return;
-        }
+    void doClose() {
         try {
             if (server != null && !server.owned() && client != null) {
                 deleteOwnKeysQuietly();
@@ -372,26 +324,6 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
     }
 
     /**
-     * A prefix unique to this extension instance, e.g. {@code t3fa91c07d2e4:}. Tests must write only keys
-     * under it, so that a shared {@code REDIS_URL} server is never disturbed.
-     *
-     * @return the key prefix, ending in {@code ':'}
-     */
-    public String keyPrefix() {
-        return keyPrefix;
-    }
-
-    /**
-     * Convenience for {@code keyPrefix() + name}.
-     *
-     * @param name the key name below the prefix
-     * @return the full key
-     */
-    public String key(String name) {
-        return keyPrefix + name;
-    }
-
-    /**
      * The admin client for the server, opened in {@code beforeAll} and closed in {@code afterAll}. Its
      * idle connections are dropped by {@link #start()}, so it keeps working across a restart.
      *
@@ -413,7 +345,7 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 
     private List<String> scanOwnKeys(UnifiedJedis c) {
         Set<String> found = new LinkedHashSet<>();
-        ScanParams params = new ScanParams().match(keyPrefix + "*").count(1000);
+        ScanParams params = new ScanParams().match(keyPrefix() + "*").count(1000);
         String cursor = ScanParams.SCAN_POINTER_START;
         do {
             ScanResult<String> page = c.scan(cursor, params);
@@ -468,8 +400,8 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
     @Override
     public String toString() {
         synchronized (this) {
-            return "RedisServerExtension[" + (opens == 0 ? "not open" : uri + " via " + strategy.source())
-                    + ", keyPrefix=" + keyPrefix + "]";
+            return "RedisServerExtension[" + (isOpen() ? uri + " via " + strategy.source() : "not open")
+                    + ", keyPrefix=" + keyPrefix() + "]";
         }
     }
 
@@ -674,7 +606,8 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
         return sb.toString();
     }
 
-    private void announce() {
+    @Override
+    String describeOpened(Duration startup) {
         String version = "?";
         try {
             for (String line : client.info("server").split("\r?\n")) {
@@ -685,8 +618,8 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
         } catch (RuntimeException ignored) {
             // informational only
         }
-        System.err.println(LOG_PREFIX + ownerName + " -> " + uri + " via " + strategy.source()
-                + " (redis " + version + ", " + server.description() + ", keyPrefix " + keyPrefix + ")");
+        return uri + " via " + strategy.source() + " (redis " + version + ", " + server.description()
+                + ", keyPrefix " + keyPrefix() + ")";
     }
 
     private void deleteOwnKeysQuietly() {
@@ -696,7 +629,7 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
                 client.del(own.subList(i, Math.min(own.size(), i + 500)).toArray(new String[0]));
             }
         } catch (RuntimeException e) {
-            System.err.println(LOG_PREFIX + "could not delete keys under " + keyPrefix + " on " + uri + ": " + describe(e));
+            System.err.println(LOG_PREFIX + "could not delete keys under " + keyPrefix() + " on " + uri + ": " + describe(e));
         }
     }
 
@@ -705,13 +638,6 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
             return "PONG".equalsIgnoreCase(client.ping());
         } catch (RuntimeException e) {
             return false;
-        }
-    }
-
-    private void requireOpen() {
-        if (opens == 0) {
-            throw new IllegalStateException("RedisServerExtension is not open: register it with "
-                    + "@RegisterExtension on a static field (it starts in beforeAll), or call open() first");
         }
     }
 
