@@ -1,0 +1,57 @@
+package dev.ratelimit.bench;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.RedisSettings;
+import dev.ratelimit.RedisStore;
+import dev.ratelimit.Rule;
+import java.time.Duration;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/** Our decisions per second, per algorithm and traffic, with the local deny cache on or off. */
+@State(Scope.Benchmark)
+public class LimiterBenchmark {
+    @Param({"fixed-window", "sliding-log", "sliding-window", "token-bucket", "leaky-bucket", "gcra"})
+    public String algorithm;
+
+    /** hot-denied-cached is hot-denied with the local deny cache on; every other case has it off. */
+    @Param({"distinct", "hot-admitted", "hot-denied", "hot-denied-cached"})
+    public String traffic;
+
+    private RedisStore store;
+    private RateLimiter limiter;
+    private Traffic shape;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        boolean denied = traffic.startsWith("hot-denied");
+        shape = denied ? Traffic.HOT_DENIED : Traffic.valueOf(traffic.toUpperCase().replace('-', '_'));
+        store = RedisStore.connect(RedisSettings.builder(BenchRedis.uri()).timeout(Duration.ofSeconds(2))
+                .poolSize(BenchRedis.POOL_SIZE).build());
+        // Admitted traffic: a limit no run reaches, over one second so sliding-log's sets stay small.
+        Rule rule = denied ? Rule.of(Algorithm.fromConfigName(algorithm), 1, Duration.ofHours(1))
+                : Rule.of(Algorithm.fromConfigName(algorithm), 1_000_000_000L, Duration.ofSeconds(1));
+        limiter = RateLimiter.builder(store).policyName("bench-" + algorithm + "-" + traffic)
+                .localDenyCache(traffic.equals("hot-denied-cached")).rule(rule).build();
+        limiter.reset("hot");
+        if (denied) {
+            limiter.tryAcquire("hot");
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        store.close();
+    }
+
+    @Benchmark
+    public boolean decide(KeyCursor keys) {
+        return limiter.tryAcquire(keys.next(shape)).allowed();
+    }
+}
