@@ -6,6 +6,8 @@ final class BenchRedis {
     static final String URI_PROPERTY = "bench.redis.uri";
     /** Connections per pool, for ours, the floor and the peers alike: enough for 64 threads. */
     static final int POOL_SIZE = 64;
+    /** The window of every admitted-traffic limit, ours and the peers': long enough that keys do not churn. */
+    static final java.time.Duration WINDOW = java.time.Duration.ofMinutes(1);
 
     private BenchRedis() {
     }

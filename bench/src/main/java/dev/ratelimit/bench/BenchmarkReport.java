@@ -266,7 +266,7 @@ public final class BenchmarkReport {
         }
         md.append("\nTraffic: `distinct` = 10,000 clients round-robin, all admitted; `hot-admitted` = one client, all "
                 + "admitted; `hot-denied` = one client over its limit, all denied (local deny cache off unless "
-                + "said).\n\n");
+                + "said). Admitted traffic runs under a limit of 10^9 per minute, for ours and the peers alike.\n\n");
 
         md.append("## Ours against the peers (").append(mid()).append(" threads)\n\n");
         md.append("| comparison | traffic | ours | peer | ours / peer |\n|---|---|---:|---:|---:|\n");
@@ -374,7 +374,8 @@ public final class BenchmarkReport {
     }
 
     private static void target(StringBuilder md, String what, double measured, double need) {
-        md.append("| ").append(what).append(" | ").append(format(measured)).append(" × | ")
+        String shown = measured >= 100 ? format(measured) : String.format(Locale.ROOT, "%.3f", measured);
+        md.append("| ").append(what).append(" | ").append(shown).append(" × | ")
                 .append(measured >= need ? "yes" : "**no**").append(" |\n");
     }
 

@@ -60,7 +60,7 @@ final class HttpLoad {
             filter.setName("bench");
             filter.setInitParameter("redisUri", redisUri);
             filter.setInitParameter("limit", "1000000000");
-            filter.setInitParameter("window", "1s");
+            filter.setInitParameter("window", "1m");
             filter.setInitParameter("keyPrefix", "ratelimit:http-bench:");
             filter.setInitParameter("redisPoolSize", Integer.toString(BenchRedis.POOL_SIZE));
             context.addFilter(filter, "/*", EnumSet.of(DispatcherType.REQUEST));

@@ -29,7 +29,7 @@ public class PeerBenchmark {
     public void setUp() {
         shape = Traffic.valueOf(traffic.toUpperCase().replace('-', '_'));
         long limit = 1_000_000_000L;
-        Duration window = Duration.ofSeconds(1);
+        Duration window = BenchRedis.WINDOW;
         String uri = BenchRedis.uri();
         switch (peer) {
             case "bucket4j":

@@ -5,6 +5,7 @@
 -- separate "window start" to drift. A request is admitted while count + permits <= limit. Its
 -- retry-after is read from the key's PTTL: Redis deletes a key once its clock has passed the
 -- expiry millisecond, so PTTL + 1 ms is the first instant the window is certainly gone.
+-- That expiry is Redis' clock, so this script needs no TIME call: one command less per decision.
 --
 -- KEYS[i]: the counter of rule i.  ARGV[1]: '1' to consume, '0' to peek.
 -- ARGV per rule (3): permits, limit, window in microseconds.
@@ -12,8 +13,6 @@
 -- A denial (by any rule) writes nothing.
 
 local ARGS_PER_RULE = 3
-local t = redis.call('TIME')
-local now = t[1] * 1000000 + t[2]
 local consume = ARGV[1] == '1'
 
 local function check(key, permits, limit, window)
