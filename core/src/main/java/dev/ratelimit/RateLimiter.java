@@ -1,6 +1,7 @@
 package dev.ratelimit;
 
 import dev.ratelimit.internal.Evaluator;
+import dev.ratelimit.internal.LatencySamples;
 import dev.ratelimit.internal.LocalDenyCache;
 import dev.ratelimit.internal.LuaEvaluator;
 import dev.ratelimit.internal.RedisGateway;
@@ -62,6 +63,12 @@ public final class RateLimiter {
     private final long[] ruleCosts;
     private final FailurePolicy failurePolicy;
     private final LocalDenyCache denyCache;
+    private final List<RateLimitListener> listeners;
+    private final AtomicLong allowed = new AtomicLong();
+    private final AtomicLong denied = new AtomicLong();
+    private final AtomicLong degraded = new AtomicLong();
+    private final AtomicLong localCacheDenials = new AtomicLong();
+    private final LatencySamples redisLatency = new LatencySamples(1024);
     private final AtomicLong redisFailures = new AtomicLong();
     /** When a failure was last logged, so that a dead Redis makes one line per interval, not one per request. */
     private final AtomicLong lastFailureLog = new AtomicLong(System.nanoTime() - FAILURE_LOG_INTERVAL_NANOS);
@@ -76,6 +83,7 @@ public final class RateLimiter {
         this.ruleCosts = rules.stream().mapToLong(Rule::cost).toArray();
         this.failurePolicy = builder.failurePolicy;
         this.denyCache = builder.localDenyCache ? new LocalDenyCache(LOCAL_DENY_CACHE_SIZE, System::nanoTime) : null;
+        this.listeners = List.copyOf(builder.listeners);
     }
 
     /** Starts a limiter that keeps its state in the given Redis. */
@@ -145,7 +153,7 @@ public final class RateLimiter {
      * @throws RedisFailureException if Redis cannot be asked
      */
     public Decision peek(String key) {
-        return decide(keys(key), ruleCosts, false);
+        return decide(key, keys(key), ruleCosts, false);
     }
 
     /**
@@ -166,6 +174,13 @@ public final class RateLimiter {
         return redisFailures.get();
     }
 
+    /** The counts so far and the latency of recent Redis calls. */
+    public RateLimiterStats stats() {
+        return new RateLimiterStats(allowed.get(), denied.get(), degraded.get(), localCacheDenials.get(),
+                redisFailures.get(), redisLatency.percentileMicros(0.50), redisLatency.percentileMicros(0.99),
+                gateway.circuitState());
+    }
+
     /** The failure policy, or null when failures are thrown. */
     public FailurePolicy failurePolicy() {
         return failurePolicy;
@@ -178,24 +193,57 @@ public final class RateLimiter {
      * @param permits the caller's permits, or 0 for each rule's cost
      */
     private Decision acquireOnce(String key, List<String> keys, long[] eachRule, long permits) {
+        Decision decision;
         if (denyCache == null) {
-            return decide(keys, eachRule, true);
+            decision = decide(key, keys, eachRule, true);
+        } else {
+            String cacheKey = key + '\n' + permits;
+            decision = denyCache.get(cacheKey);
+            if (decision != null) {
+                localCacheDenials.incrementAndGet();
+            } else {
+                decision = decide(key, keys, eachRule, true);
+                denyCache.put(cacheKey, decision);
+            }
         }
-        String cacheKey = key + '\n' + permits;
-        Decision remembered = denyCache.get(cacheKey);
-        if (remembered != null) {
-            return remembered;
-        }
-        Decision decision = decide(keys, eachRule, true);
-        denyCache.put(cacheKey, decision);
+        count(key, decision);
         return decision;
     }
 
-    private Decision decide(List<String> keys, long[] permits, boolean consume) {
+    /** Counts a handed-out decision and tells the listeners. */
+    private void count(String key, Decision decision) {
+        (decision.allowed() ? allowed : denied).incrementAndGet();
+        if (decision.degraded()) {
+            degraded.incrementAndGet();
+        }
+        for (RateLimitListener listener : listeners) {
+            try {
+                if (decision.allowed()) {
+                    listener.onAllowed(policyName, key, decision);
+                } else {
+                    listener.onDenied(policyName, key, decision);
+                }
+            } catch (RuntimeException e) {
+                log.warn("Rate limit listener {} failed on policy '{}'", listener, policyName, e);
+            }
+        }
+    }
+
+    private Decision decide(String key, List<String> keys, long[] permits, boolean consume) {
+        long start = System.nanoTime();
         try {
-            return evaluator.decide(keys, permits, consume);
+            Decision decision = evaluator.decide(keys, permits, consume);
+            redisLatency.record(System.nanoTime() - start);
+            return decision;
         } catch (RedisFailureException e) {
             redisFailures.incrementAndGet();
+            for (RateLimitListener listener : listeners) {
+                try {
+                    listener.onFailure(policyName, key, e);
+                } catch (RuntimeException listenerFailure) {
+                    log.warn("Rate limit listener {} failed on policy '{}'", listener, policyName, listenerFailure);
+                }
+            }
             if (failurePolicy == null) {
                 throw e;
             }
@@ -277,6 +325,7 @@ public final class RateLimiter {
         private Transport transport = Transport.LUA;
         private FailurePolicy failurePolicy;
         private boolean localDenyCache = true;
+        private final List<RateLimitListener> listeners = new ArrayList<>();
 
         private Builder(RedisStore store) {
             this.store = Objects.requireNonNull(store, "store");
@@ -312,6 +361,12 @@ public final class RateLimiter {
         /** {@link Transport#LUA} unless set. */
         public Builder transport(Transport transport) {
             this.transport = Objects.requireNonNull(transport, "transport");
+            return this;
+        }
+
+        /** Adds a listener that hears every decision and failure. */
+        public Builder listener(RateLimitListener listener) {
+            listeners.add(Objects.requireNonNull(listener, "listener"));
             return this;
         }
 

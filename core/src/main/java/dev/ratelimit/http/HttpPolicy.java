@@ -38,7 +38,7 @@ public final class HttpPolicy {
             "redisUri", "redisSentinelMaster", "redisSentinelNodes", "redisClusterNodes", "redisTimeout",
             "redisPoolSize", "algorithm", "limit", "window", "burst", "cost", "key", "keyResolverClass",
             "trustedProxies", "policyName", "keyPrefix", "methods", "excludePaths", "enforce", "onRedisFailure",
-            "statusCode", "headers", "transport", "localDenyCache");
+            "statusCode", "headers", "transport", "localDenyCache", "jmx");
     /** {@code redisUri} unless set. */
     public static final String DEFAULT_REDIS_URI = "redis://localhost:6379";
     /** The client key of requests that have no value for their key (a shared bucket). */
@@ -54,6 +54,7 @@ public final class HttpPolicy {
     private final Transport transport;
     private final FailurePolicy failurePolicy;
     private final boolean localDenyCache;
+    private final boolean jmx;
     private final RedisSettings redis;
     private final KeyResolver keyResolver;
     private final String keyDescription;
@@ -72,6 +73,7 @@ public final class HttpPolicy {
         this.transport = parsed.transport;
         this.failurePolicy = parsed.failurePolicy;
         this.localDenyCache = parsed.localDenyCache;
+        this.jmx = parsed.jmx;
         this.redis = parsed.redis;
         this.keyResolver = parsed.keyResolver;
         this.keyDescription = parsed.keyDescription;
@@ -161,6 +163,11 @@ public final class HttpPolicy {
         return localDenyCache;
     }
 
+    /** Whether the policy's counters are published as a JMX bean (default true). */
+    public boolean jmx() {
+        return jmx;
+    }
+
     /** The window in whole seconds, rounded up, at least 1: the {@code w} of {@code RateLimit-Policy}. */
     public long windowSeconds() {
         long millis = rule.window().toMillis();
@@ -181,7 +188,7 @@ public final class HttpPolicy {
                 + ", methods " + (methods.isEmpty() ? "all" : String.join(",", methods))
                 + ", excludePaths " + excludedPathsText() + ", enforce " + enforce + ", statusCode " + statusCode
                 + ", headers " + headerMode + ", transport " + transport + ", onRedisFailure " + failurePolicy
-                + ", localDenyCache " + localDenyCache + ", keyPrefix '" + keyPrefix + "', redis " + redis;
+                + ", localDenyCache " + localDenyCache + ", jmx " + jmx + ", keyPrefix '" + keyPrefix + "', redis " + redis;
     }
 
     private String excludedPathsText() {
@@ -342,6 +349,7 @@ public final class HttpPolicy {
         Transport transport;
         FailurePolicy failurePolicy;
         boolean localDenyCache;
+        boolean jmx;
         RedisSettings redis;
         KeyResolver keyResolver;
         String keyDescription;
@@ -364,6 +372,7 @@ public final class HttpPolicy {
             failurePolicy = FailurePolicy.fromConfigName(text("onRedisFailure", "allow"));
             headerMode = HeaderMode.fromConfigName(text("headers", "draft"));
             localDenyCache = bool("localDenyCache", true);
+            jmx = bool("jmx", true);
             enforce = bool("enforce", true);
             statusCode = (int) number("statusCode", 429L, 400, 599, "an HTTP error status between 400 and 599, such as 429");
             policyName = text("policyName", parser.defaultPolicyName);

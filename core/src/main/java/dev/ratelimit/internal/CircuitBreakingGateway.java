@@ -66,6 +66,11 @@ public final class CircuitBreakingGateway implements RedisGateway {
     }
 
     @Override
+    public String circuitState() {
+        return breaker.state().name();
+    }
+
+    @Override
     public boolean supportsTransactions() {
         return delegate.supportsTransactions();
     }

@@ -32,6 +32,11 @@ public interface RedisGateway extends AutoCloseable {
     /** Whether MULTI/EXEC is available (not on Redis Cluster, where Jedis runs no transactions). */
     boolean supportsTransactions();
 
+    /** The circuit breaker's state (CLOSED, OPEN, HALF_OPEN), or CLOSED when there is none. */
+    default String circuitState() {
+        return "CLOSED";
+    }
+
     /** Deletes the keys, which must share one hash slot. */
     void delete(List<String> keys);
 

@@ -53,7 +53,7 @@ class HttpPolicyTest {
         assertThat(policy.clientKey(new FakeRequest().from("203.0.113.9"))).isEqualTo("203.0.113.9");
         assertThat(policy).hasToString("policy 'api': sliding-log 100 per 1m, cost 1, key ip, trustedProxies none, "
                 + "methods all, excludePaths none, enforce true, statusCode 429, headers draft, transport lua, "
-                + "onRedisFailure allow, localDenyCache true, keyPrefix 'ratelimit:', redis redis://localhost:6379 "
+                + "onRedisFailure allow, localDenyCache true, jmx true, keyPrefix 'ratelimit:', redis redis://localhost:6379 "
                 + "(timeout 200ms, pool 32, pool wait 200ms)");
     }
 
@@ -63,12 +63,12 @@ class HttpPolicyTest {
                 "cost", "2", "key", "ip+header:X-Api-Key", "trustedProxies", "10.0.0.0/8", "policyName", "search",
                 "keyPrefix", "rl:", "methods", "post, put", "excludePaths", "/health,/static/*", "enforce", "false",
                 "onRedisFailure", "deny", "statusCode", "503", "headers", "both", "transport", "lua",
-                "localDenyCache", "false", "redisUri", "redis://:pw@cache:6380/3", "redisTimeout", "1s",
+                "localDenyCache", "false", "jmx", "false", "redisUri", "redis://:pw@cache:6380/3", "redisTimeout", "1s",
                 "redisPoolSize", "8");
         assertThat(policy.toString()).isEqualTo("policy 'search': token-bucket 10 per 30s, burst 20, cost 2, "
                 + "key ip+header:X-Api-Key, trustedProxies 10.0.0.0/8, methods POST,PUT, "
                 + "excludePaths /health,/static/*, enforce false, statusCode 503, headers both, transport lua, "
-                + "onRedisFailure deny, localDenyCache false, keyPrefix 'rl:', redis redis://****@cache:6380/3 "
+                + "onRedisFailure deny, localDenyCache false, jmx false, keyPrefix 'rl:', redis redis://****@cache:6380/3 "
                 + "(timeout 1s, pool 8, pool wait 1s)");
     }
 

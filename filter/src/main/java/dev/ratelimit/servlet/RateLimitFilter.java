@@ -2,6 +2,7 @@ package dev.ratelimit.servlet;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.RateLimiterJmx;
 import dev.ratelimit.RedisStoreRegistry;
 import dev.ratelimit.http.HttpAnswer;
 import dev.ratelimit.http.HttpPolicy;
@@ -53,6 +54,7 @@ public class RateLimitFilter implements Filter {
     private HttpPolicy policy;
     private RateLimiter limiter;
     private RedisStoreRegistry registry;
+    private RateLimiterJmx.Registration mbean;
     private final AtomicLong dryRunDenials = new AtomicLong();
     private final AtomicLong lastDryRunLog = new AtomicLong(System.nanoTime() - DRY_RUN_LOG_INTERVAL_NANOS);
 
@@ -82,6 +84,10 @@ public class RateLimitFilter implements Filter {
             // Settings that only the Redis topology can refuse (transactions on Cluster).
             registry.release(policy.redisSettings());
             throw new ServletException("RateLimitFilter '" + filterName + "' is misconfigured: " + e.getMessage(), e);
+        }
+        if (policy.jmx()) {
+            String webapp = context.getContextPath().isEmpty() ? "/" : context.getContextPath();
+            mbean = RateLimiterJmx.register(limiter, webapp, policy.toString());
         }
         log.info("RateLimitFilter '{}' started: {}", filterName, policy);
     }
@@ -153,6 +159,10 @@ public class RateLimitFilter implements Filter {
     /** Gives the Redis connection back; the last filter of the webapp using it closes it. */
     @Override
     public void destroy() {
+        if (mbean != null) {
+            mbean.close();
+            mbean = null;
+        }
         if (registry != null && policy != null) {
             registry.release(policy.redisSettings());
         }

@@ -1,0 +1,24 @@
+package dev.ratelimit;
+
+/**
+ * Hears every decision of a {@link RateLimiter}: for logs, metrics or alerts of your own. Called on
+ * the deciding thread, after the decision, so keep it quick and never throw (an exception from a
+ * listener is logged and ignored). Every method does nothing unless overridden.
+ */
+public interface RateLimitListener {
+
+    /** The permits were granted (by Redis, or by the failure policy when {@code decision.degraded()}). */
+    default void onAllowed(String policyName, String key, Decision decision) {
+    }
+
+    /** The request was refused: by Redis, by the local deny cache, or by the failure policy. */
+    default void onDenied(String policyName, String key, Decision decision) {
+    }
+
+    /**
+     * Redis could not be asked. Called before the failure policy's decision is handed out (which
+     * then also reaches {@link #onAllowed} or {@link #onDenied}, marked degraded).
+     */
+    default void onFailure(String policyName, String key, RedisFailureException cause) {
+    }
+}

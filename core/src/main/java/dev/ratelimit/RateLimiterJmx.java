@@ -1,0 +1,143 @@
+package dev.ratelimit;
+
+import java.lang.management.ManagementFactory;
+import javax.management.InstanceAlreadyExistsException;
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes a limiter's {@link RateLimiterStats} as a platform MXBean. Register in the webapp's
+ * start, {@link Registration#close() close} in its stop: an MBean left behind would pin the
+ * webapp's class loader.
+ */
+public final class RateLimiterJmx {
+    private static final Logger log = LoggerFactory.getLogger(RateLimiterJmx.class);
+
+    /** Unregisters the bean; closing twice does nothing. */
+    public interface Registration extends AutoCloseable {
+        /** The name the bean was registered under. */
+        ObjectName name();
+
+        @Override
+        void close();
+    }
+
+    private RateLimiterJmx() {
+    }
+
+    /** The name of a policy's bean: {@code dev.ratelimit:type=RateLimiter,webapp=...,policy=...}. */
+    public static ObjectName name(String webapp, String policyName, int instance) {
+        try {
+            return new ObjectName("dev.ratelimit:type=RateLimiter,webapp=" + ObjectName.quote(webapp) + ",policy="
+                    + ObjectName.quote(policyName) + (instance > 1 ? ",instance=" + instance : ""));
+        } catch (JMException e) {
+            throw new IllegalArgumentException("no JMX name can be made for policy '" + policyName + "'", e);
+        }
+    }
+
+    /**
+     * Registers the limiter's bean. Two policies of one name in one webapp get {@code instance=2},
+     * and so on.
+     *
+     * @param webapp the webapp's context path, {@code /} for the root
+     * @param configuration the effective configuration to show, without secrets
+     */
+    public static Registration register(RateLimiter limiter, String webapp, String configuration) {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        Bean bean = new Bean(limiter, configuration);
+        for (int instance = 1; ; instance++) {
+            ObjectName name = name(webapp, limiter.policyName(), instance);
+            try {
+                server.registerMBean(bean, name);
+                return new Registration() {
+                    private boolean closed;
+
+                    @Override
+                    public ObjectName name() {
+                        return name;
+                    }
+
+                    @Override
+                    public synchronized void close() {
+                        if (closed) {
+                            return;
+                        }
+                        closed = true;
+                        try {
+                            server.unregisterMBean(name);
+                        } catch (JMException e) {
+                            log.warn("Could not unregister {}", name, e);
+                        }
+                    }
+                };
+            } catch (InstanceAlreadyExistsException taken) {
+                // another limiter with that name: try the next instance number
+            } catch (JMException e) {
+                throw new IllegalStateException("cannot register " + name + " with JMX", e);
+            }
+        }
+    }
+
+    private static final class Bean implements RateLimiterMXBean {
+        private final RateLimiter limiter;
+        private final String configuration;
+
+        Bean(RateLimiter limiter, String configuration) {
+            this.limiter = limiter;
+            this.configuration = configuration;
+        }
+
+        @Override
+        public String getPolicyName() {
+            return limiter.policyName();
+        }
+
+        @Override
+        public long getAllowed() {
+            return limiter.stats().allowed();
+        }
+
+        @Override
+        public long getDenied() {
+            return limiter.stats().denied();
+        }
+
+        @Override
+        public long getDegraded() {
+            return limiter.stats().degraded();
+        }
+
+        @Override
+        public long getLocalCacheDenials() {
+            return limiter.stats().localCacheDenials();
+        }
+
+        @Override
+        public long getRedisErrors() {
+            return limiter.stats().redisErrors();
+        }
+
+        @Override
+        public long getRedisLatencyP50Micros() {
+            return limiter.stats().redisLatencyP50Micros();
+        }
+
+        @Override
+        public long getRedisLatencyP99Micros() {
+            return limiter.stats().redisLatencyP99Micros();
+        }
+
+        @Override
+        public String getCircuitBreakerState() {
+            return limiter.stats().circuitBreakerState();
+        }
+
+        @Override
+        public String getConfiguration() {
+            return configuration;
+        }
+    }
+}
