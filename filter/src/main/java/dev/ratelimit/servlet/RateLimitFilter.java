@@ -132,6 +132,7 @@ public class RateLimitFilter implements Filter {
             logDryRunDenial();
             chain.doFilter(req, res);
         } else {
+            log.debug("RateLimitFilter '{}' denied {}: {}", filterName, view.path(), decision);
             deny(response, decision);
         }
     }

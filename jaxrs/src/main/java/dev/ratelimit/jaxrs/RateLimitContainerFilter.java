@@ -12,6 +12,8 @@ import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MultivaluedMap;
 import jakarta.ws.rs.core.Response;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The filter {@link RateLimitFeature} registers for one annotated resource method, with its policy
@@ -19,6 +21,7 @@ import jakarta.ws.rs.core.Response;
  * servlet filter, and an allowed response gets the rate-limit headers.
  */
 final class RateLimitContainerFilter implements ContainerRequestFilter, ContainerResponseFilter {
+    private static final Logger log = LoggerFactory.getLogger(RateLimitContainerFilter.class);
     private static final String DECISION = RateLimitContainerFilter.class.getName() + ".decision";
 
     private final HttpPolicy policy;
@@ -49,6 +52,7 @@ final class RateLimitContainerFilter implements ContainerRequestFilter, Containe
                 .entity(HttpAnswer.problemJson(decision, policy));
         HttpAnswer.writeHeaders(decision, policy, HttpAnswer.HeaderSink.of(denial::header,
                 (name, value) -> denial.header(name, null).header(name, value)));
+        log.debug("@RateLimited {} denied {}: {}", policy.policyName(), view.path(), decision);
         request.abortWith(denial.build());
     }
 

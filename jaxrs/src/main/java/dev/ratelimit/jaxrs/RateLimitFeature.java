@@ -1,6 +1,7 @@
 package dev.ratelimit.jaxrs;
 
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.RateLimiterJmx;
 import dev.ratelimit.RedisSettings;
 import dev.ratelimit.RedisStoreRegistry;
 import dev.ratelimit.http.HttpPolicy;
@@ -45,6 +46,7 @@ public class RateLimitFeature implements DynamicFeature {
 
     private RedisStoreRegistry registry;
     private final List<RedisSettings> acquired = Collections.synchronizedList(new ArrayList<>());
+    private final List<RateLimiterJmx.Registration> beans = Collections.synchronizedList(new ArrayList<>());
 
     /**
      * @throws IllegalArgumentException when an annotation, property or context-param holds a bad
@@ -71,6 +73,9 @@ public class RateLimitFeature implements DynamicFeature {
             throw new IllegalArgumentException("RateLimitFeature cannot limit " + where + ": " + e.getMessage(), e);
         }
         acquired.add(policy.redisSettings());
+        if (policy.jmx()) {
+            beans.add(RateLimiterJmx.register(limiter, webapp(), policy.toString()));
+        }
         context.register(new RateLimitContainerFilter(policy, limiter), Priorities.AUTHORIZATION);
         log.info("@RateLimited {}: {}", where, policy);
     }
@@ -146,6 +151,15 @@ public class RateLimitFeature implements DynamicFeature {
         return registry;
     }
 
+    /** The JMX name's webapp: the context path ({@code /} for the root), or {@code jaxrs} outside a servlet container. */
+    private String webapp() {
+        ServletContext context = servletContext();
+        if (context == null) {
+            return "jaxrs";
+        }
+        return context.getContextPath().isEmpty() ? "/" : context.getContextPath();
+    }
+
     private ServletContext servletContext() {
         if (servletContext == null) {
             return null;
@@ -159,9 +173,13 @@ public class RateLimitFeature implements DynamicFeature {
         }
     }
 
-    /** Gives back the Redis clients of the limited methods when the application stops. */
+    /** Gives back the Redis clients of the limited methods and their JMX beans when the application stops. */
     @PreDestroy
     public void close() {
+        synchronized (beans) {
+            beans.forEach(RateLimiterJmx.Registration::close);
+            beans.clear();
+        }
         RedisStoreRegistry current;
         synchronized (this) {
             current = registry;

@@ -1,11 +1,13 @@
 package dev.ratelimit.jaxrs;
 
+import dev.ratelimit.RateLimiterJmx;
 import dev.ratelimit.RedisStoreRegistry;
+import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletContextEvent;
 import jakarta.servlet.ServletContextListener;
 
 /**
- * Closes the webapp's Redis clients when the webapp stops. JAX-RS has no standard end-of-life
+ * Closes the webapp's Redis clients, and removes its JMX beans, when the webapp stops. JAX-RS has no standard end-of-life
  * hook for providers (Jersey calls {@code @PreDestroy} on {@link RateLimitFeature}, RESTEasy does
  * not), so this servlet listener makes sure no connection outlives the webapp. It is registered by
  * {@link RateLimitServletInitializer} wherever the container runs initializers from
@@ -16,9 +18,11 @@ public class RedisCleanupListener implements ServletContextListener {
 
     @Override
     public void contextDestroyed(ServletContextEvent event) {
-        Object registry = event.getServletContext().getAttribute(RedisStoreRegistry.CONTEXT_ATTRIBUTE);
+        ServletContext context = event.getServletContext();
+        Object registry = context.getAttribute(RedisStoreRegistry.CONTEXT_ATTRIBUTE);
         if (registry instanceof RedisStoreRegistry) {
             ((RedisStoreRegistry) registry).closeAll();
         }
+        RateLimiterJmx.unregisterAll(context.getContextPath().isEmpty() ? "/" : context.getContextPath());
     }
 }

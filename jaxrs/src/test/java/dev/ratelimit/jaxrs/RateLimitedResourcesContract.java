@@ -3,6 +3,7 @@ package dev.ratelimit.jaxrs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ratelimit.RateLimiterJmx;
 import dev.ratelimit.servlet.RateLimitFilter;
 import dev.ratelimit.servlet.containers.DeploymentFailedException;
 import dev.ratelimit.servlet.containers.Http;
@@ -11,6 +12,7 @@ import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
 import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -22,6 +24,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -101,6 +105,11 @@ abstract class RateLimitedResourcesContract {
         assertThat(denied.body()).startsWith("{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,"
                 + "\"detail\":\"Policy 'Orders.list' allows 3 requests per 1m. Try again in ")
                 .endsWith(",\"policy\":\"Orders.list\"}");
+
+        ObjectName bean = RateLimiterJmx.name(app.getPath().substring(0, app.getPath().length() - 1), "Orders.list", 1);
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        assertThat(server.getAttribute(bean, "Allowed")).isEqualTo(3L);
+        assertThat(server.getAttribute(bean, "Denied")).isEqualTo(1L);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -237,5 +246,8 @@ abstract class RateLimitedResourcesContract {
             Thread.sleep(20);
         }
         assertThat(ourConnections()).as("after undeploy").isEqualTo(before);
+        assertThat(ManagementFactory.getPlatformMBeanServer().queryNames(new ObjectName(
+                "dev.ratelimit:type=RateLimiter,webapp=" + ObjectName.quote(path) + ",*"), null))
+                .as("no JMX bean of the webapp after undeploy").isEmpty();
     }
 }
