@@ -3,28 +3,70 @@ package dev.ratelimit;
 import dev.ratelimit.internal.LuaScript;
 import dev.ratelimit.internal.RedisKeys;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** What the counters share: a store, a named window and the key layout; checked once here. */
+/**
+ * What the counters share: a store, a named window, the key layout (checked once here), and the
+ * writes kept in memory while Redis cannot be asked.
+ */
 final class CounterKeys {
+    /** What a write answers when Redis could not be asked and the write was kept for later. */
+    static final long PENDING = -1;
+    /** Writes kept during an outage unless set. */
+    static final int DEFAULT_PENDING_LIMIT = 10_000;
+
+    private static final Logger log = LoggerFactory.getLogger(CounterKeys.class);
+
     private final RedisStore store;
     private final String name;
     private final String keyPrefix;
     private final Duration window;
+    private final int pendingLimit;
+    private final List<RateLimitListener> listeners;
+    private final Deque<Pending> pending = new ArrayDeque<>();
+    private final ReentrantLock flushing = new ReentrantLock();
+    private final AtomicLong dropped = new AtomicLong();
+    private volatile int pendingCount;
 
-    private CounterKeys(RedisStore store, String name, String keyPrefix, Duration window) {
+    /** A write that waits for Redis. */
+    private static final class Pending {
+        final LuaScript script;
+        final String key;
+        final List<String> args;
+
+        Pending(LuaScript script, String key, List<String> args) {
+            this.script = script;
+            this.key = key;
+            this.args = args;
+        }
+    }
+
+    private CounterKeys(RedisStore store, String name, String keyPrefix, Duration window, int pendingLimit,
+            List<RateLimitListener> listeners) {
         this.store = store;
         this.name = name;
         this.keyPrefix = keyPrefix;
         this.window = window;
+        this.pendingLimit = pendingLimit;
+        this.listeners = List.copyOf(listeners);
     }
 
-    /** @throws IllegalArgumentException for a bad name, prefix or window */
-    static CounterKeys of(RedisStore store, String name, String keyPrefix, Duration window) {
+    /** @throws IllegalArgumentException for a bad name, prefix, window or pending limit */
+    static CounterKeys of(RedisStore store, String name, String keyPrefix, Duration window, int pendingLimit,
+            List<RateLimitListener> listeners) {
         RedisKeys.checkKeyPart("name", name, 1, RateLimiter.MAX_NAME_LENGTH);
         RedisKeys.checkKeyPart("keyPrefix", keyPrefix, 0, RateLimiter.MAX_NAME_LENGTH);
         Arguments.checkWindow(window);
-        return new CounterKeys(store, name, keyPrefix, window);
+        if (pendingLimit < 0 || pendingLimit > 1_000_000) {
+            throw new IllegalArgumentException("pendingLimit must be between 0 and 1000000, but was " + pendingLimit);
+        }
+        return new CounterKeys(store, name, keyPrefix, window, pendingLimit, listeners);
     }
 
     String name() {
@@ -44,8 +86,94 @@ final class CounterKeys {
         store.gateway().delete(List.of(redisKey(key)));
     }
 
-    /** Runs a counter script on the client's key; the scripts answer {count}. */
+    /** Runs a counter script on the client's key, after any writes kept from an outage; the scripts answer {count}. */
     long eval(LuaScript script, String key, List<String> args) {
-        return store.gateway().eval(script, List.of(redisKey(key)), args).get(0);
+        String redisKey = redisKey(key);
+        flushPending();
+        return store.gateway().eval(script, List.of(redisKey), args).get(0);
+    }
+
+    /**
+     * Like {@link #eval} for a write; when Redis cannot be reached the write is kept in memory
+     * (the oldest dropped past the limit) and sent, in order, before the next call that reaches
+     * Redis, and {@link #PENDING} is answered.
+     */
+    long write(LuaScript script, String key, List<String> args) {
+        String redisKey = redisKey(key);
+        try {
+            flushPending();
+            return store.gateway().eval(script, List.of(redisKey), args).get(0);
+        } catch (RedisFailureException e) {
+            if (e.redisAnswered() || pendingLimit == 0) {
+                throw e;
+            }
+            keep(new Pending(script, redisKey, args));
+            return PENDING;
+        }
+    }
+
+    /** Writes waiting for Redis. */
+    int pendingWrites() {
+        return pendingCount;
+    }
+
+    /** Writes dropped because more were waiting than the limit allows. */
+    long droppedWrites() {
+        return dropped.get();
+    }
+
+    private void keep(Pending write) {
+        boolean drop;
+        synchronized (pending) {
+            drop = pending.size() >= pendingLimit;
+            if (drop) {
+                pending.pollFirst();
+            }
+            pending.addLast(write);
+            pendingCount = pending.size();
+        }
+        if (drop) {
+            long total = dropped.incrementAndGet();
+            for (RateLimitListener listener : listeners) {
+                try {
+                    listener.onCounterWritesDropped(name, 1, total);
+                } catch (RuntimeException e) {
+                    log.warn("Counter listener {} failed on counter '{}'", listener, name, e);
+                }
+            }
+        }
+    }
+
+    /** Sends the kept writes in order; stops at the first failure, keeping it and the rest. */
+    private void flushPending() {
+        if (pendingCount == 0 || !flushing.tryLock()) {
+            return;
+        }
+        try {
+            while (true) {
+                Pending next;
+                synchronized (pending) {
+                    next = pending.peekFirst();
+                }
+                if (next == null) {
+                    return;
+                }
+                try {
+                    store.gateway().eval(next.script, List.of(next.key), next.args);
+                } catch (RedisFailureException e) {
+                    if (!e.redisAnswered()) {
+                        throw e;
+                    }
+                    // Redis refuses this one (an error reply): it would block every write after it.
+                    log.warn("Counter '{}' dropped a kept write that Redis refused: {}", name, e.getMessage());
+                }
+                synchronized (pending) {
+                    pending.remove(next);
+                    pendingCount = pending.size();
+                }
+            }
+        } finally {
+            flushing.unlock();
+        }
     }
 }

@@ -45,12 +45,15 @@ public final class DistinctCounter {
     /**
      * Notes that the client used the item now.
      *
-     * @return the distinct items in the window, this one included (at most maxItems)
+     * @return the distinct items in the window, this one included (at most maxItems); or -1 when
+     *     Redis cannot be reached, in which case the item is kept in memory and added once Redis
+     *     answers again (see {@link Builder#pendingLimit})
      * @throws IllegalArgumentException if the key or item is null or empty
-     * @throws RedisFailureException if Redis cannot be asked
+     * @throws RedisFailureException if Redis answers with an error
      */
     public long add(String key, String item) {
-        return run(key, RedisKeys.clientPart(RedisKeys.checkClientKey("item", item)));
+        String stored = RedisKeys.clientPart(RedisKeys.checkClientKey("item", item));
+        return keys.write(SCRIPT, key, List.of(stored, windowMicros, maxItems));
     }
 
     /**
@@ -70,6 +73,11 @@ public final class DistinctCounter {
      */
     public void clear(String key) {
         keys.clear(key);
+    }
+
+    /** Writes kept in memory, waiting for Redis to answer again. */
+    public int pendingWrites() {
+        return keys.pendingWrites();
     }
 
     /** The Redis key of a client: {@code <keyPrefix><name>:{<key>}}. */
@@ -93,6 +101,8 @@ public final class DistinctCounter {
         private final Duration window;
         private String keyPrefix = RateLimiter.DEFAULT_KEY_PREFIX;
         private CounterKeys keys;
+        private int pendingLimit = CounterKeys.DEFAULT_PENDING_LIMIT;
+        private final List<RateLimitListener> listeners = new java.util.ArrayList<>();
         private int maxItems = DEFAULT_MAX_ITEMS;
 
         private Builder(RedisStore store, String name, Duration window) {
@@ -113,9 +123,24 @@ public final class DistinctCounter {
             return this;
         }
 
+        /**
+         * How many writes are kept in memory while Redis cannot be asked, 0 to 1,000,000 (default
+         * 10,000; 0 makes writes throw instead). Past it the oldest are dropped and listeners told.
+         */
+        public Builder pendingLimit(int pendingLimit) {
+            this.pendingLimit = pendingLimit;
+            return this;
+        }
+
+        /** Adds a listener; counters tell it of dropped writes. */
+        public Builder listener(RateLimitListener listener) {
+            listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
         /** @throws IllegalArgumentException naming the bad argument and its value */
         public DistinctCounter build() {
-            keys = CounterKeys.of(store, name, keyPrefix, window);
+            keys = CounterKeys.of(store, name, keyPrefix, window, pendingLimit, listeners);
             if (maxItems < 1 || maxItems > 1_000_000) {
                 throw new IllegalArgumentException("maxItems must be between 1 and 1000000, but was " + maxItems);
             }

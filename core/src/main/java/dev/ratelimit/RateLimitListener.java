@@ -21,4 +21,14 @@ public interface RateLimitListener {
      */
     default void onFailure(String policyName, String key, RedisFailureException cause) {
     }
+
+    /**
+     * A counter kept more writes through a Redis outage than its {@code pendingLimit} and dropped
+     * the oldest.
+     *
+     * @param dropped how many were dropped just now
+     * @param totalDropped how many this counter has dropped since it was built
+     */
+    default void onCounterWritesDropped(String counterName, long dropped, long totalDropped) {
+    }
 }

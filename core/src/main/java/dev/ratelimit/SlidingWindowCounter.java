@@ -47,9 +47,11 @@ public final class SlidingWindowCounter {
     /**
      * Counts one event.
      *
-     * @return the events in the window, this one included
+     * @return the events in the window, this one included; or -1 when Redis cannot be reached, in
+     *     which case the event is kept in memory and counted once Redis answers again (see
+     *     {@link Builder#pendingLimit})
      * @throws IllegalArgumentException if the key is null or empty
-     * @throws RedisFailureException if Redis cannot be asked
+     * @throws RedisFailureException if Redis answers with an error
      */
     public long increment(String key) {
         return increment(key, 1);
@@ -58,15 +60,16 @@ public final class SlidingWindowCounter {
     /**
      * Counts {@code events} events at once.
      *
-     * @return the events in the window, these included
+     * @return the events in the window, these included; or -1 when Redis cannot be reached (the
+     *     events are kept and counted later, as for {@link #increment(String)})
      * @throws IllegalArgumentException if the key is null or empty or events is below 1
-     * @throws RedisFailureException if Redis cannot be asked
+     * @throws RedisFailureException if Redis answers with an error
      */
     public long increment(String key, long events) {
         if (events < 1) {
             throw new IllegalArgumentException("events must be at least 1, but was " + events);
         }
-        return run(key, events);
+        return keys.write(SCRIPT, key, List.of(Long.toString(events), slotMicros, slotCount));
     }
 
     /**
@@ -86,6 +89,11 @@ public final class SlidingWindowCounter {
      */
     public void clear(String key) {
         keys.clear(key);
+    }
+
+    /** Writes kept in memory, waiting for Redis to answer again. */
+    public int pendingWrites() {
+        return keys.pendingWrites();
     }
 
     /** The Redis key of a client: {@code <keyPrefix><name>:{<key>}}. */
@@ -109,6 +117,8 @@ public final class SlidingWindowCounter {
         private final Duration window;
         private String keyPrefix = RateLimiter.DEFAULT_KEY_PREFIX;
         private CounterKeys keys;
+        private int pendingLimit = CounterKeys.DEFAULT_PENDING_LIMIT;
+        private final List<RateLimitListener> listeners = new java.util.ArrayList<>();
         private int slots = DEFAULT_SLOTS;
 
         private Builder(RedisStore store, String name, Duration window) {
@@ -129,9 +139,24 @@ public final class SlidingWindowCounter {
             return this;
         }
 
+        /**
+         * How many writes are kept in memory while Redis cannot be asked, 0 to 1,000,000 (default
+         * 10,000; 0 makes writes throw instead). Past it the oldest are dropped and listeners told.
+         */
+        public Builder pendingLimit(int pendingLimit) {
+            this.pendingLimit = pendingLimit;
+            return this;
+        }
+
+        /** Adds a listener; counters tell it of dropped writes. */
+        public Builder listener(RateLimitListener listener) {
+            listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
         /** @throws IllegalArgumentException naming the bad argument and its value */
         public SlidingWindowCounter build() {
-            keys = CounterKeys.of(store, name, keyPrefix, window);
+            keys = CounterKeys.of(store, name, keyPrefix, window, pendingLimit, listeners);
             if (slots < 1 || slots > 1000) {
                 throw new IllegalArgumentException("slots must be between 1 and 1000, but was " + slots);
             }
