@@ -15,6 +15,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,13 +54,21 @@ public final class RateLimiter {
 
     private static final Logger log = LoggerFactory.getLogger(RateLimiter.class);
     private static final long FAILURE_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(5);
+    private static final long ADAPTATION_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final String policyName;
     private final String keyPrefix;
     private final List<Rule> rules;
     private final Transport transport;
-    private final Evaluator evaluator;
+    /** Rebuilt (rarely) when adaptive limits change the effective rules. */
+    private volatile Evaluator evaluator;
+    private volatile List<Rule> effectiveRules;
     private final RedisGateway gateway;
+    private final AdaptiveLimit adaptive;
+    private final LongSupplier nanoClock;
+    private final AtomicLong nextAdaptation;
+    private volatile double adaptiveFactor = 1;
+    private final LatencySamples admittedLatency = new LatencySamples(1024);
     private final long[] ruleCosts;
     private final FailurePolicy failurePolicy;
     private final LocalDenyCache denyCache;
@@ -84,6 +93,10 @@ public final class RateLimiter {
         this.failurePolicy = builder.failurePolicy;
         this.denyCache = builder.localDenyCache ? new LocalDenyCache(LOCAL_DENY_CACHE_SIZE, System::nanoTime) : null;
         this.listeners = List.copyOf(builder.listeners);
+        this.effectiveRules = rules;
+        this.adaptive = builder.adaptive;
+        this.nanoClock = builder.nanoClock;
+        this.nextAdaptation = new AtomicLong(nanoClock.getAsLong());
     }
 
     /** Starts a limiter that keeps its state in the given Redis. */
@@ -193,6 +206,7 @@ public final class RateLimiter {
      * @param permits the caller's permits, or 0 for each rule's cost
      */
     private Decision acquireOnce(String key, List<String> keys, long[] eachRule, long permits) {
+        adapt();
         Decision decision;
         if (denyCache == null) {
             decision = decide(key, keys, eachRule, true);
@@ -208,6 +222,65 @@ public final class RateLimiter {
         }
         count(key, decision);
         return decision;
+    }
+
+    /**
+     * With adaptive limits, recomputes the factor at most once per second and, when the effective
+     * limits change, swaps in an evaluator for the scaled rules (same names, so the same keys).
+     */
+    private void adapt() {
+        if (adaptive == null) {
+            return;
+        }
+        long now = nanoClock.getAsLong();
+        long due = nextAdaptation.get();
+        if (now - due < 0 || !nextAdaptation.compareAndSet(due, now + ADAPTATION_INTERVAL_NANOS)) {
+            return;
+        }
+        double factor = adaptive.factor(adaptive.load().cpuLoad(), admittedLatency.percentileMicros(0.90));
+        List<Rule> scaled = new ArrayList<>(rules.size());
+        for (Rule rule : rules) {
+            scaled.add(scale(rule, factor));
+        }
+        adaptiveFactor = factor;
+        if (!scaled.equals(effectiveRules)) {
+            log.info("Rate limit policy '{}' adapts its limits by {}: {}", policyName,
+                    String.format(java.util.Locale.ROOT, "%.2f", factor), scaled);
+            evaluator = transport == Transport.LUA ? new LuaEvaluator(gateway, scaled)
+                    : new TransactionEvaluator(gateway, scaled);
+            effectiveRules = List.copyOf(scaled);
+        }
+    }
+
+    private Rule scale(Rule rule, double factor) {
+        long limit = adaptive.effectiveLimit(rule.limit(), factor);
+        Rule.Builder builder = Rule.builder(rule.algorithm(), limit, rule.window()).name(rule.name());
+        long capacity = limit;
+        if (rule.algorithm().usesBurst()) {
+            capacity = adaptive.effectiveLimit(rule.burst(), factor);
+            builder.burst(capacity);
+        }
+        return builder.cost(Math.min(rule.cost(), capacity)).build();
+    }
+
+    /**
+     * Tells adaptive limits how long an admitted request took to serve; the HTTP adapters call it.
+     * Without adaptive limits it does nothing worth the call.
+     */
+    public void recordAdmittedLatency(Duration latency) {
+        if (adaptive != null) {
+            admittedLatency.record(latency.toNanos());
+        }
+    }
+
+    /** The rules as they apply now: the configured ones, or scaled by adaptive limits. */
+    public List<Rule> effectiveRules() {
+        return effectiveRules;
+    }
+
+    /** The adaptive factor last computed (1 without adaptive limits). */
+    public double adaptiveFactor() {
+        return adaptiveFactor;
     }
 
     /** Counts a handed-out decision and tells the listeners. */
@@ -326,6 +399,8 @@ public final class RateLimiter {
         private FailurePolicy failurePolicy;
         private boolean localDenyCache = true;
         private final List<RateLimitListener> listeners = new ArrayList<>();
+        private AdaptiveLimit adaptive;
+        private LongSupplier nanoClock = System::nanoTime;
 
         private Builder(RedisStore store) {
             this.store = Objects.requireNonNull(store, "store");
@@ -361,6 +436,22 @@ public final class RateLimiter {
         /** {@link Transport#LUA} unless set. */
         public Builder transport(Transport transport) {
             this.transport = Objects.requireNonNull(transport, "transport");
+            return this;
+        }
+
+        /**
+         * Lowers the limits while the JVM is busy or slow (see {@link AdaptiveLimit} for the rule).
+         * Not for {@code token-bucket} and {@code leaky-bucket}, whose stored tokens are counted
+         * in units of the configured rate.
+         */
+        public Builder adaptive(AdaptiveLimit adaptive) {
+            this.adaptive = adaptive;
+            return this;
+        }
+
+        /** The clock adaptive limits use to recompute at most once per second; for tests. */
+        Builder clock(LongSupplier nanoClock) {
+            this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
             return this;
         }
 
@@ -410,6 +501,9 @@ public final class RateLimiter {
                     throw new IllegalArgumentException("rules of one limiter must share one algorithm (one script "
                             + "decides them all at once), but were " + rules);
                 }
+            }
+            if (adaptive != null) {
+                AdaptiveLimit.checkApplies(rules);
             }
             if (transport == Transport.TRANSACTION && !store.gateway().supportsTransactions()) {
                 throw new IllegalArgumentException("transport 'transaction' is not available on Redis Cluster (its "

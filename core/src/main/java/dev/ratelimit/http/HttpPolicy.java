@@ -1,5 +1,6 @@
 package dev.ratelimit.http;
 
+import dev.ratelimit.AdaptiveLimit;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.RateLimiter;
@@ -38,7 +39,7 @@ public final class HttpPolicy {
             "redisUri", "redisSentinelMaster", "redisSentinelNodes", "redisClusterNodes", "redisTimeout",
             "redisPoolSize", "algorithm", "limit", "window", "burst", "cost", "key", "keyResolverClass",
             "trustedProxies", "policyName", "keyPrefix", "methods", "excludePaths", "enforce", "onRedisFailure",
-            "statusCode", "headers", "transport", "localDenyCache", "jmx");
+            "statusCode", "headers", "transport", "localDenyCache", "jmx", "adaptive", "adaptiveLatency");
     /** {@code redisUri} unless set. */
     public static final String DEFAULT_REDIS_URI = "redis://localhost:6379";
     /** The client key of requests that have no value for their key (a shared bucket). */
@@ -55,6 +56,7 @@ public final class HttpPolicy {
     private final FailurePolicy failurePolicy;
     private final boolean localDenyCache;
     private final boolean jmx;
+    private final AdaptiveLimit adaptive;
     private final RedisSettings redis;
     private final KeyResolver keyResolver;
     private final String keyDescription;
@@ -74,6 +76,7 @@ public final class HttpPolicy {
         this.failurePolicy = parsed.failurePolicy;
         this.localDenyCache = parsed.localDenyCache;
         this.jmx = parsed.jmx;
+        this.adaptive = parsed.adaptive;
         this.redis = parsed.redis;
         this.keyResolver = parsed.keyResolver;
         this.keyDescription = parsed.keyDescription;
@@ -126,7 +129,7 @@ public final class HttpPolicy {
     /** A limiter for this policy over the given Redis. */
     public RateLimiter newLimiter(RedisStore store) {
         return RateLimiter.builder(store).policyName(policyName).keyPrefix(keyPrefix).rule(rule).transport(transport)
-                .onRedisFailure(failurePolicy).localDenyCache(localDenyCache).build();
+                .onRedisFailure(failurePolicy).localDenyCache(localDenyCache).adaptive(adaptive).build();
     }
 
     public String policyName() {
@@ -163,6 +166,11 @@ public final class HttpPolicy {
         return localDenyCache;
     }
 
+    /** Whether limits adapt to load: then the adapters report how long admitted requests took. */
+    public boolean adaptive() {
+        return adaptive != null;
+    }
+
     /** Whether the policy's counters are published as a JMX bean (default true). */
     public boolean jmx() {
         return jmx;
@@ -188,7 +196,8 @@ public final class HttpPolicy {
                 + ", methods " + (methods.isEmpty() ? "all" : String.join(",", methods))
                 + ", excludePaths " + excludedPathsText() + ", enforce " + enforce + ", statusCode " + statusCode
                 + ", headers " + headerMode + ", transport " + transport + ", onRedisFailure " + failurePolicy
-                + ", localDenyCache " + localDenyCache + ", jmx " + jmx + ", keyPrefix '" + keyPrefix + "', redis " + redis;
+                + ", localDenyCache " + localDenyCache + ", jmx " + jmx
+                + (adaptive == null ? "" : ", " + adaptive) + ", keyPrefix '" + keyPrefix + "', redis " + redis;
     }
 
     private String excludedPathsText() {
@@ -350,6 +359,7 @@ public final class HttpPolicy {
         FailurePolicy failurePolicy;
         boolean localDenyCache;
         boolean jmx;
+        AdaptiveLimit adaptive;
         RedisSettings redis;
         KeyResolver keyResolver;
         String keyDescription;
@@ -373,6 +383,7 @@ public final class HttpPolicy {
             headerMode = HeaderMode.fromConfigName(text("headers", "draft"));
             localDenyCache = bool("localDenyCache", true);
             jmx = bool("jmx", true);
+            parseAdaptive();
             enforce = bool("enforce", true);
             statusCode = (int) number("statusCode", 429L, 400, 599, "an HTTP error status between 400 and 599, such as 429");
             policyName = text("policyName", parser.defaultPolicyName);
@@ -382,6 +393,9 @@ public final class HttpPolicy {
             RedisKeys.checkKeyPart("keyPrefix", keyPrefix, 0, RateLimiter.MAX_NAME_LENGTH);
             if (transport == Transport.TRANSACTION) {
                 TransactionEvaluator.checkSupported(List.of(rule));
+            }
+            if (adaptive != null) {
+                AdaptiveLimit.checkApplies(List.of(rule));
             }
         }
 
@@ -451,6 +465,29 @@ public final class HttpPolicy {
             throw labelled(parser.label("keyResolverClass", values) + " must name a public class implementing "
                     + KeyResolver.class.getName() + " with a public no-argument constructor, but was '" + className
                     + "' (" + why + ")");
+        }
+
+        /** {@code adaptive} = {@code off} or the floor as a percentage; {@code adaptiveLatency} = a target. */
+        private void parseAdaptive() {
+            String floor = text("adaptive", "off");
+            String latency = text("adaptiveLatency", null);
+            if (floor.equalsIgnoreCase("off") || floor.equalsIgnoreCase("false")) {
+                if (latency != null) {
+                    throw labelled(parser.label("adaptiveLatency", values) + " needs adaptive limits on, but "
+                            + parser.label("adaptive", values) + " is '" + floor + "'");
+                }
+                return;
+            }
+            Matcher percent = Pattern.compile("(\\d{1,3})\\s*%").matcher(floor);
+            int value = percent.matches() ? Integer.parseInt(percent.group(1)) : -1;
+            if (value < 1 || value > 100) {
+                throw labelled(parser.label("adaptive", values) + " must be off or the lowest limit as a percentage "
+                        + "of the configured one, such as 25%, but was '" + floor + "'");
+            }
+            adaptive = AdaptiveLimit.floor(value / 100.0);
+            if (latency != null) {
+                adaptive = adaptive.latencyTarget(duration("adaptiveLatency", null));
+            }
         }
 
         private void parseFilters() {

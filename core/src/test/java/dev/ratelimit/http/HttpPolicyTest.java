@@ -150,6 +150,21 @@ class HttpPolicyTest {
     }
 
     @Test
+    void adaptiveLimitsAreOffUnlessAFloorIsGiven() {
+        assertThat(parse("limit", "1", "window", "1m").adaptive()).isFalse();
+        HttpPolicy adaptive = parse("limit", "100", "window", "1m", "adaptive", "25%", "adaptiveLatency", "200ms");
+        assertThat(adaptive.adaptive()).isTrue();
+        assertThat(adaptive.toString()).contains(", adaptive, floor 25%, latency target 200ms,");
+        assertThatThrownBy(() -> parse("limit", "1", "window", "1m", "adaptive", "lots"))
+                .hasMessage("init-param 'adaptive' must be off or the lowest limit as a percentage of the configured "
+                        + "one, such as 25%, but was 'lots'");
+        assertThatThrownBy(() -> parse("limit", "1", "window", "1m", "adaptiveLatency", "200ms"))
+                .hasMessage("init-param 'adaptiveLatency' needs adaptive limits on, but init-param 'adaptive' is 'off'");
+        assertThatThrownBy(() -> parse("limit", "1", "window", "1m", "algorithm", "token-bucket", "adaptive", "50%"))
+                .hasMessageStartingWith("init-param 'adaptive': adaptive limits apply to fixed-window");
+    }
+
+    @Test
     void aBadDefaultIsBlamedOnTheContextParam() {
         assertThatThrownBy(() -> parser(Map.of("window", "soon")).parse(words("limit", "1")))
                 .hasMessage("context-param 'ratelimit.window' must be a duration such as 500ms, 10s, 1m, 1h, 1d or "

@@ -17,6 +17,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
@@ -126,7 +127,14 @@ public class RateLimitFilter implements Filter {
         }
         Decision decision = limiter.tryAcquire(policy.clientKey(view));
         HttpAnswer.writeHeaders(decision, policy, HttpAnswer.HeaderSink.of(response::addHeader, response::setHeader));
-        if (decision.allowed()) {
+        if (decision.allowed() && policy.adaptive()) {
+            long start = System.nanoTime();
+            try {
+                chain.doFilter(req, res);
+            } finally {
+                limiter.recordAdmittedLatency(Duration.ofNanos(System.nanoTime() - start));
+            }
+        } else if (decision.allowed()) {
             chain.doFilter(req, res);
         } else if (!policy.enforce()) {
             logDryRunDenial();
