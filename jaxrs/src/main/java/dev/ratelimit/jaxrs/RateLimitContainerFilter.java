@@ -23,6 +23,7 @@ import org.slf4j.LoggerFactory;
 final class RateLimitContainerFilter implements ContainerRequestFilter, ContainerResponseFilter {
     private static final Logger log = LoggerFactory.getLogger(RateLimitContainerFilter.class);
     private static final String DECISION = RateLimitContainerFilter.class.getName() + ".decision";
+    private static final String ADMITTED_AT = RateLimitContainerFilter.class.getName() + ".admittedAt";
 
     private final HttpPolicy policy;
     private final RateLimiter limiter;
@@ -45,6 +46,9 @@ final class RateLimitContainerFilter implements ContainerRequestFilter, Containe
         Decision decision = limiter.tryAcquire(policy.clientKey(view));
         if (decision.allowed() || !policy.enforce()) {
             request.setProperty(DECISION, decision);
+            if (decision.allowed() && policy.adaptive()) {
+                request.setProperty(ADMITTED_AT, System.nanoTime());
+            }
             return;
         }
         Response.ResponseBuilder denial = Response.status(HttpAnswer.status(decision, policy))
@@ -61,6 +65,11 @@ final class RateLimitContainerFilter implements ContainerRequestFilter, Containe
         Object decision = request.getProperty(DECISION);
         if (!(decision instanceof Decision)) {
             return;
+        }
+        Object admittedAt = request.getProperty(ADMITTED_AT);
+        if (admittedAt instanceof Long) {
+            // Adaptive limits watch how long admitted requests take: here, until the response is ready.
+            limiter.recordAdmittedLatency(java.time.Duration.ofNanos(System.nanoTime() - (Long) admittedAt));
         }
         MultivaluedMap<String, Object> headers = response.getHeaders();
         HttpAnswer.writeHeaders((Decision) decision, policy, HttpAnswer.HeaderSink.of(headers::add, headers::putSingle));
