@@ -5,7 +5,6 @@ import dev.ratelimit.internal.LuaScript;
 import dev.ratelimit.internal.RedisKeys;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * Counts the distinct items a client used in the last window, exactly (say, distinct user names
@@ -95,25 +94,16 @@ public final class DistinctCounter {
     }
 
     /** Collects a counter's settings; {@link #build()} checks them. */
-    public static final class Builder {
-        private final RedisStore store;
-        private final String name;
-        private final Duration window;
-        private String keyPrefix = RateLimiter.DEFAULT_KEY_PREFIX;
-        private CounterKeys keys;
-        private int pendingLimit = CounterKeys.DEFAULT_PENDING_LIMIT;
-        private final List<RateLimitListener> listeners = new java.util.ArrayList<>();
+    public static final class Builder extends CounterBuilder<Builder> {
         private int maxItems = DEFAULT_MAX_ITEMS;
+        private CounterKeys keys;
 
         private Builder(RedisStore store, String name, Duration window) {
-            this.store = Objects.requireNonNull(store, "store");
-            this.name = name;
-            this.window = window;
+            super(store, name, window);
         }
 
-        /** Prefix of every Redis key; {@value RateLimiter#DEFAULT_KEY_PREFIX} unless set. */
-        public Builder keyPrefix(String keyPrefix) {
-            this.keyPrefix = keyPrefix;
+        @Override
+        Builder self() {
             return this;
         }
 
@@ -123,24 +113,9 @@ public final class DistinctCounter {
             return this;
         }
 
-        /**
-         * How many writes are kept in memory while Redis cannot be asked, 0 to 1,000,000 (default
-         * 10,000; 0 makes writes throw instead). Past it the oldest are dropped and listeners told.
-         */
-        public Builder pendingLimit(int pendingLimit) {
-            this.pendingLimit = pendingLimit;
-            return this;
-        }
-
-        /** Adds a listener; counters tell it of dropped writes. */
-        public Builder listener(RateLimitListener listener) {
-            listeners.add(Objects.requireNonNull(listener, "listener"));
-            return this;
-        }
-
         /** @throws IllegalArgumentException naming the bad argument and its value */
         public DistinctCounter build() {
-            keys = CounterKeys.of(store, name, keyPrefix, window, pendingLimit, listeners);
+            keys = keys();
             if (maxItems < 1 || maxItems > 1_000_000) {
                 throw new IllegalArgumentException("maxItems must be between 1 and 1000000, but was " + maxItems);
             }
