@@ -117,11 +117,6 @@ final class CounterKeys {
         return pendingCount;
     }
 
-    /** Writes dropped because more were waiting than the limit allows. */
-    long droppedWrites() {
-        return dropped.get();
-    }
-
     private void keep(Pending write) {
         boolean drop;
         synchronized (pending) {

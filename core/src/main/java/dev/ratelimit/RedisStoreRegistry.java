@@ -78,9 +78,4 @@ public final class RedisStoreRegistry {
         }
         open.forEach(RedisStore::close);
     }
-
-    /** How many distinct stores are open. */
-    public synchronized int openStores() {
-        return stores.size();
-    }
 }
