@@ -60,16 +60,13 @@ public final class RateLimiter {
     private final String keyPrefix;
     private final List<Rule> rules;
     private final Transport transport;
-    /** Rebuilt (rarely) when adaptive limits change the effective rules. */
-    private volatile Evaluator evaluator;
-    private volatile List<Rule> effectiveRules;
+    /** The rules in force with their evaluator; replaced whole (rarely) when adaptive limits change them. */
+    private volatile Applied applied;
     private final RedisGateway gateway;
     private final AdaptiveLimit adaptive;
     private final LongSupplier nanoClock;
     private final AtomicLong nextAdaptation;
-    private volatile double adaptiveFactor = 1;
     private final LatencySamples admittedLatency = new LatencySamples(1024);
-    private final long[] ruleCosts;
     private final FailurePolicy failurePolicy;
     private final LocalDenyCache denyCache;
     private final List<RateLimitListener> listeners;
@@ -82,18 +79,44 @@ public final class RateLimiter {
     /** When a failure was last logged, so that a dead Redis makes one line per interval, not one per request. */
     private final AtomicLong lastFailureLog = new AtomicLong(System.nanoTime() - FAILURE_LOG_INTERVAL_NANOS);
 
-    private RateLimiter(Builder builder, Evaluator evaluator) {
+    /** The rules in force, the evaluator that decides them and each rule's cost, as one value. */
+    private static final class Applied {
+        final List<Rule> rules;
+        final Evaluator evaluator;
+        final long[] costs;
+        final double factor;
+
+        Applied(List<Rule> rules, Transport transport, RedisGateway gateway, double factor) {
+            this.rules = List.copyOf(rules);
+            this.evaluator = transport == Transport.LUA ? new LuaEvaluator(gateway, rules)
+                    : new TransactionEvaluator(gateway, rules);
+            this.costs = rules.stream().mapToLong(Rule::cost).toArray();
+            this.factor = factor;
+        }
+
+        /** The same rules under a new factor: nothing to rebuild. */
+        Applied withFactor(double newFactor) {
+            return new Applied(this, newFactor);
+        }
+
+        private Applied(Applied same, double factor) {
+            this.rules = same.rules;
+            this.evaluator = same.evaluator;
+            this.costs = same.costs;
+            this.factor = factor;
+        }
+    }
+
+    private RateLimiter(Builder builder) {
         this.policyName = builder.policyName;
         this.keyPrefix = builder.keyPrefix;
         this.rules = List.copyOf(builder.rules);
         this.transport = builder.transport;
-        this.evaluator = evaluator;
         this.gateway = builder.store.gateway();
-        this.ruleCosts = rules.stream().mapToLong(Rule::cost).toArray();
+        this.applied = new Applied(rules, transport, gateway, 1);
         this.failurePolicy = builder.failurePolicy;
         this.denyCache = builder.localDenyCache ? new LocalDenyCache(LOCAL_DENY_CACHE_SIZE, System::nanoTime) : null;
         this.listeners = List.copyOf(builder.listeners);
-        this.effectiveRules = rules;
         this.adaptive = builder.adaptive;
         this.nanoClock = builder.nanoClock;
         this.nextAdaptation = new AtomicLong(nanoClock.getAsLong());
@@ -112,7 +135,7 @@ public final class RateLimiter {
      * @throws RedisFailureException if Redis cannot be asked and no failure policy is set
      */
     public Decision tryAcquire(String key) {
-        return acquireOnce(key, keys(key), ruleCosts, 0);
+        return acquireOnce(key, keys(key), 0);
     }
 
     /**
@@ -123,7 +146,8 @@ public final class RateLimiter {
      * @throws RedisFailureException if Redis cannot be asked
      */
     public Decision tryAcquire(String key, long permits) {
-        return acquireOnce(key, keys(key), permitsForEachRule(permits), permits);
+        checkPermits(permits);
+        return acquireOnce(key, keys(key), permits);
     }
 
     /**
@@ -142,10 +166,10 @@ public final class RateLimiter {
             throw new IllegalArgumentException("maxWait must be zero or positive, but was " + maxWait);
         }
         List<String> keys = keys(key);
-        long[] eachRule = permitsForEachRule(permits);
+        checkPermits(permits);
         long deadline = System.nanoTime() + maxWait.toNanos();
         while (true) {
-            Decision decision = acquireOnce(key, keys, eachRule, permits);
+            Decision decision = acquireOnce(key, keys, permits);
             if (decision.allowed() || decision.degraded()) {
                 return decision;
             }
@@ -166,7 +190,9 @@ public final class RateLimiter {
      * @throws RedisFailureException if Redis cannot be asked
      */
     public Decision peek(String key) {
-        return decide(key, keys(key), ruleCosts, false);
+        List<String> keys = keys(key);
+        Applied current = applied;
+        return decide(current, key, keys, current.costs, false);
     }
 
     /**
@@ -205,18 +231,20 @@ public final class RateLimiter {
      *
      * @param permits the caller's permits, or 0 for each rule's cost
      */
-    private Decision acquireOnce(String key, List<String> keys, long[] eachRule, long permits) {
+    private Decision acquireOnce(String key, List<String> keys, long permits) {
         adapt();
+        Applied current = applied;
+        long[] eachRule = permits == 0 ? current.costs : permitsForEachRule(current, permits);
         Decision decision;
         if (denyCache == null) {
-            decision = decide(key, keys, eachRule, true);
+            decision = decide(current, key, keys, eachRule, true);
         } else {
             String cacheKey = key + '\n' + permits;
             decision = denyCache.get(cacheKey);
             if (decision != null) {
                 localCacheDenials.incrementAndGet();
             } else {
-                decision = decide(key, keys, eachRule, true);
+                decision = decide(current, key, keys, eachRule, true);
                 denyCache.put(cacheKey, decision);
             }
         }
@@ -242,13 +270,12 @@ public final class RateLimiter {
         for (Rule rule : rules) {
             scaled.add(scale(rule, factor));
         }
-        adaptiveFactor = factor;
-        if (!scaled.equals(effectiveRules)) {
+        if (scaled.equals(applied.rules)) {
+            applied = applied.withFactor(factor);
+        } else {
             log.info("Rate limit policy '{}' adapts its limits by {}: {}", policyName,
                     String.format(java.util.Locale.ROOT, "%.2f", factor), scaled);
-            evaluator = transport == Transport.LUA ? new LuaEvaluator(gateway, scaled)
-                    : new TransactionEvaluator(gateway, scaled);
-            effectiveRules = List.copyOf(scaled);
+            applied = new Applied(scaled, transport, gateway, factor);
         }
     }
 
@@ -275,12 +302,12 @@ public final class RateLimiter {
 
     /** The rules as they apply now: the configured ones, or scaled by adaptive limits. */
     public List<Rule> effectiveRules() {
-        return effectiveRules;
+        return applied.rules;
     }
 
     /** The adaptive factor last computed (1 without adaptive limits). */
     public double adaptiveFactor() {
-        return adaptiveFactor;
+        return applied.factor;
     }
 
     /** Counts a handed-out decision and tells the listeners. */
@@ -302,10 +329,10 @@ public final class RateLimiter {
         }
     }
 
-    private Decision decide(String key, List<String> keys, long[] permits, boolean consume) {
+    private Decision decide(Applied current, String key, List<String> keys, long[] permits, boolean consume) {
         long start = System.nanoTime();
         try {
-            Decision decision = evaluator.decide(keys, permits, consume);
+            Decision decision = current.evaluator.decide(keys, permits, consume);
             redisLatency.record(System.nanoTime() - start);
             return decision;
         } catch (RedisFailureException e) {
@@ -371,16 +398,19 @@ public final class RateLimiter {
         return keys;
     }
 
-    private long[] permitsForEachRule(long permits) {
-        long[] eachRule = new long[rules.size()];
-        for (int i = 0; i < eachRule.length; i++) {
-            Rule rule = rules.get(i);
+    /** Permits are checked against the configured rules: a request no rule could ever allow is a caller's bug. */
+    private void checkPermits(long permits) {
+        for (Rule rule : rules) {
             if (permits < 1 || permits > rule.capacity()) {
                 throw new IllegalArgumentException("permits must be between 1 and " + rule.capacity()
                         + " (the capacity of rule " + rule.name() + "), but was " + permits);
             }
-            eachRule[i] = permits;
         }
+    }
+
+    private static long[] permitsForEachRule(Applied current, long permits) {
+        long[] eachRule = new long[current.rules.size()];
+        java.util.Arrays.fill(eachRule, permits);
         return eachRule;
     }
 
@@ -509,10 +539,7 @@ public final class RateLimiter {
                 throw new IllegalArgumentException("transport 'transaction' is not available on Redis Cluster (its "
                         + "client runs no MULTI/EXEC), but was chosen for " + store + "; use transport 'lua'");
             }
-            Evaluator evaluator = transport == Transport.LUA
-                    ? new LuaEvaluator(store.gateway(), rules)
-                    : new TransactionEvaluator(store.gateway(), rules);
-            return new RateLimiter(this, evaluator);
+            return new RateLimiter(this);
         }
     }
 }

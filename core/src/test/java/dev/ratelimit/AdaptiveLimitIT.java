@@ -71,6 +71,23 @@ class AdaptiveLimitIT {
     }
 
     @Test
+    void aCostAboveTheScaledCapacityIsCappedNotImpossible() {
+        AdaptiveLimit adaptive = AdaptiveLimit.floor(0.3).loadSource(() -> 0.99);
+        try (RedisStore store = RedisStore.connect(redis.uri())) {
+            RateLimiter limiter = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName("costly")
+                    .localDenyCache(false).adaptive(adaptive).clock(now::get)
+                    .rule(Rule.builder(Algorithm.SLIDING_LOG, 10, Duration.ofMinutes(1)).cost(4).build()).build();
+
+            Decision first = limiter.tryAcquire("c");
+
+            assertThat(limiter.effectiveRules().get(0).limit()).isEqualTo(3);
+            assertThat(limiter.effectiveRules().get(0).cost()).isEqualTo(3);
+            assertThat(first.allowed()).as("the cost follows the scaled rule").isTrue();
+            assertThat(first.remaining()).isZero();
+        }
+    }
+
+    @Test
     void bucketsWhoseTokensDependOnTheRateAreRefused() {
         try (RedisStore store = RedisStore.connect(redis.uri())) {
             assertThatThrownBy(() -> RateLimiter.builder(store).adaptive(AdaptiveLimit.floor(0.5))
