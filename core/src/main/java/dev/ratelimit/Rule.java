@@ -1,6 +1,8 @@
 package dev.ratelimit;
 
+import dev.ratelimit.internal.BucketUnits;
 import dev.ratelimit.internal.Durations;
+import dev.ratelimit.internal.RedisKeys;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.util.Objects;
@@ -192,7 +194,7 @@ public final class Rule {
                         + ", but was " + cost);
             }
             if (name != null) {
-                checkName(name);
+                RedisKeys.checkKeyPart("name", name, 1, MAX_NAME_LENGTH);
             }
             if (algorithm.usesBurst()) {
                 checkBucketPrecision(effectiveBurst);
@@ -200,24 +202,12 @@ public final class Rule {
             return new Rule(this, effectiveBurst);
         }
 
-        private static void checkName(String name) {
-            if (name.isEmpty() || name.length() > MAX_NAME_LENGTH || !name.chars().allMatch(Builder::isNameChar)) {
-                throw new IllegalArgumentException("name must be 1 to " + MAX_NAME_LENGTH
-                        + " printable ASCII characters without blanks or braces, but was '" + name + "'");
-            }
-        }
-
-        private static boolean isNameChar(int c) {
-            return c > ' ' && c < 0x7f && c != '{' && c != '}';
-        }
-
         /**
          * The bucket scripts keep tokens as integers in units of 1/scale of a permit, so a retry
          * at retry-after is admitted exactly; those integers must stay exact as Lua doubles.
          */
         private void checkBucketPrecision(long effectiveBurst) {
-            long windowMicros = window.toNanos() / 1000;
-            long scale = windowMicros / BigInteger.valueOf(limit).gcd(BigInteger.valueOf(windowMicros)).longValueExact();
+            long scale = BucketUnits.of(limit, window.toNanos() / 1000).scale;
             BigInteger scaledCapacity = BigInteger.valueOf(effectiveBurst).multiply(BigInteger.valueOf(scale));
             if (scaledCapacity.compareTo(BigInteger.valueOf(MAX_EXACT_LUA_INTEGER / 4)) > 0) {
                 throw new IllegalArgumentException("burst " + effectiveBurst + " with limit " + limit + " per "

@@ -48,6 +48,7 @@ public final class HttpPolicy {
     private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{([^}]*)}");
     private static final Pattern SIMPLE_DURATION = Pattern.compile("(\\d{1,12})\\s*(ms|s|m|h|d)", Pattern.CASE_INSENSITIVE);
     private static final Pattern METHOD = Pattern.compile("[A-Za-z]+");
+    private static final Pattern PERCENT = Pattern.compile("(\\d{1,3})\\s*%");
 
     private final String policyName;
     private final String keyPrefix;
@@ -478,7 +479,7 @@ public final class HttpPolicy {
                 }
                 return;
             }
-            Matcher percent = Pattern.compile("(\\d{1,3})\\s*%").matcher(floor);
+            Matcher percent = PERCENT.matcher(floor);
             int value = percent.matches() ? Integer.parseInt(percent.group(1)) : -1;
             if (value < 1 || value > 100) {
                 throw labelled(parser.label("adaptive", values) + " must be off or the lowest limit as a percentage "

@@ -3,7 +3,6 @@ package dev.ratelimit.internal;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.Decision;
 import dev.ratelimit.Rule;
-import java.math.BigInteger;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -102,11 +101,9 @@ public final class LuaEvaluator implements Evaluator {
                 return List.of(Long.toString(rule.limit()), Long.toString(windowMicros));
             case TOKEN_BUCKET:
             case LEAKY_BUCKET:
-                // Tokens in units of 1/scale permit refill by `rate` units per microsecond, exactly.
-                long gcd = BigInteger.valueOf(rule.limit()).gcd(BigInteger.valueOf(windowMicros)).longValueExact();
-                long scale = windowMicros / gcd;
-                long rate = rule.limit() / gcd;
-                return List.of(Long.toString(rule.burst() * scale), Long.toString(scale), Long.toString(rate));
+                BucketUnits units = BucketUnits.of(rule.limit(), windowMicros);
+                return List.of(Long.toString(rule.burst() * units.scale), Long.toString(units.scale),
+                        Long.toString(units.rate));
             case GCRA:
                 // Rounded up: never faster than the configured rate.
                 long interval = (windowMicros + rule.limit() - 1) / rule.limit();
