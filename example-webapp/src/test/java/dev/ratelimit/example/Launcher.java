@@ -1,13 +1,14 @@
 package dev.ratelimit.example;
 
+import dev.ratelimit.RedisSettings;
 import dev.ratelimit.testing.RedisServerExtension;
 import dev.ratelimit.testing.RedisServerExtension.Strategy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.BindException;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import org.eclipse.jetty.ee10.webapp.WebAppContext;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
@@ -81,8 +82,7 @@ public final class Launcher implements AutoCloseable {
         String uri;
         if (redisUrl != null && !redisUrl.isBlank()) {
             uri = redisUrl.trim();
-            checkAnswers(uri);
-            say(talk, "Using the Redis of REDIS_URL: " + hideUserInfo(uri));
+            say(talk, "Using the Redis of REDIS_URL: " + checkAnswers(uri).redactedUri());
         } else {
             try {
                 embedded = RedisServerExtension.forced(Strategy.PATH, Strategy.EMBEDDED).open();
@@ -125,30 +125,24 @@ public final class Launcher implements AutoCloseable {
         }
     }
 
-    private static void checkAnswers(String uri) throws LaunchException {
-        URI parsed;
+    /** Parses REDIS_URL as the library does (user, password, database, TLS) and PINGs it. */
+    private static RedisSettings checkAnswers(String uri) throws LaunchException {
+        RedisSettings settings;
         try {
-            parsed = URI.create(uri);
+            settings = RedisSettings.builder(uri).timeout(Duration.ofSeconds(2)).build();
         } catch (IllegalArgumentException e) {
-            throw new LaunchException("REDIS_URL is not a URI such as redis://localhost:6379: " + hideUserInfo(uri));
+            throw new LaunchException("REDIS_URL is not usable: " + e.getMessage());
         }
-        int port = parsed.getPort() == -1 ? 6379 : parsed.getPort();
         DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
-                .connectionTimeoutMillis(2000).socketTimeoutMillis(2000).ssl("rediss".equals(parsed.getScheme()));
-        String userInfo = parsed.getUserInfo();
-        if (userInfo != null) {
-            int colon = userInfo.indexOf(':');
-            if (colon > 0) {
-                config.user(userInfo.substring(0, colon));
-            }
-            config.password(colon < 0 ? userInfo : userInfo.substring(colon + 1));
-        }
-        try (Jedis jedis = new Jedis(new HostAndPort(parsed.getHost(), port), config.build())) {
+                .connectionTimeoutMillis(2000).socketTimeoutMillis(2000).ssl(settings.tls())
+                .database(settings.database()).user(settings.user()).password(settings.password());
+        try (Jedis jedis = new Jedis(new HostAndPort(settings.host(), settings.port()), config.build())) {
             jedis.ping();
         } catch (RuntimeException e) {
-            throw new LaunchException("Redis at " + hideUserInfo(uri) + " does not answer (" + firstLine(e)
+            throw new LaunchException("Redis at " + settings.redactedUri() + " does not answer (" + firstLine(e)
                     + "); start it, fix REDIS_URL, or unset REDIS_URL to use an embedded Redis");
         }
+        return settings;
     }
 
     private static Path overrideDescriptor(String redisUri) throws IOException {
@@ -202,10 +196,6 @@ public final class Launcher implements AutoCloseable {
                 throw new UncheckedIOException(e);
             }
         }
-    }
-
-    private static String hideUserInfo(String uri) {
-        return uri.replaceFirst("://.*@", "://****@");
     }
 
     private static String firstLine(Throwable e) {
