@@ -15,7 +15,8 @@
 local ARGS_PER_RULE = 3
 local consume = ARGV[1] == '1'
 
-local function check(key, permits, limit, window)
+local function check(key, permits_arg, limit_arg, window_arg)
+  local permits, limit = tonumber(permits_arg), tonumber(limit_arg)
   local count = tonumber(redis.call('GET', key) or '0')
   local pttl = redis.call('PTTL', key)
   local left = 0
@@ -23,33 +24,44 @@ local function check(key, permits, limit, window)
     left = (pttl + 1) * 1000
   end
   if count + permits > limit then
-    return {0, limit - count, left, left}
+    return 0, limit - count, left, left
   end
-  local commit = function()
-    if pttl < 0 then
-      -- A new window (or a counter that lost its TTL): start it, TTL and value in one command.
-      redis.call('SET', key, permits, 'PX', math.ceil(window / 1000))
-      left = window
-    else
-      redis.call('INCRBY', key, permits)
-    end
-    return limit - count - permits, left
-  end
-  return {1, limit - count, 0, left, commit}
+  return 1, limit - count, 0, left, limit - count - permits, permits_arg, pttl, tonumber(window_arg)
 end
 
-local results, all_allowed = {}, 1
+local function commit(key, remaining, permits_arg, pttl, window)
+  if pttl < 0 then
+    -- A new window (or a counter that lost its TTL): start it, TTL and value in one command.
+    redis.call('SET', key, permits_arg, 'PX', math.ceil(window / 1000))
+    return remaining, window
+  end
+  redis.call('INCRBY', key, permits_arg)
+  return remaining, (pttl + 1) * 1000
+end
+
+-- The driver, the same in every limiter script (Redis scripts cannot share code). check() reads a
+-- rule's state and returns allowed, remaining, retry_after_us, reset_after_us, then what commit()
+-- needs; commit() writes and returns remaining and reset_after_us after the request. One rule, the
+-- common case, builds no table but the reply, and no closures anywhere: both cost Redis CPU on
+-- every call. Several rules are all or nothing: every rule is checked before any is committed.
+local function one(key, allowed, remaining, retry, reset, ...)
+  if allowed == 1 and consume then remaining, reset = commit(key, ...) end
+  return {allowed, allowed, remaining, retry, reset}
+end
+if #KEYS == 1 then
+  return one(KEYS[1], check(KEYS[1], unpack(ARGV, 2, 1 + ARGS_PER_RULE)))
+end
+local checked, all_allowed = {}, 1
 for i = 1, #KEYS do
   local a = 2 + (i - 1) * ARGS_PER_RULE
-  results[i] = check(KEYS[i], tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]))
-  if results[i][1] == 0 then all_allowed = 0 end
+  checked[i] = {check(KEYS[i], unpack(ARGV, a, a + ARGS_PER_RULE - 1))}
+  if checked[i][1] == 0 then all_allowed = 0 end
 end
 local reply = {all_allowed}
-for i = 1, #KEYS do
-  local r = results[i]
+for i, r in ipairs(checked) do
   local remaining, reset = r[2], r[4]
-  if all_allowed == 1 and consume then remaining, reset = r[5]() end
-  table.insert(reply, r[1]); table.insert(reply, remaining)
-  table.insert(reply, r[3]); table.insert(reply, reset)
+  if all_allowed == 1 and consume then remaining, reset = commit(KEYS[i], unpack(r, 5)) end
+  local at = 4 * i - 2
+  reply[at], reply[at + 1], reply[at + 2], reply[at + 3] = r[1], remaining, r[3], reset
 end
 return reply

@@ -19,33 +19,46 @@ local t = redis.call('TIME')
 local now = t[1] * 1000000 + t[2]
 local consume = ARGV[1] == '1'
 
-local function check(key, permits, interval, burst)
+local function check(key, permits_arg, interval_arg, burst_arg)
+  local permits, interval = tonumber(permits_arg), tonumber(interval_arg)
   local tat = math.max(tonumber(redis.call('GET', key) or '0'), now)
-  local tolerance = burst * interval
+  local tolerance = tonumber(burst_arg) * interval
   local new_tat = tat + permits * interval
   local available = math.floor((tolerance - (tat - now)) / interval)
   if new_tat - now > tolerance then
-    return {0, available, new_tat - tolerance - now, tat - now}
+    return 0, available, new_tat - tolerance - now, tat - now
   end
-  local commit = function()
-    redis.call('SET', key, string.format('%d', new_tat), 'PX', math.max(1, math.ceil((new_tat - now) / 1000)))
-    return math.floor((tolerance - (new_tat - now)) / interval), new_tat - now
-  end
-  return {1, available, 0, tat - now, commit}
+  return 1, available, 0, tat - now, math.floor((tolerance - (new_tat - now)) / interval), new_tat
 end
 
-local results, all_allowed = {}, 1
+local function commit(key, remaining, new_tat)
+  redis.call('SET', key, string.format('%d', new_tat), 'PX', math.max(1, math.ceil((new_tat - now) / 1000)))
+  return remaining, new_tat - now
+end
+
+-- The driver, the same in every limiter script (Redis scripts cannot share code). check() reads a
+-- rule's state and returns allowed, remaining, retry_after_us, reset_after_us, then what commit()
+-- needs; commit() writes and returns remaining and reset_after_us after the request. One rule, the
+-- common case, builds no table but the reply, and no closures anywhere: both cost Redis CPU on
+-- every call. Several rules are all or nothing: every rule is checked before any is committed.
+local function one(key, allowed, remaining, retry, reset, ...)
+  if allowed == 1 and consume then remaining, reset = commit(key, ...) end
+  return {allowed, allowed, remaining, retry, reset}
+end
+if #KEYS == 1 then
+  return one(KEYS[1], check(KEYS[1], unpack(ARGV, 2, 1 + ARGS_PER_RULE)))
+end
+local checked, all_allowed = {}, 1
 for i = 1, #KEYS do
   local a = 2 + (i - 1) * ARGS_PER_RULE
-  results[i] = check(KEYS[i], tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]))
-  if results[i][1] == 0 then all_allowed = 0 end
+  checked[i] = {check(KEYS[i], unpack(ARGV, a, a + ARGS_PER_RULE - 1))}
+  if checked[i][1] == 0 then all_allowed = 0 end
 end
 local reply = {all_allowed}
-for i = 1, #KEYS do
-  local r = results[i]
+for i, r in ipairs(checked) do
   local remaining, reset = r[2], r[4]
-  if all_allowed == 1 and consume then remaining, reset = r[5]() end
-  table.insert(reply, r[1]); table.insert(reply, remaining)
-  table.insert(reply, r[3]); table.insert(reply, reset)
+  if all_allowed == 1 and consume then remaining, reset = commit(KEYS[i], unpack(r, 5)) end
+  local at = 4 * i - 2
+  reply[at], reply[at + 1], reply[at + 2], reply[at + 3] = r[1], remaining, r[3], reset
 end
 return reply

@@ -20,7 +20,8 @@ local t = redis.call('TIME')
 local now = t[1] * 1000000 + t[2]
 local consume = ARGV[1] == '1'
 
-local function check(key, permits, capacity, scale, leak)
+local function check(key, permits_arg, capacity_arg, scale_arg, leak_arg)
+  local capacity, scale, leak = tonumber(capacity_arg), tonumber(scale_arg), tonumber(leak_arg)
   local state = redis.call('HMGET', key, 'l', 'ts')
   local level = 0
   if state[1] then
@@ -32,35 +33,45 @@ local function check(key, permits, capacity, scale, leak)
       level = level - elapsed * leak
     end
   end
-  local pour = permits * scale
+  local pour = tonumber(permits_arg) * scale
   local available = math.floor((capacity - level) / scale)
   local reset = math.ceil(level / leak)
   if level + pour > capacity then
-    return {0, available, math.ceil((level + pour - capacity) / leak), reset}
+    return 0, available, math.ceil((level + pour - capacity) / leak), reset
   end
-  local commit = function()
-    local filled = level + pour
-    local drain_time = math.ceil(filled / leak)
-    redis.call('HSET', key, 'l', filled, 'ts', now)
-    redis.call('PEXPIRE', key, math.max(1, math.ceil(drain_time / 1000)))
-    return math.floor((capacity - filled) / scale), drain_time
-  end
-  return {1, available, 0, reset, commit}
+  local filled = level + pour
+  return 1, available, 0, reset, math.floor((capacity - filled) / scale), filled, math.ceil(filled / leak)
 end
 
-local results, all_allowed = {}, 1
+local function commit(key, remaining, filled, drain_time)
+  redis.call('HSET', key, 'l', filled, 'ts', now)
+  redis.call('PEXPIRE', key, math.max(1, math.ceil(drain_time / 1000)))
+  return remaining, drain_time
+end
+
+-- The driver, the same in every limiter script (Redis scripts cannot share code). check() reads a
+-- rule's state and returns allowed, remaining, retry_after_us, reset_after_us, then what commit()
+-- needs; commit() writes and returns remaining and reset_after_us after the request. One rule, the
+-- common case, builds no table but the reply, and no closures anywhere: both cost Redis CPU on
+-- every call. Several rules are all or nothing: every rule is checked before any is committed.
+local function one(key, allowed, remaining, retry, reset, ...)
+  if allowed == 1 and consume then remaining, reset = commit(key, ...) end
+  return {allowed, allowed, remaining, retry, reset}
+end
+if #KEYS == 1 then
+  return one(KEYS[1], check(KEYS[1], unpack(ARGV, 2, 1 + ARGS_PER_RULE)))
+end
+local checked, all_allowed = {}, 1
 for i = 1, #KEYS do
   local a = 2 + (i - 1) * ARGS_PER_RULE
-  results[i] = check(KEYS[i], tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]),
-    tonumber(ARGV[a + 3]))
-  if results[i][1] == 0 then all_allowed = 0 end
+  checked[i] = {check(KEYS[i], unpack(ARGV, a, a + ARGS_PER_RULE - 1))}
+  if checked[i][1] == 0 then all_allowed = 0 end
 end
 local reply = {all_allowed}
-for i = 1, #KEYS do
-  local r = results[i]
+for i, r in ipairs(checked) do
   local remaining, reset = r[2], r[4]
-  if all_allowed == 1 and consume then remaining, reset = r[5]() end
-  table.insert(reply, r[1]); table.insert(reply, remaining)
-  table.insert(reply, r[3]); table.insert(reply, reset)
+  if all_allowed == 1 and consume then remaining, reset = commit(KEYS[i], unpack(r, 5)) end
+  local at = 4 * i - 2
+  reply[at], reply[at + 1], reply[at + 2], reply[at + 3] = r[1], remaining, r[3], reset
 end
 return reply

@@ -6,64 +6,94 @@
 -- entry in the window (k = count + permits - limit) is the one that must leave before the request
 -- fits, so retry-after is its score + window - now: exact, whatever the traffic was.
 --
--- Scores never go backwards and members never repeat: a permit is stamped
--- max(now, newest + 1) and named "<stamp>-<n>", so two requests in one microsecond (or a Redis
--- clock that stepped back after a failover) cannot overwrite each other and under-count.
+-- Members never repeat, so the log can never under-count: a permit is named "<stamp>-<n>" and
+-- added with ZADD NX. Redis' clock gives every script its own microsecond, so the stamp is simply
+-- now; if a name is taken anyway (the clock stepped back after a failover), NX reports it and the
+-- missing permits are stamped after the newest entry instead. Reading the newest entry only then,
+-- and on denials, keeps the admitted path at TIME, ZCOUNT, ZREMRANGEBYSCORE, ZADD and PEXPIRE.
 -- Expired members are trimmed on each admission, so memory stays O(limit), and the key's TTL is
--- the time until its newest member leaves the window.
+-- one window from the newest admission.
 --
 -- KEYS[i]: the log of rule i.  ARGV[1]: '1' to consume, '0' to peek.
 -- ARGV per rule (3): permits, limit, window in microseconds.
 -- Returns {all_allowed, then per rule: allowed, remaining, retry_after_us, reset_after_us}.
+-- A denial (by any rule) writes nothing.
 
 local ARGS_PER_RULE = 3
 local t = redis.call('TIME')
 local now = t[1] * 1000000 + t[2]
 local consume = ARGV[1] == '1'
 
-local function check(key, permits, limit, window)
+local function newest(key)
+  return tonumber(redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2])
+end
+
+-- Adds `permits` members stamped `stamp`; returns how many were new.
+local function add(key, stamp, permits)
   -- string.format, not '..': concatenation would print 16-digit stamps as %.14g and lose them.
+  if permits == 1 then
+    return redis.call('ZADD', key, 'NX', stamp, string.format('%d-1', stamp))
+  end
+  local members = {}
+  for n = 1, permits do
+    members[2 * n - 1], members[2 * n] = stamp, string.format('%d-%d', stamp, n)
+  end
+  return redis.call('ZADD', key, 'NX', unpack(members))
+end
+
+local function check(key, permits_arg, limit_arg, window_arg)
+  local permits, limit, window = tonumber(permits_arg), tonumber(limit_arg), tonumber(window_arg)
   local oldest_kept = string.format('(%d', now - window)
   local count = redis.call('ZCOUNT', key, oldest_kept, '+inf')
-  local newest = 0
   local reset = 0
-  if count > 0 then
-    newest = tonumber(redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2])
-    reset = newest + window - now
+  if count > 0 and (not consume or count + permits > limit) then
+    -- Only a peek or a denial reports the reset before this request; an admission reports its own.
+    reset = newest(key) + window - now
   end
   if count + permits > limit then
     local k = count + permits - limit
     local entry = redis.call('ZRANGEBYSCORE', key, oldest_kept, '+inf', 'WITHSCORES', 'LIMIT', k - 1, 1)
-    return {0, limit - count, tonumber(entry[2]) + window - now, reset}
+    return 0, limit - count, tonumber(entry[2]) + window - now, reset
   end
-  local commit = function()
-    local stamp = math.max(now, newest + 1)
-    local members = {}
-    for n = 1, permits do
-      table.insert(members, stamp)
-      table.insert(members, string.format('%d-%d', stamp, n))
-    end
-    redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
-    redis.call('ZADD', key, unpack(members))
-    local left = stamp + window - now
-    redis.call('PEXPIRE', key, math.ceil(left / 1000))
-    return limit - count - permits, left
-  end
-  return {1, limit - count, 0, reset, commit}
+  return 1, limit - count, 0, reset, limit - count - permits, permits, window
 end
 
-local results, all_allowed = {}, 1
+local function commit(key, remaining, permits, window)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+  local stamp = now
+  local added = add(key, stamp, permits)
+  if added < permits then
+    stamp = math.max(now, newest(key) + 1)
+    add(key, stamp, permits - added)
+  end
+  local left = stamp + window - now
+  redis.call('PEXPIRE', key, math.ceil(left / 1000))
+  return remaining, left
+end
+
+-- The driver, the same in every limiter script (Redis scripts cannot share code). check() reads a
+-- rule's state and returns allowed, remaining, retry_after_us, reset_after_us, then what commit()
+-- needs; commit() writes and returns remaining and reset_after_us after the request. One rule, the
+-- common case, builds no table but the reply, and no closures anywhere: both cost Redis CPU on
+-- every call. Several rules are all or nothing: every rule is checked before any is committed.
+local function one(key, allowed, remaining, retry, reset, ...)
+  if allowed == 1 and consume then remaining, reset = commit(key, ...) end
+  return {allowed, allowed, remaining, retry, reset}
+end
+if #KEYS == 1 then
+  return one(KEYS[1], check(KEYS[1], unpack(ARGV, 2, 1 + ARGS_PER_RULE)))
+end
+local checked, all_allowed = {}, 1
 for i = 1, #KEYS do
   local a = 2 + (i - 1) * ARGS_PER_RULE
-  results[i] = check(KEYS[i], tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]))
-  if results[i][1] == 0 then all_allowed = 0 end
+  checked[i] = {check(KEYS[i], unpack(ARGV, a, a + ARGS_PER_RULE - 1))}
+  if checked[i][1] == 0 then all_allowed = 0 end
 end
 local reply = {all_allowed}
-for i = 1, #KEYS do
-  local r = results[i]
+for i, r in ipairs(checked) do
   local remaining, reset = r[2], r[4]
-  if all_allowed == 1 and consume then remaining, reset = r[5]() end
-  table.insert(reply, r[1]); table.insert(reply, remaining)
-  table.insert(reply, r[3]); table.insert(reply, reset)
+  if all_allowed == 1 and consume then remaining, reset = commit(KEYS[i], unpack(r, 5)) end
+  local at = 4 * i - 2
+  reply[at], reply[at + 1], reply[at + 2], reply[at + 3] = r[1], remaining, r[3], reset
 end
 return reply

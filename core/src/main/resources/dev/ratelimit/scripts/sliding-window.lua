@@ -20,7 +20,8 @@ local t = redis.call('TIME')
 local now = t[1] * 1000000 + t[2]
 local consume = ARGV[1] == '1'
 
-local function check(key, permits, limit, window)
+local function check(key, permits_arg, limit_arg, window_arg)
+  local permits, limit, window = tonumber(permits_arg), tonumber(limit_arg), tonumber(window_arg)
   local index = math.floor(now / window)
   local state = redis.call('HMGET', key, 'w', 'c', 'p')
   local stored = tonumber(state[1])
@@ -51,28 +52,41 @@ local function check(key, permits, limit, window)
       retry = (window - elapsed) + window - (limit - permits) * window / current
     end
     -- One microsecond on top: the estimate is a fraction and must be past the bound, not at it.
-    return {0, available, math.ceil(retry) + 1, reset}
+    return 0, available, math.ceil(retry) + 1, math.ceil(reset)
   end
-  local commit = function()
-    redis.call('HSET', key, 'w', index, 'c', current + permits, 'p', previous)
-    redis.call('PEXPIRE', key, math.ceil((2 * window - elapsed) / 1000))
-    return math.floor(limit - estimate - permits), 2 * window - elapsed
-  end
-  return {1, available, 0, reset, commit}
+  return 1, available, 0, math.ceil(reset), math.floor(limit - estimate - permits),
+    math.ceil(2 * window - elapsed), index, current + permits, previous
 end
 
-local results, all_allowed = {}, 1
+local function commit(key, remaining, reset, index, current, previous)
+  redis.call('HSET', key, 'w', index, 'c', current, 'p', previous)
+  redis.call('PEXPIRE', key, math.ceil(reset / 1000))
+  return remaining, reset
+end
+
+-- The driver, the same in every limiter script (Redis scripts cannot share code). check() reads a
+-- rule's state and returns allowed, remaining, retry_after_us, reset_after_us, then what commit()
+-- needs; commit() writes and returns remaining and reset_after_us after the request. One rule, the
+-- common case, builds no table but the reply, and no closures anywhere: both cost Redis CPU on
+-- every call. Several rules are all or nothing: every rule is checked before any is committed.
+local function one(key, allowed, remaining, retry, reset, ...)
+  if allowed == 1 and consume then remaining, reset = commit(key, ...) end
+  return {allowed, allowed, remaining, retry, reset}
+end
+if #KEYS == 1 then
+  return one(KEYS[1], check(KEYS[1], unpack(ARGV, 2, 1 + ARGS_PER_RULE)))
+end
+local checked, all_allowed = {}, 1
 for i = 1, #KEYS do
   local a = 2 + (i - 1) * ARGS_PER_RULE
-  results[i] = check(KEYS[i], tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]))
-  if results[i][1] == 0 then all_allowed = 0 end
+  checked[i] = {check(KEYS[i], unpack(ARGV, a, a + ARGS_PER_RULE - 1))}
+  if checked[i][1] == 0 then all_allowed = 0 end
 end
 local reply = {all_allowed}
-for i = 1, #KEYS do
-  local r = results[i]
+for i, r in ipairs(checked) do
   local remaining, reset = r[2], r[4]
-  if all_allowed == 1 and consume then remaining, reset = r[5]() end
-  table.insert(reply, r[1]); table.insert(reply, remaining)
-  table.insert(reply, r[3]); table.insert(reply, math.ceil(reset))
+  if all_allowed == 1 and consume then remaining, reset = commit(KEYS[i], unpack(r, 5)) end
+  local at = 4 * i - 2
+  reply[at], reply[at + 1], reply[at + 2], reply[at + 3] = r[1], remaining, r[3], reset
 end
 return reply
