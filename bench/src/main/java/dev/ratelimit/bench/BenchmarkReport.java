@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.IntConsumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.openjdk.jmh.results.RunResult;
@@ -93,17 +94,18 @@ public final class BenchmarkReport {
             runJmh(threads);
         }
         Map<String, double[]> commands = commandsPerDecision();
+        Map<String, Double> redisMicros = redisMicrosPerCall();
         Map<String, long[]> memory = memoryPerKey();
         Duration httpTime = smoke ? Duration.ofMillis(300) : Duration.ofSeconds(10);
         HttpLoad.Result bare = HttpLoad.run(redisUri, false, 16, httpTime);
         HttpLoad.Result filtered = HttpLoad.run(redisUri, true, 16, httpTime);
         Duration took = Duration.ofNanos(System.nanoTime() - started);
-        return markdown(commands, memory, bare, filtered, took);
+        return markdown(commands, redisMicros, memory, bare, filtered, took);
     }
 
     private void runJmh(int threads) throws Exception {
         ChainedOptionsBuilder options = new OptionsBuilder()
-                .include("dev\\.ratelimit\\.bench\\.(LimiterBenchmark|FloorBenchmark|PeerBenchmark)\\.")
+                .include("dev\\.ratelimit\\.bench\\.(LimiterBenchmark|FloorBenchmark|ScriptBenchmark|PeerBenchmark)\\.")
                 .threads(threads)
                 .timeUnit(java.util.concurrent.TimeUnit.SECONDS)
                 .mode(org.openjdk.jmh.annotations.Mode.Throughput)
@@ -122,6 +124,8 @@ public final class BenchmarkReport {
                 row = "ours " + result.getParams().getParam("algorithm") + " " + result.getParams().getParam("traffic");
             } else if (benchmark.contains("PeerBenchmark")) {
                 row = "peer " + result.getParams().getParam("peer") + " " + result.getParams().getParam("traffic");
+            } else if (benchmark.contains("ScriptBenchmark")) {
+                row = "script " + result.getParams().getParam("script");
             } else {
                 row = "floor";
             }
@@ -182,6 +186,52 @@ public final class BenchmarkReport {
         return stats;
     }
 
+    /**
+     * Redis CPU per call in microseconds: the time INFO commandstats charges to EVALSHA and EVAL,
+     * over many calls from one thread on 10,000 keys. It leaves out reading the request and writing
+     * the reply, which cost every row alike; what it shows is what each script adds to that.
+     */
+    private Map<String, Double> redisMicrosPerCall() {
+        Map<String, Double> micros = new LinkedHashMap<>();
+        int calls = smoke ? 50 : 20_000;
+        try (Jedis admin = admin(); RedisStore store = RedisStore.connect(RedisSettings.of(redisUri))) {
+            String floor = admin.scriptLoad("return 1");
+            String setPx = admin.scriptLoad("return redis.call('SET', KEYS[1], '1', 'PX', '60000')");
+            micros.put("floor", scriptMicros(admin, calls,
+                    i -> admin.evalsha(floor, List.of("cpu-floor:" + i % Traffic.DISTINCT_KEYS), List.of())));
+            micros.put("set-px", scriptMicros(admin, calls,
+                    i -> admin.evalsha(setPx, List.of("cpu-set-px:" + i % Traffic.DISTINCT_KEYS), List.of())));
+            for (String algorithm : ALGORITHMS) {
+                RateLimiter limiter = RateLimiter.builder(store).policyName("cpu-" + algorithm).localDenyCache(false)
+                        .rule(Rule.of(Algorithm.fromConfigName(algorithm), 1_000_000_000L, BenchRedis.WINDOW)).build();
+                micros.put(algorithm, scriptMicros(admin, calls,
+                        i -> limiter.tryAcquire("client-" + i % Traffic.DISTINCT_KEYS)));
+            }
+        }
+        return micros;
+    }
+
+    private static double scriptMicros(Jedis admin, int calls, IntConsumer call) {
+        long[] before = scriptUsage(admin);
+        for (int i = 0; i < calls; i++) {
+            call.accept(i);
+        }
+        long[] after = scriptUsage(admin);
+        return (double) (after[1] - before[1]) / (after[0] - before[0]);
+    }
+
+    /** {calls, usec} of EVALSHA and EVAL together. */
+    private static long[] scriptUsage(Jedis admin) {
+        long[] usage = new long[2];
+        Matcher line = Pattern.compile("cmdstat_(?:evalsha|eval):calls=(\\d+),usec=(\\d+)")
+                .matcher(admin.info("commandstats"));
+        while (line.find()) {
+            usage[0] += Long.parseLong(line.group(1));
+            usage[1] += Long.parseLong(line.group(2));
+        }
+        return usage;
+    }
+
     /** MEMORY USAGE of one client's key after one decision and after `limit` decisions, key name 30 bytes. */
     private Map<String, long[]> memoryPerKey() {
         Map<String, long[]> memory = new LinkedHashMap<>();
@@ -216,7 +266,8 @@ public final class BenchmarkReport {
         return new Jedis(URI.create(redisUri));
     }
 
-    private String markdown(Map<String, double[]> commands, Map<String, long[]> memory, HttpLoad.Result bare,
+    private String markdown(Map<String, double[]> commands, Map<String, Double> redisMicros, Map<String, long[]> memory,
+            HttpLoad.Result bare,
             HttpLoad.Result filtered, Duration took) throws IOException {
         StringBuilder md = new StringBuilder();
         md.append("# Benchmarks\n\n");
@@ -253,7 +304,9 @@ public final class BenchmarkReport {
         threadCounts.forEach(t -> md.append("---:|---:|"));
         md.append('\n');
         row(md, "floor: EVALSHA `return 1`", "distinct", "floor");
+        row(md, "EVALSHA of one `SET PX`", "distinct", "script set-px");
         for (String algorithm : ALGORITHMS) {
+            row(md, "`" + algorithm + "` script alone (bare EVALSHA)", "distinct", "script " + algorithm);
             for (String traffic : TRAFFIC) {
                 row(md, "`" + algorithm + "`", traffic.replace("hot-denied-cached", "hot-denied, local deny cache"),
                         "ours " + algorithm + " " + traffic);
@@ -276,6 +329,28 @@ public final class BenchmarkReport {
         comparison(md, "`token-bucket` vs Redisson RRateLimiter", "token-bucket", "redisson", "hot-admitted");
         comparison(md, "`sliding-log` vs naive four-call sorted set", "sliding-log", "naive", "distinct");
         comparison(md, "`sliding-log` vs naive four-call sorted set", "sliding-log", "naive", "hot-admitted");
+
+        md.append("\n## Where the distance to the floor comes from (").append(mid()).append(" threads)\n\n");
+        md.append("*Redis CPU* is what `INFO commandstats` charges to EVALSHA per call (from one thread, 10,000 keys): "
+                + "the script alone, without reading the request or writing the reply, which cost every row alike. "
+                + "*Script alone* runs the algorithm's script by a bare EVALSHA, with the arguments our limiter sends; "
+                + "*ours* is the same script through `RateLimiter`. `SET PX` is the least a limiter must do: one "
+                + "write with an expiry.\n\n");
+        md.append("| what | Redis CPU per call | script alone | ratio to floor | ours | ratio to floor | ours / script "
+                + "alone |\n|---|---:|---:|---:|---:|---:|---:|\n");
+        md.append("| floor: EVALSHA `return 1` | ").append(micros(redisMicros.get("floor"))).append(" | ")
+                .append(format(floor16)).append(" | 1.00 | | | |\n");
+        double setPx = score("script set-px", mid());
+        md.append("| EVALSHA of one `SET PX` | ").append(micros(redisMicros.get("set-px"))).append(" | ")
+                .append(format(setPx)).append(" | ").append(format(setPx / floor16)).append(" | | | |\n");
+        for (String algorithm : ALGORITHMS) {
+            double alone = score("script " + algorithm, mid());
+            double ours = score("ours " + algorithm + " distinct", mid());
+            md.append("| `").append(algorithm).append("` | ").append(micros(redisMicros.get(algorithm))).append(" | ")
+                    .append(format(alone)).append(" | ").append(format(alone / floor16)).append(" | ")
+                    .append(format(ours)).append(" | ").append(format(ours / floor16)).append(" | ")
+                    .append(format(ours / alone)).append(" |\n");
+        }
 
         md.append("\n## Redis commands per decision\n\n");
         md.append("From `INFO commandstats` deltas over many decisions. *Round trips* counts what the client sent "
@@ -388,6 +463,10 @@ public final class BenchmarkReport {
             default:
                 return "naive four-call sorted set";
         }
+    }
+
+    private static String micros(Double value) {
+        return value == null || value.isNaN() ? "–" : String.format(Locale.ROOT, "%.1f µs", value);
     }
 
     private static String format(double value) {

@@ -1,6 +1,18 @@
 package dev.ratelimit.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.Decision;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.RedisSettings;
+import dev.ratelimit.RedisStore;
+import dev.ratelimit.Rule;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import redis.clients.jedis.UnifiedJedis;
 
 import dev.ratelimit.testing.RedisServerExtension;
 import org.junit.jupiter.api.Test;
@@ -19,6 +31,7 @@ class BenchmarkSmokeIT {
         String report = BenchmarkReport.report(true, redis.uri());
 
         assertThat(report).contains("Smoke run", "## Decisions per second", "## Ours against the peers",
+                "## Where the distance to the floor comes from",
                 "## Redis commands per decision", "## Redis memory per client key", "## HTTP", "## Targets");
         for (String algorithm : new String[] {"fixed-window", "sliding-log", "sliding-window", "token-bucket",
                 "leaky-bucket", "gcra"}) {
@@ -28,5 +41,32 @@ class BenchmarkSmokeIT {
                 "| naive four-call sorted set | distinct |");
         assertThat(report).doesNotContain("| – |").as("every row has a figure");
         assertThat(report).contains("| `gcra` | 1.00 |");
+        assertThat(report).contains("| EVALSHA of one `SET PX` | distinct |",
+                "| `token-bucket` script alone (bare EVALSHA) | distinct |");
+    }
+
+    /** ScriptBenchmark states our scripts' arguments by hand: they must be what RateLimiter sends. */
+    @Test
+    void theBareScriptsGetTheArgumentsOurLimiterSends() throws Exception {
+        UnifiedJedis admin = redis.client();
+        try (RedisStore store = RedisStore.connect(RedisSettings.of(redis.uri()))) {
+            for (String algorithm : new String[] {"fixed-window", "sliding-log", "sliding-window", "token-bucket",
+                    "leaky-bucket", "gcra"}) {
+                RateLimiter limiter = RateLimiter.builder(store).policyName("args-" + algorithm).localDenyCache(false)
+                        .rule(Rule.of(Algorithm.fromConfigName(algorithm), 1_000_000_000L, BenchRedis.WINDOW)).build();
+                Decision ours = limiter.tryAcquire("client");
+                String source;
+                try (InputStream in = getClass().getResourceAsStream("/dev/ratelimit/scripts/" + algorithm + ".lua")) {
+                    source = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+                }
+                @SuppressWarnings("unchecked")
+                List<Long> bare = (List<Long>) admin.eval(source, List.of(redis.key("bare-" + algorithm)),
+                        ScriptBenchmark.admittedArgs(algorithm));
+                assertThat(bare.get(1)).as(algorithm + " admitted").isEqualTo(1L);
+                assertThat(bare.get(2)).as(algorithm + " remaining").isEqualTo(ours.remaining());
+                assertThat(bare.get(4) / 1000).as(algorithm + " reset, ms")
+                        .isCloseTo(ours.resetAfter().toMillis(), within(5L));
+            }
+        }
     }
 }

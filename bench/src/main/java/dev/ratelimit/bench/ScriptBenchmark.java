@@ -1,0 +1,88 @@
+package dev.ratelimit.bench;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import redis.clients.jedis.ConnectionPoolConfig;
+import redis.clients.jedis.RedisClient;
+
+/**
+ * Splits the distance between the floor and our limiter in two. {@code set-px} is the least any
+ * limiter's script must do (one write with an expiry); each algorithm's own script, run by a bare
+ * EVALSHA with the arguments RateLimiter sends, is what Redis costs without our Java code around it.
+ */
+@State(Scope.Benchmark)
+public class ScriptBenchmark {
+    @Param({"set-px", "fixed-window", "sliding-log", "sliding-window", "token-bucket", "leaky-bucket", "gcra"})
+    public String script;
+
+    private RedisClient jedis;
+    private String sha;
+    private List<String> args;
+    private String keyPrefix;
+
+    @Setup(Level.Trial)
+    public void setUp() throws IOException {
+        ConnectionPoolConfig pool = new ConnectionPoolConfig();
+        pool.setMaxTotal(BenchRedis.POOL_SIZE);
+        pool.setMaxIdle(BenchRedis.POOL_SIZE);
+        jedis = RedisClient.builder().fromURI(URI.create(BenchRedis.uri())).poolConfig(pool).build();
+        keyPrefix = "ratelimit:script-" + script + ":{";
+        if (script.equals("set-px")) {
+            sha = jedis.scriptLoad("return redis.call('SET', KEYS[1], '1', 'PX', '60000')");
+            args = List.of();
+            return;
+        }
+        sha = jedis.scriptLoad(source(script));
+        args = admittedArgs(script);
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        jedis.close();
+    }
+
+    @Benchmark
+    public Object evalsha(KeyCursor keys) {
+        return jedis.evalsha(sha, List.of(keyPrefix + keys.next(Traffic.DISTINCT) + "}"), args);
+    }
+
+    private static String source(String algorithm) throws IOException {
+        try (InputStream in = ScriptBenchmark.class.getResourceAsStream("/dev/ratelimit/scripts/" + algorithm + ".lua")) {
+            if (in == null) {
+                throw new IllegalStateException("no script " + algorithm + " in the core jar");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    /**
+     * The arguments LuaEvaluator sends for LimiterBenchmark's admitted rule, 10^9 per minute, one
+     * permit, consuming (layouts in the scripts' headers). Buckets: gcd(10^9, 60,000,000 µs) =
+     * 2*10^7, so a permit is 3 units and 50 units flow per µs. GCRA: an interval of 1 µs.
+     */
+    static List<String> admittedArgs(String algorithm) {
+        switch (algorithm) {
+            case "fixed-window":
+            case "sliding-log":
+            case "sliding-window":
+                return List.of("1", "1", "1000000000", "60000000");
+            case "token-bucket":
+            case "leaky-bucket":
+                return List.of("1", "1", "3000000000", "3", "50");
+            case "gcra":
+                return List.of("1", "1", "1", "1000000000");
+            default:
+                throw new IllegalArgumentException("no arguments for " + algorithm);
+        }
+    }
+}
