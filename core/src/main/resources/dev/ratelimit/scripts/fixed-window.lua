@@ -41,15 +41,14 @@ end
 
 -- The driver, the same in every limiter script (Redis scripts cannot share code). check() reads a
 -- rule's state and returns allowed, remaining, retry_after_us, reset_after_us, then what commit()
--- needs; commit() writes and returns remaining and reset_after_us after the request. One rule, the
--- common case, builds no table but the reply, and no closures anywhere: both cost Redis CPU on
--- every call. Several rules are all or nothing: every rule is checked before any is committed.
-local function one(key, allowed, remaining, retry, reset, ...)
-  if allowed == 1 and consume then remaining, reset = commit(key, ...) end
-  return {allowed, allowed, remaining, retry, reset}
-end
+-- needs (at most five values); commit() writes and returns remaining and reset_after_us after the
+-- request. One rule, the common case, builds no table but the reply, and nothing anywhere builds
+-- closures: both cost Redis CPU on every call. Several rules are all or nothing: every rule is
+-- checked before any is committed.
 if #KEYS == 1 then
-  return one(KEYS[1], check(KEYS[1], unpack(ARGV, 2, 1 + ARGS_PER_RULE)))
+  local allowed, remaining, retry, reset, s1, s2, s3, s4, s5 = check(KEYS[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])
+  if allowed == 1 and consume then remaining, reset = commit(KEYS[1], s1, s2, s3, s4, s5) end
+  return {allowed, allowed, remaining, retry, reset}
 end
 local checked, all_allowed = {}, 1
 for i = 1, #KEYS do

@@ -1,10 +1,10 @@
 -- leaky-bucket: a bucket of size `burst` that drains at `limit` permits per window (as a meter).
 --
 -- Each admitted permit pours one unit in; the bucket leaks continuously; a request that would
--- overflow is denied and pours nothing. A hash keeps the level (l) and when it was measured (ts);
--- the leak since then is computed on read. This is the policing form of the leaky bucket: it
--- decides at once rather than queueing, so callers that want the smoothing form wait for
--- retry-after (RateLimiter.acquire does).
+-- overflow is denied and pours nothing. One string keeps the level and when it was measured,
+-- "<level> <microseconds>" (GET and SET PX: two commands); the leak since then is computed on
+-- read. This is the policing form of the leaky bucket: it decides at once rather than queueing,
+-- so callers that want the smoothing form wait for retry-after (RateLimiter.acquire does).
 --
 -- Levels are integers in units of 1/scale of a permit, scale = window / gcd(limit, window), with
 -- leak = limit / gcd per microsecond, so a retry exactly at retry-after fits exactly. An empty
@@ -22,11 +22,12 @@ local consume = ARGV[1] == '1'
 
 local function check(key, permits_arg, capacity_arg, scale_arg, leak_arg)
   local capacity, scale, leak = tonumber(capacity_arg), tonumber(scale_arg), tonumber(leak_arg)
-  local state = redis.call('HMGET', key, 'l', 'ts')
+  local stored = redis.call('GET', key)
   local level = 0
-  if state[1] then
-    level = tonumber(state[1])
-    local elapsed = math.max(0, now - tonumber(state[2]))
+  if stored then
+    local measured, at = string.match(stored, '^(%d+) (%d+)$')
+    level = tonumber(measured)
+    local elapsed = math.max(0, now - tonumber(at))
     if elapsed >= math.ceil(level / leak) then
       level = 0
     else
@@ -44,22 +45,20 @@ local function check(key, permits_arg, capacity_arg, scale_arg, leak_arg)
 end
 
 local function commit(key, remaining, filled, drain_time)
-  redis.call('HSET', key, 'l', filled, 'ts', now)
-  redis.call('PEXPIRE', key, math.max(1, math.ceil(drain_time / 1000)))
+  redis.call('SET', key, string.format('%d %d', filled, now), 'PX', math.max(1, math.ceil(drain_time / 1000)))
   return remaining, drain_time
 end
 
 -- The driver, the same in every limiter script (Redis scripts cannot share code). check() reads a
 -- rule's state and returns allowed, remaining, retry_after_us, reset_after_us, then what commit()
--- needs; commit() writes and returns remaining and reset_after_us after the request. One rule, the
--- common case, builds no table but the reply, and no closures anywhere: both cost Redis CPU on
--- every call. Several rules are all or nothing: every rule is checked before any is committed.
-local function one(key, allowed, remaining, retry, reset, ...)
-  if allowed == 1 and consume then remaining, reset = commit(key, ...) end
-  return {allowed, allowed, remaining, retry, reset}
-end
+-- needs (at most five values); commit() writes and returns remaining and reset_after_us after the
+-- request. One rule, the common case, builds no table but the reply, and nothing anywhere builds
+-- closures: both cost Redis CPU on every call. Several rules are all or nothing: every rule is
+-- checked before any is committed.
 if #KEYS == 1 then
-  return one(KEYS[1], check(KEYS[1], unpack(ARGV, 2, 1 + ARGS_PER_RULE)))
+  local allowed, remaining, retry, reset, s1, s2, s3, s4, s5 = check(KEYS[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])
+  if allowed == 1 and consume then remaining, reset = commit(KEYS[1], s1, s2, s3, s4, s5) end
+  return {allowed, allowed, remaining, retry, reset}
 end
 local checked, all_allowed = {}, 1
 for i = 1, #KEYS do

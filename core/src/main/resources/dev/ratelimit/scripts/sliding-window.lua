@@ -1,7 +1,8 @@
 -- sliding-window: two counters, the previous window's weighted by how much of it still overlaps.
 --
--- Windows are aligned to multiples of the window length since the Unix epoch. A hash keeps the
--- current window's number (w), its count (c) and the previous window's count (p). The estimate
+-- Windows are aligned to multiples of the window length since the Unix epoch. One string keeps
+-- the current window's number, its count and the previous window's count, "<w> <c> <p>" (GET and
+-- SET PX: two commands, where a hash needs three). The estimate
 -- of permits in the last window-long interval is p * (time left in the current window / window)
 -- + c, which assumes the previous window's requests were spread evenly. That is O(1) memory per
 -- client instead of O(limit), at the price of exactness: within one window it admits exactly
@@ -23,15 +24,19 @@ local consume = ARGV[1] == '1'
 local function check(key, permits_arg, limit_arg, window_arg)
   local permits, limit, window = tonumber(permits_arg), tonumber(limit_arg), tonumber(window_arg)
   local index = math.floor(now / window)
-  local state = redis.call('HMGET', key, 'w', 'c', 'p')
-  local stored = tonumber(state[1])
+  local stored, stored_count, stored_previous
+  local value = redis.call('GET', key)
+  if value then
+    stored, stored_count, stored_previous = string.match(value, '^(%d+) (%d+) (%d+)$')
+    stored = tonumber(stored)
+  end
   local current, previous = 0, 0
   if stored == index - 1 then
-    previous = tonumber(state[2])
+    previous = tonumber(stored_count)
   elseif stored ~= nil and stored >= index then
     -- The same window, or a Redis clock that stepped back: keep counting where we were.
     index = stored
-    current, previous = tonumber(state[2]), tonumber(state[3])
+    current, previous = tonumber(stored_count), tonumber(stored_previous)
   end
   local elapsed = math.max(0, now - index * window)
   local estimate = previous * (window - elapsed) / window + current
@@ -59,22 +64,20 @@ local function check(key, permits_arg, limit_arg, window_arg)
 end
 
 local function commit(key, remaining, reset, index, current, previous)
-  redis.call('HSET', key, 'w', index, 'c', current, 'p', previous)
-  redis.call('PEXPIRE', key, math.ceil(reset / 1000))
+  redis.call('SET', key, string.format('%d %d %d', index, current, previous), 'PX', math.ceil(reset / 1000))
   return remaining, reset
 end
 
 -- The driver, the same in every limiter script (Redis scripts cannot share code). check() reads a
 -- rule's state and returns allowed, remaining, retry_after_us, reset_after_us, then what commit()
--- needs; commit() writes and returns remaining and reset_after_us after the request. One rule, the
--- common case, builds no table but the reply, and no closures anywhere: both cost Redis CPU on
--- every call. Several rules are all or nothing: every rule is checked before any is committed.
-local function one(key, allowed, remaining, retry, reset, ...)
-  if allowed == 1 and consume then remaining, reset = commit(key, ...) end
-  return {allowed, allowed, remaining, retry, reset}
-end
+-- needs (at most five values); commit() writes and returns remaining and reset_after_us after the
+-- request. One rule, the common case, builds no table but the reply, and nothing anywhere builds
+-- closures: both cost Redis CPU on every call. Several rules are all or nothing: every rule is
+-- checked before any is committed.
 if #KEYS == 1 then
-  return one(KEYS[1], check(KEYS[1], unpack(ARGV, 2, 1 + ARGS_PER_RULE)))
+  local allowed, remaining, retry, reset, s1, s2, s3, s4, s5 = check(KEYS[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])
+  if allowed == 1 and consume then remaining, reset = commit(KEYS[1], s1, s2, s3, s4, s5) end
+  return {allowed, allowed, remaining, retry, reset}
 end
 local checked, all_allowed = {}, 1
 for i = 1, #KEYS do

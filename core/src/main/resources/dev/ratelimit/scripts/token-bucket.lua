@@ -1,7 +1,8 @@
 -- token-bucket: a bucket of `burst` tokens, refilled at `limit` tokens per window.
 --
--- A hash keeps the tokens (t) and the time they were counted (ts); the refill since then is
--- computed on read, so no timer runs anywhere. A request takes `permits` tokens if the bucket has
+-- One string keeps the tokens and the time they were counted, "<tokens> <microseconds>"; the
+-- refill since then is computed on read, so no timer runs anywhere. (A string, not a hash: GET and
+-- SET PX are two commands where HMGET, HSET and PEXPIRE are three, and it is smaller.) A request takes `permits` tokens if the bucket has
 -- them. Tokens are integers in units of 1/scale of a permit, with scale = window / gcd(limit,
 -- window) and refill = limit / gcd per microsecond: every quantity is an exact integer, so a
 -- request retried exactly at its retry-after finds exactly enough tokens (no float drift).
@@ -20,12 +21,13 @@ local consume = ARGV[1] == '1'
 
 local function check(key, permits_arg, capacity_arg, scale_arg, refill_arg)
   local capacity, scale, refill = tonumber(capacity_arg), tonumber(scale_arg), tonumber(refill_arg)
-  local state = redis.call('HMGET', key, 't', 'ts')
+  local stored = redis.call('GET', key)
   local tokens = capacity
-  if state[1] then
-    tokens = tonumber(state[1])
+  if stored then
+    local counted, at = string.match(stored, '^(%d+) (%d+)$')
+    tokens = tonumber(counted)
     -- Refill only up to full: elapsed * refill could otherwise outgrow exact doubles.
-    local elapsed = math.max(0, now - tonumber(state[2]))
+    local elapsed = math.max(0, now - tonumber(at))
     if elapsed >= math.ceil((capacity - tokens) / refill) then
       tokens = capacity
     else
@@ -43,22 +45,20 @@ local function check(key, permits_arg, capacity_arg, scale_arg, refill_arg)
 end
 
 local function commit(key, remaining, left, refill_time)
-  redis.call('HSET', key, 't', left, 'ts', now)
-  redis.call('PEXPIRE', key, math.max(1, math.ceil(refill_time / 1000)))
+  redis.call('SET', key, string.format('%d %d', left, now), 'PX', math.max(1, math.ceil(refill_time / 1000)))
   return remaining, refill_time
 end
 
 -- The driver, the same in every limiter script (Redis scripts cannot share code). check() reads a
 -- rule's state and returns allowed, remaining, retry_after_us, reset_after_us, then what commit()
--- needs; commit() writes and returns remaining and reset_after_us after the request. One rule, the
--- common case, builds no table but the reply, and no closures anywhere: both cost Redis CPU on
--- every call. Several rules are all or nothing: every rule is checked before any is committed.
-local function one(key, allowed, remaining, retry, reset, ...)
-  if allowed == 1 and consume then remaining, reset = commit(key, ...) end
-  return {allowed, allowed, remaining, retry, reset}
-end
+-- needs (at most five values); commit() writes and returns remaining and reset_after_us after the
+-- request. One rule, the common case, builds no table but the reply, and nothing anywhere builds
+-- closures: both cost Redis CPU on every call. Several rules are all or nothing: every rule is
+-- checked before any is committed.
 if #KEYS == 1 then
-  return one(KEYS[1], check(KEYS[1], unpack(ARGV, 2, 1 + ARGS_PER_RULE)))
+  local allowed, remaining, retry, reset, s1, s2, s3, s4, s5 = check(KEYS[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])
+  if allowed == 1 and consume then remaining, reset = commit(KEYS[1], s1, s2, s3, s4, s5) end
+  return {allowed, allowed, remaining, retry, reset}
 end
 local checked, all_allowed = {}, 1
 for i = 1, #KEYS do
