@@ -1,9 +1,7 @@
 package dev.ratelimit.bench;
 
-import java.io.IOException;
-import java.io.InputStream;
+import dev.ratelimit.internal.LuaScript;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
@@ -31,7 +29,7 @@ public class ScriptBenchmark {
     private String keyPrefix;
 
     @Setup(Level.Trial)
-    public void setUp() throws IOException {
+    public void setUp() {
         ConnectionPoolConfig pool = new ConnectionPoolConfig();
         pool.setMaxTotal(BenchRedis.POOL_SIZE);
         pool.setMaxIdle(BenchRedis.POOL_SIZE);
@@ -42,7 +40,7 @@ public class ScriptBenchmark {
             args = List.of();
             return;
         }
-        sha = jedis.scriptLoad(source(script));
+        sha = jedis.scriptLoad(LuaScript.limiter(script).source());
         args = admittedArgs(script);
     }
 
@@ -54,15 +52,6 @@ public class ScriptBenchmark {
     @Benchmark
     public Object evalsha(KeyCursor keys) {
         return jedis.evalsha(sha, List.of(keyPrefix + keys.next(Traffic.DISTINCT) + "}"), args);
-    }
-
-    private static String source(String algorithm) throws IOException {
-        try (InputStream in = ScriptBenchmark.class.getResourceAsStream("/dev/ratelimit/scripts/" + algorithm + ".lua")) {
-            if (in == null) {
-                throw new IllegalStateException("no script " + algorithm + " in the core jar");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
     }
 
     /**

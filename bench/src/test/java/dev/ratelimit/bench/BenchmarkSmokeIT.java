@@ -9,8 +9,7 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RedisSettings;
 import dev.ratelimit.RedisStore;
 import dev.ratelimit.Rule;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
+import dev.ratelimit.internal.LuaScript;
 import java.util.List;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -55,10 +54,7 @@ class BenchmarkSmokeIT {
                 RateLimiter limiter = RateLimiter.builder(store).policyName("args-" + algorithm).localDenyCache(false)
                         .rule(Rule.of(Algorithm.fromConfigName(algorithm), 1_000_000_000L, BenchRedis.WINDOW)).build();
                 Decision ours = limiter.tryAcquire("client");
-                String source;
-                try (InputStream in = getClass().getResourceAsStream("/dev/ratelimit/scripts/" + algorithm + ".lua")) {
-                    source = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-                }
+                String source = LuaScript.limiter(algorithm).source();
                 @SuppressWarnings("unchecked")
                 List<Long> bare = (List<Long>) admin.eval(source, List.of(redis.key("bare-" + algorithm)),
                         ScriptBenchmark.admittedArgs(algorithm));

@@ -15,7 +15,7 @@ public final class LuaEvaluator implements Evaluator {
 
     static {
         for (Algorithm algorithm : Algorithm.values()) {
-            SCRIPTS.put(algorithm, LuaScript.load(algorithm.configName()));
+            SCRIPTS.put(algorithm, LuaScript.limiter(algorithm.configName()));
         }
     }
 

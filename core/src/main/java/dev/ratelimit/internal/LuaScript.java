@@ -22,18 +22,36 @@ public final class LuaScript {
         this.sha1 = sha1Hex(source);
     }
 
+    /** The part every limiter script shares, appended to each by {@link #limiter(String)}. */
+    private static final String LIMITER_DRIVER = "limiter-driver";
+
     /**
      * Loads {@code /dev/ratelimit/scripts/<name>.lua} from the class path.
      *
      * @throws IllegalStateException if the resource is missing: the jar is broken
      */
     public static LuaScript load(String name) {
+        return new LuaScript(name, read(name));
+    }
+
+    /**
+     * Loads an algorithm's script followed by {@code limiter-driver.lua}, which runs its check()
+     * and commit() for every rule. Redis scripts cannot include one another, so the two are joined
+     * here, once, and Redis knows the whole by one SHA-1.
+     *
+     * @throws IllegalStateException if a resource is missing: the jar is broken
+     */
+    public static LuaScript limiter(String algorithm) {
+        return new LuaScript(algorithm, read(algorithm) + "\n" + read(LIMITER_DRIVER));
+    }
+
+    private static String read(String name) {
         String path = "/dev/ratelimit/scripts/" + name + ".lua";
         try (InputStream in = LuaScript.class.getResourceAsStream(path)) {
             if (in == null) {
                 throw new IllegalStateException("Lua script " + path + " is missing from the class path");
             }
-            return new LuaScript(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read Lua script " + path, e);
         }

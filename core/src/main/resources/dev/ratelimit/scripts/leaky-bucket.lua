@@ -12,7 +12,8 @@
 --
 -- KEYS[i]: the bucket of rule i.  ARGV[1]: '1' to consume, '0' to peek.
 -- ARGV per rule (4): permits, capacity (burst * scale), scale, leak per microsecond.
--- Returns {all_allowed, then per rule: allowed, remaining, retry_after_us, reset_after_us}.
+-- check() and commit() are run by limiter-driver.lua, appended when the script is loaded; it
+-- returns {all_allowed, then per rule: allowed, remaining, retry_after_us, reset_after_us}.
 -- A denial (by any rule) writes nothing.
 
 local ARGS_PER_RULE = 4
@@ -48,29 +49,3 @@ local function commit(key, remaining, filled, drain_time)
   redis.call('SET', key, string.format('%d %d', filled, now), 'PX', math.max(1, math.ceil(drain_time / 1000)))
   return remaining, drain_time
 end
-
--- The driver, the same in every limiter script (Redis scripts cannot share code). check() reads a
--- rule's state and returns allowed, remaining, retry_after_us, reset_after_us, then what commit()
--- needs (at most five values); commit() writes and returns remaining and reset_after_us after the
--- request. One rule, the common case, builds no table but the reply, and nothing anywhere builds
--- closures: both cost Redis CPU on every call. Several rules are all or nothing: every rule is
--- checked before any is committed.
-if #KEYS == 1 then
-  local allowed, remaining, retry, reset, s1, s2, s3, s4, s5 = check(KEYS[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])
-  if allowed == 1 and consume then remaining, reset = commit(KEYS[1], s1, s2, s3, s4, s5) end
-  return {allowed, allowed, remaining, retry, reset}
-end
-local checked, all_allowed = {}, 1
-for i = 1, #KEYS do
-  local a = 2 + (i - 1) * ARGS_PER_RULE
-  checked[i] = {check(KEYS[i], unpack(ARGV, a, a + ARGS_PER_RULE - 1))}
-  if checked[i][1] == 0 then all_allowed = 0 end
-end
-local reply = {all_allowed}
-for i, r in ipairs(checked) do
-  local remaining, reset = r[2], r[4]
-  if all_allowed == 1 and consume then remaining, reset = commit(KEYS[i], unpack(r, 5)) end
-  local at = 4 * i - 2
-  reply[at], reply[at + 1], reply[at + 2], reply[at + 3] = r[1], remaining, r[3], reset
-end
-return reply

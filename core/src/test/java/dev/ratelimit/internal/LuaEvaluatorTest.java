@@ -28,11 +28,15 @@ class LuaEvaluatorTest {
     }
 
     @Test
-    void everyAlgorithmHasItsScript() {
+    void everyAlgorithmHasItsScriptFollowedByTheSharedDriverOnce() {
+        String driver = LuaScript.load("limiter-driver").source();
         for (Algorithm algorithm : Algorithm.values()) {
             LuaScript script = LuaEvaluator.script(algorithm);
-            assertThat(script.source()).startsWith("-- " + algorithm.configName() + ":");
+            assertThat(script.source()).startsWith("-- " + algorithm.configName() + ":").endsWith(driver);
+            assertThat(script.source().split("-- limiter-driver:", -1)).as("the driver appears once").hasSize(2);
             assertThat(script.sha1()).hasSize(40);
         }
+        assertThat(LuaEvaluator.script(Algorithm.GCRA).sha1()).isNotEqualTo(LuaEvaluator.script(Algorithm.TOKEN_BUCKET)
+                .sha1());
     }
 }

@@ -1,0 +1,34 @@
+-- limiter-driver: runs an algorithm's check() and commit() for every rule of one decision.
+--
+-- Redis scripts cannot include one another, so LuaScript.limiter() appends this file to each
+-- algorithm's script when it is loaded; Redis knows the whole by one SHA-1. The algorithm's part
+-- defines ARGS_PER_RULE, consume (ARGV[1] == '1'), and:
+--   check(key, args...)  reads the rule's state; returns allowed, remaining, retry_after_us,
+--                        reset_after_us, then at most five values for commit(). Writes nothing.
+--   commit(key, ...)     takes those values, writes, and returns remaining and reset_after_us
+--                        after the request.
+-- One rule, the common case, builds no table but the reply; nothing anywhere builds closures: both
+-- cost Redis CPU on every call. Several rules are all or nothing: every rule is checked before any
+-- is committed, and nothing is committed on a peek.
+--
+-- Returns {all_allowed, then per rule: allowed, remaining, retry_after_us, reset_after_us}.
+
+if #KEYS == 1 then
+  local allowed, remaining, retry, reset, s1, s2, s3, s4, s5 = check(KEYS[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])
+  if allowed == 1 and consume then remaining, reset = commit(KEYS[1], s1, s2, s3, s4, s5) end
+  return {allowed, allowed, remaining, retry, reset}
+end
+local checked, all_allowed = {}, 1
+for i = 1, #KEYS do
+  local a = 2 + (i - 1) * ARGS_PER_RULE
+  checked[i] = {check(KEYS[i], unpack(ARGV, a, a + ARGS_PER_RULE - 1))}
+  if checked[i][1] == 0 then all_allowed = 0 end
+end
+local reply = {all_allowed}
+for i, r in ipairs(checked) do
+  local remaining, reset = r[2], r[4]
+  if all_allowed == 1 and consume then remaining, reset = commit(KEYS[i], unpack(r, 5)) end
+  local at = 4 * i - 2
+  reply[at], reply[at + 1], reply[at + 2], reply[at + 3] = r[1], remaining, r[3], reset
+end
+return reply
