@@ -301,6 +301,46 @@ abstract class AlgorithmContract {
         assertThat(limiter.tryAcquire("c").allowed()).isFalse();
     }
 
+    Stream<Arguments> algorithmSwitches() {
+        List<Arguments> cases = new ArrayList<>();
+        for (Algorithm from : Algorithm.values()) {
+            for (Algorithm to : Algorithm.values()) {
+                if (from != to) {
+                    cases.add(Arguments.of(from, to));
+                }
+            }
+        }
+        return cases.stream();
+    }
+
+    @ParameterizedTest(name = "{0} then {1}")
+    @MethodSource("algorithmSwitches")
+    void switchingAPolicysAlgorithmInPlaceStartsEachClientAfresh(Algorithm from, Algorithm to) {
+        String policy = "switch-" + policies.incrementAndGet();
+        RateLimiter before = limiter(nodeA, policy, Rule.of(from, 5, Duration.ofHours(1)));
+        for (int i = 0; i < 5; i++) {
+            before.tryAcquire("c");
+        }
+        assertThat(before.tryAcquire("c").allowed()).as("the old algorithm's limit is used up").isFalse();
+
+        // A redeploy with another algorithm under the same policy name, as a web.xml edit makes it.
+        RateLimiter after = limiter(nodeB, policy, Rule.of(to, 5, Duration.ofHours(1)));
+        Decision peeked = after.peek("c");
+        assertThat(peeked.degraded()).as("the old state is no error").isFalse();
+        assertThat(peeked.remaining()).as("and no state: a fresh start").isEqualTo(5);
+        for (int i = 0; i < 5; i++) {
+            Decision decision = after.tryAcquire("c");
+            assertThat(decision.degraded()).isFalse();
+            assertThat(decision.allowed()).as("admission %d under %s", i + 1, to).isTrue();
+            assertThat(decision.remaining()).isEqualTo(4 - i);
+        }
+        Decision denied = after.tryAcquire("c");
+        assertThat(denied.degraded()).isFalse();
+        assertThat(denied.allowed()).as("the new algorithm limits exactly").isFalse();
+        assertThat(denied.retryAfter()).isPositive();
+        assertThat(admin().pttl(after.redisKeys("c").get(0))).as("the replaced key has a TTL").isPositive();
+    }
+
     @ParameterizedTest(name = "{0} over {1}")
     @MethodSource("algorithmsAndTransports")
     void peekTakesNothingAndResetForgets(Algorithm algorithm, Transport transport) {

@@ -18,8 +18,13 @@ local consume = ARGV[1] == '1'
 
 local function check(key, permits_arg, limit_arg, window_arg)
   local permits, limit = tonumber(permits_arg), tonumber(limit_arg)
-  local count = tonumber(redis.call('GET', key) or '0')
-  local pttl = redis.call('PTTL', key)
+  -- Only a plain integer is a counter: anything else is no state (limiter-driver.lua says why).
+  local value = redis.pcall('GET', key)
+  local count, pttl = 0, -2
+  if type(value) == 'string' and string.match(value, '^%d+$') then
+    count = tonumber(value)
+    pttl = redis.call('PTTL', key)
+  end
   local left = 0
   if pttl >= 0 then
     left = (pttl + 1) * 1000
@@ -32,7 +37,8 @@ end
 
 local function commit(key, remaining, permits_arg, pttl, window)
   if pttl < 0 then
-    -- A new window (or a counter that lost its TTL): start it, TTL and value in one command.
+    -- A new window (or a counter that lost its TTL, or another algorithm's state): start it,
+    -- TTL and value in one command.
     redis.call('SET', key, permits_arg, 'PX', math.ceil(window / 1000))
     return remaining, window
   end

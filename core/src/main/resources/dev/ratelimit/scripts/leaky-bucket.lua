@@ -2,7 +2,7 @@
 --
 -- Each admitted permit pours one unit in; the bucket leaks continuously; a request that would
 -- overflow is denied and pours nothing. One string keeps the level and when it was measured,
--- "<level> <microseconds>" (GET and SET PX: two commands); the leak since then is computed on
+-- "l<level> <microseconds>" (GET and SET PX: two commands); the leak since then is computed on
 -- read. This is the policing form of the leaky bucket: it decides at once rather than queueing,
 -- so callers that want the smoothing form wait for retry-after (RateLimiter.acquire does).
 --
@@ -23,10 +23,13 @@ local consume = ARGV[1] == '1'
 
 local function check(key, permits_arg, capacity_arg, scale_arg, leak_arg)
   local capacity, scale, leak = tonumber(capacity_arg), tonumber(scale_arg), tonumber(leak_arg)
-  local stored = redis.call('GET', key)
+  local value = redis.pcall('GET', key)
+  local measured, at
+  if type(value) == 'string' then
+    measured, at = string.match(value, '^l(%d+) (%d+)$')
+  end
   local level = 0
-  if stored then
-    local measured, at = string.match(stored, '^(%d+) (%d+)$')
+  if measured then
     level = tonumber(measured)
     local elapsed = math.max(0, now - tonumber(at))
     if elapsed >= math.ceil(level / leak) then
@@ -46,6 +49,6 @@ local function check(key, permits_arg, capacity_arg, scale_arg, leak_arg)
 end
 
 local function commit(key, remaining, filled, drain_time)
-  redis.call('SET', key, string.format('%d %d', filled, now), 'PX', math.max(1, math.ceil(drain_time / 1000)))
+  redis.call('SET', key, string.format('l%d %d', filled, now), 'PX', math.max(1, math.ceil(drain_time / 1000)))
   return remaining, drain_time
 end

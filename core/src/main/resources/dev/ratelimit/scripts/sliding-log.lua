@@ -45,7 +45,12 @@ end
 local function check(key, permits_arg, limit_arg, window_arg)
   local permits, limit, window = tonumber(permits_arg), tonumber(limit_arg), tonumber(window_arg)
   local oldest_kept = string.format('(%d', now - window)
-  local count = redis.call('ZCOUNT', key, oldest_kept, '+inf')
+  -- WRONGTYPE is another algorithm's state: no permits logged (limiter-driver.lua says why).
+  local count = redis.pcall('ZCOUNT', key, oldest_kept, '+inf')
+  local foreign = type(count) ~= 'number'
+  if foreign then
+    count = 0
+  end
   local reset = 0
   if count > 0 and (not consume or count + permits > limit) then
     -- Only a peek or a denial reports the reset before this request; an admission reports its own.
@@ -56,11 +61,15 @@ local function check(key, permits_arg, limit_arg, window_arg)
     local entry = redis.call('ZRANGEBYSCORE', key, oldest_kept, '+inf', 'WITHSCORES', 'LIMIT', k - 1, 1)
     return 0, limit - count, tonumber(entry[2]) + window - now, reset
   end
-  return 1, limit - count, 0, reset, limit - count - permits, permits, window
+  return 1, limit - count, 0, reset, limit - count - permits, permits, window, foreign
 end
 
-local function commit(key, remaining, permits, window)
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+local function commit(key, remaining, permits, window, foreign)
+  if foreign then
+    redis.call('DEL', key)
+  else
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+  end
   local stamp = now
   local added = add(key, stamp, permits)
   if added < permits then

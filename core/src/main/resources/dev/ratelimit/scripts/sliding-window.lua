@@ -1,13 +1,13 @@
 -- sliding-window: two counters, the previous window's weighted by how much of it still overlaps.
 --
 -- Windows are aligned to multiples of the window length since the Unix epoch. One string keeps
--- the current window's number, its count and the previous window's count, "<w> <c> <p>" (GET and
--- SET PX: two commands, where a hash needs three). The estimate
--- of permits in the last window-long interval is p * (time left in the current window / window)
--- + c, which assumes the previous window's requests were spread evenly. That is O(1) memory per
--- client instead of O(limit), at the price of exactness: within one window it admits exactly
--- `limit`; in the worst case (the previous window's requests all at its very end) an interval of
--- one window can see up to twice the limit.
+-- the current window's number, its count and the previous window's count, "w<w> <c> <p>" (GET
+-- and SET PX: two commands, where a hash needs three). The estimate of permits in the last
+-- window-long interval is p * (time left in the current window / window) + c, which assumes the
+-- previous window's requests were spread evenly. That is O(1) memory per client instead of
+-- O(limit), at the price of exactness: within one window it admits exactly `limit`; in the worst
+-- case (the previous window's requests all at its very end) an interval of one window can see up
+-- to twice the limit.
 --
 -- The key lives until the end of the next window, the last moment its count still weighs.
 --
@@ -26,9 +26,9 @@ local function check(key, permits_arg, limit_arg, window_arg)
   local permits, limit, window = tonumber(permits_arg), tonumber(limit_arg), tonumber(window_arg)
   local index = math.floor(now / window)
   local stored, stored_count, stored_previous
-  local value = redis.call('GET', key)
-  if value then
-    stored, stored_count, stored_previous = string.match(value, '^(%d+) (%d+) (%d+)$')
+  local value = redis.pcall('GET', key)
+  if type(value) == 'string' then
+    stored, stored_count, stored_previous = string.match(value, '^w(%d+) (%d+) (%d+)$')
     stored = tonumber(stored)
   end
   local current, previous = 0, 0
@@ -65,6 +65,6 @@ local function check(key, permits_arg, limit_arg, window_arg)
 end
 
 local function commit(key, remaining, reset, index, current, previous)
-  redis.call('SET', key, string.format('%d %d %d', index, current, previous), 'PX', math.ceil(reset / 1000))
+  redis.call('SET', key, string.format('w%d %d %d', index, current, previous), 'PX', math.ceil(reset / 1000))
   return remaining, reset
 end

@@ -1,6 +1,6 @@
 -- token-bucket: a bucket of `burst` tokens, refilled at `limit` tokens per window.
 --
--- One string keeps the tokens and the time they were counted, "<tokens> <microseconds>"; the
+-- One string keeps the tokens and the time they were counted, "t<tokens> <microseconds>"; the
 -- refill since then is computed on read, so no timer runs anywhere. (A string, not a hash: GET and
 -- SET PX are two commands where HMGET, HSET and PEXPIRE are three, and it is smaller.) A request takes `permits` tokens if the bucket has
 -- them. Tokens are integers in units of 1/scale of a permit, with scale = window / gcd(limit,
@@ -22,10 +22,13 @@ local consume = ARGV[1] == '1'
 
 local function check(key, permits_arg, capacity_arg, scale_arg, refill_arg)
   local capacity, scale, refill = tonumber(capacity_arg), tonumber(scale_arg), tonumber(refill_arg)
-  local stored = redis.call('GET', key)
+  local value = redis.pcall('GET', key)
+  local counted, at
+  if type(value) == 'string' then
+    counted, at = string.match(value, '^t(%d+) (%d+)$')
+  end
   local tokens = capacity
-  if stored then
-    local counted, at = string.match(stored, '^(%d+) (%d+)$')
+  if counted then
     tokens = tonumber(counted)
     -- Refill only up to full: elapsed * refill could otherwise outgrow exact doubles.
     local elapsed = math.max(0, now - tonumber(at))
@@ -46,6 +49,6 @@ local function check(key, permits_arg, capacity_arg, scale_arg, refill_arg)
 end
 
 local function commit(key, remaining, left, refill_time)
-  redis.call('SET', key, string.format('%d %d', left, now), 'PX', math.max(1, math.ceil(refill_time / 1000)))
+  redis.call('SET', key, string.format('t%d %d', left, now), 'PX', math.max(1, math.ceil(refill_time / 1000)))
   return remaining, refill_time
 end
