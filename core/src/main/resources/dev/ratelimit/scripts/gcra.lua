@@ -6,8 +6,10 @@
 -- A request of n permits moves TAT to max(TAT, now) + n*T, and is admitted if the new TAT is no
 -- more than burst*T ahead of now. So a fresh client may send `burst` at once, then one per T.
 -- Retry-after is the instant the new TAT would be exactly burst*T ahead, which makes a retry at
--- that instant admitted. One string, "g<TAT>", O(1), and the TTL is simply TAT - now: when it is
--- reached the client is fully caught up and the key carries no information.
+-- that instant admitted. One number, O(1), and the TTL is simply TAT - now: when it is reached the
+-- client is fully caught up and the key carries no information. The TAT is stored negated: Redis
+-- still keeps it as an 8-byte integer, and no other algorithm's state looks like a negative
+-- number (fixed-window's count never is), so neither can be taken for the other.
 --
 -- KEYS[i]: the TAT of rule i.  ARGV[1]: '1' to consume, '0' to peek.
 -- ARGV per rule (3): permits, emission interval in microseconds, burst.
@@ -23,7 +25,7 @@ local consume = ARGV[1] == '1'
 local function check(key, permits_arg, interval_arg, burst_arg)
   local permits, interval = tonumber(permits_arg), tonumber(interval_arg)
   local value = redis.pcall('GET', key)
-  local stored = type(value) == 'string' and string.match(value, '^g(%d+)$')
+  local stored = type(value) == 'string' and string.match(value, '^%-(%d+)$')
   local tat = now
   if stored then
     tat = math.max(tonumber(stored), now)
@@ -38,6 +40,6 @@ local function check(key, permits_arg, interval_arg, burst_arg)
 end
 
 local function commit(key, remaining, new_tat)
-  redis.call('SET', key, string.format('g%d', new_tat), 'PX', math.max(1, math.ceil((new_tat - now) / 1000)))
+  redis.call('SET', key, string.format('-%d', new_tat), 'PX', math.max(1, math.ceil((new_tat - now) / 1000)))
   return remaining, new_tat - now
 end

@@ -14,11 +14,11 @@
 -- Returns {all_allowed, then per rule: allowed, remaining, retry_after_us, reset_after_us}.
 --
 -- A policy switched to another algorithm in place finds the old algorithm's state under its keys.
--- Each script knows its own state only (a tagged string: "g", "t", "l", "w" for gcra, the buckets
--- and sliding-window, a plain integer for fixed-window, a sorted set for sliding-log) and reads
--- anything else, WRONGTYPE included (hence redis.pcall), as no state; commit() replaces it. So
--- each client starts afresh under the new algorithm, as under a new policy name, instead of every
--- call failing until the old keys expire.
+-- Each script knows its own state only (a string tagged "t", "l" or "w" for the buckets and
+-- sliding-window, a negative integer for gcra, a plain one for fixed-window, a sorted set for
+-- sliding-log) and reads anything else, WRONGTYPE included (hence redis.pcall), as no state;
+-- commit() replaces it. So each client starts afresh under the new algorithm, as under a new
+-- policy name, instead of every call failing until the old keys expire.
 
 if #KEYS == 1 then
   local allowed, remaining, retry, reset, s1, s2, s3, s4, s5 = check(KEYS[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])
