@@ -34,7 +34,6 @@ import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
-import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClient;
 
@@ -205,10 +204,8 @@ public final class BenchmarkReport {
     private Map<String, Double> redisMicrosPerCall() throws InterruptedException {
         Map<String, Double> micros = new LinkedHashMap<>();
         int calls = smoke ? 100 : 40_000;
-        ConnectionPoolConfig poolConfig = new ConnectionPoolConfig();
-        poolConfig.setMaxTotal(LOAD_THREADS);
         try (Jedis admin = admin(); RedisStore store = RedisStore.connect(RedisSettings.of(redisUri));
-                RedisClient pool = RedisClient.builder().fromURI(URI.create(redisUri)).poolConfig(poolConfig).build()) {
+                RedisClient pool = BenchRedis.pooledClient(redisUri, LOAD_THREADS)) {
             String floor = pool.scriptLoad("return 1");
             String setPx = pool.scriptLoad("return redis.call('SET', KEYS[1], '1', 'PX', '60000')");
             micros.put("floor", scriptMicros(admin, calls,

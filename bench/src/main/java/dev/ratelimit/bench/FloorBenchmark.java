@@ -1,6 +1,5 @@
 package dev.ratelimit.bench;
 
-import java.net.URI;
 import java.util.List;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
@@ -8,7 +7,6 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.RedisClient;
 
 /**
@@ -22,10 +20,7 @@ public class FloorBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        ConnectionPoolConfig pool = new ConnectionPoolConfig();
-        pool.setMaxTotal(BenchRedis.POOL_SIZE);
-        pool.setMaxIdle(BenchRedis.POOL_SIZE);
-        jedis = RedisClient.builder().fromURI(URI.create(BenchRedis.uri())).poolConfig(pool).build();
+        jedis = BenchRedis.pooledClient(BenchRedis.uri(), BenchRedis.POOL_SIZE);
         sha = jedis.scriptLoad("return 1");
     }
 

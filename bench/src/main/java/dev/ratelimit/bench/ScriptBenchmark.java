@@ -1,7 +1,6 @@
 package dev.ratelimit.bench;
 
 import dev.ratelimit.internal.LuaScript;
-import java.net.URI;
 import java.util.List;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
@@ -10,7 +9,6 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.RedisClient;
 
 /**
@@ -30,10 +28,7 @@ public class ScriptBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        ConnectionPoolConfig pool = new ConnectionPoolConfig();
-        pool.setMaxTotal(BenchRedis.POOL_SIZE);
-        pool.setMaxIdle(BenchRedis.POOL_SIZE);
-        jedis = RedisClient.builder().fromURI(URI.create(BenchRedis.uri())).poolConfig(pool).build();
+        jedis = BenchRedis.pooledClient(BenchRedis.uri(), BenchRedis.POOL_SIZE);
         keyPrefix = "ratelimit:script-" + script + ":{";
         if (script.equals("set-px")) {
             sha = jedis.scriptLoad("return redis.call('SET', KEYS[1], '1', 'PX', '60000')");
