@@ -88,7 +88,10 @@ final class CounterKeys {
 
     /** Runs a counter script on the client's key, after any writes kept from an outage; the scripts answer {count}. */
     long eval(LuaScript script, String key, List<String> args) {
-        String redisKey = redisKey(key);
+        return run(script, redisKey(key), args);
+    }
+
+    private long run(LuaScript script, String redisKey, List<String> args) {
         flushPending();
         return store.gateway().eval(script, List.of(redisKey), args).get(0);
     }
@@ -101,8 +104,7 @@ final class CounterKeys {
     long write(LuaScript script, String key, List<String> args) {
         String redisKey = redisKey(key);
         try {
-            flushPending();
-            return store.gateway().eval(script, List.of(redisKey), args).get(0);
+            return run(script, redisKey, args);
         } catch (RedisFailureException e) {
             if (e.redisAnswered() || pendingLimit == 0) {
                 throw e;

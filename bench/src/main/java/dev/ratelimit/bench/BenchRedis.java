@@ -1,9 +1,5 @@
 package dev.ratelimit.bench;
 
-import java.net.URI;
-import redis.clients.jedis.ConnectionPoolConfig;
-import redis.clients.jedis.RedisClient;
-
 /** Where the benchmarks find Redis: the runner starts one and hands its URI to every forked JVM. */
 final class BenchRedis {
     /** System property carrying the Redis URI into JMH's forked JVMs. */
@@ -14,14 +10,6 @@ final class BenchRedis {
     static final java.time.Duration WINDOW = java.time.Duration.ofMinutes(1);
 
     private BenchRedis() {
-    }
-
-    /** A pooled Jedis client of {@code size} connections to the benchmarks' Redis, as everyone's pool is built. */
-    static RedisClient pooledClient(String uri, int size) {
-        ConnectionPoolConfig pool = new ConnectionPoolConfig();
-        pool.setMaxTotal(size);
-        pool.setMaxIdle(size);
-        return RedisClient.builder().fromURI(URI.create(uri)).poolConfig(pool).build();
     }
 
     static String uri() {

@@ -7,6 +7,7 @@ import dev.ratelimit.RedisStore;
 import dev.ratelimit.Rule;
 import dev.ratelimit.bench.peers.BenchLimiter;
 import dev.ratelimit.bench.peers.NaiveSortedSetLimiter;
+import dev.ratelimit.bench.peers.Peers;
 import dev.ratelimit.testing.RedisServerExtension;
 import dev.ratelimit.testing.RedisServerExtension.Strategy;
 import java.io.IOException;
@@ -205,7 +206,7 @@ public final class BenchmarkReport {
         Map<String, Double> micros = new LinkedHashMap<>();
         int calls = smoke ? 100 : 40_000;
         try (Jedis admin = admin(); RedisStore store = RedisStore.connect(RedisSettings.of(redisUri));
-                RedisClient pool = BenchRedis.pooledClient(redisUri, LOAD_THREADS)) {
+                RedisClient pool = Peers.pooledJedis(redisUri, LOAD_THREADS, "bench-redis-cpu")) {
             String floor = pool.scriptLoad("return 1");
             String setPx = pool.scriptLoad("return redis.call('SET', KEYS[1], '1', 'PX', '60000')");
             micros.put("floor", scriptMicros(admin, calls,

@@ -1,5 +1,6 @@
 package dev.ratelimit.bench;
 
+import dev.ratelimit.bench.peers.Peers;
 import java.util.List;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
@@ -20,7 +21,7 @@ public class FloorBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        jedis = BenchRedis.pooledClient(BenchRedis.uri(), BenchRedis.POOL_SIZE);
+        jedis = Peers.pooledJedis(BenchRedis.uri(), BenchRedis.POOL_SIZE, "bench-floor");
         sha = jedis.scriptLoad("return 1");
     }
 

@@ -1,6 +1,11 @@
 package dev.ratelimit.bench;
 
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.Rule;
+import dev.ratelimit.bench.peers.Peers;
+import dev.ratelimit.internal.LuaEvaluator;
 import dev.ratelimit.internal.LuaScript;
+import java.util.ArrayList;
 import java.util.List;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
@@ -28,7 +33,7 @@ public class ScriptBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        jedis = BenchRedis.pooledClient(BenchRedis.uri(), BenchRedis.POOL_SIZE);
+        jedis = Peers.pooledJedis(BenchRedis.uri(), BenchRedis.POOL_SIZE, "bench-script");
         keyPrefix = "ratelimit:script-" + script + ":{";
         if (script.equals("set-px")) {
             sha = jedis.scriptLoad("return redis.call('SET', KEYS[1], '1', 'PX', '60000')");
@@ -50,23 +55,13 @@ public class ScriptBenchmark {
     }
 
     /**
-     * The arguments LuaEvaluator sends for LimiterBenchmark's admitted rule, 10^9 per minute, one
-     * permit, consuming (layouts in the scripts' headers). Buckets: gcd(10^9, 60,000,000 µs) =
-     * 2*10^7, so a permit is 3 units and 50 units flow per µs. GCRA: an interval of 1 µs.
+     * What LuaEvaluator sends for LimiterBenchmark's admitted rule, 10^9 per minute: consume, one
+     * permit, then the rule's own arguments.
      */
     static List<String> admittedArgs(String algorithm) {
-        switch (algorithm) {
-            case "fixed-window":
-            case "sliding-log":
-            case "sliding-window":
-                return List.of("1", "1", "1000000000", "60000000");
-            case "token-bucket":
-            case "leaky-bucket":
-                return List.of("1", "1", "3000000000", "3", "50");
-            case "gcra":
-                return List.of("1", "1", "1", "1000000000");
-            default:
-                throw new IllegalArgumentException("no arguments for " + algorithm);
-        }
+        List<String> args = new ArrayList<>(List.of("1", "1"));
+        args.addAll(LuaEvaluator.scriptArgs(Rule.of(Algorithm.fromConfigName(algorithm), 1_000_000_000L,
+                BenchRedis.WINDOW)));
+        return args;
     }
 }

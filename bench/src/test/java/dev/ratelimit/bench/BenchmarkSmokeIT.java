@@ -44,7 +44,7 @@ class BenchmarkSmokeIT {
                 "| `token-bucket` script alone (bare EVALSHA) | distinct |");
     }
 
-    /** ScriptBenchmark states our scripts' arguments by hand: they must be what RateLimiter sends. */
+    /** ScriptBenchmark builds our scripts' arguments outside RateLimiter: they must be what RateLimiter sends. */
     @Test
     void theBareScriptsGetTheArgumentsOurLimiterSends() throws Exception {
         UnifiedJedis admin = redis.client();

@@ -58,7 +58,7 @@ public final class HttpAnswer {
         }
         HeaderMode mode = policy.headerMode();
         if (mode.draft()) {
-            String name = quoted(policy.policyName());
+            String name = policy.quotedPolicyName();
             headers.add("RateLimit-Policy", name + ";q=" + decision.limit() + ";w=" + policy.windowSeconds());
             headers.add("RateLimit", name + ";r=" + decision.remaining() + ";t=" + decision.resetAfterSeconds());
         }
@@ -105,7 +105,7 @@ public final class HttpAnswer {
     }
 
     /** A structured-field string: the draft requires the policy name quoted. */
-    private static String quoted(String text) {
+    static String quoted(String text) {
         return '"' + text.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
     }
 

@@ -68,6 +68,9 @@ public final class HttpPolicy {
     private final boolean enforce;
     private final int statusCode;
     private final HeaderMode headerMode;
+    /** What every answer's headers repeat, worked out once: the quoted name and the window in seconds. */
+    private final String quotedPolicyName;
+    private final long windowSeconds;
 
     private HttpPolicy(Parsed parsed) {
         this.policyName = parsed.policyName;
@@ -88,6 +91,8 @@ public final class HttpPolicy {
         this.enforce = parsed.enforce;
         this.statusCode = parsed.statusCode;
         this.headerMode = parsed.headerMode;
+        this.quotedPolicyName = HttpAnswer.quoted(policyName);
+        this.windowSeconds = Math.max(1, (rule.window().toMillis() + 999) / 1000);
     }
 
     /**
@@ -179,8 +184,12 @@ public final class HttpPolicy {
 
     /** The window in whole seconds, rounded up, at least 1: the {@code w} of {@code RateLimit-Policy}. */
     public long windowSeconds() {
-        long millis = rule.window().toMillis();
-        return Math.max(1, (millis + 999) / 1000);
+        return windowSeconds;
+    }
+
+    /** The policy name as the draft's structured fields carry it: quoted, with escapes. */
+    String quotedPolicyName() {
+        return quotedPolicyName;
     }
 
     /** The window as configured, e.g. {@code 1m}. */

@@ -49,11 +49,12 @@ public final class TrustedProxies {
         if (cidrs == null || cidrs.isBlank()) {
             return NONE;
         }
+        String[] entries = cidrs.trim().split("[,\\s]+");
         List<Block> blocks = new ArrayList<>();
-        for (String entry : cidrs.trim().split("[,\\s]+")) {
+        for (String entry : entries) {
             blocks.add(Block.parse(entry, cidrs));
         }
-        return new TrustedProxies(Collections.unmodifiableList(blocks), String.join(", ", cidrs.trim().split("[,\\s]+")));
+        return new TrustedProxies(Collections.unmodifiableList(blocks), String.join(", ", entries));
     }
 
     /** Whether no proxy is trusted. */

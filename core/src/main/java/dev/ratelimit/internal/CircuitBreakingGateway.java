@@ -18,10 +18,6 @@ public final class CircuitBreakingGateway implements RedisGateway {
         this.breaker = breaker;
     }
 
-    public CircuitBreaker breaker() {
-        return breaker;
-    }
-
     @Override
     public List<Long> eval(LuaScript script, List<String> keys, List<String> args) {
         return call(() -> delegate.eval(script, keys, args));

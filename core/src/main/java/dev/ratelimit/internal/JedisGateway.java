@@ -32,14 +32,24 @@ public final class JedisGateway implements RedisGateway {
 
     @Override
     public List<Long> eval(LuaScript script, List<String> keys, List<String> args) {
+        return call("running " + script,
+                () -> toLongs(followingRedirects(() -> evalOrLoad(script, keys, args)), script));
+    }
+
+    /**
+     * Runs a call, turning whatever the client throws into a {@link RedisFailureException}: the
+     * failure policy must decide, never a 500. An error reply (a script error, WRONGTYPE, READONLY,
+     * a value that is not a number) means Redis answered; anything else means it was not reached.
+     */
+    private <T> T call(String action, Supplier<T> body) {
         try {
-            return toLongs(followingRedirects(() -> evalOrLoad(script, keys, args)), script);
-        } catch (JedisDataException e) {
-            throw answeredWithError("running " + script, e);
+            return body.get();
+        } catch (RedisFailureException e) {
+            throw e;
+        } catch (JedisDataException | NumberFormatException e) {
+            throw answeredWithError(action, e);
         } catch (RuntimeException e) {
-            // JedisException, or anything else the client throws: the failure policy must decide,
-            // never a 500.
-            throw failure("running " + script, e);
+            throw failure(action, e);
         }
     }
 
@@ -103,38 +113,34 @@ public final class JedisGateway implements RedisGateway {
 
     @Override
     public long[] incrementInWindow(String key, long permits, long windowMillis) {
-        try (AbstractTransaction transaction = jedis.multi()) {
-            // SET NX PX creates the counter with its TTL in one command, and INCRBY keeps the TTL:
-            // no moment exists where the counter lives without an expiry.
-            transaction.set(key, "0", SetParams.setParams().nx().px(windowMillis));
-            Response<Long> count = transaction.incrBy(key, permits);
-            Response<Long> ttl = transaction.pttl(key);
-            transaction.exec();
-            return new long[] {count.get(), ttl.get()};
-        } catch (RuntimeException e) {
-            throw failure("counting in a MULTI/EXEC transaction", e);
-        }
+        return call("counting in a MULTI/EXEC transaction", () -> {
+            try (AbstractTransaction transaction = jedis.multi()) {
+                // SET NX PX creates the counter with its TTL in one command, and INCRBY keeps the
+                // TTL: no moment exists where the counter lives without an expiry.
+                transaction.set(key, "0", SetParams.setParams().nx().px(windowMillis));
+                Response<Long> count = transaction.incrBy(key, permits);
+                Response<Long> ttl = transaction.pttl(key);
+                transaction.exec();
+                return new long[] {count.get(), ttl.get()};
+            }
+        });
     }
 
     @Override
     public long[] readWindow(String key) {
-        try (AbstractTransaction transaction = jedis.multi()) {
-            Response<String> count = transaction.get(key);
-            Response<Long> ttl = transaction.pttl(key);
-            transaction.exec();
-            return new long[] {count.get() == null ? 0 : Long.parseLong(count.get()), ttl.get()};
-        } catch (RuntimeException e) {
-            throw failure("reading a counter in a MULTI/EXEC transaction", e);
-        }
+        return call("reading a counter in a MULTI/EXEC transaction", () -> {
+            try (AbstractTransaction transaction = jedis.multi()) {
+                Response<String> count = transaction.get(key);
+                Response<Long> ttl = transaction.pttl(key);
+                transaction.exec();
+                return new long[] {count.get() == null ? 0 : Long.parseLong(count.get()), ttl.get()};
+            }
+        });
     }
 
     @Override
     public void delete(List<String> keys) {
-        try {
-            followingRedirects(() -> jedis.del(keys.toArray(new String[0])));
-        } catch (RuntimeException e) {
-            throw failure("deleting keys", e);
-        }
+        call("deleting keys", () -> followingRedirects(() -> jedis.del(keys.toArray(new String[0]))));
     }
 
     @Override
@@ -150,7 +156,7 @@ public final class JedisGateway implements RedisGateway {
     }
 
     /** Redis is there but refused: a script error, a read-only replica, a wrong type. */
-    private RedisFailureException answeredWithError(String action, JedisDataException cause) {
+    private RedisFailureException answeredWithError(String action, RuntimeException cause) {
         return new RedisFailureException("Redis at " + description + " refused " + action + ": " + cause.getMessage(),
                 cause, true);
     }

@@ -91,8 +91,11 @@ public final class LuaEvaluator implements Evaluator {
         return Duration.ofNanos(Math.max(0, micros) * 1000);
     }
 
-    /** What each script needs besides the permits; the layouts are in the scripts' headers. */
-    static List<String> scriptArgs(Rule rule) {
+    /**
+     * What each script needs besides the permits; the layouts are in the scripts' headers. Public
+     * for the benchmarks, which run the scripts bare with exactly what a limiter sends.
+     */
+    public static List<String> scriptArgs(Rule rule) {
         long windowMicros = rule.windowMicros();
         switch (rule.algorithm()) {
             case FIXED_WINDOW:

@@ -57,10 +57,6 @@ public final class LuaScript {
         }
     }
 
-    public String name() {
-        return name;
-    }
-
     public String source() {
         return source;
     }

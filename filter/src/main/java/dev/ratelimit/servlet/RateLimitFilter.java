@@ -87,8 +87,15 @@ public class RateLimitFilter implements Filter {
             throw new ServletException("RateLimitFilter '" + filterName + "' is misconfigured: " + e.getMessage(), e);
         }
         if (policy.jmx()) {
-            String webapp = context.getContextPath().isEmpty() ? "/" : context.getContextPath();
-            mbean = RateLimiterJmx.register(limiter, webapp, policy.toString());
+            try {
+                mbean = RateLimiterJmx.register(limiter, RateLimiterJmx.webappName(context.getContextPath()),
+                        policy.toString());
+            } catch (RuntimeException e) {
+                // No destroy() follows a failed init(): give the Redis connection back here.
+                registry.release(policy.redisSettings());
+                throw new ServletException("RateLimitFilter '" + filterName + "' cannot register its JMX bean: "
+                        + e.getMessage(), e);
+            }
         }
         log.info("RateLimitFilter '{}' started: {}", filterName, policy);
     }

@@ -32,9 +32,13 @@ final class RateLimitContainerFilter implements ContainerRequestFilter, Containe
     @Context
     private HttpServletRequest servletRequest;
 
-    RateLimitContainerFilter(HttpPolicy policy, RateLimiter limiter) {
+    /** Whether the application runs in a servlet container, decided once at deployment. */
+    private final boolean inServletContainer;
+
+    RateLimitContainerFilter(HttpPolicy policy, RateLimiter limiter, boolean inServletContainer) {
         this.policy = policy;
         this.limiter = limiter;
+        this.inServletContainer = inServletContainer;
     }
 
     @Override
@@ -76,7 +80,8 @@ final class RateLimitContainerFilter implements ContainerRequestFilter, Containe
     }
 
     private HttpServletRequest currentServletRequest() {
-        if (servletRequest == null) {
+        // Outside a servlet container the proxy would throw on every request: not even asked.
+        if (!inServletContainer || servletRequest == null) {
             return null;
         }
         try {

@@ -76,7 +76,8 @@ public class RateLimitFeature implements DynamicFeature {
         if (policy.jmx()) {
             beans.add(RateLimiterJmx.register(limiter, webapp(), policy.toString()));
         }
-        context.register(new RateLimitContainerFilter(policy, limiter), Priorities.AUTHORIZATION);
+        context.register(new RateLimitContainerFilter(policy, limiter, servletContext() != null),
+                Priorities.AUTHORIZATION);
         log.info("@RateLimited {}: {}", where, policy);
     }
 
@@ -157,7 +158,7 @@ public class RateLimitFeature implements DynamicFeature {
         if (context == null) {
             return "jaxrs";
         }
-        return context.getContextPath().isEmpty() ? "/" : context.getContextPath();
+        return RateLimiterJmx.webappName(context.getContextPath());
     }
 
     private ServletContext servletContext() {

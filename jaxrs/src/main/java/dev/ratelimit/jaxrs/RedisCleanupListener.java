@@ -23,6 +23,6 @@ public class RedisCleanupListener implements ServletContextListener {
         if (registry instanceof RedisStoreRegistry) {
             ((RedisStoreRegistry) registry).closeAll();
         }
-        RateLimiterJmx.unregisterAll(context.getContextPath().isEmpty() ? "/" : context.getContextPath());
+        RateLimiterJmx.unregisterAll(RateLimiterJmx.webappName(context.getContextPath()));
     }
 }

@@ -11,7 +11,7 @@ import redis.clients.jedis.SslOptions;
 import redis.clients.jedis.util.JedisURIHelper;
 
 /** What the peer adapters share: argument checks and the Jedis client of the Jedis-based ones. */
-final class Peers {
+public final class Peers {
     private Peers() {
     }
 
@@ -29,15 +29,16 @@ final class Peers {
     }
 
     /**
-     * The Jedis 7 {@link RedisClient} the Jedis-based peers run on, with the same pool settings as our own
-     * {@code RedisStore}: {@code poolSize} connections at most, kept when idle, no idle evictor, no JMX. The
-     * peers thus differ from us only in what they send, not in how they hold connections.
+     * The Jedis 7 {@link RedisClient} the Jedis-based peers, the floor and the bare scripts run on, with the
+     * same pool settings as our own {@code RedisStore}: {@code poolSize} connections at most, kept when idle,
+     * no idle evictor, no JMX. So every row differs from ours only in what it sends, not in how it holds
+     * connections.
      *
      * @param redisUri   e.g. {@code redis://127.0.0.1:6379} (user, password and {@code /db} are honoured)
      * @param poolSize   the most connections the pool opens
      * @param clientName sent with {@code CLIENT SETNAME}, so the connections can be told apart in {@code CLIENT LIST}
      */
-    static RedisClient pooledJedis(String redisUri, int poolSize, String clientName) {
+    public static RedisClient pooledJedis(String redisUri, int poolSize, String clientName) {
         URI uri = URI.create(redisUri);
         if (!JedisURIHelper.isValid(uri)) {
             throw new IllegalArgumentException("Not a Redis URI: " + redisUri);
