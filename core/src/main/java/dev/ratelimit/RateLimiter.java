@@ -6,6 +6,7 @@ import dev.ratelimit.internal.LocalDenyCache;
 import dev.ratelimit.internal.LuaEvaluator;
 import dev.ratelimit.internal.RedisGateway;
 import dev.ratelimit.internal.RedisKeys;
+import dev.ratelimit.internal.StoreAccess;
 import dev.ratelimit.internal.TransactionEvaluator;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -112,7 +113,7 @@ public final class RateLimiter {
         this.keyPrefix = builder.keyPrefix;
         this.rules = List.copyOf(builder.rules);
         this.transport = builder.transport;
-        this.gateway = builder.store.gateway();
+        this.gateway = StoreAccess.gateway(builder.store);
         this.applied = new Applied(rules, transport, gateway, 1);
         this.failurePolicy = builder.failurePolicy;
         this.denyCache = builder.localDenyCache ? new LocalDenyCache(LOCAL_DENY_CACHE_SIZE, System::nanoTime) : null;
@@ -535,7 +536,7 @@ public final class RateLimiter {
             if (adaptive != null) {
                 AdaptiveLimit.checkApplies(rules);
             }
-            if (transport == Transport.TRANSACTION && !store.gateway().supportsTransactions()) {
+            if (transport == Transport.TRANSACTION && !StoreAccess.gateway(store).supportsTransactions()) {
                 throw new IllegalArgumentException("transport 'transaction' is not available on Redis Cluster (its "
                         + "client runs no MULTI/EXEC), but was chosen for " + store + "; use transport 'lua'");
             }

@@ -4,6 +4,7 @@ import dev.ratelimit.internal.CircuitBreaker;
 import dev.ratelimit.internal.CircuitBreakingGateway;
 import dev.ratelimit.internal.JedisGateway;
 import dev.ratelimit.internal.RedisGateway;
+import dev.ratelimit.internal.StoreAccess;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -22,6 +23,20 @@ import redis.clients.jedis.UnifiedJedis;
  * Thread-safe. Close it when the application stops: it closes what it opened and nothing else.
  */
 public final class RedisStore implements AutoCloseable {
+    static {
+        StoreAccess.install(new StoreAccess.Bridge() {
+            @Override
+            public RedisGateway gateway(RedisStore store) {
+                return store.gateway;
+            }
+
+            @Override
+            public RedisStore store(RedisGateway gateway) {
+                return new RedisStore(Objects.requireNonNull(gateway, "gateway"));
+            }
+        });
+    }
+
     private final RedisGateway gateway;
 
     private RedisStore(RedisGateway gateway) {
@@ -119,10 +134,6 @@ public final class RedisStore implements AutoCloseable {
 
     private static RedisGateway breaking(RedisGateway gateway, int failures, Duration coolDown) {
         return new CircuitBreakingGateway(gateway, new CircuitBreaker(failures, coolDown, System::nanoTime));
-    }
-
-    RedisGateway gateway() {
-        return gateway;
     }
 
     /** Closes the connections this store opened. */

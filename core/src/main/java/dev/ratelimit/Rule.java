@@ -1,5 +1,6 @@
 package dev.ratelimit;
 
+import dev.ratelimit.internal.Arguments;
 import dev.ratelimit.internal.BucketUnits;
 import dev.ratelimit.internal.Durations;
 import dev.ratelimit.internal.RedisKeys;

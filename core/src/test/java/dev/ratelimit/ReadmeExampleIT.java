@@ -2,6 +2,8 @@ package dev.ratelimit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.counter.DistinctCounter;
+import dev.ratelimit.counter.SlidingWindowCounter;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

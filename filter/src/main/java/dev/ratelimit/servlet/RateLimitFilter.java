@@ -2,7 +2,7 @@ package dev.ratelimit.servlet;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.RateLimiterJmx;
+import dev.ratelimit.jmx.RateLimiterJmx;
 import dev.ratelimit.RedisStoreRegistry;
 import dev.ratelimit.http.HttpAnswer;
 import dev.ratelimit.http.HttpPolicy;

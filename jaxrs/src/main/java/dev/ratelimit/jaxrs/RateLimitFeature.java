@@ -1,7 +1,7 @@
 package dev.ratelimit.jaxrs;
 
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.RateLimiterJmx;
+import dev.ratelimit.jmx.RateLimiterJmx;
 import dev.ratelimit.RedisSettings;
 import dev.ratelimit.RedisStoreRegistry;
 import dev.ratelimit.http.HttpPolicy;

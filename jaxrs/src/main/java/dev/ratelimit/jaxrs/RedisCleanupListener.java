@@ -1,6 +1,6 @@
 package dev.ratelimit.jaxrs;
 
-import dev.ratelimit.RateLimiterJmx;
+import dev.ratelimit.jmx.RateLimiterJmx;
 import dev.ratelimit.RedisStoreRegistry;
 import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletContextEvent;

@@ -1,5 +1,11 @@
-package dev.ratelimit;
+package dev.ratelimit.counter;
 
+import dev.ratelimit.RateLimitListener;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.RedisStore;
+import dev.ratelimit.RedisFailureException;
+import dev.ratelimit.internal.Arguments;
+import dev.ratelimit.internal.StoreAccess;
 import dev.ratelimit.internal.LuaScript;
 import dev.ratelimit.internal.RedisKeys;
 import java.time.Duration;
@@ -83,7 +89,7 @@ final class CounterKeys {
     }
 
     void clear(String key) {
-        store.gateway().delete(List.of(redisKey(key)));
+        StoreAccess.gateway(store).delete(List.of(redisKey(key)));
     }
 
     /** Runs a counter script on the client's key, after any writes kept from an outage; the scripts answer {count}. */
@@ -93,7 +99,7 @@ final class CounterKeys {
 
     private long run(LuaScript script, String redisKey, List<String> args) {
         flushPending();
-        return store.gateway().eval(script, List.of(redisKey), args).get(0);
+        return StoreAccess.gateway(store).eval(script, List.of(redisKey), args).get(0);
     }
 
     /**
@@ -156,7 +162,7 @@ final class CounterKeys {
                     return;
                 }
                 try {
-                    store.gateway().eval(next.script, List.of(next.key), next.args);
+                    StoreAccess.gateway(store).eval(next.script, List.of(next.key), next.args);
                 } catch (RedisFailureException e) {
                     if (!e.redisAnswered()) {
                         throw e;

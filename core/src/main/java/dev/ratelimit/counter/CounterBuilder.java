@@ -1,5 +1,8 @@
-package dev.ratelimit;
+package dev.ratelimit.counter;
 
+import dev.ratelimit.RateLimitListener;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.RedisStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

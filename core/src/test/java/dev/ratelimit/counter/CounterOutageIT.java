@@ -1,7 +1,11 @@
-package dev.ratelimit;
+package dev.ratelimit.counter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.RateLimitListener;
+import dev.ratelimit.RedisFailureException;
+import dev.ratelimit.RedisSettings;
+import dev.ratelimit.RedisStore;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;

@@ -1,5 +1,7 @@
-package dev.ratelimit;
+package dev.ratelimit.jmx;
 
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.RateLimiterStats;
 import java.lang.management.ManagementFactory;
 import javax.management.InstanceAlreadyExistsException;
 import javax.management.JMException;

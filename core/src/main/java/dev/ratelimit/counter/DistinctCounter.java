@@ -1,5 +1,7 @@
-package dev.ratelimit;
+package dev.ratelimit.counter;
 
+import dev.ratelimit.RedisStore;
+import dev.ratelimit.RedisFailureException;
 import dev.ratelimit.internal.Durations;
 import dev.ratelimit.internal.LuaScript;
 import dev.ratelimit.internal.RedisKeys;

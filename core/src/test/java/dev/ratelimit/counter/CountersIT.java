@@ -1,8 +1,10 @@
-package dev.ratelimit;
+package dev.ratelimit.counter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ratelimit.RedisSettings;
+import dev.ratelimit.RedisStore;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.time.Duration;
 import java.util.ArrayList;

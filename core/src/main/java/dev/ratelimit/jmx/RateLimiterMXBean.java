@@ -1,4 +1,4 @@
-package dev.ratelimit;
+package dev.ratelimit.jmx;
 
 /**
  * What a JMX console shows for one policy, under

@@ -1,14 +1,14 @@
-package dev.ratelimit;
+package dev.ratelimit.internal;
 
-import dev.ratelimit.internal.Durations;
+import dev.ratelimit.Rule;
 import java.time.Duration;
 
 /** Argument checks shared by rules and counters, so their messages agree. */
-final class Arguments {
+public final class Arguments {
     private Arguments() {
     }
 
-    static void checkWindow(Duration window) {
+    public static void checkWindow(Duration window) {
         if (window == null || window.compareTo(Rule.MIN_WINDOW) < 0 || window.compareTo(Rule.MAX_WINDOW) > 0) {
             throw new IllegalArgumentException("window must be between 1ms and 365d, but was "
                     + (window == null ? "null" : Durations.format(window)));
