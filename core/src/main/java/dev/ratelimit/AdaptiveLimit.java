@@ -1,5 +1,6 @@
 package dev.ratelimit;
 
+import dev.ratelimit.internal.BadArgument;
 import dev.ratelimit.internal.Durations;
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
@@ -51,7 +52,7 @@ public final class AdaptiveLimit {
      */
     public static AdaptiveLimit floor(double floorFraction) {
         if (!(floorFraction >= 0.01 && floorFraction <= 1)) {
-            throw new IllegalArgumentException("adaptive floor must be between 1% and 100% of the limit, but was "
+            throw new BadArgument("adaptive", "adaptive floor must be between 1% and 100% of the limit, but was "
                     + Math.round(floorFraction * 100) + "%");
         }
         return new AdaptiveLimit(floorFraction, null, AdaptiveLimit::processCpuLoad);
@@ -60,7 +61,7 @@ public final class AdaptiveLimit {
     /** Also lowers limits while admitted requests are slower than this at the 90th percentile. */
     public AdaptiveLimit latencyTarget(Duration target) {
         if (target == null || target.isNegative() || target.isZero()) {
-            throw new IllegalArgumentException("adaptive latency target must be positive, but was "
+            throw new BadArgument("adaptiveLatency", "adaptive latency target must be positive, but was "
                     + (target == null ? "null" : Durations.format(target)));
         }
         return new AdaptiveLimit(floorFraction, target, load);
@@ -91,7 +92,7 @@ public final class AdaptiveLimit {
     public static void checkApplies(java.util.List<Rule> rules) {
         for (Rule rule : rules) {
             if (rule.algorithm() == Algorithm.TOKEN_BUCKET || rule.algorithm() == Algorithm.LEAKY_BUCKET) {
-                throw new IllegalArgumentException("adaptive limits apply to fixed-window, sliding-log, "
+                throw new BadArgument("adaptive", "adaptive limits apply to fixed-window, sliding-log, "
                         + "sliding-window and gcra, but rule " + rule.name() + " uses " + rule.algorithm()
                         + " (its stored tokens are counted in units of the configured rate)");
             }

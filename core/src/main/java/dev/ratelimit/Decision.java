@@ -88,7 +88,7 @@ public final class Decision {
 
     /** {@link #retryAfter()} in whole seconds, rounded up, at least 1 when denied: for {@code Retry-After}. */
     public long retryAfterSeconds() {
-        return allowed ? 0 : Math.max(1, ceilSeconds(retryAfter));
+        return allowed ? 0 : Math.max(1, Durations.ceilSeconds(retryAfter));
     }
 
     /** How long until the full capacity is available again (the window ends or the bucket is full). */
@@ -98,17 +98,12 @@ public final class Decision {
 
     /** {@link #resetAfter()} in whole seconds, rounded up. */
     public long resetAfterSeconds() {
-        return ceilSeconds(resetAfter);
+        return Durations.ceilSeconds(resetAfter);
     }
 
     /** The rule that governs this decision. */
     public Rule rule() {
         return rule;
-    }
-
-    private static long ceilSeconds(Duration duration) {
-        long seconds = duration.getSeconds();
-        return duration.getNano() > 0 ? seconds + 1 : seconds;
     }
 
     @Override

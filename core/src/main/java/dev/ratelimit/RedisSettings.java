@@ -1,5 +1,6 @@
 package dev.ratelimit;
 
+import dev.ratelimit.internal.BadArgument;
 import dev.ratelimit.internal.Durations;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -278,20 +279,20 @@ public final class RedisSettings {
             }
             int database = parseDatabase(parsed);
             if (timeout == null || timeout.isNegative() || timeout.isZero() || timeout.compareTo(Duration.ofMinutes(1)) > 0) {
-                throw new IllegalArgumentException("redisTimeout must be between 1ms and 1m, but was "
+                throw new BadArgument("redisTimeout", "redisTimeout must be between 1ms and 1m, but was "
                         + (timeout == null ? "null" : Durations.format(timeout)));
             }
             if (poolSize < 1 || poolSize > 10_000) {
-                throw new IllegalArgumentException("redisPoolSize must be between 1 and 10000, but was " + poolSize);
+                throw new BadArgument("redisPoolSize", "redisPoolSize must be between 1 and 10000, but was " + poolSize);
             }
             if (poolMaxWait != null && (poolMaxWait.isNegative() || poolMaxWait.compareTo(Duration.ofMinutes(1)) > 0)) {
-                throw new IllegalArgumentException("redisPoolMaxWait must be between 0ms and 1m, but was "
+                throw new BadArgument("redisPoolMaxWait", "redisPoolMaxWait must be between 0ms and 1m, but was "
                         + Durations.format(poolMaxWait));
             }
             checkTopology(database);
             if (breakerFailures < 1 || breakerCoolDown == null || breakerCoolDown.isNegative() || breakerCoolDown.isZero()
                     || breakerCoolDown.compareTo(Duration.ofMinutes(10)) > 0) {
-                throw new IllegalArgumentException("circuitBreaker must open after at least 1 failure for 1ms to 10m, "
+                throw new BadArgument("circuitBreaker", "circuitBreaker must open after at least 1 failure for 1ms to 10m, "
                         + "but was " + breakerFailures + " failures for "
                         + (breakerCoolDown == null ? "null" : Durations.format(breakerCoolDown)));
             }
@@ -301,7 +302,7 @@ public final class RedisSettings {
         private void checkTopology(int database) {
             if (sentinelMaster != null || (sentinelNodes != null && !sentinelNodes.isEmpty())) {
                 if (sentinelMaster == null || sentinelMaster.isBlank()) {
-                    throw new IllegalArgumentException("redisSentinelMaster must name the master when "
+                    throw new BadArgument("redisSentinelMaster", "redisSentinelMaster must name the master when "
                             + "redisSentinelNodes is set, but was '" + sentinelMaster + "'");
                 }
                 checkNodes("redisSentinelNodes", sentinelNodes);
@@ -309,11 +310,11 @@ public final class RedisSettings {
             if (clusterNodes == null || !clusterNodes.isEmpty()) {
                 checkNodes("redisClusterNodes", clusterNodes);
                 if (sentinelMaster != null) {
-                    throw new IllegalArgumentException("redisClusterNodes and redisSentinelMaster exclude each other, "
+                    throw new BadArgument("redisClusterNodes", "redisClusterNodes and redisSentinelMaster exclude each other, "
                             + "but both were set: '" + String.join(",", clusterNodes) + "' and '" + sentinelMaster + "'");
                 }
                 if (database != 0) {
-                    throw new IllegalArgumentException("redisUri database must be 0 with redisClusterNodes (Cluster has "
+                    throw new BadArgument("redisUri", "redisUri database must be 0 with redisClusterNodes (Cluster has "
                             + "only database 0), but was " + database);
                 }
             }
@@ -321,7 +322,7 @@ public final class RedisSettings {
 
         private static void checkNodes(String name, List<String> nodes) {
             if (nodes == null || nodes.isEmpty()) {
-                throw new IllegalArgumentException(name + " must list host:port pairs separated by commas, but was "
+                throw new BadArgument(name, name + " must list host:port pairs separated by commas, but was "
                         + (nodes == null ? "null" : "empty"));
             }
             for (String node : nodes) {
@@ -336,7 +337,7 @@ public final class RedisSettings {
                     }
                 }
                 if (!valid) {
-                    throw new IllegalArgumentException(name + " must list host:port pairs separated by commas, but '"
+                    throw new BadArgument(name, name + " must list host:port pairs separated by commas, but '"
                             + node + "' in '" + String.join(",", nodes) + "' is not one");
                 }
             }
@@ -344,7 +345,7 @@ public final class RedisSettings {
 
         private URI parseUri() {
             if (uri == null) {
-                throw new IllegalArgumentException("redisUri must be a redis:// or rediss:// URI, but was null");
+                throw new BadArgument("redisUri", "redisUri must be a redis:// or rediss:// URI, but was null");
             }
             URI parsed;
             try {
@@ -374,12 +375,12 @@ public final class RedisSettings {
             } catch (NumberFormatException e) {
                 // reported below
             }
-            throw new IllegalArgumentException("redisUri database must be a number >= 0 after the last '/', but was '"
+            throw new BadArgument("redisUri", "redisUri database must be a number >= 0 after the last '/', but was '"
                     + hideUserInfo(uri) + "'");
         }
 
         private IllegalArgumentException badUri() {
-            return new IllegalArgumentException(
+            return new BadArgument("redisUri",
                     "redisUri must look like redis://[user:password@]host[:port][/database] (rediss:// for TLS), but was '"
                             + hideUserInfo(uri) + "'");
         }

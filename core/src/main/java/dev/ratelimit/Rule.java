@@ -1,5 +1,6 @@
 package dev.ratelimit;
 
+import dev.ratelimit.internal.BadArgument;
 import dev.ratelimit.internal.Arguments;
 import dev.ratelimit.internal.BucketUnits;
 import dev.ratelimit.internal.Durations;
@@ -175,23 +176,23 @@ public final class Rule {
          */
         public Rule build() {
             if (algorithm == null) {
-                throw new IllegalArgumentException("algorithm must be one of " + Algorithm.names() + ", but was null");
+                throw new BadArgument("algorithm", "algorithm must be one of " + Algorithm.names() + ", but was null");
             }
             if (limit <= 0) {
-                throw new IllegalArgumentException("limit must be positive, but was " + limit);
+                throw new BadArgument("limit", "limit must be positive, but was " + limit);
             }
             Arguments.checkWindow(window);
             if (burst != null && !algorithm.usesBurst()) {
-                throw new IllegalArgumentException("burst applies only to token-bucket, leaky-bucket and gcra, "
+                throw new BadArgument("burst", "burst applies only to token-bucket, leaky-bucket and gcra, "
                         + "but was " + burst + " for algorithm " + algorithm);
             }
             if (burst != null && burst < 1) {
-                throw new IllegalArgumentException("burst must be at least 1, but was " + burst);
+                throw new BadArgument("burst", "burst must be at least 1, but was " + burst);
             }
             long effectiveBurst = burst != null ? burst : limit;
             long capacity = algorithm.usesBurst() ? effectiveBurst : limit;
             if (cost < 1 || cost > capacity) {
-                throw new IllegalArgumentException("cost must be between 1 and the rule's capacity " + capacity
+                throw new BadArgument("cost", "cost must be between 1 and the rule's capacity " + capacity
                         + ", but was " + cost);
             }
             if (name != null) {
@@ -211,7 +212,7 @@ public final class Rule {
             long scale = BucketUnits.of(limit, window.toNanos() / 1000).scale;
             BigInteger scaledCapacity = BigInteger.valueOf(effectiveBurst).multiply(BigInteger.valueOf(scale));
             if (scaledCapacity.compareTo(BigInteger.valueOf(MAX_EXACT_LUA_INTEGER / 4)) > 0) {
-                throw new IllegalArgumentException("burst " + effectiveBurst + " with limit " + limit + " per "
+                throw new BadArgument("burst", "burst " + effectiveBurst + " with limit " + limit + " per "
                         + Durations.format(window) + " is too fine-grained to count exactly; use a round window "
                         + "such as 1s or 1m, or a smaller burst");
             }

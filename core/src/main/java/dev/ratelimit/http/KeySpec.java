@@ -1,5 +1,6 @@
 package dev.ratelimit.http;
 
+import dev.ratelimit.internal.BadArgument;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -69,7 +70,7 @@ public final class KeySpec implements KeyResolver {
     }
 
     private static IllegalArgumentException bad(String spec, String why) {
-        return new IllegalArgumentException("key must be ip, user, session, global, header:NAME, param:NAME or "
+        return new BadArgument("key", "key must be ip, user, session, global, header:NAME, param:NAME or "
                 + "cookie:NAME, joined with '+', but was '" + spec + "' (" + why + ")");
     }
 

@@ -1,5 +1,6 @@
 package dev.ratelimit.http;
 
+import dev.ratelimit.internal.BadArgument;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
@@ -212,7 +213,7 @@ public final class TrustedProxies {
                 }
             }
             if (network == null || prefixLength < 0 || prefixLength > bits) {
-                throw new IllegalArgumentException("trustedProxies must list CIDR blocks such as 10.0.0.0/8 or "
+                throw new BadArgument("trustedProxies", "trustedProxies must list CIDR blocks such as 10.0.0.0/8 or "
                         + "2001:db8::/32 separated by commas, but '" + entry + "' in '" + all + "' is not one");
             }
             return new Block(network, prefixLength);

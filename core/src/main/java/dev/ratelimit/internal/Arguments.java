@@ -10,7 +10,7 @@ public final class Arguments {
 
     public static void checkWindow(Duration window) {
         if (window == null || window.compareTo(Rule.MIN_WINDOW) < 0 || window.compareTo(Rule.MAX_WINDOW) > 0) {
-            throw new IllegalArgumentException("window must be between 1ms and 365d, but was "
+            throw new BadArgument("window", "window must be between 1ms and 365d, but was "
                     + (window == null ? "null" : Durations.format(window)));
         }
     }

@@ -26,7 +26,7 @@ public final class ConfigNames {
                 }
             }
         }
-        throw new IllegalArgumentException(word + " must be one of " + list(values, configName) + ", but was '"
+        throw new BadArgument(word, word + " must be one of " + list(values, configName) + ", but was '"
                 + name + "'");
     }
 

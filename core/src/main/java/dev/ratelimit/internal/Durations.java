@@ -29,4 +29,10 @@ public final class Durations {
         }
         throw new AssertionError("every millisecond count is a whole number of milliseconds");
     }
+
+    /** Whole seconds, rounded up: what headers such as {@code Retry-After} carry. */
+    public static long ceilSeconds(Duration duration) {
+        long seconds = duration.getSeconds();
+        return duration.getNano() > 0 ? seconds + 1 : seconds;
+    }
 }

@@ -61,7 +61,7 @@ public final class RedisKeys {
     public static String checkKeyPart(String what, String value, int minLength, int maxLength) {
         if (value == null || value.length() < minLength || value.length() > maxLength
                 || !value.chars().allMatch(c -> c > ' ' && c < 0x7f && c != '{' && c != '}')) {
-            throw new IllegalArgumentException(what + " must be " + minLength + " to " + maxLength
+            throw new BadArgument(what, what + " must be " + minLength + " to " + maxLength
                     + " printable ASCII characters without blanks or braces, but was "
                     + (value == null ? "null" : "'" + value + "'"));
         }

@@ -32,7 +32,7 @@ public final class TransactionEvaluator implements Evaluator {
      */
     public static void checkSupported(List<Rule> rules) {
         if (rules.size() != 1 || rules.get(0).algorithm() != Algorithm.FIXED_WINDOW) {
-            throw new IllegalArgumentException("transport 'transaction' supports exactly one fixed-window rule "
+            throw new BadArgument("transport", "transport 'transaction' supports exactly one fixed-window rule "
                     + "(MULTI/EXEC cannot make a decision all or nothing), but the rules were " + rules
                     + "; use transport 'lua' for other algorithms and for several rules");
         }

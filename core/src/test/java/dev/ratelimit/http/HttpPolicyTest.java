@@ -15,7 +15,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class HttpPolicyTest {
     private static final Map<String, String> ENV = Map.of("API_LIMIT", "250", "REDIS_HOST", "redis.internal");
 
-    private static HttpPolicy.Parser parser(Map<String, String> contextParams) {
+    private static PolicyReader parser(Map<String, String> contextParams) {
         return HttpPolicy.parser("init-param '%s'")
                 .defaults(contextParams, "context-param 'ratelimit.%s'")
                 .defaultPolicyName("api", "the filter-name")

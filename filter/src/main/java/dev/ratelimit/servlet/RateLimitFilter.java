@@ -1,11 +1,13 @@
 package dev.ratelimit.servlet;
 
-import dev.ratelimit.Decision;
-import dev.ratelimit.RateLimiter;
-import dev.ratelimit.jmx.RateLimiterJmx;
 import dev.ratelimit.RedisStoreRegistry;
+import dev.ratelimit.http.Admission;
 import dev.ratelimit.http.HttpAnswer;
 import dev.ratelimit.http.HttpPolicy;
+import dev.ratelimit.http.PolicyRuntime;
+import dev.ratelimit.http.RateLimitPipeline;
+import dev.ratelimit.http.Settings;
+import dev.ratelimit.jmx.RateLimiterJmx;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.FilterConfig;
@@ -17,12 +19,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Collections;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,20 +41,14 @@ import org.slf4j.LoggerFactory;
  * {@link ServletException} naming the parameter and the value, so the container refuses to start
  * the webapp rather than run it unlimited. A denied request is answered here (status, {@code
  * Retry-After}, problem+json body) and never reaches the chain. Filters of one webapp with the same
- * Redis settings share one connection pool, closed when the last of them is destroyed.
+ * Redis settings share one connection pool, closed when the last of them is destroyed. The
+ * decisions themselves are the core's {@link RateLimitPipeline}; this class only translates.
  */
 public class RateLimitFilter implements Filter {
     private static final Logger log = LoggerFactory.getLogger(RateLimitFilter.class);
-    private static final String CONTEXT_PARAM_PREFIX = "ratelimit.";
-    private static final long DRY_RUN_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(5);
 
-    private String filterName;
-    private HttpPolicy policy;
-    private RateLimiter limiter;
-    private RedisStoreRegistry registry;
-    private RateLimiterJmx.Registration mbean;
-    private final AtomicLong dryRunDenials = new AtomicLong();
-    private final AtomicLong lastDryRunLog = new AtomicLong(System.nanoTime() - DRY_RUN_LOG_INTERVAL_NANOS);
+    private PolicyRuntime runtime;
+    private RateLimitPipeline pipeline;
 
     /**
      * Reads and checks the configuration and connects the limiter (lazily: a Redis that is down at
@@ -67,55 +58,25 @@ public class RateLimitFilter implements Filter {
      */
     @Override
     public void init(FilterConfig config) throws ServletException {
-        filterName = config.getFilterName();
+        String filterName = config.getFilterName();
         ServletContext context = config.getServletContext();
         try {
-            policy = HttpPolicy.parser("init-param '%s'")
-                    .defaults(contextDefaults(context), "context-param '" + CONTEXT_PARAM_PREFIX + "%s'")
+            HttpPolicy policy = HttpPolicy.parser("init-param '%s'")
+                    .defaults(Settings.collect(Collections.list(context.getInitParameterNames()),
+                            context::getInitParameter, Settings.PREFIX), "context-param '" + Settings.PREFIX + "%s'")
                     .defaultPolicyName(filterName, "the filter-name")
                     .classLoader(context.getClassLoader())
-                    .parse(initParams(config));
+                    .parse(Settings.collect(Collections.list(config.getInitParameterNames()), config::getInitParameter,
+                            ""));
+            runtime = PolicyRuntime.start(policy, RedisStoreRegistry.sharedIn(context::getAttribute,
+                    context::setAttribute), RateLimiterJmx.webappName(context.getContextPath()));
         } catch (IllegalArgumentException e) {
             throw new ServletException("RateLimitFilter '" + filterName + "' is misconfigured: " + e.getMessage(), e);
+        } catch (IllegalStateException e) {
+            throw new ServletException("RateLimitFilter '" + filterName + "' " + e.getMessage(), e);
         }
-        registry = RedisStoreRegistry.sharedIn(context::getAttribute, context::setAttribute);
-        try {
-            limiter = policy.newLimiter(registry.acquire(policy.redisSettings()));
-        } catch (IllegalArgumentException e) {
-            // Settings that only the Redis topology can refuse (transactions on Cluster).
-            registry.release(policy.redisSettings());
-            throw new ServletException("RateLimitFilter '" + filterName + "' is misconfigured: " + e.getMessage(), e);
-        }
-        if (policy.jmx()) {
-            try {
-                mbean = RateLimiterJmx.register(limiter, RateLimiterJmx.webappName(context.getContextPath()),
-                        policy.toString());
-            } catch (RuntimeException e) {
-                // No destroy() follows a failed init(): give the Redis connection back here.
-                registry.release(policy.redisSettings());
-                throw new ServletException("RateLimitFilter '" + filterName + "' cannot register its JMX bean: "
-                        + e.getMessage(), e);
-            }
-        }
-        log.info("RateLimitFilter '{}' started: {}", filterName, policy);
-    }
-
-    private static Map<String, String> initParams(FilterConfig config) {
-        Map<String, String> params = new HashMap<>();
-        for (String name : Collections.list(config.getInitParameterNames())) {
-            params.put(name, config.getInitParameter(name));
-        }
-        return params;
-    }
-
-    private static Map<String, String> contextDefaults(ServletContext context) {
-        Map<String, String> defaults = new HashMap<>();
-        for (String name : Collections.list(context.getInitParameterNames())) {
-            if (name.startsWith(CONTEXT_PARAM_PREFIX)) {
-                defaults.put(name.substring(CONTEXT_PARAM_PREFIX.length()), context.getInitParameter(name));
-            }
-        }
-        return defaults;
+        pipeline = runtime.pipeline();
+        log.info("RateLimitFilter '{}' started: {}", filterName, runtime.policy());
     }
 
     @Override
@@ -125,64 +86,33 @@ public class RateLimitFilter implements Filter {
             chain.doFilter(req, res);
             return;
         }
-        HttpServletRequest request = (HttpServletRequest) req;
         HttpServletResponse response = (HttpServletResponse) res;
-        ServletRequestView view = new ServletRequestView(request);
-        if (!policy.appliesTo(request.getMethod(), view.path())) {
-            chain.doFilter(req, res);
+        Admission admission = pipeline.before(new ServletRequestView((HttpServletRequest) req));
+        admission.writeHeaders(HttpAnswer.HeaderSink.of(response::addHeader, response::setHeader));
+        if (admission.denied()) {
+            byte[] body = admission.denialBody().getBytes(StandardCharsets.UTF_8);
+            response.setStatus(admission.denialStatus());
+            response.setContentType(admission.denialContentType());
+            response.setCharacterEncoding("UTF-8");
+            response.setContentLength(body.length);
+            response.getOutputStream().write(body);
+            response.flushBuffer();
             return;
         }
-        Decision decision = limiter.tryAcquire(policy.clientKey(view));
-        HttpAnswer.writeHeaders(decision, policy, HttpAnswer.HeaderSink.of(response::addHeader, response::setHeader));
-        if (decision.allowed() && policy.adaptive()) {
-            long start = System.nanoTime();
-            try {
-                chain.doFilter(req, res);
-            } finally {
-                limiter.recordAdmittedLatency(Duration.ofNanos(System.nanoTime() - start));
-            }
-        } else if (decision.allowed()) {
+        try {
             chain.doFilter(req, res);
-        } else if (!policy.enforce()) {
-            logDryRunDenial();
-            chain.doFilter(req, res);
-        } else {
-            log.debug("RateLimitFilter '{}' denied {}: {}", filterName, view.path(), decision);
-            deny(response, decision);
-        }
-    }
-
-    private void deny(HttpServletResponse response, Decision decision) throws IOException {
-        byte[] body = HttpAnswer.problemJson(decision, policy).getBytes(StandardCharsets.UTF_8);
-        response.setStatus(HttpAnswer.status(decision, policy));
-        response.setContentType(HttpAnswer.PROBLEM_JSON);
-        response.setCharacterEncoding("UTF-8");
-        response.setContentLength(body.length);
-        response.getOutputStream().write(body);
-        response.flushBuffer();
-    }
-
-    /** A dry run logs what it would have denied, at most one line per few seconds. */
-    private void logDryRunDenial() {
-        long denials = dryRunDenials.incrementAndGet();
-        long now = System.nanoTime();
-        long last = lastDryRunLog.get();
-        if (now - last >= DRY_RUN_LOG_INTERVAL_NANOS && lastDryRunLog.compareAndSet(last, now)) {
-            log.info("RateLimitFilter '{}' (enforce=false) would have denied {} requests so far", filterName, denials);
+        } finally {
+            pipeline.after(admission, response.getStatus());
         }
     }
 
     /** Gives the Redis connection back; the last filter of the webapp using it closes it. */
     @Override
     public void destroy() {
-        if (mbean != null) {
-            mbean.close();
-            mbean = null;
+        if (runtime != null) {
+            runtime.close();
         }
-        if (registry != null && policy != null) {
-            registry.release(policy.redisSettings());
-        }
-        registry = null;
-        limiter = null;
+        runtime = null;
+        pipeline = null;
     }
 }

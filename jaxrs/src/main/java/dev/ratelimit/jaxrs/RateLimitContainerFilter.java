@@ -1,9 +1,8 @@
 package dev.ratelimit.jaxrs;
 
-import dev.ratelimit.Decision;
-import dev.ratelimit.RateLimiter;
+import dev.ratelimit.http.Admission;
 import dev.ratelimit.http.HttpAnswer;
-import dev.ratelimit.http.HttpPolicy;
+import dev.ratelimit.http.RateLimitPipeline;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
@@ -12,21 +11,16 @@ import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MultivaluedMap;
 import jakarta.ws.rs.core.Response;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * The filter {@link RateLimitFeature} registers for one annotated resource method, with its policy
- * and limiter built at deployment: a request decides, a denial aborts with the same answer as the
- * servlet filter, and an allowed response gets the rate-limit headers.
+ * The filter {@link RateLimitFeature} registers for one annotated resource method. It only
+ * translates: the request to the core's {@link RateLimitPipeline}, a denial to an aborted request
+ * with the servlet filter's answer, and the admission's headers to the response.
  */
 final class RateLimitContainerFilter implements ContainerRequestFilter, ContainerResponseFilter {
-    private static final Logger log = LoggerFactory.getLogger(RateLimitContainerFilter.class);
-    private static final String DECISION = RateLimitContainerFilter.class.getName() + ".decision";
-    private static final String ADMITTED_AT = RateLimitContainerFilter.class.getName() + ".admittedAt";
+    private static final String ADMISSION = RateLimitContainerFilter.class.getName() + ".admission";
 
-    private final HttpPolicy policy;
-    private final RateLimiter limiter;
+    private final RateLimitPipeline pipeline;
 
     /** A proxy to the current request, injected by the runtime when it runs in a servlet container. */
     @Context
@@ -35,48 +29,35 @@ final class RateLimitContainerFilter implements ContainerRequestFilter, Containe
     /** Whether the application runs in a servlet container, decided once at deployment. */
     private final boolean inServletContainer;
 
-    RateLimitContainerFilter(HttpPolicy policy, RateLimiter limiter, boolean inServletContainer) {
-        this.policy = policy;
-        this.limiter = limiter;
+    RateLimitContainerFilter(RateLimitPipeline pipeline, boolean inServletContainer) {
+        this.pipeline = pipeline;
         this.inServletContainer = inServletContainer;
     }
 
     @Override
     public void filter(ContainerRequestContext request) {
-        JaxrsRequestView view = new JaxrsRequestView(request, currentServletRequest());
-        if (!policy.appliesTo(request.getMethod(), view.path())) {
+        Admission admission = pipeline.before(new JaxrsRequestView(request, currentServletRequest()));
+        if (!admission.denied()) {
+            // Headers go on the response, which exists only in the response filter.
+            request.setProperty(ADMISSION, admission);
             return;
         }
-        Decision decision = limiter.tryAcquire(policy.clientKey(view));
-        if (decision.allowed() || !policy.enforce()) {
-            request.setProperty(DECISION, decision);
-            if (decision.allowed() && policy.adaptive()) {
-                request.setProperty(ADMITTED_AT, System.nanoTime());
-            }
-            return;
-        }
-        Response.ResponseBuilder denial = Response.status(HttpAnswer.status(decision, policy))
-                .type(HttpAnswer.PROBLEM_JSON)
-                .entity(HttpAnswer.problemJson(decision, policy));
-        HttpAnswer.writeHeaders(decision, policy, HttpAnswer.HeaderSink.of(denial::header,
+        Response.ResponseBuilder denial = Response.status(admission.denialStatus())
+                .type(admission.denialContentType())
+                .entity(admission.denialBody());
+        admission.writeHeaders(HttpAnswer.HeaderSink.of(denial::header,
                 (name, value) -> denial.header(name, null).header(name, value)));
-        log.debug("@RateLimited {} denied {}: {}", policy.policyName(), view.path(), decision);
         request.abortWith(denial.build());
     }
 
     @Override
     public void filter(ContainerRequestContext request, ContainerResponseContext response) {
-        Object decision = request.getProperty(DECISION);
-        if (!(decision instanceof Decision)) {
-            return;
+        Object admission = request.getProperty(ADMISSION);
+        if (admission instanceof Admission) {
+            pipeline.after((Admission) admission, response.getStatus());
+            MultivaluedMap<String, Object> headers = response.getHeaders();
+            ((Admission) admission).writeHeaders(HttpAnswer.HeaderSink.of(headers::add, headers::putSingle));
         }
-        Object admittedAt = request.getProperty(ADMITTED_AT);
-        if (admittedAt instanceof Long) {
-            // Adaptive limits watch how long admitted requests take: here, until the response is ready.
-            limiter.recordAdmittedLatency(java.time.Duration.ofNanos(System.nanoTime() - (Long) admittedAt));
-        }
-        MultivaluedMap<String, Object> headers = response.getHeaders();
-        HttpAnswer.writeHeaders((Decision) decision, policy, HttpAnswer.HeaderSink.of(headers::add, headers::putSingle));
     }
 
     private HttpServletRequest currentServletRequest() {
@@ -95,6 +76,6 @@ final class RateLimitContainerFilter implements ContainerRequestFilter, Containe
 
     @Override
     public String toString() {
-        return "RateLimitContainerFilter(" + policy.policyName() + ")";
+        return "RateLimitContainerFilter(" + pipeline.policy().policyName() + ")";
     }
 }

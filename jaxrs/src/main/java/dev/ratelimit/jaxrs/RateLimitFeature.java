@@ -1,23 +1,21 @@
 package dev.ratelimit.jaxrs;
 
-import dev.ratelimit.RateLimiter;
-import dev.ratelimit.jmx.RateLimiterJmx;
-import dev.ratelimit.RedisSettings;
 import dev.ratelimit.RedisStoreRegistry;
 import dev.ratelimit.http.HttpPolicy;
+import dev.ratelimit.http.PolicyRuntime;
+import dev.ratelimit.http.Settings;
+import dev.ratelimit.jmx.RateLimiterJmx;
 import jakarta.annotation.PreDestroy;
 import jakarta.servlet.ServletContext;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.DynamicFeature;
 import jakarta.ws.rs.container.ResourceInfo;
-import jakarta.ws.rs.core.Configuration;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.FeatureContext;
 import jakarta.ws.rs.ext.Provider;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,15 +36,13 @@ import org.slf4j.LoggerFactory;
 @Provider
 public class RateLimitFeature implements DynamicFeature {
     private static final Logger log = LoggerFactory.getLogger(RateLimitFeature.class);
-    private static final String PREFIX = "ratelimit.";
 
     /** Injected by the runtime when it runs in a servlet container; null elsewhere. */
     @Context
     private ServletContext servletContext;
 
     private RedisStoreRegistry registry;
-    private final List<RedisSettings> acquired = Collections.synchronizedList(new ArrayList<>());
-    private final List<RateLimiterJmx.Registration> beans = Collections.synchronizedList(new ArrayList<>());
+    private final List<PolicyRuntime> runtimes = Collections.synchronizedList(new ArrayList<>());
 
     /**
      * @throws IllegalArgumentException when an annotation, property or context-param holds a bad
@@ -64,35 +60,25 @@ public class RateLimitFeature implements DynamicFeature {
             return;
         }
         String where = resource.getSimpleName() + "." + method.getName();
-        HttpPolicy policy = policy(annotation, where, context.getConfiguration());
-        RateLimiter limiter;
+        PolicyRuntime runtime;
         try {
-            limiter = policy.newLimiter(registry().acquire(policy.redisSettings()));
-        } catch (IllegalArgumentException e) {
-            registry().release(policy.redisSettings());
-            throw new IllegalArgumentException("RateLimitFeature cannot limit " + where + ": " + e.getMessage(), e);
-        }
-        acquired.add(policy.redisSettings());
-        if (policy.jmx()) {
-            beans.add(RateLimiterJmx.register(limiter, webapp(), policy.toString()));
-        }
-        context.register(new RateLimitContainerFilter(policy, limiter, servletContext() != null),
-                Priorities.AUTHORIZATION);
-        log.info("@RateLimited {}: {}", where, policy);
-    }
-
-    private HttpPolicy policy(RateLimited annotation, String where, Configuration configuration) {
-        try {
-            return HttpPolicy.parser(name -> "@RateLimited(" + ("policyName".equals(name) ? "policy" : name) + ") on "
-                            + where)
-                    .defaults(prefixed(configuration.getProperties()), "property '" + PREFIX + "%s'")
-                    .defaults(contextParams(), "context-param '" + PREFIX + "%s'")
+            HttpPolicy policy = HttpPolicy.parser(name -> "@RateLimited(" + ("policyName".equals(name) ? "policy" : name)
+                            + ") on " + where)
+                    .defaults(Settings.collect(context.getConfiguration().getPropertyNames(),
+                            context.getConfiguration()::getProperty, Settings.PREFIX),
+                            "property '" + Settings.PREFIX + "%s'")
+                    .defaults(contextParams(), "context-param '" + Settings.PREFIX + "%s'")
                     .defaultPolicyName(where, "the resource method")
                     .classLoader(Thread.currentThread().getContextClassLoader())
                     .parse(words(annotation));
-        } catch (IllegalArgumentException e) {
+            runtime = PolicyRuntime.start(policy, registry(), webapp());
+        } catch (RuntimeException e) {
             throw new IllegalArgumentException("RateLimitFeature cannot limit " + where + ": " + e.getMessage(), e);
         }
+        runtimes.add(runtime);
+        context.register(new RateLimitContainerFilter(runtime.pipeline(), servletContext() != null),
+                Priorities.AUTHORIZATION);
+        log.info("@RateLimited {}: {}", where, runtime.policy());
     }
 
     private static Map<String, String> words(RateLimited annotation) {
@@ -119,27 +105,11 @@ public class RateLimitFeature implements DynamicFeature {
         }
     }
 
-    private static Map<String, String> prefixed(Map<String, Object> properties) {
-        Map<String, String> words = new HashMap<>();
-        properties.forEach((name, value) -> {
-            if (name.startsWith(PREFIX) && value != null) {
-                words.put(name.substring(PREFIX.length()), value.toString());
-            }
-        });
-        return words;
-    }
-
     private Map<String, String> contextParams() {
         ServletContext context = servletContext();
-        Map<String, String> words = new HashMap<>();
-        if (context != null) {
-            for (String name : Collections.list(context.getInitParameterNames())) {
-                if (name.startsWith(PREFIX)) {
-                    words.put(name.substring(PREFIX.length()), context.getInitParameter(name));
-                }
-            }
-        }
-        return words;
+        return context == null ? Map.of()
+                : Settings.collect(Collections.list(context.getInitParameterNames()), context::getInitParameter,
+                        Settings.PREFIX);
     }
 
     /** The webapp's registry (shared with the servlet filter) or, outside a servlet container, our own. */
@@ -177,19 +147,9 @@ public class RateLimitFeature implements DynamicFeature {
     /** Gives back the Redis clients of the limited methods and their JMX beans when the application stops. */
     @PreDestroy
     public void close() {
-        synchronized (beans) {
-            beans.forEach(RateLimiterJmx.Registration::close);
-            beans.clear();
-        }
-        RedisStoreRegistry current;
-        synchronized (this) {
-            current = registry;
-        }
-        if (current != null) {
-            synchronized (acquired) {
-                acquired.forEach(current::release);
-                acquired.clear();
-            }
+        synchronized (runtimes) {
+            runtimes.forEach(PolicyRuntime::close);
+            runtimes.clear();
         }
     }
 }

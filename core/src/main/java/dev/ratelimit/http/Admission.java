@@ -1,0 +1,84 @@
+package dev.ratelimit.http;
+
+import dev.ratelimit.Decision;
+
+/**
+ * What the {@link RateLimitPipeline} decided for one request before its handler runs: not limited
+ * at all, let through (allowed, or denied in a dry run), or denied. An adapter writes
+ * {@link #writeHeaders headers} on the response, and for a denial answers with
+ * {@link #denialStatus()}, {@link #denialContentType()} and {@link #denialBody()} instead of
+ * calling the handler; otherwise it calls the handler and then
+ * {@link RateLimitPipeline#after(Admission, int)}. Immutable.
+ */
+public final class Admission {
+    /** A request no policy limits: no headers, nothing to do afterwards. */
+    static final Admission UNLIMITED = new Admission(null, null, false, false, 0);
+
+    private final HttpPolicy policy;
+    private final Decision decision;
+    private final boolean denied;
+    /** Whether the handler's time is measured (for adaptive limits), and from when, in nanoseconds. */
+    private final boolean timed;
+    private final long admittedAtNanos;
+
+    Admission(HttpPolicy policy, Decision decision, boolean denied, boolean timed, long admittedAtNanos) {
+        this.policy = policy;
+        this.decision = decision;
+        this.denied = denied;
+        this.timed = timed;
+        this.admittedAtNanos = admittedAtNanos;
+    }
+
+    /** Whether a policy counted the request (then it carries rate-limit headers). */
+    public boolean limited() {
+        return decision != null;
+    }
+
+    /** Whether the request must be answered with the denial instead of running its handler. */
+    public boolean denied() {
+        return denied;
+    }
+
+    /** The limiter's decision, or null when the request was not limited. */
+    public Decision decision() {
+        return decision;
+    }
+
+    /**
+     * Writes the policy's rate-limit headers (and, for any denial, {@code Retry-After}); nothing
+     * for a request that was not limited, or for a degraded decision's quota.
+     */
+    public void writeHeaders(HttpAnswer.HeaderSink headers) {
+        if (decision != null) {
+            HttpAnswer.writeHeaders(decision, policy, headers);
+        }
+    }
+
+    /** The denial's status: the policy's {@code statusCode}, or 503 when Redis failed and the policy denies. */
+    public int denialStatus() {
+        return HttpAnswer.status(decision, policy);
+    }
+
+    /** {@value HttpAnswer#PROBLEM_JSON}. */
+    public String denialContentType() {
+        return HttpAnswer.PROBLEM_JSON;
+    }
+
+    /** The denial's RFC 9457 body. */
+    public String denialBody() {
+        return HttpAnswer.problemJson(decision, policy);
+    }
+
+    boolean timed() {
+        return timed;
+    }
+
+    long admittedAtNanos() {
+        return admittedAtNanos;
+    }
+
+    @Override
+    public String toString() {
+        return decision == null ? "not limited" : (denied ? "denied: " : "let through: ") + decision;
+    }
+}

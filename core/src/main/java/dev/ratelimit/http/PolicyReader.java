@@ -1,0 +1,228 @@
+package dev.ratelimit.http;
+
+import dev.ratelimit.AdaptiveLimit;
+import dev.ratelimit.RedisSettings;
+import dev.ratelimit.Rule;
+import dev.ratelimit.internal.BadArgument;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * Reads one {@link HttpPolicy} from configuration text: the policy's own values (init-params,
+ * annotation attributes), then layers of webapp-wide defaults (JAX-RS properties, context-params),
+ * then each {@link Setting}'s default. Rejects unknown names, resolves {@link Placeholders}, and
+ * names in every error where the bad value came from: {@code init-param 'window' must be ...},
+ * {@code context-param 'ratelimit.window' must be ...}.
+ */
+public final class PolicyReader {
+    private final Function<String, String> labels;
+    /** Layers of defaults, most important first, each with the format that names its settings. */
+    private final List<Map<String, String>> layers = new ArrayList<>();
+    private final List<String> layerLabelFormats = new ArrayList<>();
+    private String defaultPolicyName;
+    private String defaultPolicyNameOrigin;
+    private ClassLoader classLoader;
+    private Placeholders placeholders = new Placeholders(System::getenv, System::getProperty);
+    private Map<String, String> values = Map.of();
+
+    PolicyReader(Function<String, String> labels) {
+        this.labels = labels;
+    }
+
+    /**
+     * Webapp-wide defaults (e.g. context-params {@code ratelimit.<name>}, given here without the
+     * prefix: see {@link Settings#collect}), used for the settings the policy itself does not
+     * set. Called more than once, the earlier layer wins.
+     *
+     * @param labelFormat how errors name a default, e.g. {@code context-param 'ratelimit.%s'}
+     */
+    public PolicyReader defaults(Map<String, String> defaults, String labelFormat) {
+        layers.add(Map.copyOf(defaults));
+        layerLabelFormats.add(labelFormat);
+        return this;
+    }
+
+    /**
+     * The policy name when {@code policyName} is not set.
+     *
+     * @param origin what it is, for messages, e.g. {@code the filter-name}
+     */
+    public PolicyReader defaultPolicyName(String name, String origin) {
+        this.defaultPolicyName = name;
+        this.defaultPolicyNameOrigin = origin;
+        return this;
+    }
+
+    /** Where {@code keyResolverClass} is loaded from; the thread's context class loader unless set. */
+    public PolicyReader classLoader(ClassLoader classLoader) {
+        this.classLoader = classLoader;
+        return this;
+    }
+
+    /** Where {@code ${env:NAME}} and {@code ${sys:name}} are looked up; for tests. */
+    public PolicyReader lookups(Function<String, String> environment, Function<String, String> systemProperties) {
+        this.placeholders = new Placeholders(environment, systemProperties);
+        return this;
+    }
+
+    /**
+     * @param own the policy's own values (init-params), which win over the defaults
+     * @throws IllegalArgumentException for an unknown name, a missing required setting or a bad
+     *     value, naming where it came from and showing the value
+     */
+    public HttpPolicy parse(Map<String, String> own) {
+        checkKnown(own.keySet(), labels);
+        for (int i = 0; i < layers.size(); i++) {
+            String format = layerLabelFormats.get(i);
+            checkKnown(layers.get(i).keySet(), name -> String.format(format, name));
+        }
+        this.values = Map.copyOf(own);
+        try {
+            return new HttpPolicy(this);
+        } catch (BadArgument e) {
+            Setting<?> setting = Settings.named(e.argument());
+            if (setting == null) {
+                throw e;
+            }
+            throw new IllegalArgumentException(e.messageAbout(label(setting)), e);
+        }
+    }
+
+    private static void checkKnown(Iterable<String> names, Function<String, String> label) {
+        for (String name : names) {
+            if (Settings.named(name) == null) {
+                throw new IllegalArgumentException("unknown " + label.apply(name) + " (a typo?); the known names are "
+                        + Settings.names());
+            }
+        }
+    }
+
+    /** The setting's value, or its default when it is not set (or set blank). */
+    <T> T get(Setting<T> setting) {
+        String text = text(setting);
+        return text == null ? setting.defaultValue() : setting.parse(text);
+    }
+
+    /** The setting's value; an error naming where to set it when it is not set. */
+    <T> T required(Setting<T> setting) {
+        String text = text(setting);
+        if (text == null) {
+            throw new IllegalArgumentException(label(setting) + " is required: " + setting.expected());
+        }
+        return setting.parse(text);
+    }
+
+    /** The value as given (placeholders resolved, trimmed), or null when not set or blank. */
+    String text(Setting<?> setting) {
+        String raw = raw(setting.name());
+        if (raw == null) {
+            return null;
+        }
+        String resolved = placeholders.resolve(setting.name(), raw).trim();
+        return resolved.isEmpty() ? null : resolved;
+    }
+
+    /** Whether the policy itself (not a default layer) sets the setting. */
+    boolean ownValue(Setting<?> setting) {
+        return values.containsKey(setting.name());
+    }
+
+    /** The policy name: {@code policyName}, else the adapter's default. */
+    String policyName() {
+        String name = text(Settings.POLICY_NAME);
+        return name != null ? name : defaultPolicyName;
+    }
+
+    ClassLoader classLoader() {
+        return classLoader != null ? classLoader : Thread.currentThread().getContextClassLoader();
+    }
+
+    /** The Redis connection: {@code redisUri} with timeout and pool, through Sentinel or Cluster if set. */
+    RedisSettings redisSettings() {
+        RedisSettings.Builder builder = RedisSettings.builder(get(Settings.REDIS_URI))
+                .timeout(get(Settings.REDIS_TIMEOUT))
+                .poolSize(Math.toIntExact(get(Settings.REDIS_POOL_SIZE)));
+        String sentinelMaster = get(Settings.REDIS_SENTINEL_MASTER);
+        List<String> sentinelNodes = get(Settings.REDIS_SENTINEL_NODES);
+        if (sentinelMaster != null || sentinelNodes != null) {
+            builder.sentinel(sentinelMaster, sentinelNodes == null ? List.of() : sentinelNodes);
+        }
+        List<String> clusterNodes = get(Settings.REDIS_CLUSTER_NODES);
+        if (clusterNodes != null) {
+            builder.cluster(clusterNodes);
+        }
+        return builder.build();
+    }
+
+    /** The rule: {@code algorithm}, {@code limit} per {@code window}, {@code burst}, {@code cost}. */
+    Rule rule() {
+        Rule.Builder builder = Rule.builder(get(Settings.ALGORITHM), required(Settings.LIMIT), required(Settings.WINDOW))
+                .cost(get(Settings.COST));
+        Long burst = get(Settings.BURST);
+        if (burst != null) {
+            builder.burst(burst);
+        }
+        return builder.build();
+    }
+
+    /** {@code adaptive} and {@code adaptiveLatency}: null when limits do not adapt. */
+    AdaptiveLimit adaptive() {
+        int floorPercent = get(Settings.ADAPTIVE);
+        Setting<?> latency = Settings.ADAPTIVE_LATENCY;
+        if (floorPercent == 0) {
+            if (text(latency) != null) {
+                String adaptive = text(Settings.ADAPTIVE);
+                throw new IllegalArgumentException(label(latency) + " needs adaptive limits on, but "
+                        + label(Settings.ADAPTIVE) + " is '" + (adaptive == null ? "off" : adaptive) + "'");
+            }
+            return null;
+        }
+        AdaptiveLimit adaptive = AdaptiveLimit.floor(floorPercent / 100.0);
+        return text(latency) == null ? adaptive : adaptive.latencyTarget(get(Settings.ADAPTIVE_LATENCY));
+    }
+
+    /** The client key: {@code keyResolverClass} if set, else {@code key} over {@code trustedProxies}. */
+    KeyResolver keyResolver(TrustedProxies proxies) {
+        String resolverClass = get(Settings.KEY_RESOLVER_CLASS);
+        if (resolverClass == null) {
+            return KeySpec.parse(get(Settings.KEY), proxies);
+        }
+        if (ownValue(Settings.KEY)) {
+            throw new IllegalArgumentException(label(Settings.KEY) + " and " + label(Settings.KEY_RESOLVER_CLASS)
+                    + " exclude each other, but both were set: '" + values.get(Settings.KEY.name()) + "' and '"
+                    + resolverClass + "'; keep one");
+        }
+        return CustomKeyResolver.load(resolverClass, classLoader());
+    }
+
+    /** How messages name the setting: where its value came from, or where it would be written. */
+    String label(Setting<?> setting) {
+        String name = setting.name();
+        if (values.containsKey(name)) {
+            return labels.apply(name);
+        }
+        for (int i = 0; i < layers.size(); i++) {
+            if (layers.get(i).containsKey(name)) {
+                return String.format(layerLabelFormats.get(i), name);
+            }
+        }
+        if (setting == Settings.POLICY_NAME && defaultPolicyNameOrigin != null) {
+            return "policyName (by default " + defaultPolicyNameOrigin + ")";
+        }
+        return labels.apply(name);
+    }
+
+    private String raw(String name) {
+        if (values.containsKey(name)) {
+            return values.get(name);
+        }
+        for (Map<String, String> layer : layers) {
+            if (layer.containsKey(name)) {
+                return layer.get(name);
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,90 @@
+package dev.ratelimit.http;
+
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.RedisStore;
+import dev.ratelimit.RedisStoreRegistry;
+import dev.ratelimit.jmx.RateLimiterJmx;
+
+/**
+ * One running policy: its share of the webapp's Redis client, its limiter, its JMX bean and its
+ * {@link RateLimitPipeline}, acquired together and released together. Both adapters start one per
+ * policy (a filter, an annotated resource method) and close it when the webapp stops; a step that
+ * fails on the way gives back what the earlier steps took, since no close follows a failed start.
+ */
+public final class PolicyRuntime implements AutoCloseable {
+    private final HttpPolicy policy;
+    private final RedisStoreRegistry registry;
+    private final RateLimiter limiter;
+    private final RateLimitPipeline pipeline;
+    private RateLimiterJmx.Registration bean;
+    private boolean closed;
+
+    private PolicyRuntime(HttpPolicy policy, RedisStoreRegistry registry, RateLimiter limiter) {
+        this.policy = policy;
+        this.registry = registry;
+        this.limiter = limiter;
+        this.pipeline = new RateLimitPipeline(policy, limiter);
+    }
+
+    /**
+     * Connects the policy (lazily: a Redis that is down now is met by {@code onRedisFailure}, not
+     * by a failed start) and publishes its JMX bean unless {@code jmx=false}.
+     *
+     * @param registry the webapp's shared Redis clients
+     * @param webapp the webapp's name in JMX: its context path, {@code /} for the root
+     * @throws IllegalArgumentException for settings only the Redis topology can refuse
+     *     (transactions on Cluster); nothing is left acquired
+     * @throws IllegalStateException if the JMX bean cannot be registered; nothing is left acquired
+     */
+    public static PolicyRuntime start(HttpPolicy policy, RedisStoreRegistry registry, String webapp) {
+        RedisStore store = registry.acquire(policy.redisSettings());
+        RateLimiter limiter;
+        try {
+            limiter = policy.newLimiter(store);
+        } catch (RuntimeException e) {
+            registry.release(policy.redisSettings());
+            throw e;
+        }
+        PolicyRuntime runtime = new PolicyRuntime(policy, registry, limiter);
+        if (policy.jmx()) {
+            try {
+                runtime.bean = RateLimiterJmx.register(limiter, webapp, policy.toString());
+            } catch (RuntimeException e) {
+                registry.release(policy.redisSettings());
+                throw new IllegalStateException("cannot register the JMX bean of policy '" + policy.policyName()
+                        + "': " + e.getMessage(), e);
+            }
+        }
+        return runtime;
+    }
+
+    public HttpPolicy policy() {
+        return policy;
+    }
+
+    public RateLimiter limiter() {
+        return limiter;
+    }
+
+    public RateLimitPipeline pipeline() {
+        return pipeline;
+    }
+
+    /** Removes the JMX bean and gives the Redis client back (the last user closes it). Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (bean != null) {
+            bean.close();
+        }
+        registry.release(policy.redisSettings());
+    }
+
+    @Override
+    public String toString() {
+        return "PolicyRuntime(" + policy.policyName() + ")";
+    }
+}

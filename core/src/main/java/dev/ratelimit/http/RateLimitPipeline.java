@@ -1,0 +1,89 @@
+package dev.ratelimit.http;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.RateLimiter;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The decision flow of one HTTP policy, written once for every adapter (servlet filter, JAX-RS,
+ * either namespace): {@link #before} decides whether the request is limited at all, asks the
+ * limiter, applies the dry run and the degraded answers, and says what the adapter must do;
+ * {@link #after} hears how the handler ended (status and elapsed time) for what acts after the
+ * response, such as adaptive limits. It knows no servlet or JAX-RS type. Thread-safe.
+ */
+public final class RateLimitPipeline {
+    private static final Logger log = LoggerFactory.getLogger(RateLimitPipeline.class);
+    private static final long DRY_RUN_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+    private final HttpPolicy policy;
+    private final RateLimiter limiter;
+    private final AtomicLong dryRunDenials = new AtomicLong();
+    private final AtomicLong lastDryRunLog = new AtomicLong(System.nanoTime() - DRY_RUN_LOG_INTERVAL_NANOS);
+
+    /** @param limiter built from the policy ({@link HttpPolicy#newLimiter}) */
+    public RateLimitPipeline(HttpPolicy policy, RateLimiter limiter) {
+        this.policy = policy;
+        this.limiter = limiter;
+    }
+
+    /**
+     * Decides a request before its handler runs. Never throws for a Redis failure: the policy's
+     * {@code onRedisFailure} answers then (a degraded decision).
+     */
+    public Admission before(RequestView request) {
+        if (!policy.appliesTo(request.method(), request.path())) {
+            return Admission.UNLIMITED;
+        }
+        Decision decision = limiter.tryAcquire(policy.clientKey(request));
+        if (decision.allowed()) {
+            // Adaptive limits watch how long admitted requests take; nobody else needs the clock read.
+            boolean timed = policy.adaptive();
+            return new Admission(policy, decision, false, timed, timed ? System.nanoTime() : 0);
+        }
+        if (!policy.enforce()) {
+            logDryRunDenial();
+            return new Admission(policy, decision, false, false, 0);
+        }
+        if (log.isDebugEnabled()) {
+            log.debug("Rate limit policy '{}' denied {} {}: {}", policy.policyName(), request.method(),
+                    request.path(), decision);
+        }
+        return new Admission(policy, decision, true, false, 0);
+    }
+
+    /**
+     * Hears how a request that was let through ended: its response status and (measured here) how
+     * long the handler took. Call it once per {@link #before} that was not a denial, after the
+     * handler, also when it threw.
+     */
+    public void after(Admission admission, int status) {
+        if (admission.timed()) {
+            limiter.recordAdmittedLatency(Duration.ofNanos(System.nanoTime() - admission.admittedAtNanos()));
+        }
+    }
+
+    /** The policy this pipeline applies. */
+    public HttpPolicy policy() {
+        return policy;
+    }
+
+    /** A dry run logs what it would have denied, at most one line per few seconds. */
+    private void logDryRunDenial() {
+        long denials = dryRunDenials.incrementAndGet();
+        long now = System.nanoTime();
+        long last = lastDryRunLog.get();
+        if (now - last >= DRY_RUN_LOG_INTERVAL_NANOS && lastDryRunLog.compareAndSet(last, now)) {
+            log.info("Rate limit policy '{}' (enforce=false) would have denied {} requests so far",
+                    policy.policyName(), denials);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RateLimitPipeline(" + policy.policyName() + ")";
+    }
+}
