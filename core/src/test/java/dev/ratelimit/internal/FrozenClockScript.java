@@ -40,12 +40,12 @@ final class FrozenClockScript {
 
     /** Takes {@code permits} from every rule, the clock frozen at {@code now} microseconds. */
     List<Long> consume(long now, long permits, String... keys) {
-        return run(keys, withNow(args(true, permits), now));
+        return run(keys, args(true, permits, now));
     }
 
     /** Asks, writing nothing, whether every rule has {@code permits}, the clock frozen at {@code now}. */
     List<Long> peek(long now, long permits, String... keys) {
-        return run(keys, withNow(args(false, permits), now));
+        return run(keys, args(false, permits, now));
     }
 
     /** Takes {@code permits} from every rule with exactly what production sends: Redis' own clock. */
@@ -64,7 +64,9 @@ final class FrozenClockScript {
         return args;
     }
 
-    private static List<String> withNow(List<String> args, long now) {
+    /** {@link #args(boolean, long)} and then the clock: {@code now} in microseconds since the epoch. */
+    List<String> args(boolean consume, long permits, long now) {
+        List<String> args = args(consume, permits);
         args.add(Long.toString(now));
         return args;
     }
