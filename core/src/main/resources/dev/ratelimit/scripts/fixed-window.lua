@@ -12,6 +12,8 @@
 -- check() and commit() are run by limiter-driver.lua, appended when the script is loaded; it
 -- returns {all_allowed, then per rule: allowed, remaining, retry_after_us, reset_after_us}.
 -- A denial (by any rule) writes nothing.
+-- Clock: none to inject, so a last ARGV after the rules' arguments (the other scripts' `now`) is
+-- ignored; tests move this clock by setting the key's TTL (PEXPIRE) instead.
 
 local ARGS_PER_RULE = 3
 local consume = ARGV[1] == '1'

@@ -13,6 +13,9 @@
 --
 -- Returns {all_allowed, then per rule: allowed, remaining, retry_after_us, reset_after_us}.
 --
+-- Clock seam, for tests: one ARGV more than 1 + #KEYS * ARGS_PER_RULE is `now` (microseconds), read
+-- by the script instead of TIME so a test can run it at exact instants. LuaEvaluator never sends it.
+--
 -- A policy switched to another algorithm in place finds the old algorithm's state under its keys.
 -- Each script knows its own state only (a string tagged "t", "l" or "w" for the buckets and
 -- sliding-window, a negative integer for gcra, a plain one for fixed-window, a sorted set for

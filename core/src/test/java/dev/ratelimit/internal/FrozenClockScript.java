@@ -1,0 +1,80 @@
+package dev.ratelimit.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.Rule;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * Runs a limiter's production script (by the SHA-1 {@link LuaEvaluator} uses) with exactly the
+ * arguments {@link LuaEvaluator} sends, {@link LuaEvaluator#scriptArgs(Rule)} for each rule, plus,
+ * for the *ClockIT tests, the trailing {@code now} in microseconds that the scripts read instead of
+ * Redis' TIME. Every rule takes the same number of permits.
+ *
+ * <p>Replies are {all_allowed, then per rule: allowed, remaining, retry_after_us, reset_after_us}.
+ */
+final class FrozenClockScript {
+    private final UnifiedJedis client;
+    private final LuaScript script;
+    private final List<Rule> rules;
+
+    /** Loads the script of the rules' algorithm into Redis, checking that Redis knows it by our SHA-1. */
+    FrozenClockScript(UnifiedJedis client, Rule... rules) {
+        this.client = client;
+        this.rules = List.of(rules);
+        Algorithm algorithm = rules[0].algorithm();
+        for (Rule rule : rules) {
+            assertThat(rule.algorithm()).as("one algorithm per limiter").isEqualTo(algorithm);
+        }
+        this.script = LuaEvaluator.script(algorithm);
+        assertThat(client.scriptLoad(script.source())).isEqualTo(script.sha1());
+    }
+
+    String sha1() {
+        return script.sha1();
+    }
+
+    /** Takes {@code permits} from every rule, the clock frozen at {@code now} microseconds. */
+    List<Long> consume(long now, long permits, String... keys) {
+        return run(keys, args(true, permits, now));
+    }
+
+    /** Asks, writing nothing, whether every rule has {@code permits}, the clock frozen at {@code now}. */
+    List<Long> peek(long now, long permits, String... keys) {
+        return run(keys, args(false, permits, now));
+    }
+
+    /** Takes {@code permits} from every rule with exactly what production sends: Redis' own clock. */
+    List<Long> consumeOnRedisClock(long permits, String... keys) {
+        return run(keys, args(true, permits));
+    }
+
+    /** What {@link LuaEvaluator#decide} sends: consume flag, then per rule its permits and script arguments. */
+    List<String> args(boolean consume, long permits) {
+        List<String> args = new ArrayList<>();
+        args.add(consume ? "1" : "0");
+        for (Rule rule : rules) {
+            args.add(Long.toString(permits));
+            args.addAll(LuaEvaluator.scriptArgs(rule));
+        }
+        return args;
+    }
+
+    /** {@link #args(boolean, long)} and then the clock: {@code now} in microseconds since the epoch. */
+    List<String> args(boolean consume, long permits, long now) {
+        List<String> args = args(consume, permits);
+        args.add(Long.toString(now));
+        return args;
+    }
+
+    private List<Long> run(String[] keys, List<String> args) {
+        assertThat(keys).as("one key per rule").hasSize(rules.size());
+        @SuppressWarnings("unchecked")
+        List<Long> reply = (List<Long>) client.evalsha(script.sha1(), Arrays.asList(keys), args);
+        return reply;
+    }
+}
