@@ -33,6 +33,7 @@ import java.util.Map;
  * slots and Cluster, NOSCRIPT, connections and timeouts. An injected failure happens before the
  * call does anything, so a failed call never writes (a real timeout may have). Every call counts,
  * failed ones included. Calls are serialised, as Redis runs one command or script at a time.
+ * InMemoryRedisGatewayParityIT checks its answers against real Redis running the real script.
  */
 public final class InMemoryRedisGateway implements RedisGateway {
     /** The kinds of call the seam offers, for {@link #calls(Call)}. */
