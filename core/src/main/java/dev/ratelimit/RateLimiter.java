@@ -116,7 +116,7 @@ public final class RateLimiter {
         this.gateway = StoreAccess.gateway(builder.store);
         this.applied = new Applied(rules, transport, gateway, 1);
         this.failurePolicy = builder.failurePolicy;
-        this.denyCache = builder.localDenyCache ? new LocalDenyCache(LOCAL_DENY_CACHE_SIZE, System::nanoTime) : null;
+        this.denyCache = builder.localDenyCache ? new LocalDenyCache(LOCAL_DENY_CACHE_SIZE, builder.nanoClock) : null;
         this.listeners = List.copyOf(builder.listeners);
         this.adaptive = builder.adaptive;
         this.nanoClock = builder.nanoClock;
@@ -480,7 +480,10 @@ public final class RateLimiter {
             return this;
         }
 
-        /** The clock adaptive limits use to recompute at most once per second; for tests. */
+        /**
+         * The monotonic clock that times adaptation (at most once per second) and the local deny
+         * cache's entries, so that one manual clock drives both; for tests.
+         */
         Builder clock(LongSupplier nanoClock) {
             this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
             return this;

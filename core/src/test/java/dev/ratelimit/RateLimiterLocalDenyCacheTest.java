@@ -1,0 +1,152 @@
+package dev.ratelimit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ratelimit.internal.InMemoryRedisGateway;
+import dev.ratelimit.internal.InMemoryRedisGateway.Call;
+import dev.ratelimit.internal.StoreAccess;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The local deny cache as wired into {@link RateLimiter}: which requests it answers without a
+ * Redis call, and for exactly how long (on the limiter's clock, the fake's manual one). The cache's
+ * own bookkeeping is LocalDenyCacheTest's.
+ */
+class RateLimiterLocalDenyCacheTest {
+    private static final Rule TWO_PER_SECOND = Rule.of(Algorithm.FIXED_WINDOW, 2, Duration.ofSeconds(1));
+
+    private final InMemoryRedisGateway redis = new InMemoryRedisGateway();
+
+    private RateLimiter.Builder limiter() {
+        return RateLimiter.builder(StoreAccess.store(redis)).clock(redis::nanoTime).rule(TWO_PER_SECOND);
+    }
+
+    /** Takes the whole window of {@code key} and returns the denial Redis then gives. */
+    private static Decision exhaust(RateLimiter limiter, String key) {
+        assertThat(limiter.tryAcquire(key).allowed()).isTrue();
+        assertThat(limiter.tryAcquire(key).allowed()).isTrue();
+        Decision denial = limiter.tryAcquire(key);
+        assertThat(denial.allowed()).isFalse();
+        return denial;
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aDenialIsAnsweredLocallyUntilItsRetryAfterAndNotANanosecondLonger(Transport transport) {
+        AtomicInteger heardDenials = new AtomicInteger();
+        RateLimiter limiter = limiter().transport(transport).listener(new RateLimitListener() {
+            @Override
+            public void onDenied(String policyName, String key, Decision decision) {
+                heardDenials.incrementAndGet();
+            }
+        }).build();
+        assertThat(limiter.tryAcquire("c").allowed()).isTrue();
+        assertThat(limiter.tryAcquire("c").allowed()).isTrue();
+        redis.advance(Duration.ofMillis(200));
+
+        Decision denial = limiter.tryAcquire("c");
+
+        assertThat(denial.allowed()).isFalse();
+        assertThat(denial.retryAfter()).as("PTTL 800 ms + 1 ms").isEqualTo(Duration.ofMillis(801));
+        assertThat(redis.calls()).isEqualTo(3);
+
+        redis.advance(Duration.ofMillis(801).minusNanos(1));
+        for (int i = 0; i < 5; i++) {
+            Decision cached = limiter.tryAcquire("c");
+            assertThat(cached.allowed()).isFalse();
+            assertThat(cached.degraded()).isFalse();
+            assertThat(cached.retryAfter()).as("what is left of the wait").isEqualTo(Duration.ofNanos(1));
+        }
+        assertThat(redis.calls()).as("one nanosecond before the retry-after: no Redis call").isEqualTo(3);
+        assertThat(limiter.stats().localCacheDenials()).isEqualTo(5);
+
+        redis.advance(Duration.ofNanos(1));
+        Decision again = limiter.tryAcquire("c");
+
+        assertThat(again.allowed()).as("at the retry-after Redis decides, and the window is over").isTrue();
+        assertThat(redis.calls()).isEqualTo(4);
+        RateLimiterStats stats = limiter.stats();
+        assertThat(stats.allowed()).isEqualTo(3);
+        assertThat(stats.denied()).as("cached denials are denials").isEqualTo(6);
+        assertThat(stats.localCacheDenials()).isEqualTo(5);
+        assertThat(heardDenials).as("listeners hear cached denials too").hasValue(6);
+    }
+
+    @Test
+    void anotherKeyOrOtherPermitsAskRedis() {
+        RateLimiter limiter = limiter().build();
+        exhaust(limiter, "c");
+        assertThat(redis.calls(Call.EVAL)).isEqualTo(3);
+
+        assertThat(limiter.tryAcquire("d").allowed()).as("another client").isTrue();
+        assertThat(redis.calls(Call.EVAL)).isEqualTo(4);
+
+        assertThat(limiter.tryAcquire("c", 1).allowed()).as("explicit permits, even equal to the cost").isFalse();
+        assertThat(redis.calls(Call.EVAL)).isEqualTo(5);
+        assertThat(limiter.tryAcquire("c", 2).allowed()).isFalse();
+        assertThat(redis.calls(Call.EVAL)).isEqualTo(6);
+
+        assertThat(limiter.tryAcquire("c").allowed()).isFalse();
+        assertThat(limiter.tryAcquire("c", 1).allowed()).isFalse();
+        assertThat(limiter.tryAcquire("c", 2).allowed()).isFalse();
+        assertThat(redis.calls(Call.EVAL)).as("each of the three denials is now cached").isEqualTo(6);
+        assertThat(limiter.stats().localCacheDenials()).isEqualTo(3);
+    }
+
+    @Test
+    void resetForgetsTheClientsCachedDenialsOnly() {
+        RateLimiter limiter = limiter().build();
+        exhaust(limiter, "c");
+        assertThat(limiter.tryAcquire("c", 1).allowed()).isFalse();
+        exhaust(limiter, "c2");
+        long evals = redis.calls(Call.EVAL);
+
+        limiter.reset("c");
+
+        assertThat(redis.calls(Call.DELETE)).isEqualTo(1);
+        Decision afterReset = limiter.tryAcquire("c");
+        assertThat(afterReset.allowed()).isTrue();
+        assertThat(afterReset.remaining()).isEqualTo(1);
+        assertThat(limiter.tryAcquire("c", 1).allowed()).as("every cost of the client is forgotten").isTrue();
+        assertThat(redis.calls(Call.EVAL)).isEqualTo(evals + 2);
+
+        assertThat(limiter.tryAcquire("c2").allowed()).as("a client whose key starts alike is not").isFalse();
+        assertThat(redis.calls(Call.EVAL)).isEqualTo(evals + 2);
+        assertThat(limiter.stats().localCacheDenials()).isEqualTo(1);
+    }
+
+    @Test
+    void withoutTheCacheEveryRequestAsksRedis() {
+        RateLimiter limiter = limiter().localDenyCache(false).build();
+        exhaust(limiter, "c");
+
+        for (int i = 0; i < 4; i++) {
+            assertThat(limiter.tryAcquire("c").allowed()).isFalse();
+        }
+
+        assertThat(redis.calls(Call.EVAL)).isEqualTo(7);
+        assertThat(limiter.stats().localCacheDenials()).isZero();
+        assertThat(limiter.stats().denied()).isEqualTo(5);
+    }
+
+    @Test
+    void peekAlwaysAsksRedisAndCachesNothing() {
+        RateLimiter limiter = limiter().build();
+        limiter.tryAcquire("c");
+        limiter.tryAcquire("c");
+        assertThat(limiter.peek("c").allowed()).isFalse();
+        assertThat(limiter.peek("c").allowed()).isFalse();
+        assertThat(redis.calls(Call.EVAL)).as("a peek's denial is not cached").isEqualTo(4);
+
+        assertThat(limiter.tryAcquire("c").allowed()).isFalse();
+        Decision peeked = limiter.peek("c");
+
+        assertThat(redis.calls(Call.EVAL)).as("nor is a peek answered from the cache").isEqualTo(6);
+        assertThat(peeked.retryAfter()).isEqualTo(Duration.ofMillis(1001));
+        assertThat(limiter.stats().localCacheDenials()).isZero();
+    }
+}
