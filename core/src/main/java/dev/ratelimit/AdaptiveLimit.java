@@ -86,14 +86,15 @@ public final class AdaptiveLimit {
     }
 
     /**
-     * @throws IllegalArgumentException if a rule uses {@code token-bucket} or {@code leaky-bucket},
-     *     whose stored tokens are counted in units of the configured rate and cannot be rescaled
+     * @throws IllegalArgumentException if a rule's algorithm does not {@link Algorithm#adapts() adapt}
+     *     ({@code token-bucket} and {@code leaky-bucket}, whose stored tokens are counted in units of
+     *     the configured rate and cannot be rescaled)
      */
     public static void checkApplies(java.util.List<Rule> rules) {
         for (Rule rule : rules) {
-            if (rule.algorithm() == Algorithm.TOKEN_BUCKET || rule.algorithm() == Algorithm.LEAKY_BUCKET) {
-                throw new BadArgument("adaptive", "adaptive limits apply to fixed-window, sliding-log, "
-                        + "sliding-window and gcra, but rule " + rule.name() + " uses " + rule.algorithm()
+            if (!rule.algorithm().adapts()) {
+                throw new BadArgument("adaptive", "adaptive limits apply to " + Algorithm.namesWhere(Algorithm::adapts)
+                        + ", but rule " + rule.name() + " uses " + rule.algorithm()
                         + " (its stored tokens are counted in units of the configured rate)");
             }
         }

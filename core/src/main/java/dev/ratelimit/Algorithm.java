@@ -1,6 +1,14 @@
 package dev.ratelimit;
 
+import dev.ratelimit.internal.BucketUnits;
 import dev.ratelimit.internal.ConfigNames;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * The ways a {@link Rule} can count requests. Each runs in Redis as one Lua script.
@@ -24,27 +32,45 @@ import dev.ratelimit.internal.ConfigNames;
  */
 public enum Algorithm {
     /** Counts requests in consecutive windows that start with a client's first request. */
-    FIXED_WINDOW("fixed-window", false),
+    FIXED_WINDOW("fixed-window", Algorithm::limitAndWindow, Trait.EXACT, Trait.ADAPTIVE, Trait.TRANSACTION),
     /** Remembers each admitted request for one window; the default, exact at any instant. */
-    SLIDING_LOG("sliding-log", false),
+    SLIDING_LOG("sliding-log", Algorithm::limitAndWindow, Trait.EXACT, Trait.ADAPTIVE),
     /** Weights the previous window's count by how much of it still overlaps the sliding window. */
-    SLIDING_WINDOW("sliding-window", false),
+    SLIDING_WINDOW("sliding-window", Algorithm::limitAndWindow, Trait.ADAPTIVE),
     /** A bucket of {@code burst} tokens refilled at {@code limit} per {@code window}. */
-    TOKEN_BUCKET("token-bucket", true),
+    TOKEN_BUCKET("token-bucket", Algorithm::bucketUnits, Trait.EXACT, Trait.BURST),
     /** A bucket of size {@code burst} that drains at {@code limit} per {@code window}. */
-    LEAKY_BUCKET("leaky-bucket", true),
+    LEAKY_BUCKET("leaky-bucket", Algorithm::bucketUnits, Trait.EXACT, Trait.BURST),
     /** Generic cell rate algorithm: a token bucket kept as one timestamp. */
-    GCRA("gcra", true);
+    GCRA("gcra", Algorithm::emissionInterval, Trait.EXACT, Trait.BURST, Trait.ADAPTIVE);
 
-    private final String configName;
-    private final boolean usesBurst;
-
-    Algorithm(String configName, boolean usesBurst) {
-        this.configName = configName;
-        this.usesBurst = usesBurst;
+    /**
+     * What an algorithm accepts and promises. Adding an algorithm means a constant here (its
+     * traits and script arguments), its {@code <config name>.lua} script, and its docs; nothing
+     * else in the code switches on algorithms.
+     */
+    private enum Trait {
+        /** Admits exactly {@code limit} under any concurrency. */
+        EXACT,
+        /** {@code burst} sets a capacity apart from the rate. */
+        BURST,
+        /** Its stored state can be read under a scaled limit, so adaptive limits may apply. */
+        ADAPTIVE,
+        /** MULTI/EXEC can run it (transport {@code transaction}). */
+        TRANSACTION
     }
 
-    /** The name used in configuration, e.g. {@code sliding-log}. */
+    private final String configName;
+    private final Function<Rule, List<String>> scriptArguments;
+    private final Set<Trait> traits;
+
+    Algorithm(String configName, Function<Rule, List<String>> scriptArguments, Trait first, Trait... rest) {
+        this.configName = configName;
+        this.scriptArguments = scriptArguments;
+        this.traits = Collections.unmodifiableSet(EnumSet.of(first, rest));
+    }
+
+    /** The name used in configuration, e.g. {@code sliding-log}; also its script's name. */
     public String configName() {
         return configName;
     }
@@ -54,7 +80,7 @@ public enum Algorithm {
      * capacity is always the limit.
      */
     public boolean usesBurst() {
-        return usesBurst;
+        return traits.contains(Trait.BURST);
     }
 
     /**
@@ -62,7 +88,29 @@ public enum Algorithm {
      * ({@code sliding-window} is an estimate).
      */
     public boolean isExact() {
-        return this != SLIDING_WINDOW;
+        return traits.contains(Trait.EXACT);
+    }
+
+    /**
+     * Whether adaptive limits may scale it ({@code token-bucket} and {@code leaky-bucket} keep their
+     * tokens in units of the configured rate, which a scaled limit would misread).
+     */
+    public boolean adapts() {
+        return traits.contains(Trait.ADAPTIVE);
+    }
+
+    /** Whether {@link Transport#TRANSACTION} (MULTI/EXEC) can decide it. */
+    public boolean runsAsTransaction() {
+        return traits.contains(Trait.TRANSACTION);
+    }
+
+    /**
+     * What the algorithm's script takes for one rule after its permits, as the script's header
+     * lays them out: computed once per rule, never per request. Public for tools that run the
+     * scripts bare with exactly what a limiter sends (the benchmarks, the frozen-clock tests).
+     */
+    public List<String> scriptArguments(Rule rule) {
+        return scriptArguments.apply(rule);
     }
 
     /**
@@ -80,8 +128,38 @@ public enum Algorithm {
         return ConfigNames.list(values(), Algorithm::configName);
     }
 
+    /** The names of the algorithms that pass the test, as prose for messages: {@code a, b and c}. */
+    public static String namesWhere(Predicate<Algorithm> test) {
+        List<String> names = new ArrayList<>();
+        for (Algorithm algorithm : values()) {
+            if (test.test(algorithm)) {
+                names.add(algorithm.configName);
+            }
+        }
+        int last = names.size() - 1;
+        return last <= 0 ? String.join("", names) : String.join(", ", names.subList(0, last)) + " and " + names.get(last);
+    }
+
     @Override
     public String toString() {
         return configName;
+    }
+
+    /** fixed-window, sliding-log, sliding-window: limit, window in microseconds. */
+    private static List<String> limitAndWindow(Rule rule) {
+        return List.of(Long.toString(rule.limit()), Long.toString(rule.windowMicros()));
+    }
+
+    /** token-bucket, leaky-bucket: capacity in units, units per permit, units per microsecond. */
+    private static List<String> bucketUnits(Rule rule) {
+        BucketUnits units = BucketUnits.of(rule.limit(), rule.windowMicros());
+        return List.of(Long.toString(rule.burst() * units.scale), Long.toString(units.scale),
+                Long.toString(units.rate));
+    }
+
+    /** gcra: emission interval in microseconds (rounded up: never faster than the rate), burst. */
+    private static List<String> emissionInterval(Rule rule) {
+        long interval = (rule.windowMicros() + rule.limit() - 1) / rule.limit();
+        return List.of(Long.toString(interval), Long.toString(rule.burst()));
     }
 }

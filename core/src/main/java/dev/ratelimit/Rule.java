@@ -183,8 +183,8 @@ public final class Rule {
             }
             Arguments.checkWindow(window);
             if (burst != null && !algorithm.usesBurst()) {
-                throw new BadArgument("burst", "burst applies only to token-bucket, leaky-bucket and gcra, "
-                        + "but was " + burst + " for algorithm " + algorithm);
+                throw new BadArgument("burst", "burst applies only to " + Algorithm.namesWhere(Algorithm::usesBurst)
+                        + ", but was " + burst + " for algorithm " + algorithm);
             }
             if (burst != null && burst < 1) {
                 throw new BadArgument("burst", "burst must be at least 1, but was " + burst);

@@ -18,6 +18,20 @@ class AlgorithmAndTransportTest {
     }
 
     @Test
+    void eachAlgorithmSaysWhatItAccepts() {
+        assertThat(Algorithm.namesWhere(Algorithm::usesBurst)).isEqualTo("token-bucket, leaky-bucket and gcra");
+        assertThat(Algorithm.namesWhere(Algorithm::adapts))
+                .isEqualTo("fixed-window, sliding-log, sliding-window and gcra");
+        assertThat(Algorithm.namesWhere(Algorithm::runsAsTransaction)).isEqualTo("fixed-window");
+        assertThat(Algorithm.namesWhere(algorithm -> !algorithm.isExact())).isEqualTo("sliding-window");
+        for (Algorithm algorithm : Algorithm.values()) {
+            Rule rule = Rule.of(algorithm, 10, java.time.Duration.ofSeconds(1));
+            assertThat(algorithm.scriptArguments(rule)).as(algorithm + "'s script takes values after the permits")
+                    .isNotEmpty();
+        }
+    }
+
+    @Test
     void anUnknownAlgorithmListsTheKnownOnes() {
         assertThatThrownBy(() -> Algorithm.fromConfigName("fast"))
                 .isInstanceOf(IllegalArgumentException.class)

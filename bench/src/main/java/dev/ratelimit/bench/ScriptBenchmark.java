@@ -3,7 +3,6 @@ package dev.ratelimit.bench;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.Rule;
 import dev.ratelimit.bench.peers.Peers;
-import dev.ratelimit.internal.LuaEvaluator;
 import dev.ratelimit.internal.LuaScript;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,13 +54,13 @@ public class ScriptBenchmark {
     }
 
     /**
-     * What LuaEvaluator sends for LimiterBenchmark's admitted rule, 10^9 per minute: consume, one
+     * What a limiter sends for LimiterBenchmark's admitted rule, 10^9 per minute: consume, one
      * permit, then the rule's own arguments.
      */
     static List<String> admittedArgs(String algorithm) {
         List<String> args = new ArrayList<>(List.of("1", "1"));
-        args.addAll(LuaEvaluator.scriptArgs(Rule.of(Algorithm.fromConfigName(algorithm), 1_000_000_000L,
-                BenchRedis.WINDOW)));
+        Rule rule = Rule.of(Algorithm.fromConfigName(algorithm), 1_000_000_000L, BenchRedis.WINDOW);
+        args.addAll(rule.algorithm().scriptArguments(rule));
         return args;
     }
 }

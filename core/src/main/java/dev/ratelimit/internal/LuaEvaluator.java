@@ -35,7 +35,7 @@ public final class LuaEvaluator implements Evaluator {
         this.script = SCRIPTS.get(rules.get(0).algorithm());
         int count = 1;
         for (Rule rule : rules) {
-            List<String> args = scriptArgs(rule);
+            List<String> args = rule.algorithm().scriptArguments(rule);
             ruleArgs.add(args);
             count += 1 + args.size();
         }
@@ -89,30 +89,5 @@ public final class LuaEvaluator implements Evaluator {
 
     private static Duration micros(long micros) {
         return Duration.ofNanos(Math.max(0, micros) * 1000);
-    }
-
-    /**
-     * What each script needs besides the permits; the layouts are in the scripts' headers. Public
-     * for the benchmarks, which run the scripts bare with exactly what a limiter sends.
-     */
-    public static List<String> scriptArgs(Rule rule) {
-        long windowMicros = rule.windowMicros();
-        switch (rule.algorithm()) {
-            case FIXED_WINDOW:
-            case SLIDING_LOG:
-            case SLIDING_WINDOW:
-                return List.of(Long.toString(rule.limit()), Long.toString(windowMicros));
-            case TOKEN_BUCKET:
-            case LEAKY_BUCKET:
-                BucketUnits units = BucketUnits.of(rule.limit(), windowMicros);
-                return List.of(Long.toString(rule.burst() * units.scale), Long.toString(units.scale),
-                        Long.toString(units.rate));
-            case GCRA:
-                // Rounded up: never faster than the configured rate.
-                long interval = (windowMicros + rule.limit() - 1) / rule.limit();
-                return List.of(Long.toString(interval), Long.toString(rule.burst()));
-            default:
-                throw new AssertionError("no script arguments for " + rule.algorithm());
-        }
     }
 }

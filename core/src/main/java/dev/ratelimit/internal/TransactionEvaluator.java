@@ -31,9 +31,10 @@ public final class TransactionEvaluator implements Evaluator {
      * @throws IllegalArgumentException unless the rules are exactly one fixed-window rule
      */
     public static void checkSupported(List<Rule> rules) {
-        if (rules.size() != 1 || rules.get(0).algorithm() != Algorithm.FIXED_WINDOW) {
-            throw new BadArgument("transport", "transport 'transaction' supports exactly one fixed-window rule "
-                    + "(MULTI/EXEC cannot make a decision all or nothing), but the rules were " + rules
+        if (rules.size() != 1 || !rules.get(0).algorithm().runsAsTransaction()) {
+            throw new BadArgument("transport", "transport 'transaction' supports exactly one "
+                    + Algorithm.namesWhere(Algorithm::runsAsTransaction) + " rule (MULTI/EXEC cannot make a decision "
+                    + "all or nothing), but the rules were " + rules
                     + "; use transport 'lua' for other algorithms and for several rules");
         }
     }

@@ -11,7 +11,7 @@ import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Runs a limiter's production script (by the SHA-1 {@link LuaEvaluator} uses) with exactly the
- * arguments {@link LuaEvaluator} sends, {@link LuaEvaluator#scriptArgs(Rule)} for each rule, plus,
+ * arguments {@link LuaEvaluator} sends, {@link Algorithm#scriptArguments(Rule)} for each rule, plus,
  * for the *ClockIT tests, the trailing {@code now} in microseconds that the scripts read instead of
  * Redis' TIME. Every rule takes the same number of permits.
  *
@@ -59,7 +59,7 @@ final class FrozenClockScript {
         args.add(consume ? "1" : "0");
         for (Rule rule : rules) {
             args.add(Long.toString(permits));
-            args.addAll(LuaEvaluator.scriptArgs(rule));
+            args.addAll(rule.algorithm().scriptArguments(rule));
         }
         return args;
     }
