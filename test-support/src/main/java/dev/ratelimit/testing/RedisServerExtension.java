@@ -54,7 +54,7 @@ import redis.clients.jedis.resps.ScanResult;
  * {@link #close()} stop a server this extension started, delete its temporary directory and close the admin
  * client; on a shared {@code REDIS_URL} server they only delete the keys under {@link #keyPrefix()}.
  *
- * <p>This class is part of the core test-jar and only needs JUnit, Jedis and, for the strategies that
+ * <p>This class is part of the test-support module and only needs JUnit, Jedis and, for the strategies that
  * use them, Testcontainers and embedded-redis on the test classpath.
  */
 public final class RedisServerExtension extends ManagedRedisResource {
