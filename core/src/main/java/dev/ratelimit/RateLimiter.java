@@ -1,24 +1,13 @@
 package dev.ratelimit;
 
-import dev.ratelimit.internal.Evaluator;
-import dev.ratelimit.internal.LatencySamples;
 import dev.ratelimit.internal.LocalDenyCache;
-import dev.ratelimit.internal.LuaEvaluator;
 import dev.ratelimit.internal.RedisGateway;
 import dev.ratelimit.internal.RedisKeys;
 import dev.ratelimit.internal.StoreAccess;
-import dev.ratelimit.internal.TransactionEvaluator;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongSupplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Decides whether a client may go ahead, against state kept in Redis, so that every application
@@ -53,79 +42,31 @@ public final class RateLimiter {
     /** What a degraded denial tells the client to wait. */
     public static final Duration DEGRADED_RETRY_AFTER = Duration.ofSeconds(1);
 
-    private static final Logger log = LoggerFactory.getLogger(RateLimiter.class);
-    private static final long FAILURE_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(5);
-    private static final long ADAPTATION_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
-
     private final String policyName;
     private final String keyPrefix;
     private final List<Rule> rules;
     private final Transport transport;
-    /** The rules in force with their evaluator; replaced whole (rarely) when adaptive limits change them. */
-    private volatile Applied applied;
     private final RedisGateway gateway;
-    private final AdaptiveLimit adaptive;
-    private final LongSupplier nanoClock;
-    private final AtomicLong nextAdaptation;
-    private final LatencySamples admittedLatency = new LatencySamples(1024);
+    private final RulesInForce inForce;
     private final FailurePolicy failurePolicy;
     private final LocalDenyCache denyCache;
-    private final List<RateLimitListener> listeners;
-    private final AtomicLong allowed = new AtomicLong();
-    private final AtomicLong denied = new AtomicLong();
-    private final AtomicLong degraded = new AtomicLong();
-    private final AtomicLong localCacheDenials = new AtomicLong();
-    private final LatencySamples redisLatency = new LatencySamples(1024);
-    private final AtomicLong redisFailures = new AtomicLong();
-    /** When a failure was last logged, so that a dead Redis makes one line per interval, not one per request. */
-    private final AtomicLong lastFailureLog = new AtomicLong(System.nanoTime() - FAILURE_LOG_INTERVAL_NANOS);
+    private final DecisionAccounting accounting;
 
-    /** The rules in force, the evaluator that decides them and each rule's cost, as one value. */
-    private static final class Applied {
-        final List<Rule> rules;
-        final Evaluator evaluator;
-        final long[] costs;
-        final double factor;
-
-        Applied(List<Rule> rules, Transport transport, RedisGateway gateway, double factor) {
-            this.rules = List.copyOf(rules);
-            this.evaluator = transport == Transport.LUA ? new LuaEvaluator(gateway, rules)
-                    : new TransactionEvaluator(gateway, rules);
-            this.costs = rules.stream().mapToLong(Rule::cost).toArray();
-            this.factor = factor;
-        }
-
-        /** The same rules under a new factor: nothing to rebuild. */
-        Applied withFactor(double newFactor) {
-            return new Applied(this, newFactor);
-        }
-
-        private Applied(Applied same, double factor) {
-            this.rules = same.rules;
-            this.evaluator = same.evaluator;
-            this.costs = same.costs;
-            this.factor = factor;
-        }
-    }
-
-    private RateLimiter(Builder builder) {
+    RateLimiter(RateLimiterBuilder builder) {
         this.policyName = builder.policyName;
         this.keyPrefix = builder.keyPrefix;
         this.rules = List.copyOf(builder.rules);
         this.transport = builder.transport;
         this.gateway = StoreAccess.gateway(builder.store);
-        this.applied = new Applied(rules, transport, gateway, 1);
+        this.inForce = new RulesInForce(policyName, rules, transport, gateway, builder.adaptive, builder.nanoClock);
         this.failurePolicy = builder.failurePolicy;
         this.denyCache = builder.localDenyCache ? new LocalDenyCache(LOCAL_DENY_CACHE_SIZE, builder.nanoClock) : null;
-        this.listeners = List.copyOf(builder.listeners);
-        this.adaptive = builder.adaptive;
-        this.nanoClock = builder.nanoClock;
-        this.nextAdaptation = new AtomicLong(nanoClock.getAsLong());
+        this.accounting = new DecisionAccounting(policyName, builder.listeners);
     }
 
     /** Starts a limiter that keeps its state in the given Redis. */
-    public static Builder builder(RedisStore store) {
-        return new Builder(store);
+    public static RateLimiterBuilder builder(RedisStore store) {
+        return new RateLimiterBuilder(store);
     }
 
     /**
@@ -191,9 +132,8 @@ public final class RateLimiter {
      * @throws RedisFailureException if Redis cannot be asked
      */
     public Decision peek(String key) {
-        List<String> keys = keys(key);
-        Applied current = applied;
-        return decide(current, key, keys, current.costs, false);
+        RulesInForce.Applied current = inForce.last();
+        return decide(current, key, keys(key), current.costs, false);
     }
 
     /**
@@ -211,14 +151,12 @@ public final class RateLimiter {
 
     /** Redis failures met so far (each one decided by the failure policy or thrown). */
     public long redisFailures() {
-        return redisFailures.get();
+        return accounting.redisFailures();
     }
 
     /** The counts so far and the latency of recent Redis calls. */
     public RateLimiterStats stats() {
-        return new RateLimiterStats(allowed.get(), denied.get(), degraded.get(), localCacheDenials.get(),
-                redisFailures.get(), redisLatency.percentileMicros(0.50), redisLatency.percentileMicros(0.99),
-                gateway.circuitState());
+        return accounting.stats(gateway.circuitState());
     }
 
     /** The failure policy, or null when failures are thrown. */
@@ -233,8 +171,7 @@ public final class RateLimiter {
      * @param permits the caller's permits, or 0 for each rule's cost
      */
     private Decision acquireOnce(String key, List<String> keys, long permits) {
-        adapt();
-        Applied current = applied;
+        RulesInForce.Applied current = inForce.current();
         long[] eachRule = permits == 0 ? current.costs : permitsForEachRule(current, permits);
         Decision decision;
         if (denyCache == null) {
@@ -243,52 +180,14 @@ public final class RateLimiter {
             String cacheKey = key + '\n' + permits;
             decision = denyCache.get(cacheKey);
             if (decision != null) {
-                localCacheDenials.incrementAndGet();
+                accounting.cachedDenial();
             } else {
                 decision = decide(current, key, keys, eachRule, true);
                 denyCache.put(cacheKey, decision);
             }
         }
-        count(key, decision);
+        accounting.handedOut(key, decision);
         return decision;
-    }
-
-    /**
-     * With adaptive limits, recomputes the factor at most once per second and, when the effective
-     * limits change, swaps in an evaluator for the scaled rules (same names, so the same keys).
-     */
-    private void adapt() {
-        if (adaptive == null) {
-            return;
-        }
-        long now = nanoClock.getAsLong();
-        long due = nextAdaptation.get();
-        if (now - due < 0 || !nextAdaptation.compareAndSet(due, now + ADAPTATION_INTERVAL_NANOS)) {
-            return;
-        }
-        double factor = adaptive.factor(adaptive.load().cpuLoad(), admittedLatency.percentileMicros(0.90));
-        List<Rule> scaled = new ArrayList<>(rules.size());
-        for (Rule rule : rules) {
-            scaled.add(scale(rule, factor));
-        }
-        if (scaled.equals(applied.rules)) {
-            applied = applied.withFactor(factor);
-        } else {
-            log.info("Rate limit policy '{}' adapts its limits by {}: {}", policyName,
-                    String.format(java.util.Locale.ROOT, "%.2f", factor), scaled);
-            applied = new Applied(scaled, transport, gateway, factor);
-        }
-    }
-
-    private Rule scale(Rule rule, double factor) {
-        long limit = adaptive.effectiveLimit(rule.limit(), factor);
-        Rule.Builder builder = Rule.builder(rule.algorithm(), limit, rule.window()).name(rule.name());
-        long capacity = limit;
-        if (rule.algorithm().usesBurst()) {
-            capacity = adaptive.effectiveLimit(rule.burst(), factor);
-            builder.burst(capacity);
-        }
-        return builder.cost(Math.min(rule.cost(), capacity)).build();
     }
 
     /**
@@ -296,69 +195,32 @@ public final class RateLimiter {
      * Without adaptive limits it does nothing worth the call.
      */
     public void recordAdmittedLatency(Duration latency) {
-        if (adaptive != null) {
-            admittedLatency.record(latency.toNanos());
-        }
+        inForce.recordAdmittedLatency(latency);
     }
 
     /** The rules as they apply now: the configured ones, or scaled by adaptive limits. */
     public List<Rule> effectiveRules() {
-        return applied.rules;
+        return inForce.last().rules;
     }
 
     /** The adaptive factor last computed (1 without adaptive limits). */
     public double adaptiveFactor() {
-        return applied.factor;
+        return inForce.last().factor;
     }
 
-    /** Counts a handed-out decision and tells the listeners. */
-    private void count(String key, Decision decision) {
-        (decision.allowed() ? allowed : denied).incrementAndGet();
-        if (decision.degraded()) {
-            degraded.incrementAndGet();
-        }
-        for (RateLimitListener listener : listeners) {
-            try {
-                if (decision.allowed()) {
-                    listener.onAllowed(policyName, key, decision);
-                } else {
-                    listener.onDenied(policyName, key, decision);
-                }
-            } catch (RuntimeException e) {
-                log.warn("Rate limit listener {} failed on policy '{}'", listener, policyName, e);
-            }
-        }
-    }
-
-    private Decision decide(Applied current, String key, List<String> keys, long[] permits, boolean consume) {
+    private Decision decide(RulesInForce.Applied current, String key, List<String> keys, long[] permits,
+            boolean consume) {
         long start = System.nanoTime();
         try {
             Decision decision = current.evaluator.decide(keys, permits, consume);
-            redisLatency.record(System.nanoTime() - start);
+            accounting.redisAnswered(System.nanoTime() - start);
             return decision;
         } catch (RedisFailureException e) {
-            redisFailures.incrementAndGet();
-            for (RateLimitListener listener : listeners) {
-                try {
-                    listener.onFailure(policyName, key, e);
-                } catch (RuntimeException listenerFailure) {
-                    log.warn("Rate limit listener {} failed on policy '{}'", listener, policyName, listenerFailure);
-                }
-            }
+            accounting.redisFailed(key, e, failurePolicy);
             if (failurePolicy == null) {
                 throw e;
             }
-            logFailure(e);
             return Decision.degraded(failurePolicy == FailurePolicy.ALLOW, rules.get(0), DEGRADED_RETRY_AFTER);
-        }
-    }
-
-    private void logFailure(RedisFailureException e) {
-        long now = System.nanoTime();
-        long last = lastFailureLog.get();
-        if (now - last >= FAILURE_LOG_INTERVAL_NANOS && lastFailureLog.compareAndSet(last, now)) {
-            log.warn("Rate limit policy '{}' cannot reach Redis; onRedisFailure={} decides (failures so far: {}): {}",
-                    policyName, failurePolicy, redisFailures.get(), e.getMessage());
         }
     }
 
@@ -409,7 +271,7 @@ public final class RateLimiter {
         }
     }
 
-    private static long[] permitsForEachRule(Applied current, long permits) {
+    private static long[] permitsForEachRule(RulesInForce.Applied current, long permits) {
         long[] eachRule = new long[current.rules.size()];
         java.util.Arrays.fill(eachRule, permits);
         return eachRule;
@@ -418,132 +280,5 @@ public final class RateLimiter {
     @Override
     public String toString() {
         return "RateLimiter(" + policyName + ", " + rules + ", " + transport + ")";
-    }
-
-    /** Collects a limiter's policy and rules; {@link #build()} checks them together. */
-    public static final class Builder {
-        private final RedisStore store;
-        private String policyName = "default";
-        private String keyPrefix = DEFAULT_KEY_PREFIX;
-        private final List<Rule> rules = new ArrayList<>();
-        private Transport transport = Transport.LUA;
-        private FailurePolicy failurePolicy;
-        private boolean localDenyCache = true;
-        private final List<RateLimitListener> listeners = new ArrayList<>();
-        private AdaptiveLimit adaptive;
-        private LongSupplier nanoClock = System::nanoTime;
-
-        private Builder(RedisStore store) {
-            this.store = Objects.requireNonNull(store, "store");
-        }
-
-        /**
-         * The policy's name, part of every Redis key and shown in headers; {@code default} unless
-         * set. Printable ASCII without blanks or braces, at most 64 characters.
-         */
-        public Builder policyName(String policyName) {
-            this.policyName = policyName;
-            return this;
-        }
-
-        /** Prefix of every Redis key; {@value RateLimiter#DEFAULT_KEY_PREFIX} unless set. May be empty. */
-        public Builder keyPrefix(String keyPrefix) {
-            this.keyPrefix = keyPrefix;
-            return this;
-        }
-
-        /** Adds a rule. A limiter needs at least one; all of one algorithm. */
-        public Builder rule(Rule rule) {
-            rules.add(Objects.requireNonNull(rule, "rule"));
-            return this;
-        }
-
-        /** Adds rules. */
-        public Builder rules(List<Rule> rules) {
-            rules.forEach(this::rule);
-            return this;
-        }
-
-        /** {@link Transport#LUA} unless set. */
-        public Builder transport(Transport transport) {
-            this.transport = Objects.requireNonNull(transport, "transport");
-            return this;
-        }
-
-        /**
-         * Lowers the limits while the JVM is busy or slow (see {@link AdaptiveLimit} for the rule).
-         * Not for {@code token-bucket} and {@code leaky-bucket}, whose stored tokens are counted
-         * in units of the configured rate.
-         */
-        public Builder adaptive(AdaptiveLimit adaptive) {
-            this.adaptive = adaptive;
-            return this;
-        }
-
-        /**
-         * The monotonic clock that times adaptation (at most once per second) and the local deny
-         * cache's entries, so that one manual clock drives both; for tests.
-         */
-        Builder clock(LongSupplier nanoClock) {
-            this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
-            return this;
-        }
-
-        /** Adds a listener that hears every decision and failure. */
-        public Builder listener(RateLimitListener listener) {
-            listeners.add(Objects.requireNonNull(listener, "listener"));
-            return this;
-        }
-
-        /**
-         * Whether denials are remembered in the JVM until their retry-after (default true): a
-         * client that keeps knocking then costs no Redis call until it could get in. It never denies
-         * what Redis would admit, except after a {@link #reset} made on another node.
-         */
-        public Builder localDenyCache(boolean localDenyCache) {
-            this.localDenyCache = localDenyCache;
-            return this;
-        }
-
-        /**
-         * What to answer when Redis cannot be asked. Unless set, calls throw
-         * {@link RedisFailureException}; when set, they return a {@link Decision#degraded()}
-         * decision and log the failure at most once every few seconds.
-         */
-        public Builder onRedisFailure(FailurePolicy failurePolicy) {
-            this.failurePolicy = failurePolicy;
-            return this;
-        }
-
-        /**
-         * @throws IllegalArgumentException if the names are bad, there is no rule, rule names
-         *     repeat, the rules mix algorithms, or the transport cannot run the rules
-         */
-        public RateLimiter build() {
-            RedisKeys.checkKeyPart("policyName", policyName, 1, MAX_NAME_LENGTH);
-            RedisKeys.checkKeyPart("keyPrefix", keyPrefix, 0, MAX_NAME_LENGTH);
-            if (rules.isEmpty()) {
-                throw new IllegalArgumentException("rules must hold at least one rule, but was empty");
-            }
-            Set<String> names = new HashSet<>();
-            for (Rule rule : rules) {
-                if (!names.add(rule.name())) {
-                    throw new IllegalArgumentException("rule names must differ within a limiter, but '"
-                            + rule.name() + "' appears twice in " + rules);
-                }
-                if (rule.algorithm() != rules.get(0).algorithm()) {
-                    throw new IllegalArgumentException("rules of one limiter must share one algorithm (one script "
-                            + "decides them all at once), but were " + rules);
-                }
-            }
-            if (adaptive != null) {
-                AdaptiveLimit.checkApplies(rules);
-            }
-            if (transport == Transport.TRANSACTION && !StoreAccess.gateway(store).supportsTransactions()) {
-                throw new IllegalArgumentException("transport 'transaction' is not available on Redis Cluster (its "
-                        + "client runs no MULTI/EXEC), but was chosen for " + store + "; use transport 'lua'");
-            }
-            return new RateLimiter(this);
-        }
     }
 }

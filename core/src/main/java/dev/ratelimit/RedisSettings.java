@@ -2,10 +2,8 @@ package dev.ratelimit;
 
 import dev.ratelimit.internal.BadArgument;
 import dev.ratelimit.internal.Durations;
+import dev.ratelimit.internal.RedisAddress;
 import java.net.URI;
-import java.net.URISyntaxException;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -31,13 +29,7 @@ public final class RedisSettings {
     /** How long an open breaker stops calls before one probe, unless set. */
     public static final Duration DEFAULT_BREAKER_COOL_DOWN = Duration.ofSeconds(1);
 
-    private final URI uri;
-    private final String host;
-    private final int port;
-    private final boolean tls;
-    private final String user;
-    private final String password;
-    private final int database;
+    private final RedisAddress address;
     private final Duration timeout;
     private final int poolSize;
     private final Duration poolMaxWait;
@@ -47,14 +39,8 @@ public final class RedisSettings {
     private final int breakerFailures;
     private final Duration breakerCoolDown;
 
-    private RedisSettings(Builder builder, URI uri, String user, String password, int database) {
-        this.uri = uri;
-        this.host = uri.getHost();
-        this.port = uri.getPort() == -1 ? 6379 : uri.getPort();
-        this.tls = "rediss".equals(uri.getScheme());
-        this.user = user;
-        this.password = password;
-        this.database = database;
+    private RedisSettings(Builder builder, RedisAddress address) {
+        this.address = address;
         this.timeout = builder.timeout;
         this.poolSize = builder.poolSize;
         this.poolMaxWait = builder.poolMaxWait != null ? builder.poolMaxWait : builder.timeout;
@@ -79,30 +65,30 @@ public final class RedisSettings {
     }
 
     public String host() {
-        return host;
+        return address.host;
     }
 
     public int port() {
-        return port;
+        return address.port;
     }
 
     /** Whether the connection uses TLS ({@code rediss://}). */
     public boolean tls() {
-        return tls;
+        return address.tls;
     }
 
     /** The ACL user, or null for the default user. */
     public String user() {
-        return user;
+        return address.user;
     }
 
     /** The password, or null. Never logged by this library. */
     public String password() {
-        return password;
+        return address.password;
     }
 
     public int database() {
-        return database;
+        return address.database;
     }
 
     /** Connect and socket timeout. */
@@ -137,12 +123,7 @@ public final class RedisSettings {
 
     /** The URI with user and password replaced by {@code ****}: safe for logs and messages. */
     public String redactedUri() {
-        return hideUserInfo(uri.toString());
-    }
-
-    /** Hides whatever stands between {@code ://} and {@code @}, even in a URI that does not parse. */
-    static String hideUserInfo(String uri) {
-        return uri.replaceFirst("://.*@", "://****@");
+        return address.toString();
     }
 
     @Override
@@ -154,8 +135,10 @@ public final class RedisSettings {
             return false;
         }
         RedisSettings that = (RedisSettings) other;
-        return port == that.port && tls == that.tls && database == that.database && poolSize == that.poolSize
-                && host.equals(that.host) && Objects.equals(user, that.user) && Objects.equals(password, that.password)
+        return address.port == that.address.port && address.tls == that.address.tls
+                && address.database == that.address.database && poolSize == that.poolSize
+                && address.host.equals(that.address.host) && Objects.equals(address.user, that.address.user)
+                && Objects.equals(address.password, that.address.password)
                 && timeout.equals(that.timeout) && poolMaxWait.equals(that.poolMaxWait)
                 && Objects.equals(sentinelMaster, that.sentinelMaster) && sentinelNodes.equals(that.sentinelNodes)
                 && clusterNodes.equals(that.clusterNodes) && breakerFailures == that.breakerFailures
@@ -164,7 +147,8 @@ public final class RedisSettings {
 
     @Override
     public int hashCode() {
-        return Objects.hash(host, port, tls, user, password, database, timeout, poolSize, poolMaxWait, sentinelMaster,
+        return Objects.hash(address.host, address.port, address.tls, address.user, address.password,
+                address.database, timeout, poolSize, poolMaxWait, sentinelMaster,
                 sentinelNodes, clusterNodes, breakerFailures, breakerCoolDown);
     }
 
@@ -266,18 +250,7 @@ public final class RedisSettings {
          * @throws IllegalArgumentException naming the bad setting and its value (password hidden)
          */
         public RedisSettings build() {
-            URI parsed = parseUri();
-            String user = null;
-            String password = null;
-            String userInfo = parsed.getRawUserInfo();
-            if (userInfo != null) {
-                int colon = userInfo.indexOf(':');
-                String rawUser = colon < 0 ? "" : userInfo.substring(0, colon);
-                String rawPassword = colon < 0 ? userInfo : userInfo.substring(colon + 1);
-                user = rawUser.isEmpty() ? null : percentDecode(rawUser);
-                password = rawPassword.isEmpty() ? null : percentDecode(rawPassword);
-            }
-            int database = parseDatabase(parsed);
+            RedisAddress address = RedisAddress.parse(uri);
             if (timeout == null || timeout.isNegative() || timeout.isZero() || timeout.compareTo(Duration.ofMinutes(1)) > 0) {
                 throw new BadArgument("redisTimeout", "redisTimeout must be between 1ms and 1m, but was "
                         + (timeout == null ? "null" : Durations.format(timeout)));
@@ -289,14 +262,14 @@ public final class RedisSettings {
                 throw new BadArgument("redisPoolMaxWait", "redisPoolMaxWait must be between 0ms and 1m, but was "
                         + Durations.format(poolMaxWait));
             }
-            checkTopology(database);
+            checkTopology(address.database);
             if (breakerFailures < 1 || breakerCoolDown == null || breakerCoolDown.isNegative() || breakerCoolDown.isZero()
                     || breakerCoolDown.compareTo(Duration.ofMinutes(10)) > 0) {
                 throw new BadArgument("circuitBreaker", "circuitBreaker must open after at least 1 failure for 1ms to 10m, "
                         + "but was " + breakerFailures + " failures for "
                         + (breakerCoolDown == null ? "null" : Durations.format(breakerCoolDown)));
             }
-            return new RedisSettings(this, parsed, user, password, database);
+            return new RedisSettings(this, address);
         }
 
         private void checkTopology(int database) {
@@ -305,10 +278,10 @@ public final class RedisSettings {
                     throw new BadArgument("redisSentinelMaster", "redisSentinelMaster must name the master when "
                             + "redisSentinelNodes is set, but was '" + sentinelMaster + "'");
                 }
-                checkNodes("redisSentinelNodes", sentinelNodes);
+                RedisAddress.checkNodes("redisSentinelNodes", sentinelNodes);
             }
             if (clusterNodes == null || !clusterNodes.isEmpty()) {
-                checkNodes("redisClusterNodes", clusterNodes);
+                RedisAddress.checkNodes("redisClusterNodes", clusterNodes);
                 if (sentinelMaster != null) {
                     throw new BadArgument("redisClusterNodes", "redisClusterNodes and redisSentinelMaster exclude each other, "
                             + "but both were set: '" + String.join(",", clusterNodes) + "' and '" + sentinelMaster + "'");
@@ -318,76 +291,6 @@ public final class RedisSettings {
                             + "only database 0), but was " + database);
                 }
             }
-        }
-
-        private static void checkNodes(String name, List<String> nodes) {
-            if (nodes == null || nodes.isEmpty()) {
-                throw new BadArgument(name, name + " must list host:port pairs separated by commas, but was "
-                        + (nodes == null ? "null" : "empty"));
-            }
-            for (String node : nodes) {
-                int colon = node.lastIndexOf(':');
-                boolean valid = colon > 0 && colon < node.length() - 1;
-                if (valid) {
-                    try {
-                        int port = Integer.parseInt(node.substring(colon + 1));
-                        valid = port > 0 && port < 65536;
-                    } catch (NumberFormatException e) {
-                        valid = false;
-                    }
-                }
-                if (!valid) {
-                    throw new BadArgument(name, name + " must list host:port pairs separated by commas, but '"
-                            + node + "' in '" + String.join(",", nodes) + "' is not one");
-                }
-            }
-        }
-
-        private URI parseUri() {
-            if (uri == null) {
-                throw new BadArgument("redisUri", "redisUri must be a redis:// or rediss:// URI, but was null");
-            }
-            URI parsed;
-            try {
-                parsed = new URI(uri.trim());
-            } catch (URISyntaxException e) {
-                throw badUri();
-            }
-            if (!"redis".equals(parsed.getScheme()) && !"rediss".equals(parsed.getScheme())) {
-                throw badUri();
-            }
-            if (parsed.getHost() == null || parsed.getQuery() != null || parsed.getFragment() != null) {
-                throw badUri();
-            }
-            return parsed;
-        }
-
-        private int parseDatabase(URI parsed) {
-            String path = parsed.getPath();
-            if (path == null || path.isEmpty() || "/".equals(path)) {
-                return 0;
-            }
-            try {
-                int database = Integer.parseInt(path.substring(1));
-                if (database >= 0) {
-                    return database;
-                }
-            } catch (NumberFormatException e) {
-                // reported below
-            }
-            throw new BadArgument("redisUri", "redisUri database must be a number >= 0 after the last '/', but was '"
-                    + hideUserInfo(uri) + "'");
-        }
-
-        private IllegalArgumentException badUri() {
-            return new BadArgument("redisUri",
-                    "redisUri must look like redis://[user:password@]host[:port][/database] (rediss:// for TLS), but was '"
-                            + hideUserInfo(uri) + "'");
-        }
-
-        /** URLDecoder would turn '+' into a blank, which is wrong for a password in a URI. */
-        private static String percentDecode(String raw) {
-            return URLDecoder.decode(raw.replace("+", "%2B"), StandardCharsets.UTF_8);
         }
     }
 }

@@ -20,7 +20,7 @@ class RateLimiterFailurePolicyTest {
     private final InMemoryRedisGateway redis = new InMemoryRedisGateway();
     private final RecordingListener listener = new RecordingListener();
 
-    private RateLimiter.Builder limiter() {
+    private RateLimiterBuilder limiter() {
         return RateLimiter.builder(StoreAccess.store(redis)).clock(redis::nanoTime).rule(TWO_PER_SECOND)
                 .listener(listener);
     }

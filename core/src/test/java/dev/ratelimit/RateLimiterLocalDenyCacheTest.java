@@ -21,7 +21,7 @@ class RateLimiterLocalDenyCacheTest {
 
     private final InMemoryRedisGateway redis = new InMemoryRedisGateway();
 
-    private RateLimiter.Builder limiter() {
+    private RateLimiterBuilder limiter() {
         return RateLimiter.builder(StoreAccess.store(redis)).clock(redis::nanoTime).rule(TWO_PER_SECOND);
     }
 

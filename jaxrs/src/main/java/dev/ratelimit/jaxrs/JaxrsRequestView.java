@@ -23,11 +23,6 @@ final class JaxrsRequestView implements RequestView {
     }
 
     @Override
-    public String method() {
-        return request.getMethod();
-    }
-
-    @Override
     public String path() {
         if (servletRequest != null) {
             String pathInfo = servletRequest.getPathInfo();
@@ -46,6 +41,11 @@ final class JaxrsRequestView implements RequestView {
     public List<String> headers(String name) {
         List<String> values = request.getHeaders().get(name);
         return values == null ? List.of() : values;
+    }
+
+    @Override
+    public String method() {
+        return request.getMethod();
     }
 
     @Override

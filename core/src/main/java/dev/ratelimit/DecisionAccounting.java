@@ -1,0 +1,96 @@
+package dev.ratelimit;
+
+import dev.ratelimit.internal.LatencySamples;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a limiter counts and tells: decisions handed out, Redis latency and failures, its
+ * listeners, and the failure log line (at most one per interval, so a dead Redis does not flood
+ * the log). Thread-safe.
+ */
+final class DecisionAccounting {
+    private static final Logger log = LoggerFactory.getLogger(RateLimiter.class);
+    private static final long FAILURE_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+    private final String policyName;
+    private final List<RateLimitListener> listeners;
+    private final AtomicLong allowed = new AtomicLong();
+    private final AtomicLong denied = new AtomicLong();
+    private final AtomicLong degraded = new AtomicLong();
+    private final AtomicLong localCacheDenials = new AtomicLong();
+    private final LatencySamples redisLatency = new LatencySamples(1024);
+    private final AtomicLong redisFailures = new AtomicLong();
+    private final AtomicLong lastFailureLog = new AtomicLong(System.nanoTime() - FAILURE_LOG_INTERVAL_NANOS);
+
+    DecisionAccounting(String policyName, List<RateLimitListener> listeners) {
+        this.policyName = policyName;
+        this.listeners = List.copyOf(listeners);
+    }
+
+    /** Counts a handed-out decision and tells the listeners. */
+    void handedOut(String key, Decision decision) {
+        (decision.allowed() ? allowed : denied).incrementAndGet();
+        if (decision.degraded()) {
+            degraded.incrementAndGet();
+        }
+        for (RateLimitListener listener : listeners) {
+            try {
+                if (decision.allowed()) {
+                    listener.onAllowed(policyName, key, decision);
+                } else {
+                    listener.onDenied(policyName, key, decision);
+                }
+            } catch (RuntimeException e) {
+                log.warn("Rate limit listener {} failed on policy '{}'", listener, policyName, e);
+            }
+        }
+    }
+
+    /** A denial answered by the local deny cache, without Redis. */
+    void cachedDenial() {
+        localCacheDenials.incrementAndGet();
+    }
+
+    /** How long a Redis call that answered took. */
+    void redisAnswered(long nanos) {
+        redisLatency.record(nanos);
+    }
+
+    /**
+     * Counts a failure to ask Redis, tells the listeners, and, when a failure policy will answer
+     * instead, logs it (rate-limited).
+     */
+    void redisFailed(String key, RedisFailureException e, FailurePolicy failurePolicy) {
+        long failures = redisFailures.incrementAndGet();
+        for (RateLimitListener listener : listeners) {
+            try {
+                listener.onFailure(policyName, key, e);
+            } catch (RuntimeException listenerFailure) {
+                log.warn("Rate limit listener {} failed on policy '{}'", listener, policyName, listenerFailure);
+            }
+        }
+        if (failurePolicy == null) {
+            return;
+        }
+        long now = System.nanoTime();
+        long last = lastFailureLog.get();
+        if (now - last >= FAILURE_LOG_INTERVAL_NANOS && lastFailureLog.compareAndSet(last, now)) {
+            log.warn("Rate limit policy '{}' cannot reach Redis; onRedisFailure={} decides (failures so far: {}): {}",
+                    policyName, failurePolicy, failures, e.getMessage());
+        }
+    }
+
+    long redisFailures() {
+        return redisFailures.get();
+    }
+
+    RateLimiterStats stats(String circuitState) {
+        return new RateLimiterStats(allowed.get(), denied.get(), degraded.get(), localCacheDenials.get(),
+                redisFailures.get(), redisLatency.percentileMicros(0.50), redisLatency.percentileMicros(0.99),
+                circuitState);
+    }
+}

@@ -1,0 +1,137 @@
+package dev.ratelimit;
+
+import dev.ratelimit.internal.RedisKeys;
+import dev.ratelimit.internal.StoreAccess;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.LongSupplier;
+
+/** Collects a limiter's policy and rules; {@link #build()} checks them together. */
+public final class RateLimiterBuilder {
+    final RedisStore store;
+    String policyName = "default";
+    String keyPrefix = RateLimiter.DEFAULT_KEY_PREFIX;
+    final List<Rule> rules = new ArrayList<>();
+    Transport transport = Transport.LUA;
+    FailurePolicy failurePolicy;
+    boolean localDenyCache = true;
+    final List<RateLimitListener> listeners = new ArrayList<>();
+    AdaptiveLimit adaptive;
+    LongSupplier nanoClock = System::nanoTime;
+
+    RateLimiterBuilder(RedisStore store) {
+        this.store = Objects.requireNonNull(store, "store");
+    }
+
+    /**
+     * The policy's name, part of every Redis key and shown in headers; {@code default} unless
+     * set. Printable ASCII without blanks or braces, at most 64 characters.
+     */
+    public RateLimiterBuilder policyName(String policyName) {
+        this.policyName = policyName;
+        return this;
+    }
+
+    /** Prefix of every Redis key; {@value RateLimiter#DEFAULT_KEY_PREFIX} unless set. May be empty. */
+    public RateLimiterBuilder keyPrefix(String keyPrefix) {
+        this.keyPrefix = keyPrefix;
+        return this;
+    }
+
+    /** Adds a rule. A limiter needs at least one; all of one algorithm. */
+    public RateLimiterBuilder rule(Rule rule) {
+        rules.add(Objects.requireNonNull(rule, "rule"));
+        return this;
+    }
+
+    /** Adds rules. */
+    public RateLimiterBuilder rules(List<Rule> rules) {
+        rules.forEach(this::rule);
+        return this;
+    }
+
+    /** {@link Transport#LUA} unless set. */
+    public RateLimiterBuilder transport(Transport transport) {
+        this.transport = Objects.requireNonNull(transport, "transport");
+        return this;
+    }
+
+    /**
+     * Lowers the limits while the JVM is busy or slow (see {@link AdaptiveLimit} for the rule).
+     * Not for {@code token-bucket} and {@code leaky-bucket}, whose stored tokens are counted
+     * in units of the configured rate.
+     */
+    public RateLimiterBuilder adaptive(AdaptiveLimit adaptive) {
+        this.adaptive = adaptive;
+        return this;
+    }
+
+    /**
+     * The monotonic clock that times adaptation (at most once per second) and the local deny
+     * cache's entries, so that one manual clock drives both; for tests.
+     */
+    RateLimiterBuilder clock(LongSupplier nanoClock) {
+        this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
+        return this;
+    }
+
+    /** Adds a listener that hears every decision and failure. */
+    public RateLimiterBuilder listener(RateLimitListener listener) {
+        listeners.add(Objects.requireNonNull(listener, "listener"));
+        return this;
+    }
+
+    /**
+     * Whether denials are remembered in the JVM until their retry-after (default true): a
+     * client that keeps knocking then costs no Redis call until it could get in. It never denies
+     * what Redis would admit, except after a {@link RateLimiter#reset} made on another node.
+     */
+    public RateLimiterBuilder localDenyCache(boolean localDenyCache) {
+        this.localDenyCache = localDenyCache;
+        return this;
+    }
+
+    /**
+     * What to answer when Redis cannot be asked. Unless set, calls throw
+     * {@link RedisFailureException}; when set, they return a {@link Decision#degraded()}
+     * decision and log the failure at most once every few seconds.
+     */
+    public RateLimiterBuilder onRedisFailure(FailurePolicy failurePolicy) {
+        this.failurePolicy = failurePolicy;
+        return this;
+    }
+
+    /**
+     * @throws IllegalArgumentException if the names are bad, there is no rule, rule names
+     *     repeat, the rules mix algorithms, or the transport cannot run the rules
+     */
+    public RateLimiter build() {
+        RedisKeys.checkKeyPart("policyName", policyName, 1, RateLimiter.MAX_NAME_LENGTH);
+        RedisKeys.checkKeyPart("keyPrefix", keyPrefix, 0, RateLimiter.MAX_NAME_LENGTH);
+        if (rules.isEmpty()) {
+            throw new IllegalArgumentException("rules must hold at least one rule, but was empty");
+        }
+        Set<String> names = new HashSet<>();
+        for (Rule rule : rules) {
+            if (!names.add(rule.name())) {
+                throw new IllegalArgumentException("rule names must differ within a limiter, but '"
+                        + rule.name() + "' appears twice in " + rules);
+            }
+            if (rule.algorithm() != rules.get(0).algorithm()) {
+                throw new IllegalArgumentException("rules of one limiter must share one algorithm (one script "
+                        + "decides them all at once), but were " + rules);
+            }
+        }
+        if (adaptive != null) {
+            AdaptiveLimit.checkApplies(rules);
+        }
+        if (transport == Transport.TRANSACTION && !StoreAccess.gateway(store).supportsTransactions()) {
+            throw new IllegalArgumentException("transport 'transaction' is not available on Redis Cluster (its "
+                    + "client runs no MULTI/EXEC), but was chosen for " + store + "; use transport 'lua'");
+        }
+        return new RateLimiter(this);
+    }
+}

@@ -1,0 +1,125 @@
+package dev.ratelimit;
+
+import dev.ratelimit.internal.Evaluator;
+import dev.ratelimit.internal.LatencySamples;
+import dev.ratelimit.internal.LuaEvaluator;
+import dev.ratelimit.internal.RedisGateway;
+import dev.ratelimit.internal.TransactionEvaluator;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A limiter's rules as they apply now, with the evaluator that decides them: the configured ones,
+ * or, with adaptive limits, the configured ones scaled to the JVM's load (recomputed at most once
+ * per second, swapped in whole when they change). Thread-safe.
+ */
+final class RulesInForce {
+    private static final Logger log = LoggerFactory.getLogger(RateLimiter.class);
+    private static final long ADAPTATION_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /** The rules in force, the evaluator that decides them and each rule's cost, as one value. */
+    static final class Applied {
+        final List<Rule> rules;
+        final Evaluator evaluator;
+        final long[] costs;
+        final double factor;
+
+        private Applied(List<Rule> rules, Evaluator evaluator, double factor) {
+            this.rules = List.copyOf(rules);
+            this.evaluator = evaluator;
+            this.costs = rules.stream().mapToLong(Rule::cost).toArray();
+            this.factor = factor;
+        }
+    }
+
+    private final String policyName;
+    private final List<Rule> configured;
+    private final Transport transport;
+    private final RedisGateway gateway;
+    private final AdaptiveLimit adaptive;
+    private final LongSupplier nanoClock;
+    private final AtomicLong nextAdaptation;
+    private final LatencySamples admittedLatency = new LatencySamples(1024);
+    private volatile Applied applied;
+
+    /** @param adaptive null when the configured rules always apply */
+    RulesInForce(String policyName, List<Rule> configured, Transport transport, RedisGateway gateway,
+            AdaptiveLimit adaptive, LongSupplier nanoClock) {
+        this.policyName = policyName;
+        this.configured = List.copyOf(configured);
+        this.transport = transport;
+        this.gateway = gateway;
+        this.adaptive = adaptive;
+        this.nanoClock = nanoClock;
+        this.nextAdaptation = new AtomicLong(nanoClock.getAsLong());
+        this.applied = new Applied(configured, evaluator(configured), 1);
+    }
+
+    /** The rules to decide with now, adapted first when they are due. */
+    Applied current() {
+        adapt();
+        return applied;
+    }
+
+    /** The rules as they were last applied, without adapting. */
+    Applied last() {
+        return applied;
+    }
+
+    /** How long an admitted request took to serve: adaptive limits watch its p90. */
+    void recordAdmittedLatency(Duration latency) {
+        if (adaptive != null) {
+            admittedLatency.record(latency.toNanos());
+        }
+    }
+
+    private Evaluator evaluator(List<Rule> rules) {
+        return transport == Transport.LUA ? new LuaEvaluator(gateway, rules) : new TransactionEvaluator(gateway, rules);
+    }
+
+    /**
+     * With adaptive limits, recomputes the factor at most once per second and, when the effective
+     * limits change, swaps in an evaluator for the scaled rules (same names, so the same keys).
+     */
+    private void adapt() {
+        if (adaptive == null) {
+            return;
+        }
+        long now = nanoClock.getAsLong();
+        long due = nextAdaptation.get();
+        if (now - due < 0 || !nextAdaptation.compareAndSet(due, now + ADAPTATION_INTERVAL_NANOS)) {
+            return;
+        }
+        double factor = adaptive.factor(adaptive.load().cpuLoad(), admittedLatency.percentileMicros(0.90));
+        List<Rule> scaled = new ArrayList<>(configured.size());
+        for (Rule rule : configured) {
+            scaled.add(scale(rule, factor));
+        }
+        Applied last = applied;
+        if (scaled.equals(last.rules)) {
+            applied = new Applied(last.rules, last.evaluator, factor);
+        } else {
+            log.info("Rate limit policy '{}' adapts its limits by {}: {}", policyName,
+                    String.format(Locale.ROOT, "%.2f", factor), scaled);
+            applied = new Applied(scaled, evaluator(scaled), factor);
+        }
+    }
+
+    private Rule scale(Rule rule, double factor) {
+        long limit = adaptive.effectiveLimit(rule.limit(), factor);
+        Rule.Builder builder = Rule.builder(rule.algorithm(), limit, rule.window()).name(rule.name());
+        long capacity = limit;
+        if (rule.algorithm().usesBurst()) {
+            capacity = adaptive.effectiveLimit(rule.burst(), factor);
+            builder.burst(capacity);
+        }
+        return builder.cost(Math.min(rule.cost(), capacity)).build();
+    }
+}
