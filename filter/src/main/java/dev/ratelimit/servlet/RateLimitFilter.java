@@ -1,13 +1,12 @@
 package dev.ratelimit.servlet;
 
-import dev.ratelimit.RedisStoreRegistry;
 import dev.ratelimit.http.Admission;
 import dev.ratelimit.http.HttpAnswer;
 import dev.ratelimit.http.HttpPolicy;
 import dev.ratelimit.http.PolicyRuntime;
 import dev.ratelimit.http.RateLimitPipeline;
 import dev.ratelimit.http.Settings;
-import dev.ratelimit.jmx.RateLimiterJmx;
+import dev.ratelimit.http.Webapp;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.FilterConfig;
@@ -61,15 +60,15 @@ public class RateLimitFilter implements Filter {
         String filterName = config.getFilterName();
         ServletContext context = config.getServletContext();
         try {
+            Webapp webapp = Webapp.of(context.getContextPath(), Collections.list(context.getInitParameterNames()),
+                    context::getInitParameter, context::getAttribute, context::setAttribute);
             HttpPolicy policy = HttpPolicy.parser("init-param '%s'")
-                    .defaults(Settings.collect(Collections.list(context.getInitParameterNames()),
-                            context::getInitParameter, Settings.PREFIX), "context-param '" + Settings.PREFIX + "%s'")
+                    .defaults(webapp.defaults(), Webapp.defaultsLabelFormat())
                     .defaultPolicyName(filterName, "the filter-name")
                     .classLoader(context.getClassLoader())
                     .parse(Settings.collect(Collections.list(config.getInitParameterNames()), config::getInitParameter,
                             ""));
-            runtime = PolicyRuntime.start(policy, RedisStoreRegistry.sharedIn(context::getAttribute,
-                    context::setAttribute), RateLimiterJmx.webappName(context.getContextPath()));
+            runtime = webapp.start(policy);
         } catch (IllegalArgumentException e) {
             throw new ServletException("RateLimitFilter '" + filterName + "' is misconfigured: " + e.getMessage(), e);
         } catch (IllegalStateException e) {

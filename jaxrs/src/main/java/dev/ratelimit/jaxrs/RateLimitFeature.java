@@ -1,10 +1,9 @@
 package dev.ratelimit.jaxrs;
 
-import dev.ratelimit.RedisStoreRegistry;
 import dev.ratelimit.http.HttpPolicy;
 import dev.ratelimit.http.PolicyRuntime;
 import dev.ratelimit.http.Settings;
-import dev.ratelimit.jmx.RateLimiterJmx;
+import dev.ratelimit.http.Webapp;
 import jakarta.annotation.PreDestroy;
 import jakarta.servlet.ServletContext;
 import jakarta.ws.rs.Priorities;
@@ -16,9 +15,7 @@ import jakarta.ws.rs.ext.Provider;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,7 +38,7 @@ public class RateLimitFeature implements DynamicFeature {
     @Context
     private ServletContext servletContext;
 
-    private RedisStoreRegistry registry;
+    private Webapp webapp;
     private final List<PolicyRuntime> runtimes = Collections.synchronizedList(new ArrayList<>());
 
     /**
@@ -60,87 +57,51 @@ public class RateLimitFeature implements DynamicFeature {
             return;
         }
         String where = resource.getSimpleName() + "." + method.getName();
+        Webapp webapp = webapp();
         PolicyRuntime runtime;
         try {
-            HttpPolicy policy = HttpPolicy.parser(name -> "@RateLimited(" + ("policyName".equals(name) ? "policy" : name)
-                            + ") on " + where)
+            HttpPolicy policy = HttpPolicy.parser(AnnotationSettings.labels(where))
                     .defaults(Settings.collect(context.getConfiguration().getPropertyNames(),
                             context.getConfiguration()::getProperty, Settings.PREFIX),
                             "property '" + Settings.PREFIX + "%s'")
-                    .defaults(contextParams(), "context-param '" + Settings.PREFIX + "%s'")
+                    .defaults(webapp.defaults(), Webapp.defaultsLabelFormat())
                     .defaultPolicyName(where, "the resource method")
                     .classLoader(Thread.currentThread().getContextClassLoader())
-                    .parse(words(annotation));
-            runtime = PolicyRuntime.start(policy, registry(), webapp());
+                    .parse(AnnotationSettings.of(annotation));
+            runtime = webapp.start(policy);
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("RateLimitFeature cannot limit " + where + ": " + e.getMessage(), e);
         }
         runtimes.add(runtime);
-        context.register(new RateLimitContainerFilter(runtime.pipeline(), servletContext() != null),
+        context.register(new RateLimitContainerFilter(runtime.pipeline(), inServletContainer()),
                 Priorities.AUTHORIZATION);
         log.info("@RateLimited {}: {}", where, runtime.policy());
     }
 
-    private static Map<String, String> words(RateLimited annotation) {
-        Map<String, String> words = new LinkedHashMap<>();
-        putNumber(words, "limit", annotation.limit());
-        putText(words, "window", annotation.window());
-        putText(words, "algorithm", annotation.algorithm());
-        putNumber(words, "burst", annotation.burst());
-        putNumber(words, "cost", annotation.cost());
-        putText(words, "key", annotation.key());
-        putText(words, "policyName", annotation.policy());
-        return words;
-    }
-
-    private static void putNumber(Map<String, String> words, String name, long value) {
-        if (value != RateLimited.UNSET) {
-            words.put(name, Long.toString(value));
+    /**
+     * The webapp, read once: its servlet context's shared clients and context-params, or, outside
+     * a servlet container, clients of our own (JMX name {@code jaxrs}).
+     */
+    private synchronized Webapp webapp() {
+        if (webapp == null) {
+            ServletContext context = inServletContainer() ? servletContext : null;
+            webapp = context == null ? Webapp.standalone("jaxrs")
+                    : Webapp.of(context.getContextPath(), Collections.list(context.getInitParameterNames()),
+                            context::getInitParameter, context::getAttribute, context::setAttribute);
         }
+        return webapp;
     }
 
-    private static void putText(Map<String, String> words, String name, String value) {
-        if (!value.isEmpty()) {
-            words.put(name, value);
-        }
-    }
-
-    private Map<String, String> contextParams() {
-        ServletContext context = servletContext();
-        return context == null ? Map.of()
-                : Settings.collect(Collections.list(context.getInitParameterNames()), context::getInitParameter,
-                        Settings.PREFIX);
-    }
-
-    /** The webapp's registry (shared with the servlet filter) or, outside a servlet container, our own. */
-    private synchronized RedisStoreRegistry registry() {
-        if (registry == null) {
-            ServletContext context = servletContext();
-            registry = context == null ? new RedisStoreRegistry()
-                    : RedisStoreRegistry.sharedIn(context::getAttribute, context::setAttribute);
-        }
-        return registry;
-    }
-
-    /** The JMX name's webapp: the context path ({@code /} for the root), or {@code jaxrs} outside a servlet container. */
-    private String webapp() {
-        ServletContext context = servletContext();
-        if (context == null) {
-            return "jaxrs";
-        }
-        return RateLimiterJmx.webappName(context.getContextPath());
-    }
-
-    private ServletContext servletContext() {
+    private boolean inServletContainer() {
         if (servletContext == null) {
-            return null;
+            return false;
         }
         try {
             // The runtime may inject a proxy that only works inside a servlet container.
             servletContext.getContextPath();
-            return servletContext;
+            return true;
         } catch (RuntimeException notInAServletContainer) {
-            return null;
+            return false;
         }
     }
 
