@@ -4,16 +4,10 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
 
@@ -32,16 +26,6 @@ final class RedisProcessServer implements ServerHandle {
     private static final int FORBIDDEN_PORT = 6379;
     private static final long READY_TIMEOUT_MILLIS = 10_000;
     private static final int PORT_ATTEMPTS = 3;
-    private static final int LOG_TAIL_LINES = 25;
-
-    /** Servers whose process may still be running; the shutdown hook kills them. */
-    private static final Set<RedisProcessServer> LIVE = ConcurrentHashMap.newKeySet();
-
-    static {
-        Thread reaper = new Thread(RedisProcessServer::reapAll, "redis-test-server-reaper");
-        reaper.setDaemon(false);
-        Runtime.getRuntime().addShutdownHook(reaper);
-    }
 
     /** The command line of one server after the binary, given its port and its own directory. */
     @FunctionalInterface
@@ -59,6 +43,7 @@ final class RedisProcessServer implements ServerHandle {
     private final Path dir;
     private final String label;
     private final Arguments arguments;
+    private final ProcessOutput output;
     private int port;
     private volatile Process process;
 
@@ -68,6 +53,7 @@ final class RedisProcessServer implements ServerHandle {
         this.dir = dir;
         this.label = label;
         this.arguments = arguments;
+        this.output = new ProcessOutput(dir);
     }
 
     /**
@@ -96,7 +82,7 @@ final class RedisProcessServer implements ServerHandle {
         try {
             dir = Files.createTempDirectory("ratelimit-redis-");
         } catch (IOException e) {
-            deleteRecursively(binaryDir);
+            TempDirs.deleteRecursively(binaryDir);
             throw new IllegalStateException("cannot create a temp dir for redis-server: " + e.getMessage(), e);
         }
         RedisProcessServer server = new RedisProcessServer(binary, binaryDir, dir, label, arguments);
@@ -184,19 +170,19 @@ final class RedisProcessServer implements ServerHandle {
         } catch (RuntimeException e) {
             System.err.println("[redis-test] " + e.getMessage());
         }
-        LIVE.remove(this);
+        ProcessReaper.unregister(this);
         deleteQuietly(dir);
         deleteQuietly(binaryDir);
     }
 
     /**
-     * {@link #deleteRecursively} that also survives a {@link LinkageError}: when a concurrent build rewrites
+     * {@link TempDirs#deleteRecursively} that also survives a {@link LinkageError}: when a concurrent build rewrites
      * {@code target/test-classes} under a running test JVM, a class needed only for deleting may be gone, and
      * that must not keep the remaining servers of a cluster or sentinel setup from being killed.
      */
     static void deleteQuietly(Path root) {
         try {
-            deleteRecursively(root);
+            TempDirs.deleteRecursively(root);
         } catch (RuntimeException | LinkageError e) {
             System.err.println("[redis-test] could not delete " + root + ": " + e);
         }
@@ -233,14 +219,6 @@ final class RedisProcessServer implements ServerHandle {
                 "--logfile", logFile.toString());
     }
 
-    private Path logFile() {
-        return dir.resolve("redis.log");
-    }
-
-    private Path outFile() {
-        return dir.resolve("redis.out");
-    }
-
     private void launch() {
         if (port == FORBIDDEN_PORT) {
             throw new IllegalStateException("refusing to start a test server on port 6379");
@@ -249,19 +227,18 @@ final class RedisProcessServer implements ServerHandle {
         try {
             List<String> command = new ArrayList<>();
             command.add(binary.toString());
-            command.addAll(arguments.build(port, dir, logFile()));
-            Files.deleteIfExists(logFile());
-            Files.deleteIfExists(outFile());
+            command.addAll(arguments.build(port, dir, output.logFile()));
+            output.clear();
             p = new ProcessBuilder(command)
                     .directory(dir.toFile())
                     .redirectErrorStream(true)
-                    .redirectOutput(outFile().toFile())
+                    .redirectOutput(output.outFile().toFile())
                     .start();
         } catch (IOException e) {
             throw new IllegalStateException("cannot run " + binary + ": " + e.getMessage(), e);
         }
         process = p;
-        LIVE.add(this);
+        ProcessReaper.register(this);
         closeStdin(p);
         awaitReady(p);
     }
@@ -299,25 +276,7 @@ final class RedisProcessServer implements ServerHandle {
 
     /** The last lines of the process output and the Redis log, for failure messages. */
     String logTail() {
-        StringBuilder sb = new StringBuilder();
-        for (Path file : List.of(outFile(), logFile())) {
-            try {
-                if (!Files.exists(file)) {
-                    continue;
-                }
-                List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-                if (lines.isEmpty()) {
-                    continue;
-                }
-                sb.append("  --- ").append(file.getFileName()).append(" ---\n");
-                for (String line : lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size())) {
-                    sb.append("  ").append(line).append('\n');
-                }
-            } catch (IOException | RuntimeException e) {
-                sb.append("  (cannot read ").append(file).append(": ").append(e.getMessage()).append(")\n");
-            }
-        }
-        return sb.length() == 0 ? "  (no output)" : sb.toString();
+        return output.tail();
     }
 
     /** A free port on 127.0.0.1, never 6379. */
@@ -337,29 +296,6 @@ final class RedisProcessServer implements ServerHandle {
         throw new IllegalStateException("cannot find a free port on " + HOST);
     }
 
-    static void deleteRecursively(Path root) {
-        if (root == null || !Files.exists(root)) {
-            return;
-        }
-        try {
-            Files.walkFileTree(root, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    Files.deleteIfExists(file);
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult postVisitDirectory(Path d, IOException exc) throws IOException {
-                    Files.deleteIfExists(d);
-                    return FileVisitResult.CONTINUE;
-                }
-            });
-        } catch (IOException e) {
-            System.err.println("[redis-test] could not delete " + root + ": " + e.getMessage());
-        }
-    }
-
     private static void closeStdin(Process p) {
         try {
             p.getOutputStream().close();
@@ -368,26 +304,26 @@ final class RedisProcessServer implements ServerHandle {
         }
     }
 
-    private static void reapAll() {
-        // Kill everything first, so that a failure while deleting files cannot leave a process behind.
-        for (RedisProcessServer server : LIVE) {
-            Process p = server.process;
-            if (p != null) {
-                p.destroyForcibly();
+    /** For {@link ProcessReaper} at JVM shutdown: kills the process without waiting for it. */
+    void destroyAtShutdown() {
+        Process p = process;
+        if (p != null) {
+            p.destroyForcibly();
+        }
+    }
+
+    /** For {@link ProcessReaper} at JVM shutdown, after {@link #destroyAtShutdown()}: waits briefly, deletes the dirs. */
+    void awaitDeathAndDeleteDirs() {
+        Process p = process;
+        if (p != null) {
+            try {
+                p.waitFor(2, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
-        for (RedisProcessServer server : LIVE) {
-            Process p = server.process;
-            if (p != null) {
-                try {
-                    p.waitFor(2, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            deleteQuietly(server.dir);
-            deleteQuietly(server.binaryDir);
-        }
+        deleteQuietly(dir);
+        deleteQuietly(binaryDir);
     }
 
     /** redis-server could not bind its port. */

@@ -15,7 +15,6 @@ import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
-import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.RedisSentinelClient;
 
@@ -43,7 +42,7 @@ public final class RedisSentinelExtension extends ManagedRedisResource {
 
     /** The name the sentinels monitor the master under. */
     public static final String MASTER_NAME = "mymaster";
-    private static final int SENTINEL_COUNT = 3;
+    static final int SENTINEL_COUNT = 3;
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
 
     private final Function<String, String> env;
@@ -97,7 +96,7 @@ public final class RedisSentinelExtension extends ManagedRedisResource {
             started.add(replica);
             // Sentinels learn about replicas from the master's INFO: start them once the replica is linked.
             RedisAdmin.await("the replica to link to the master", READY_TIMEOUT,
-                    () -> replicaProblem(replica.port(), masterPort), () -> RedisAdmin.logTails(started));
+                    () -> Replication.replicaProblem(replica.port(), masterPort), () -> RedisAdmin.logTails(started));
             List<RedisProcessServer> startedSentinels = new ArrayList<>();
             for (int i = 1; i <= SENTINEL_COUNT; i++) {
                 RedisProcessServer sentinel = RedisProcessServer.start(binary, null, "sentinel " + i,
@@ -106,7 +105,8 @@ public final class RedisSentinelExtension extends ManagedRedisResource {
                 startedSentinels.add(sentinel);
             }
             RedisAdmin.await("every sentinel to see the master, its replica and the other sentinels", READY_TIMEOUT,
-                    () -> sentinelsProblem(startedSentinels, masterPort, replica.port()), () -> RedisAdmin.logTails(started));
+                    () -> SentinelChecks.sentinelsProblem(startedSentinels, masterPort, replica.port()),
+                    () -> RedisAdmin.logTails(started));
             dataNodes = List.of(master, replica);
             sentinels = List.copyOf(startedSentinels);
         } catch (RuntimeException | Error e) {
@@ -125,9 +125,7 @@ public final class RedisSentinelExtension extends ManagedRedisResource {
     /** Kills sentinels, replica and master and deletes their temp dirs. */
     @Override
     void doClose() {
-        List<RedisProcessServer> all = new ArrayList<>(dataNodes);
-        all.addAll(sentinels);
-        closeInOrder(all);
+        closeInOrder(allServers());
         dataNodes = List.of();
         sentinels = List.of();
     }
@@ -209,15 +207,7 @@ public final class RedisSentinelExtension extends ManagedRedisResource {
      */
     public synchronized int masterPort() {
         requireOpen();
-        RuntimeException last = null;
-        for (RedisProcessServer s : sentinels) {
-            try {
-                return masterPortPer(s.port());
-            } catch (RuntimeException e) {
-                last = e;
-            }
-        }
-        throw new IllegalStateException("no sentinel answers GET-MASTER-ADDR-BY-NAME " + MASTER_NAME, last);
+        return SentinelChecks.masterPort(sentinels);
     }
 
     /**
@@ -237,11 +227,8 @@ public final class RedisSentinelExtension extends ManagedRedisResource {
      * @return a new client
      */
     public RedisSentinelClient newClient() {
-        ConnectionPoolConfig pool = new ConnectionPoolConfig();
-        pool.setTimeBetweenEvictionRuns(Duration.ofMillis(-1));
-        pool.setJmxEnabled(false);
         return RedisSentinelClient.builder().masterName(MASTER_NAME).sentinels(sentinelAddresses())
-                .poolConfig(pool).build();
+                .poolConfig(NoEvictorPool.config()).build();
     }
 
     @Override
@@ -272,10 +259,10 @@ public final class RedisSentinelExtension extends ManagedRedisResource {
         int oldMaster = masterPort();
         int newMaster = replicaPort();
         RedisAdmin.await("a sentinel to accept SENTINEL FAILOVER " + MASTER_NAME, READY_TIMEOUT,
-                this::askForFailover, this::logTails);
+                () -> SentinelChecks.askForFailover(sentinels), this::logTails);
         RedisAdmin.await("the sentinels to switch " + MASTER_NAME + " from " + RedisAdmin.address(oldMaster) + " to "
                         + RedisAdmin.address(newMaster), READY_TIMEOUT,
-                () -> switchProblem(newMaster), this::logTails);
+                () -> SentinelChecks.switchProblem(sentinels, newMaster), this::logTails);
         long switched = System.nanoTime();
         RedisAdmin.await("the old master " + RedisAdmin.address(oldMaster) + " to replicate from "
                         + RedisAdmin.address(newMaster) + " with every sentinel seeing it", READY_TIMEOUT, () -> {
@@ -283,8 +270,8 @@ public final class RedisSentinelExtension extends ManagedRedisResource {
                     if ("master".equals(replication.get("role"))) {
                         RedisAdmin.call(oldMaster, j -> j.replicaof(RedisAdmin.HOST, newMaster));
                     }
-                    String problem = replicaProblem(oldMaster, newMaster);
-                    return problem != null ? problem : sentinelsProblem(sentinels, newMaster, oldMaster);
+                    String problem = Replication.replicaProblem(oldMaster, newMaster);
+                    return problem != null ? problem : SentinelChecks.sentinelsProblem(sentinels, newMaster, oldMaster);
                 }, this::logTails);
         long end = System.nanoTime();
         System.err.println(LOG_PREFIX + "sentinel failover " + RedisAdmin.address(oldMaster) + " -> "
@@ -292,88 +279,14 @@ public final class RedisSentinelExtension extends ManagedRedisResource {
                 + (end - start) / 1_000_000 + " ms");
     }
 
-    /** Null once a sentinel accepted the failover; retries while they answer NOGOODSLAVE or INPROG. */
-    private String askForFailover() {
-        List<String> answers = new ArrayList<>();
-        for (RedisProcessServer s : sentinels) {
-            try {
-                String reply = RedisAdmin.call(s.port(), j -> j.sentinelFailover(MASTER_NAME));
-                if ("OK".equalsIgnoreCase(reply)) {
-                    return null;
-                }
-                answers.add(s.port() + ": " + reply);
-            } catch (RuntimeException e) {
-                answers.add(s.port() + ": " + RedisServerExtension.describe(e));
-            }
-        }
-        return "sentinels answered " + answers;
-    }
-
-    private String switchProblem(int newMaster) {
-        for (RedisProcessServer s : sentinels) {
-            int named = masterPortPer(s.port());
-            if (named != newMaster) {
-                return "sentinel " + RedisAdmin.address(s.port()) + " still names " + RedisAdmin.address(named);
-            }
-        }
-        Map<String, String> replication = RedisAdmin.info(newMaster, "replication");
-        if (!"master".equals(replication.get("role"))) {
-            return RedisAdmin.address(newMaster) + " reports role:" + replication.get("role");
-        }
-        return null;
-    }
-
-    // ------------------------------------------------------------------------------------------
-    // Checks
-    // ------------------------------------------------------------------------------------------
-
-    private static int masterPortPer(int sentinelPort) {
-        List<String> addr = RedisAdmin.call(sentinelPort, j -> j.sentinelGetMasterAddrByName(MASTER_NAME));
-        if (addr == null || addr.size() != 2) {
-            throw new IllegalStateException("sentinel " + sentinelPort + " does not know " + MASTER_NAME + ": " + addr);
-        }
-        return Integer.parseInt(addr.get(1));
-    }
-
-    /** Null when {@code replica} reports role:slave of {@code master} with its link up. */
-    private static String replicaProblem(int replica, int master) {
-        Map<String, String> replication = RedisAdmin.info(replica, "replication");
-        if (!"slave".equals(replication.get("role")) || !String.valueOf(master).equals(replication.get("master_port"))
-                || !"up".equals(replication.get("master_link_status"))) {
-            return RedisAdmin.address(replica) + " reports role:" + replication.get("role") + " master_port:"
-                    + replication.get("master_port") + " master_link_status:" + replication.get("master_link_status");
-        }
-        return null;
-    }
-
-    /**
-     * Null when every sentinel names {@code master}, sees it up with one replica ({@code replica}, not down
-     * or disconnected) and two other sentinels.
-     */
-    private static String sentinelsProblem(List<RedisProcessServer> sentinels, int master, int replica) {
-        for (RedisProcessServer s : sentinels) {
-            int port = s.port();
-            String who = "sentinel " + RedisAdmin.address(port);
-            Map<String, String> m = RedisAdmin.call(port, j -> j.sentinelMaster(MASTER_NAME));
-            if (!String.valueOf(master).equals(m.get("port")) || !"master".equals(m.get("flags"))) {
-                return who + " sees master " + m.get("ip") + ":" + m.get("port") + " flags " + m.get("flags");
-            }
-            if (!"1".equals(m.get("num-slaves")) || !String.valueOf(SENTINEL_COUNT - 1).equals(m.get("num-other-sentinels"))) {
-                return who + " sees num-slaves=" + m.get("num-slaves") + " num-other-sentinels="
-                        + m.get("num-other-sentinels");
-            }
-            List<Map<String, String>> replicas = RedisAdmin.call(port, j -> j.sentinelReplicas(MASTER_NAME));
-            Map<String, String> r = replicas.get(0);
-            if (!String.valueOf(replica).equals(r.get("port")) || !"slave".equals(r.get("flags"))) {
-                return who + " sees replica " + r.get("ip") + ":" + r.get("port") + " flags " + r.get("flags");
-            }
-        }
-        return null;
-    }
-
     private String logTails() {
+        return RedisAdmin.logTails(allServers());
+    }
+
+    /** Data nodes, then sentinels. */
+    private List<RedisProcessServer> allServers() {
         List<RedisProcessServer> all = new ArrayList<>(dataNodes);
         all.addAll(sentinels);
-        return RedisAdmin.logTails(all);
+        return all;
     }
 }

@@ -1,28 +1,12 @@
 package dev.ratelimit.testing;
 
-import java.io.IOException;
-import java.net.URI;
-import java.net.URISyntaxException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.Arrays;
-import java.util.Collections;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.Objects;
-import java.util.Set;
 import java.util.function.Function;
 
-import java.time.Duration;
-import redis.clients.jedis.ConnectionPoolConfig;
-import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.params.ScanParams;
-import redis.clients.jedis.resps.ScanResult;
 
 /**
  * JUnit 5 extension that gives each test class its own real Redis server.
@@ -104,29 +88,12 @@ public final class RedisServerExtension extends ManagedRedisResource {
         public String source() {
             return source;
         }
-
-        static Strategy parse(String value) {
-            String v = value.trim().toLowerCase(Locale.ROOT);
-            for (Strategy s : values()) {
-                if (s.propertyValue.equals(v) || s.name().toLowerCase(Locale.ROOT).equals(v)) {
-                    return s;
-                }
-            }
-            throw new IllegalStateException("Unknown value '" + value + "' in -D" + STRATEGY_PROPERTY
-                    + "; use one of url, testcontainers, path, embedded (or a comma separated list)");
-        }
     }
 
-    private static final List<Strategy> DEFAULT_ORDER = List.of(Strategy.values());
+    private final StrategyResolver resolver;
 
-    private final List<Strategy> forcedOrder;
-    private final Function<String, String> env;
-    private final Function<String, String> props;
-
-    private Strategy strategy;
-    private ServerHandle server;
-    private RedisClient client;
-    private String uri;
+    /** The server while open, else null. */
+    private OpenedServer opened;
 
     /**
      * Creates an extension that resolves its server in the default order (or the order forced with
@@ -141,9 +108,7 @@ public final class RedisServerExtension extends ManagedRedisResource {
      * replaceable environment / system property lookups.
      */
     RedisServerExtension(List<Strategy> forcedOrder, Function<String, String> env, Function<String, String> props) {
-        this.forcedOrder = forcedOrder == null ? null : List.copyOf(forcedOrder);
-        this.env = Objects.requireNonNull(env, "env");
-        this.props = Objects.requireNonNull(props, "props");
+        this.resolver = new StrategyResolver(forcedOrder, env, props);
     }
 
     /**
@@ -178,62 +143,15 @@ public final class RedisServerExtension extends ManagedRedisResource {
         return this;
     }
 
-    /**
-     * Obtains the server (see the class comment for the order) and opens the admin client: the first of
-     * the strategies that works wins.
-     */
+    /** Obtains the server (see the class comment for the order) and opens the admin client. */
     @Override
     void doOpen() {
-        List<Strategy> order = strategyOrder();
-        Map<Strategy, String> failures = new LinkedHashMap<>();
-        for (Strategy candidate : order) {
-            ServerHandle handle;
-            try {
-                handle = tryStrategy(candidate, order != DEFAULT_ORDER);
-            } catch (StrategyUnavailable e) {
-                failures.put(candidate, e.getMessage());
-                continue;
-            } catch (ExplicitServerFailed e) {
-                throw new IllegalStateException(e.getMessage(), e.getCause());
-            } catch (RuntimeException | LinkageError e) {
-                failures.put(candidate, describe(e));
-                continue;
-            }
-            RedisClient admin = null;
-            try {
-                admin = adminClient(handle.uri());
-                String pong = admin.ping();
-                if (!"PONG".equalsIgnoreCase(pong)) {
-                    throw new IllegalStateException("PING answered " + pong);
-                }
-            } catch (RuntimeException e) {
-                closeQuietly(admin);
-                handle.close();
-                if (candidate == Strategy.URL) {
-                    throw new IllegalStateException(urlFailureMessage(handle.uri(), describe(e)), e);
-                }
-                failures.put(candidate, "admin client could not talk to " + handle.uri() + ": " + describe(e));
-                continue;
-            }
-            this.strategy = candidate;
-            this.server = handle;
-            this.client = admin;
-            this.uri = handle.uri();
-            return;
-        }
-        throw new IllegalStateException(nothingWorkedMessage(order, failures));
+        opened = resolver.open();
     }
 
-    /**
-     * An admin client whose pool runs no idle evictor: tests check that the library leaves no
-     * {@code commons-pool-evictor} thread behind, so the test support must not start one either.
-     */
-    private static RedisClient adminClient(String uri) {
-        ConnectionPoolConfig pool = new ConnectionPoolConfig();
-        pool.setTimeBetweenEvictionRuns(Duration.ofMillis(-1));
-        pool.setJmxEnabled(false);
-        URI parsed = URI.create(uri);
-        return RedisClient.builder().fromURI(parsed).poolConfig(pool).build();
+    @Override
+    String describeOpened(Duration startup) {
+        return opened.describe(keyPrefix());
     }
 
     /**
@@ -242,19 +160,10 @@ public final class RedisServerExtension extends ManagedRedisResource {
      */
     @Override
     void doClose() {
-        try {
-            if (server != null && !server.owned() && client != null) {
-                deleteOwnKeysQuietly();
-            }
-        } finally {
-            closeQuietly(client);
-            client = null;
-            if (server != null) {
-                server.close();
-            }
-            server = null;
-            strategy = null;
-            uri = null;
+        OpenedServer closing = opened;
+        opened = null;
+        if (closing != null) {
+            closing.close(keyPrefix());
         }
     }
 
@@ -269,7 +178,7 @@ public final class RedisServerExtension extends ManagedRedisResource {
      */
     public synchronized String uri() {
         requireOpen();
-        return uri;
+        return opened.uri();
     }
 
     /**
@@ -279,7 +188,7 @@ public final class RedisServerExtension extends ManagedRedisResource {
      */
     public synchronized String host() {
         requireOpen();
-        return server.host();
+        return opened.server().host();
     }
 
     /**
@@ -289,7 +198,7 @@ public final class RedisServerExtension extends ManagedRedisResource {
      */
     public synchronized int port() {
         requireOpen();
-        return server.port();
+        return opened.server().port();
     }
 
     /**
@@ -300,7 +209,7 @@ public final class RedisServerExtension extends ManagedRedisResource {
      */
     public synchronized String source() {
         requireOpen();
-        return strategy.source();
+        return opened.strategy().source();
     }
 
     /**
@@ -310,7 +219,7 @@ public final class RedisServerExtension extends ManagedRedisResource {
      */
     public synchronized Strategy strategy() {
         requireOpen();
-        return strategy;
+        return opened.strategy();
     }
 
     /**
@@ -320,7 +229,7 @@ public final class RedisServerExtension extends ManagedRedisResource {
      */
     public synchronized boolean owned() {
         requireOpen();
-        return server.owned();
+        return opened.server().owned();
     }
 
     /**
@@ -331,7 +240,7 @@ public final class RedisServerExtension extends ManagedRedisResource {
      */
     public synchronized UnifiedJedis client() {
         requireOpen();
-        return client;
+        return opened.client();
     }
 
     /**
@@ -340,21 +249,7 @@ public final class RedisServerExtension extends ManagedRedisResource {
      * @return the keys, sorted, without duplicates
      */
     public List<String> keys() {
-        return scanOwnKeys(client());
-    }
-
-    private List<String> scanOwnKeys(UnifiedJedis c) {
-        Set<String> found = new LinkedHashSet<>();
-        ScanParams params = new ScanParams().match(keyPrefix() + "*").count(1000);
-        String cursor = ScanParams.SCAN_POINTER_START;
-        do {
-            ScanResult<String> page = c.scan(cursor, params);
-            found.addAll(page.getResult());
-            cursor = page.getCursor();
-        } while (!ScanParams.SCAN_POINTER_START.equals(cursor));
-        List<String> sorted = new ArrayList<>(found);
-        Collections.sort(sorted);
-        return sorted;
+        return OpenedServer.scanKeys(client(), keyPrefix());
     }
 
     // ------------------------------------------------------------------------------------------
@@ -369,9 +264,8 @@ public final class RedisServerExtension extends ManagedRedisResource {
      *                               server is never stopped)
      */
     public synchronized void stop() {
-        requireOwned("stop()");
-        server.kill();
-        client.getPool().clear();
+        requireOpen();
+        opened.kill("stop()");
     }
 
     /**
@@ -382,9 +276,8 @@ public final class RedisServerExtension extends ManagedRedisResource {
      *                               back (e.g. the port was taken meanwhile)
      */
     public synchronized void start() {
-        requireOwned("start()");
-        server.restart();
-        client.getPool().clear();
+        requireOpen();
+        opened.restart("start()");
     }
 
     /**
@@ -394,272 +287,29 @@ public final class RedisServerExtension extends ManagedRedisResource {
      */
     public synchronized boolean isAnswering() {
         requireOpen();
-        return server.owned() ? RedisPing.answers(server.host(), server.port(), 500) : pingsWithClient();
+        return opened.isAnswering();
     }
 
     @Override
     public String toString() {
         synchronized (this) {
-            return "RedisServerExtension[" + (isOpen() ? uri + " via " + strategy.source() : "not open")
+            return "RedisServerExtension[" + (isOpen() ? opened.uri() + " via " + opened.strategy().source() : "not open")
                     + ", keyPrefix=" + keyPrefix() + "]";
         }
     }
 
     // ------------------------------------------------------------------------------------------
-    // Resolution
+    // Helpers the rest of the package uses
     // ------------------------------------------------------------------------------------------
 
-    private List<Strategy> strategyOrder() {
-        if (forcedOrder != null) {
-            return forcedOrder;
-        }
-        String forcedProperty = props.apply(STRATEGY_PROPERTY);
-        if (forcedProperty == null || forcedProperty.isBlank()) {
-            return DEFAULT_ORDER;
-        }
-        List<Strategy> order = new ArrayList<>();
-        for (String part : forcedProperty.split(",")) {
-            if (!part.isBlank()) {
-                Strategy s = Strategy.parse(part);
-                if (!order.contains(s)) {
-                    order.add(s);
-                }
-            }
-        }
-        return order.isEmpty() ? DEFAULT_ORDER : order;
-    }
-
-    private ServerHandle tryStrategy(Strategy s, boolean explicitlyChosen) {
-        switch (s) {
-            case URL:
-                return fromUrl();
-            case TESTCONTAINERS:
-                return fromTestcontainers(explicitlyChosen);
-            case PATH:
-                return fromPath();
-            case EMBEDDED:
-                return fromEmbedded();
-            default:
-                throw new AssertionError(s);
-        }
-    }
-
-    private ServerHandle fromUrl() {
-        String raw = env.apply(REDIS_URL_ENV);
-        String origin = "REDIS_URL";
-        if (raw == null || raw.isBlank()) {
-            raw = props.apply(REDIS_URL_PROPERTY);
-            origin = "-D" + REDIS_URL_PROPERTY;
-        }
-        if (raw == null || raw.isBlank()) {
-            throw new StrategyUnavailable("not set (neither environment variable " + REDIS_URL_ENV
-                    + " nor system property " + REDIS_URL_PROPERTY + ")");
-        }
-        String url = raw.trim();
-        URI parsed;
-        try {
-            parsed = new URI(url);
-        } catch (URISyntaxException e) {
-            throw new ExplicitServerFailed(urlFailureMessage(url, origin + " is not a valid URI: " + e.getMessage()), e);
-        }
-        String scheme = parsed.getScheme();
-        if (scheme == null || !(scheme.equalsIgnoreCase("redis") || scheme.equalsIgnoreCase("rediss"))
-                || parsed.getHost() == null) {
-            throw new ExplicitServerFailed(urlFailureMessage(url, origin
-                    + " must look like redis://host:port (or rediss://, optionally with user:password@ and /db)"), null);
-        }
-        int port = parsed.getPort() == -1 ? 6379 : parsed.getPort();
-        return new ExternalServer(url, parsed.getHost(), port);
-    }
-
-    private ServerHandle fromTestcontainers(boolean explicitlyChosen) {
-        if (!explicitlyChosen) {
-            // Cheap check first, so that machines without Docker neither wait for nor log Testcontainers' probe.
-            String hint = DockerHints.find(env, props);
-            if (hint == null) {
-                throw new StrategyUnavailable("no Docker found (DOCKER_HOST unset, no docker.host/tc.host in "
-                        + "~/.testcontainers.properties, no socket at " + String.join(", ", DockerHints.socketCandidates(env))
-                        + "); force the probe with -D" + STRATEGY_PROPERTY + "=testcontainers");
-            }
-        }
-        if (!classPresent("org.testcontainers.DockerClientFactory")) {
-            throw new StrategyUnavailable("org.testcontainers:testcontainers is not on the test classpath");
-        }
-        if (!RedisContainerServer.dockerAvailable()) {
-            throw new StrategyUnavailable("Testcontainers found no working Docker environment "
-                    + "(DockerClientFactory.isDockerAvailable() returned false)");
-        }
-        return RedisContainerServer.start(DOCKER_IMAGE);
-    }
-
-    private ServerHandle fromPath() {
-        Path binary = findOnPath(env.apply("PATH"));
-        if (binary == null) {
-            throw new StrategyUnavailable("no executable redis-server on PATH");
-        }
-        return RedisProcessServer.start(binary, null, Strategy.PATH.source());
-    }
-
-    private ServerHandle fromEmbedded() {
-        if (!classPresent("redis.embedded.core.ExecutableProvider")) {
-            throw new StrategyUnavailable("com.github.codemonstur:embedded-redis is not on the test classpath");
-        }
-        Path dir = null;
-        try {
-            dir = Files.createTempDirectory("ratelimit-embedded-redis-bin-");
-            Path binary = EmbeddedRedisBinary.extractTo(dir);
-            return RedisProcessServer.start(binary, dir, Strategy.EMBEDDED.source());
-        } catch (IOException e) {
-            RedisProcessServer.deleteRecursively(dir);
-            throw new StrategyUnavailable("could not extract the redis-server binary from the embedded-redis jar: "
-                    + describe(e));
-        } catch (RuntimeException | LinkageError e) {
-            RedisProcessServer.deleteRecursively(dir);
-            throw e;
-        }
-    }
-
-    private static Path findOnPath(String pathVariable) {
-        return findOnPath(pathVariable, "redis-server");
-    }
-
-    /**
-     * @param pathVariable the value of {@code PATH}
-     * @param command      e.g. {@code redis-cli} ({@code .exe} is appended on Windows)
-     * @return the first executable {@code command} on the path, or null
-     */
+    /** See {@link StrategyResolver#findOnPath}. */
     static Path findOnPath(String pathVariable, String command) {
-        if (pathVariable == null || pathVariable.isBlank()) {
-            return null;
-        }
-        boolean windows = System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("windows");
-        String name = windows ? command + ".exe" : command;
-        for (String dir : pathVariable.split(java.io.File.pathSeparator)) {
-            if (dir.isBlank()) {
-                continue;
-            }
-            try {
-                Path candidate = Path.of(dir).resolve(name);
-                if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
-                    return candidate.toAbsolutePath();
-                }
-            } catch (RuntimeException ignored) {
-                // invalid path entry
-            }
-        }
-        return null;
+        return StrategyResolver.findOnPath(pathVariable, command);
     }
 
-    private static boolean classPresent(String name) {
-        try {
-            Class.forName(name, false, RedisServerExtension.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException | LinkageError e) {
-            return false;
-        }
-    }
-
-    // ------------------------------------------------------------------------------------------
-    // Messages and helpers
-    // ------------------------------------------------------------------------------------------
-
-    static String howToProvideRedis() {
-        return "Provide Redis for the tests in one of these ways:\n"
-                + "  - set REDIS_URL=redis://host:port (or -D" + REDIS_URL_PROPERTY + "=redis://host:port) to use a server"
-                + " you run; tests only write keys under a random prefix and never flush it\n"
-                + "  - start Docker, so that Testcontainers can run " + DOCKER_IMAGE + "\n"
-                + "  - install redis-server on PATH (e.g. apt-get install redis-server, brew install redis)\n"
-                + "Use -D" + STRATEGY_PROPERTY + "=url|testcontainers|path|embedded to force one way.";
-    }
-
-    private static String nothingWorkedMessage(List<Strategy> order, Map<Strategy, String> failures) {
-        StringBuilder sb = new StringBuilder("No Redis server available for the tests.\n");
-        sb.append(howToProvideRedis()).append("\nStrategies tried, in order:\n");
-        for (Strategy s : order) {
-            sb.append("  - ").append(s.propertyValue()).append(" (").append(s.source()).append("): ")
-                    .append(failures.getOrDefault(s, "not tried")).append('\n');
-        }
-        return sb.toString().stripTrailing();
-    }
-
-    private static String urlFailureMessage(String url, String reason) {
-        return "REDIS_URL is set to " + url + " but that server cannot be used: " + reason
-                + "\nFix or unset REDIS_URL (and -D" + REDIS_URL_PROPERTY + "); without it the tests start their own"
-                + " server (Docker, redis-server on PATH, or the embedded-redis binary).";
-    }
-
+    /** See {@link StrategyResolver#describe}. */
     static String describe(Throwable e) {
-        StringBuilder sb = new StringBuilder();
-        Throwable t = e;
-        for (int depth = 0; t != null && depth < 4; depth++, t = t.getCause()) {
-            if (depth > 0) {
-                sb.append(" <- ");
-            }
-            sb.append(t.getClass().getSimpleName());
-            if (t.getMessage() != null) {
-                sb.append(": ").append(t.getMessage());
-            }
-            if (t.getCause() == t) {
-                break;
-            }
-        }
-        return sb.toString();
-    }
-
-    @Override
-    String describeOpened(Duration startup) {
-        String version = "?";
-        try {
-            for (String line : client.info("server").split("\r?\n")) {
-                if (line.startsWith("redis_version:")) {
-                    version = line.substring("redis_version:".length()).trim();
-                }
-            }
-        } catch (RuntimeException ignored) {
-            // informational only
-        }
-        return uri + " via " + strategy.source() + " (redis " + version + ", " + server.description()
-                + ", keyPrefix " + keyPrefix() + ")";
-    }
-
-    private void deleteOwnKeysQuietly() {
-        try {
-            List<String> own = scanOwnKeys(client);
-            for (int i = 0; i < own.size(); i += 500) {
-                client.del(own.subList(i, Math.min(own.size(), i + 500)).toArray(new String[0]));
-            }
-        } catch (RuntimeException e) {
-            System.err.println(LOG_PREFIX + "could not delete keys under " + keyPrefix() + " on " + uri + ": " + describe(e));
-        }
-    }
-
-    private boolean pingsWithClient() {
-        try {
-            return "PONG".equalsIgnoreCase(client.ping());
-        } catch (RuntimeException e) {
-            return false;
-        }
-    }
-
-    private void requireOwned(String operation) {
-        requireOpen();
-        if (!server.owned()) {
-            throw new IllegalStateException(operation + " is only allowed on a server this extension started, but this"
-                    + " test class uses the shared server " + uri + " from " + strategy.source() + ", which is never"
-                    + " stopped or restarted. Unset REDIS_URL or run with -D" + STRATEGY_PROPERTY
-                    + "=testcontainers|path|embedded to get an owned server.");
-        }
-    }
-
-    private static void closeQuietly(AutoCloseable c) {
-        if (c == null) {
-            return;
-        }
-        try {
-            c.close();
-        } catch (Exception ignored) {
-            // best effort
-        }
+        return StrategyResolver.describe(e);
     }
 
     /** A strategy that does not apply on this machine; the next one is tried. */
@@ -671,15 +321,6 @@ public final class RedisServerExtension extends ManagedRedisResource {
         }
 
         StrategyUnavailable(String message, Throwable cause) {
-            super(message, cause);
-        }
-    }
-
-    /** The user explicitly named a server (REDIS_URL) and it is unusable: fail instead of falling back. */
-    static final class ExplicitServerFailed extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        ExplicitServerFailed(String message, Throwable cause) {
             super(message, cause);
         }
     }

@@ -1,0 +1,261 @@
+package dev.ratelimit.bench;
+
+import static dev.ratelimit.bench.BenchmarkReport.ALGORITHMS;
+import static dev.ratelimit.bench.BenchmarkReport.COMMAND;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Writes BENCHMARKS.md from one run's figures: machine, versions, date, command, every raw figure, every
+ * ratio, and the targets met or missed.
+ */
+final class BenchmarkMarkdown {
+    private static final List<String> TRAFFIC = List.of("distinct", "hot-admitted", "hot-denied", "hot-denied-cached");
+
+    private final boolean smoke;
+    private final JmhThroughput jmh;
+    private final RedisMeasurements measurements;
+    /** Findings written by hand about the targets (bench/NOTES.md), appended so a rerun keeps them; may be null. */
+    private final Path notes;
+
+    BenchmarkMarkdown(boolean smoke, JmhThroughput jmh, RedisMeasurements measurements, Path notes) {
+        this.smoke = smoke;
+        this.jmh = jmh;
+        this.measurements = measurements;
+        this.notes = notes;
+    }
+
+    /**
+     * The whole report.
+     *
+     * @param commands    per limiter: {round trips, all commands} per decision
+     * @param redisMicros per row: Redis CPU per call in microseconds
+     * @param memory      per algorithm: {key name length, bytes after 1 decision, bytes after 100}
+     * @param bare        HTTP load without the filter
+     * @param filtered    HTTP load through RateLimitFilter
+     * @param took        how long the whole run took
+     */
+    String write(Map<String, double[]> commands, Map<String, Double> redisMicros, Map<String, long[]> memory,
+            HttpLoad.Result bare, HttpLoad.Result filtered, Duration took) throws IOException {
+        StringBuilder md = new StringBuilder();
+        md.append("# Benchmarks\n\n");
+        if (smoke) {
+            md.append("**Smoke run: every benchmark ran for a few milliseconds to prove it still works. These numbers "
+                    + "mean nothing.**\n\n");
+        }
+        md.append("Run by `").append(COMMAND).append("` from the repository root (about 15 minutes; it rewrites this "
+                + "file). Every figure below comes from that one run, against one local Redis, on one machine; "
+                + "compare ratios, not absolute numbers from other runs.\n\n");
+        md.append("| | |\n|---|---|\n");
+        md.append("| date | ").append(ZonedDateTime.now().format(DateTimeFormatter.RFC_1123_DATE_TIME)).append(" |\n");
+        md.append("| machine | ").append(machine()).append(" |\n");
+        md.append("| JDK | ").append(System.getProperty("java.vm.name")).append(' ')
+                .append(System.getProperty("java.version")).append(" |\n");
+        md.append("| Redis | ").append(measurements.redisVersion()).append(" on the same machine, over loopback |\n");
+        md.append("| JMH | ").append(smoke ? "no fork, no warm-up, 1 × 50 ms" : "1 fork, warm-up 1 × 1 s, measurement 2 × 2 s")
+                .append(", throughput; pools of ").append(BenchRedis.POOL_SIZE).append(" connections for everyone |\n");
+        md.append("| run time | ").append(took.toSeconds()).append(" s |\n\n");
+
+        double floor16 = jmh.score("floor", jmh.mid());
+        md.append("## Decisions per second\n\n");
+        md.append("The floor is one EVALSHA of `return 1` with one key through the same kind of Jedis pool: one round "
+                + "trip, the most any Redis limiter can do. Ratios are to the floor at the same thread count.\n\n");
+        md.append("| what | traffic |");
+        for (int threads : jmh.threadCounts()) {
+            md.append(' ').append(threads).append(" threads | ratio |");
+        }
+        md.append('\n').append("|---|---|");
+        jmh.threadCounts().forEach(t -> md.append("---:|---:|"));
+        md.append('\n');
+        row(md, "floor: EVALSHA `return 1`", "distinct", "floor");
+        row(md, "EVALSHA of one `SET PX`", "distinct", "script set-px");
+        for (String algorithm : ALGORITHMS) {
+            row(md, "`" + algorithm + "` script alone (bare EVALSHA)", "distinct", "script " + algorithm);
+            for (String traffic : TRAFFIC) {
+                row(md, "`" + algorithm + "`", traffic.replace("hot-denied-cached", "hot-denied, local deny cache"),
+                        "ours " + algorithm + " " + traffic);
+            }
+        }
+        for (String peer : List.of("bucket4j", "redisson", "naive")) {
+            for (String traffic : List.of("distinct", "hot-admitted")) {
+                row(md, peerName(peer), traffic, "peer " + peer + " " + traffic);
+            }
+        }
+        md.append("\nTraffic: `distinct` = 10,000 clients round-robin, all admitted; `hot-admitted` = one client, all "
+                + "admitted; `hot-denied` = one client over its limit, all denied (local deny cache off unless "
+                + "said). Admitted traffic runs under a limit of 10^9 per minute, for ours and the peers alike.\n\n");
+
+        md.append("## Ours against the peers (").append(jmh.mid()).append(" threads)\n\n");
+        md.append("| comparison | traffic | ours | peer | ours / peer |\n|---|---|---:|---:|---:|\n");
+        comparison(md, "`token-bucket` vs bucket4j token bucket", "token-bucket", "bucket4j", "distinct");
+        comparison(md, "`token-bucket` vs bucket4j token bucket", "token-bucket", "bucket4j", "hot-admitted");
+        comparison(md, "`token-bucket` vs Redisson RRateLimiter", "token-bucket", "redisson", "distinct");
+        comparison(md, "`token-bucket` vs Redisson RRateLimiter", "token-bucket", "redisson", "hot-admitted");
+        comparison(md, "`sliding-log` vs naive four-call sorted set", "sliding-log", "naive", "distinct");
+        comparison(md, "`sliding-log` vs naive four-call sorted set", "sliding-log", "naive", "hot-admitted");
+
+        md.append("\n## Where the distance to the floor comes from (").append(jmh.mid()).append(" threads)\n\n");
+        md.append("*Redis CPU* is what `INFO commandstats` charges to EVALSHA per call (8 callers, 10,000 keys): "
+                + "the script alone, without reading the request or writing the reply, which cost every row alike. "
+                + "*Script alone* runs the algorithm's script by a bare EVALSHA, with the arguments our limiter sends; "
+                + "*ours* is the same script through `RateLimiter`. `SET PX` is the least a limiter must do: one "
+                + "write with an expiry.\n\n");
+        md.append("| what | Redis CPU per call | script alone | ratio to floor | ours | ratio to floor | ours / script "
+                + "alone |\n|---|---:|---:|---:|---:|---:|---:|\n");
+        md.append("| floor: EVALSHA `return 1` | ").append(micros(redisMicros.get("floor"))).append(" | ")
+                .append(format(floor16)).append(" | 1.00 | | | |\n");
+        double setPx = jmh.score("script set-px", jmh.mid());
+        md.append("| EVALSHA of one `SET PX` | ").append(micros(redisMicros.get("set-px"))).append(" | ")
+                .append(format(setPx)).append(" | ").append(format(setPx / floor16)).append(" | | | |\n");
+        for (String algorithm : ALGORITHMS) {
+            double alone = jmh.score("script " + algorithm, jmh.mid());
+            double ours = jmh.score("ours " + algorithm + " distinct", jmh.mid());
+            md.append("| `").append(algorithm).append("` | ").append(micros(redisMicros.get(algorithm))).append(" | ")
+                    .append(format(alone)).append(" | ").append(format(alone / floor16)).append(" | ")
+                    .append(format(ours)).append(" | ").append(format(ours / floor16)).append(" | ")
+                    .append(format(ours / alone)).append(" |\n");
+        }
+
+        md.append("\n## Redis commands per decision\n\n");
+        md.append("From `INFO commandstats` deltas over many decisions. *Round trips* counts what the client sent "
+                + "(EVALSHA, EVAL or plain commands); *all* also counts the commands the script ran inside Redis.\n\n");
+        md.append("| limiter | round trips per decision | all commands per decision |\n|---|---:|---:|\n");
+        for (Map.Entry<String, double[]> entry : commands.entrySet()) {
+            boolean naive = entry.getKey().startsWith("naive");
+            md.append("| ").append(naive ? entry.getKey() : "`" + entry.getKey() + "`").append(" | ")
+                    .append(naive ? format(entry.getValue()[1]) : format(entry.getValue()[0])).append(" | ")
+                    .append(format(entry.getValue()[1])).append(" |\n");
+        }
+
+        md.append("\n## Redis memory per client key\n\n");
+        md.append("`MEMORY USAGE key SAMPLES 0` after the client's first decision and after `limit` (100) admitted "
+                + "decisions in one window.\n\n");
+        md.append("| algorithm | key name | after 1 | after 100 |\n|---|---:|---:|---:|\n");
+        memory.forEach((algorithm, bytes) -> md.append("| `").append(algorithm).append("` | ").append(bytes[0])
+                .append(" bytes | ").append(bytes[1]).append(" bytes | ").append(bytes[2]).append(" bytes |\n"));
+
+        md.append("\n## HTTP\n\n");
+        md.append("Embedded Jetty with a servlet that writes `ok`, driven by 16 closed-loop clients (JDK HttpClient) in "
+                + "the same JVM on the same two cores, with and without `RateLimitFilter` (default `sliding-log`, all "
+                + "admitted, one client).\n\n");
+        md.append("| | requests/s | p50 | p99 | errors |\n|---|---:|---:|---:|---:|\n");
+        md.append(String.format(Locale.ROOT, "| bare servlet | %.0f | %.2f ms | %.2f ms | %d |%n",
+                bare.requestsPerSecond(), bare.p50Millis(), bare.p99Millis(), bare.errors()));
+        md.append(String.format(Locale.ROOT, "| with RateLimitFilter | %.0f | %.2f ms | %.2f ms | %d |%n",
+                filtered.requestsPerSecond(), filtered.p50Millis(), filtered.p99Millis(), filtered.errors()));
+        md.append(String.format(Locale.ROOT, "%nThe filter keeps %.0f %% of the bare throughput and adds %.2f ms at p50, "
+                + "%.2f ms at p99.%n", 100 * filtered.requestsPerSecond() / bare.requestsPerSecond(),
+                filtered.p50Millis() - bare.p50Millis(), filtered.p99Millis() - bare.p99Millis()));
+
+        md.append("\n## Targets (").append(jmh.mid()).append(" threads)\n\n");
+        md.append("| target | measured | met? |\n|---|---|:---:|\n");
+        for (String algorithm : ALGORITHMS) {
+            double need = algorithm.equals("sliding-log") ? 0.8 : 0.9;
+            target(md, "`" + algorithm + "` ≥ " + need + " × floor (distinct keys)",
+                    jmh.score("ours " + algorithm + " distinct", jmh.mid()) / floor16, need);
+        }
+        target(md, "`token-bucket` ≥ 1.5 × bucket4j, 10,000 keys", jmh.ratio("token-bucket", "bucket4j", "distinct"), 1.5);
+        target(md, "`token-bucket` ≥ 5 × bucket4j, one hot admitted key", jmh.ratio("token-bucket", "bucket4j",
+                "hot-admitted"), 5);
+        target(md, "`token-bucket` ≥ 2 × Redisson RRateLimiter (10,000 keys)", jmh.ratio("token-bucket", "redisson",
+                "distinct"), 2);
+        target(md, "`sliding-log` ≥ 3 × naive four-call limiter (10,000 keys)", jmh.ratio("sliding-log", "naive",
+                "distinct"), 3);
+        for (String algorithm : ALGORITHMS) {
+            target(md, "`" + algorithm + "` hot denied key with local deny cache ≥ 10 × floor",
+                    jmh.score("ours " + algorithm + " hot-denied-cached", jmh.mid()) / floor16, 10);
+        }
+        for (String algorithm : List.of("fixed-window", "sliding-window", "token-bucket", "leaky-bucket", "gcra")) {
+            long bytes = memory.get(algorithm)[2];
+            md.append("| `").append(algorithm).append("` ≤ 128 bytes per key (30-byte key name) | ").append(bytes)
+                    .append(" bytes | ").append(bytes <= 128 ? "yes" : "**no**").append(" |\n");
+        }
+        double kept = filtered.requestsPerSecond() / bare.requestsPerSecond();
+        md.append(String.format(Locale.ROOT, "| filter keeps ≥ 60 %% of bare throughput | %.0f %% | %s |%n", 100 * kept,
+                kept >= 0.6 ? "yes" : "**no**"));
+        double addedP99 = filtered.p99Millis() - bare.p99Millis();
+        md.append(String.format(Locale.ROOT, "| filter adds ≤ 1 ms at p99 | %.2f ms | %s |%n", addedP99,
+                addedP99 <= 1.0 ? "yes" : "**no**"));
+        if (notes != null && Files.exists(notes) && !smoke) {
+            md.append("\n").append(Files.readString(notes));
+        }
+        return md.toString();
+    }
+
+    private void row(StringBuilder md, String what, String traffic, String row) {
+        md.append("| ").append(what).append(" | ").append(traffic).append(" |");
+        for (int threads : jmh.threadCounts()) {
+            double value = jmh.score(row, threads);
+            md.append(' ').append(format(value)).append(" | ").append(format(value / jmh.score("floor", threads)))
+                    .append(" |");
+        }
+        md.append('\n');
+    }
+
+    private void comparison(StringBuilder md, String what, String algorithm, String peer, String traffic) {
+        double ours = jmh.score("ours " + algorithm + " " + traffic, jmh.mid());
+        double theirs = jmh.score("peer " + peer + " " + traffic, jmh.mid());
+        md.append("| ").append(what).append(" | ").append(traffic).append(" | ").append(format(ours)).append(" | ")
+                .append(format(theirs)).append(" | ").append(format(ours / theirs)).append(" |\n");
+    }
+
+    private static void target(StringBuilder md, String what, double measured, double need) {
+        String shown = measured >= 100 ? format(measured) : String.format(Locale.ROOT, "%.3f", measured);
+        md.append("| ").append(what).append(" | ").append(shown).append(" × | ")
+                .append(measured >= need ? "yes" : "**no**").append(" |\n");
+    }
+
+    private static String peerName(String peer) {
+        switch (peer) {
+            case "bucket4j":
+                return "bucket4j token bucket (Jedis)";
+            case "redisson":
+                return "Redisson RRateLimiter";
+            default:
+                return "naive four-call sorted set";
+        }
+    }
+
+    private static String micros(Double value) {
+        return value == null || value.isNaN() ? "–" : String.format(Locale.ROOT, "%.1f µs", value);
+    }
+
+    private static String format(double value) {
+        if (Double.isNaN(value)) {
+            return "–";
+        }
+        if (value >= 100) {
+            return String.format(Locale.ROOT, "%,.0f", value);
+        }
+        return String.format(Locale.ROOT, "%.2f", value);
+    }
+
+    private static String machine() {
+        String cpu = "?";
+        String memory = "?";
+        try {
+            Matcher model = Pattern.compile("model name\\s*:\\s*(.+)").matcher(Files.readString(Path.of("/proc/cpuinfo")));
+            if (model.find()) {
+                cpu = model.group(1).trim();
+            }
+            Matcher total = Pattern.compile("MemTotal:\\s*(\\d+) kB").matcher(Files.readString(Path.of("/proc/meminfo")));
+            if (total.find()) {
+                memory = Long.parseLong(total.group(1)) / 1024 / 1024 + " GiB";
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux: the cores and OS still say something
+        }
+        return Runtime.getRuntime().availableProcessors() + " cores (" + cpu + "), " + memory + ", "
+                + System.getProperty("os.name") + " " + System.getProperty("os.version");
+    }
+}

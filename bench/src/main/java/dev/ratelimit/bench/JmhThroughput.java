@@ -1,0 +1,91 @@
+package dev.ratelimit.bench;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+/**
+ * Runs the JMH benchmarks ({@link LimiterBenchmark}, {@link FloorBenchmark}, {@link ScriptBenchmark},
+ * {@link PeerBenchmark}) at each thread count and keeps their throughput, one row per benchmark and
+ * parameters: {@code floor}, {@code script <name>}, {@code ours <algorithm> <traffic>},
+ * {@code peer <peer> <traffic>}.
+ */
+final class JmhThroughput {
+    private final boolean smoke;
+    private final String redisUri;
+    private final List<Integer> threadCounts;
+    /** Decisions per second: row → threads → score. */
+    private final Map<String, Map<Integer, Double>> throughput = new LinkedHashMap<>();
+
+    JmhThroughput(boolean smoke, String redisUri) {
+        this.smoke = smoke;
+        this.redisUri = redisUri;
+        this.threadCounts = smoke ? List.of(1, 4) : List.of(1, 16, 64);
+    }
+
+    /** Runs every benchmark at every thread count. */
+    void runAll() throws Exception {
+        for (int threads : threadCounts) {
+            run(threads);
+        }
+    }
+
+    /** @return the thread counts, in the order they ran */
+    List<Integer> threadCounts() {
+        return threadCounts;
+    }
+
+    /** The thread count the comparisons and targets use: the middle one of a full run, the last of a smoke run. */
+    int mid() {
+        return threadCounts.get(threadCounts.size() > 2 ? 1 : threadCounts.size() - 1);
+    }
+
+    /** Decisions per second of {@code row} at {@code threads} threads, NaN when it did not run. */
+    double score(String row, int threads) {
+        Map<Integer, Double> scores = throughput.get(row);
+        return scores == null || !scores.containsKey(threads) ? Double.NaN : scores.get(threads);
+    }
+
+    /** Ours over the peer, at {@link #mid()} threads. */
+    double ratio(String algorithm, String peer, String traffic) {
+        return score("ours " + algorithm + " " + traffic, mid()) / score("peer " + peer + " " + traffic, mid());
+    }
+
+    /** Runs every benchmark with {@code threads} threads and records the scores. */
+    private void run(int threads) throws Exception {
+        ChainedOptionsBuilder options = new OptionsBuilder()
+                .include("dev\\.ratelimit\\.bench\\.(LimiterBenchmark|FloorBenchmark|ScriptBenchmark|PeerBenchmark)\\.")
+                .threads(threads)
+                .timeUnit(TimeUnit.SECONDS)
+                .mode(org.openjdk.jmh.annotations.Mode.Throughput)
+                .shouldFailOnError(true)
+                .jvmArgsAppend("-D" + BenchRedis.URI_PROPERTY + "=" + redisUri, "-Xmx1g");
+        if (smoke) {
+            options.forks(0).warmupIterations(0).measurementIterations(1).measurementTime(TimeValue.milliseconds(50));
+        } else {
+            options.forks(1).warmupIterations(1).warmupTime(TimeValue.seconds(1)).measurementIterations(2)
+                    .measurementTime(TimeValue.seconds(2));
+        }
+        for (RunResult result : new Runner(options.build()).run()) {
+            String benchmark = result.getParams().getBenchmark();
+            String row;
+            if (benchmark.contains("LimiterBenchmark")) {
+                row = "ours " + result.getParams().getParam("algorithm") + " " + result.getParams().getParam("traffic");
+            } else if (benchmark.contains("PeerBenchmark")) {
+                row = "peer " + result.getParams().getParam("peer") + " " + result.getParams().getParam("traffic");
+            } else if (benchmark.contains("ScriptBenchmark")) {
+                row = "script " + result.getParams().getParam("script");
+            } else {
+                row = "floor";
+            }
+            throughput.computeIfAbsent(row, r -> new TreeMap<>()).put(threads, result.getPrimaryResult().getScore());
+        }
+    }
+}
