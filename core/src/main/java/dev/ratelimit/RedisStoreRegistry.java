@@ -68,6 +68,12 @@ public final class RedisStoreRegistry {
         }
     }
 
+    /** How many users hold the store of these settings now (0 when none is open): for operators and tests. */
+    public synchronized int users(RedisSettings settings) {
+        Entry entry = stores.get(settings);
+        return entry == null ? 0 : entry.users;
+    }
+
     /** Closes every store, whoever still uses it: for the end of the application. */
     public void closeAll() {
         List<RedisStore> open;
