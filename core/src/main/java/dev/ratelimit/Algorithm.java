@@ -1,5 +1,6 @@
 package dev.ratelimit;
 
+import dev.ratelimit.internal.Immutable;
 import dev.ratelimit.internal.BucketUnits;
 import dev.ratelimit.internal.ConfigNames;
 import java.util.ArrayList;
@@ -147,19 +148,19 @@ public enum Algorithm {
 
     /** fixed-window, sliding-log, sliding-window: limit, window in microseconds. */
     private static List<String> limitAndWindow(Rule rule) {
-        return List.of(Long.toString(rule.limit()), Long.toString(rule.windowMicros()));
+        return Immutable.listOf(Long.toString(rule.limit()), Long.toString(rule.windowMicros()));
     }
 
     /** token-bucket, leaky-bucket: capacity in units, units per permit, units per microsecond. */
     private static List<String> bucketUnits(Rule rule) {
         BucketUnits units = BucketUnits.of(rule.limit(), rule.windowMicros());
-        return List.of(Long.toString(rule.burst() * units.scale), Long.toString(units.scale),
+        return Immutable.listOf(Long.toString(rule.burst() * units.scale), Long.toString(units.scale),
                 Long.toString(units.rate));
     }
 
     /** gcra: emission interval in microseconds (rounded up: never faster than the rate), burst. */
     private static List<String> emissionInterval(Rule rule) {
         long interval = (rule.windowMicros() + rule.limit() - 1) / rule.limit();
-        return List.of(Long.toString(interval), Long.toString(rule.burst()));
+        return Immutable.listOf(Long.toString(interval), Long.toString(rule.burst()));
     }
 }

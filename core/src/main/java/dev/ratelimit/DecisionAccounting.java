@@ -1,5 +1,6 @@
 package dev.ratelimit;
 
+import dev.ratelimit.internal.Immutable;
 import dev.ratelimit.internal.LatencySamples;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -28,7 +29,7 @@ final class DecisionAccounting {
 
     DecisionAccounting(String policyName, List<RateLimitListener> listeners) {
         this.policyName = policyName;
-        this.listeners = List.copyOf(listeners);
+        this.listeners = Immutable.copyOf(listeners);
     }
 
     /** Counts a handed-out decision and tells the listeners. */

@@ -1,5 +1,6 @@
 package dev.ratelimit;
 
+import dev.ratelimit.internal.Immutable;
 import dev.ratelimit.internal.LocalDenyCache;
 import dev.ratelimit.internal.RedisGateway;
 import dev.ratelimit.internal.RedisKeys;
@@ -55,7 +56,7 @@ public final class RateLimiter {
     RateLimiter(RateLimiterBuilder builder) {
         this.policyName = builder.policyName;
         this.keyPrefix = builder.keyPrefix;
-        this.rules = List.copyOf(builder.rules);
+        this.rules = Immutable.copyOf(builder.rules);
         this.transport = builder.transport;
         this.gateway = StoreAccess.gateway(builder.store);
         this.inForce = new RulesInForce(policyName, rules, transport, gateway, builder.adaptive, builder.nanoClock);
@@ -252,7 +253,7 @@ public final class RateLimiter {
     private List<String> keys(String key) {
         String base = RedisKeys.key(keyPrefix, policyName, RedisKeys.checkClientKey("key", key));
         if (rules.size() == 1) {
-            return List.of(base);
+            return Immutable.listOf(base);
         }
         List<String> keys = new ArrayList<>(rules.size());
         for (Rule rule : rules) {

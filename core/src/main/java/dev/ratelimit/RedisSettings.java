@@ -1,5 +1,6 @@
 package dev.ratelimit;
 
+import dev.ratelimit.internal.Immutable;
 import dev.ratelimit.internal.BadArgument;
 import dev.ratelimit.internal.Durations;
 import dev.ratelimit.internal.RedisAddress;
@@ -186,8 +187,8 @@ public final class RedisSettings {
         private int poolSize = DEFAULT_POOL_SIZE;
         private Duration poolMaxWait;
         private String sentinelMaster;
-        private List<String> sentinelNodes = List.of();
-        private List<String> clusterNodes = List.of();
+        private List<String> sentinelNodes = Immutable.listOf();
+        private List<String> clusterNodes = Immutable.listOf();
         private int breakerFailures = DEFAULT_BREAKER_FAILURES;
         private Duration breakerCoolDown = DEFAULT_BREAKER_COOL_DOWN;
 
@@ -232,7 +233,7 @@ public final class RedisSettings {
          */
         public Builder sentinel(String master, List<String> nodes) {
             this.sentinelMaster = master;
-            this.sentinelNodes = nodes == null ? null : List.copyOf(nodes);
+            this.sentinelNodes = nodes == null ? null : Immutable.copyOf(nodes);
             return this;
         }
 
@@ -242,7 +243,7 @@ public final class RedisSettings {
          * @param nodes some of the cluster's nodes as {@code host:port}; the rest are discovered
          */
         public Builder cluster(List<String> nodes) {
-            this.clusterNodes = nodes == null ? null : List.copyOf(nodes);
+            this.clusterNodes = nodes == null ? null : Immutable.copyOf(nodes);
             return this;
         }
 
@@ -274,7 +275,7 @@ public final class RedisSettings {
 
         private void checkTopology(int database) {
             if (sentinelMaster != null || (sentinelNodes != null && !sentinelNodes.isEmpty())) {
-                if (sentinelMaster == null || sentinelMaster.isBlank()) {
+                if (sentinelMaster == null || sentinelMaster.trim().isEmpty()) {
                     throw new BadArgument("redisSentinelMaster", "redisSentinelMaster must name the master when "
                             + "redisSentinelNodes is set, but was '" + sentinelMaster + "'");
                 }

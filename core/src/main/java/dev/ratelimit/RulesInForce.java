@@ -1,5 +1,6 @@
 package dev.ratelimit;
 
+import dev.ratelimit.internal.Immutable;
 import dev.ratelimit.internal.Evaluator;
 import dev.ratelimit.internal.LatencySamples;
 import dev.ratelimit.internal.LuaEvaluator;
@@ -32,7 +33,7 @@ final class RulesInForce {
         final double factor;
 
         private Applied(List<Rule> rules, Evaluator evaluator, double factor) {
-            this.rules = List.copyOf(rules);
+            this.rules = Immutable.copyOf(rules);
             this.evaluator = evaluator;
             this.costs = rules.stream().mapToLong(Rule::cost).toArray();
             this.factor = factor;
@@ -53,7 +54,7 @@ final class RulesInForce {
     RulesInForce(String policyName, List<Rule> configured, Transport transport, RedisGateway gateway,
             AdaptiveLimit adaptive, LongSupplier nanoClock) {
         this.policyName = policyName;
-        this.configured = List.copyOf(configured);
+        this.configured = Immutable.copyOf(configured);
         this.transport = transport;
         this.gateway = gateway;
         this.adaptive = adaptive;

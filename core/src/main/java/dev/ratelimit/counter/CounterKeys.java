@@ -1,5 +1,6 @@
 package dev.ratelimit.counter;
 
+import dev.ratelimit.internal.Immutable;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RedisStore;
@@ -60,7 +61,7 @@ final class CounterKeys {
         this.keyPrefix = keyPrefix;
         this.window = window;
         this.pendingLimit = pendingLimit;
-        this.listeners = List.copyOf(listeners);
+        this.listeners = Immutable.copyOf(listeners);
     }
 
     /** @throws IllegalArgumentException for a bad name, prefix, window or pending limit */
@@ -89,7 +90,7 @@ final class CounterKeys {
     }
 
     void clear(String key) {
-        StoreAccess.gateway(store).delete(List.of(redisKey(key)));
+        StoreAccess.gateway(store).delete(Immutable.listOf(redisKey(key)));
     }
 
     /** Runs a counter script on the client's key, after any writes kept from an outage; the scripts answer {count}. */
@@ -99,7 +100,7 @@ final class CounterKeys {
 
     private long run(LuaScript script, String redisKey, List<String> args) {
         flushPending();
-        return StoreAccess.gateway(store).eval(script, List.of(redisKey), args).get(0);
+        return StoreAccess.gateway(store).eval(script, Immutable.listOf(redisKey), args).get(0);
     }
 
     /**
@@ -162,7 +163,7 @@ final class CounterKeys {
                     return;
                 }
                 try {
-                    StoreAccess.gateway(store).eval(next.script, List.of(next.key), next.args);
+                    StoreAccess.gateway(store).eval(next.script, Immutable.listOf(next.key), next.args);
                 } catch (RedisFailureException e) {
                     if (!e.redisAnswered()) {
                         throw e;

@@ -1,5 +1,6 @@
 package dev.ratelimit.counter;
 
+import dev.ratelimit.internal.Immutable;
 import dev.ratelimit.RedisStore;
 import dev.ratelimit.RedisFailureException;
 import dev.ratelimit.internal.Durations;
@@ -54,7 +55,7 @@ public final class DistinctCounter {
      */
     public long add(String key, String item) {
         String stored = RedisKeys.clientPart(RedisKeys.checkClientKey("item", item));
-        return keys.write(SCRIPT, key, List.of(stored, windowMicros, maxItems));
+        return keys.write(SCRIPT, key, Immutable.listOf(stored, windowMicros, maxItems));
     }
 
     /**
@@ -87,7 +88,7 @@ public final class DistinctCounter {
     }
 
     private long run(String key, String item) {
-        return keys.eval(SCRIPT, key, List.of(item, windowMicros, maxItems));
+        return keys.eval(SCRIPT, key, Immutable.listOf(item, windowMicros, maxItems));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.ratelimit.counter;
 
+import dev.ratelimit.internal.Immutable;
 import dev.ratelimit.RedisStore;
 import dev.ratelimit.RedisFailureException;
 import dev.ratelimit.internal.Durations;
@@ -70,7 +71,7 @@ public final class SlidingWindowCounter {
         if (events < 1) {
             throw new IllegalArgumentException("events must be at least 1, but was " + events);
         }
-        return keys.write(SCRIPT, key, List.of(Long.toString(events), slotMicros, slotCount));
+        return keys.write(SCRIPT, key, Immutable.listOf(Long.toString(events), slotMicros, slotCount));
     }
 
     /**
@@ -103,7 +104,7 @@ public final class SlidingWindowCounter {
     }
 
     private long run(String key, long events) {
-        return keys.eval(SCRIPT, key, List.of(Long.toString(events), slotMicros, slotCount));
+        return keys.eval(SCRIPT, key, Immutable.listOf(Long.toString(events), slotMicros, slotCount));
     }
 
     @Override

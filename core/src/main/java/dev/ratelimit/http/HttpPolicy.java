@@ -1,5 +1,6 @@
 package dev.ratelimit.http;
 
+import dev.ratelimit.internal.Immutable;
 import dev.ratelimit.AdaptiveLimit;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.RateLimiter;
@@ -62,10 +63,10 @@ public final class HttpPolicy {
                 RateLimiter.MAX_NAME_LENGTH);
         // The limiter's own cross-checks, run at startup rather than when the first request comes.
         if (transport == Transport.TRANSACTION) {
-            TransactionEvaluator.checkSupported(List.of(rule));
+            TransactionEvaluator.checkSupported(Immutable.listOf(rule));
         }
         if (adaptive != null) {
-            AdaptiveLimit.checkApplies(List.of(rule));
+            AdaptiveLimit.checkApplies(Immutable.listOf(rule));
         }
         this.quotedPolicyName = HttpAnswer.quoted(policyName);
         this.windowSeconds = Durations.ceilSeconds(rule.window());

@@ -1,5 +1,6 @@
 package dev.ratelimit.http;
 
+import dev.ratelimit.internal.Immutable;
 import dev.ratelimit.internal.BadArgument;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,14 +27,14 @@ public final class KeySpec implements KeyResolver {
      * @throws IllegalArgumentException naming the bad part
      */
     public static KeySpec parse(String spec, TrustedProxies proxies) {
-        if (spec == null || spec.isBlank()) {
+        if (spec == null || spec.trim().isEmpty()) {
             throw bad(spec, "it is empty");
         }
         List<Function<RequestView, String>> parts = new ArrayList<>();
         for (String word : spec.trim().split("\\+", -1)) {
             parts.add(part(word.trim(), spec, proxies));
         }
-        return new KeySpec(spec.trim(), List.copyOf(parts));
+        return new KeySpec(spec.trim(), Immutable.copyOf(parts));
     }
 
     private static Function<RequestView, String> part(String word, String spec, TrustedProxies proxies) {

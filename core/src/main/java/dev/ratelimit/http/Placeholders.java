@@ -30,7 +30,7 @@ final class Placeholders {
             return raw;
         }
         Matcher matcher = PLACEHOLDER.matcher(raw);
-        StringBuilder out = new StringBuilder();
+        StringBuffer out = new StringBuffer();
         while (matcher.find()) {
             String body = matcher.group(1);
             int colon = body.indexOf(':');

@@ -1,9 +1,11 @@
 package dev.ratelimit.http;
 
+import dev.ratelimit.internal.Immutable;
 import dev.ratelimit.AdaptiveLimit;
 import dev.ratelimit.RedisSettings;
 import dev.ratelimit.Rule;
 import dev.ratelimit.internal.BadArgument;
+import java.util.Collections;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +27,7 @@ public final class PolicyReader {
     private String defaultPolicyNameOrigin;
     private ClassLoader classLoader;
     private Placeholders placeholders = new Placeholders(System::getenv, System::getProperty);
-    private Map<String, String> values = Map.of();
+    private Map<String, String> values = Collections.emptyMap();
 
     PolicyReader(Function<String, String> labels) {
         this.labels = labels;
@@ -39,7 +41,7 @@ public final class PolicyReader {
      * @param labelFormat how errors name a default, e.g. {@code context-param 'ratelimit.%s'}
      */
     public PolicyReader defaults(Map<String, String> defaults, String labelFormat) {
-        layers.add(Map.copyOf(defaults));
+        layers.add(Immutable.copyOf(defaults));
         layerLabelFormats.add(labelFormat);
         return this;
     }
@@ -78,7 +80,7 @@ public final class PolicyReader {
             String format = layerLabelFormats.get(i);
             checkKnown(layers.get(i).keySet(), name -> String.format(format, name));
         }
-        this.values = Map.copyOf(own);
+        this.values = Immutable.copyOf(own);
         try {
             return new HttpPolicy(this);
         } catch (BadArgument e) {
@@ -147,7 +149,7 @@ public final class PolicyReader {
         String sentinelMaster = get(Settings.REDIS_SENTINEL_MASTER);
         List<String> sentinelNodes = get(Settings.REDIS_SENTINEL_NODES);
         if (sentinelMaster != null || sentinelNodes != null) {
-            builder.sentinel(sentinelMaster, sentinelNodes == null ? List.of() : sentinelNodes);
+            builder.sentinel(sentinelMaster, sentinelNodes == null ? Immutable.listOf() : sentinelNodes);
         }
         List<String> clusterNodes = get(Settings.REDIS_CLUSTER_NODES);
         if (clusterNodes != null) {

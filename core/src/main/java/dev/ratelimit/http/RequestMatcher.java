@@ -1,5 +1,6 @@
 package dev.ratelimit.http;
 
+import dev.ratelimit.internal.Immutable;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -17,7 +18,7 @@ final class RequestMatcher {
      * @param excludePaths exact paths, and prefixes written {@code /static/*}
      */
     RequestMatcher(List<String> methods, List<String> excludePaths) {
-        this.methods = Set.copyOf(methods);
+        this.methods = Immutable.setOf(methods);
         Set<String> exact = new LinkedHashSet<>();
         List<String> prefixes = new ArrayList<>();
         for (String path : excludePaths) {
@@ -28,7 +29,7 @@ final class RequestMatcher {
             }
         }
         this.excludedPaths = exact;
-        this.excludedPrefixes = List.copyOf(prefixes);
+        this.excludedPrefixes = Immutable.copyOf(prefixes);
         this.description = "methods " + (methods.isEmpty() ? "all" : String.join(",", methods)) + ", excludePaths "
                 + (excludePaths.isEmpty() ? "none" : describe(exact, prefixes));
     }

@@ -1,5 +1,6 @@
 package dev.ratelimit.http;
 
+import dev.ratelimit.internal.Immutable;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.RateLimiter;
@@ -65,9 +66,9 @@ public final class Settings {
             "a name", Function.identity(), "name in headers and in Redis keys");
     public static final Setting<String> KEY_PREFIX = Setting.of("keyPrefix", RateLimiter.DEFAULT_KEY_PREFIX,
             RateLimiter.DEFAULT_KEY_PREFIX, "a key prefix", Function.identity(), "Redis key prefix");
-    public static final Setting<List<String>> METHODS = Setting.of("methods", "all", List.of(),
+    public static final Setting<List<String>> METHODS = Setting.of("methods", "all", Immutable.listOf(),
             "HTTP methods such as GET,POST", Settings::methods, "HTTP methods that are limited, e.g. POST,PUT");
-    public static final Setting<List<String>> EXCLUDE_PATHS = Setting.of("excludePaths", "none", List.of(),
+    public static final Setting<List<String>> EXCLUDE_PATHS = Setting.of("excludePaths", "none", Immutable.listOf(),
             "paths starting with '/'", Settings::paths, "paths within the webapp that are not limited");
     public static final Setting<Boolean> ENFORCE = bool("enforce", true,
             "false = dry run: count, send headers and log, never block");
@@ -90,7 +91,7 @@ public final class Settings {
             Settings::duration, "with adaptive: also lower the limit while admitted requests are slower at p90");
 
     /** Every setting, in the documented order. */
-    public static final List<Setting<?>> ALL = List.of(REDIS_URI, REDIS_SENTINEL_MASTER, REDIS_SENTINEL_NODES,
+    public static final List<Setting<?>> ALL = Immutable.listOf(REDIS_URI, REDIS_SENTINEL_MASTER, REDIS_SENTINEL_NODES,
             REDIS_CLUSTER_NODES, REDIS_TIMEOUT, REDIS_POOL_SIZE, ALGORITHM, LIMIT, WINDOW, BURST, COST, KEY,
             KEY_RESOLVER_CLASS, TRUSTED_PROXIES, POLICY_NAME, KEY_PREFIX, METHODS, EXCLUDE_PATHS, ENFORCE,
             ON_REDIS_FAILURE, STATUS_CODE, HEADERS, TRANSPORT, LOCAL_DENY_CACHE, JMX, ADAPTIVE, ADAPTIVE_LATENCY);
@@ -193,7 +194,7 @@ public final class Settings {
     static List<String> list(String text) {
         List<String> items = new ArrayList<>(Arrays.asList(text.trim().split("[,\\s]+")));
         items.removeIf(String::isEmpty);
-        return List.copyOf(items);
+        return Immutable.copyOf(items);
     }
 
     private static List<String> methods(String text) {
@@ -208,7 +209,7 @@ public final class Settings {
                 methods.add(upper);
             }
         }
-        return List.copyOf(methods);
+        return Immutable.copyOf(methods);
     }
 
     private static List<String> paths(String text) {

@@ -1,5 +1,6 @@
 package dev.ratelimit.http;
 
+import dev.ratelimit.internal.Immutable;
 import dev.ratelimit.internal.BadArgument;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -7,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -21,7 +23,7 @@ import java.util.regex.Pattern;
  * as literals only; nothing here ever does a DNS lookup.
  */
 public final class TrustedProxies {
-    private static final TrustedProxies NONE = new TrustedProxies(List.of(), "none");
+    private static final TrustedProxies NONE = new TrustedProxies(Immutable.listOf(), "none");
     private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
     private static final Pattern IPV4_WITH_PORT = Pattern.compile("(\\d{1,3}(?:\\.\\d{1,3}){3}):\\d+");
     private static final Pattern IPV6 = Pattern.compile("[0-9a-fA-F:.]+");
@@ -47,7 +49,7 @@ public final class TrustedProxies {
      * @throws IllegalArgumentException naming the bad entry
      */
     public static TrustedProxies parse(String cidrs) {
-        if (cidrs == null || cidrs.isBlank()) {
+        if (cidrs == null || cidrs.trim().isEmpty()) {
             return NONE;
         }
         String[] entries = cidrs.trim().split("[,\\s]+");
@@ -101,7 +103,7 @@ public final class TrustedProxies {
         if (!xForwardedFor.isEmpty()) {
             for (String header : xForwardedFor) {
                 for (String hop : header.split(",")) {
-                    if (!hop.isBlank()) {
+                    if (!hop.trim().isEmpty()) {
                         chain.add(stripPort(hop.trim()));
                     }
                 }
@@ -109,7 +111,7 @@ public final class TrustedProxies {
             return chain;
         }
         for (String header : request.headers("Forwarded")) {
-            var matcher = FORWARDED_FOR.matcher(header);
+            Matcher matcher = FORWARDED_FOR.matcher(header);
             while (matcher.find()) {
                 String value = matcher.group(1);
                 if (value.startsWith("\"")) {
@@ -123,7 +125,7 @@ public final class TrustedProxies {
 
     /** {@code 1.2.3.4:80} and {@code [2001:db8::1]:443} lose their ports; brackets go. */
     private static String stripPort(String hop) {
-        var withPort = IPV4_WITH_PORT.matcher(hop);
+        Matcher withPort = IPV4_WITH_PORT.matcher(hop);
         if (withPort.matches()) {
             return withPort.group(1);
         }

@@ -1,7 +1,9 @@
 package dev.ratelimit.http;
 
+import dev.ratelimit.internal.Immutable;
 import dev.ratelimit.RedisStoreRegistry;
 import dev.ratelimit.jmx.RateLimiterJmx;
+import java.util.Collections;
 import java.util.Map;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
@@ -20,7 +22,7 @@ public final class Webapp {
     private Webapp(RedisStoreRegistry registry, String jmxName, Map<String, String> defaults) {
         this.registry = registry;
         this.jmxName = jmxName;
-        this.defaults = Map.copyOf(defaults);
+        this.defaults = Immutable.copyOf(defaults);
     }
 
     /**
@@ -42,7 +44,7 @@ public final class Webapp {
 
     /** An application outside any servlet container (JAX-RS on its own server): its own clients, no context-params. */
     public static Webapp standalone(String jmxName) {
-        return new Webapp(new RedisStoreRegistry(), jmxName, Map.of());
+        return new Webapp(new RedisStoreRegistry(), jmxName, Collections.emptyMap());
     }
 
     /** The Redis clients its policies share. */

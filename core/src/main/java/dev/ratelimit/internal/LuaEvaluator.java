@@ -31,7 +31,7 @@ public final class LuaEvaluator implements Evaluator {
      */
     public LuaEvaluator(RedisGateway gateway, List<Rule> rules) {
         this.gateway = gateway;
-        this.rules = List.copyOf(rules);
+        this.rules = Immutable.copyOf(rules);
         this.script = SCRIPTS.get(rules.get(0).algorithm());
         int count = 1;
         for (Rule rule : rules) {

@@ -1,5 +1,6 @@
 package dev.ratelimit.internal;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -51,7 +52,12 @@ public final class LuaScript {
             if (in == null) {
                 throw new IllegalStateException("Lua script " + path + " is missing from the class path");
             }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            byte[] buffer = new byte[8192];
+            for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+                bytes.write(buffer, 0, n);
+            }
+            return new String(bytes.toByteArray(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read Lua script " + path, e);
         }

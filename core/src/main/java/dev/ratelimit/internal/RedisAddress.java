@@ -1,9 +1,9 @@
 package dev.ratelimit.internal;
 
+import java.io.UnsupportedEncodingException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
@@ -85,7 +85,11 @@ public final class RedisAddress {
 
     /** URLDecoder would turn '+' into a blank, which is wrong for a password in a URI. */
     private static String percentDecode(String raw) {
-        return URLDecoder.decode(raw.replace("+", "%2B"), StandardCharsets.UTF_8);
+        try {
+            return URLDecoder.decode(raw.replace("+", "%2B"), "UTF-8");
+        } catch (UnsupportedEncodingException e) {
+            throw new IllegalStateException("every JVM has UTF-8", e);
+        }
     }
 
     /** Hides whatever stands between {@code ://} and {@code @}, even in a URI that does not parse. */

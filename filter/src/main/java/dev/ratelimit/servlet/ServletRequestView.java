@@ -4,8 +4,8 @@ import dev.ratelimit.http.RequestView;
 import jakarta.servlet.http.Cookie;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpSession;
+import java.io.UnsupportedEncodingException;
 import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.util.Collections;
 import java.util.Enumeration;
@@ -42,7 +42,7 @@ final class ServletRequestView implements RequestView {
     @Override
     public List<String> headers(String name) {
         Enumeration<String> values = request.getHeaders(name);
-        return values == null ? List.of() : Collections.list(values);
+        return values == null ? Collections.<String>emptyList() : Collections.list(values);
     }
 
     /** Read from the query string by hand: {@code getParameter} would consume a form body the application wants. */
@@ -64,8 +64,8 @@ final class ServletRequestView implements RequestView {
 
     private static String decode(String text) {
         try {
-            return URLDecoder.decode(text, StandardCharsets.UTF_8);
-        } catch (IllegalArgumentException malformed) {
+            return URLDecoder.decode(text, "UTF-8");
+        } catch (IllegalArgumentException | UnsupportedEncodingException malformed) {
             return text;
         }
     }

@@ -7,6 +7,7 @@ import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.Cookie;
 import jakarta.ws.rs.core.SecurityContext;
 import java.security.Principal;
+import java.util.Collections;
 import java.util.List;
 
 /** A JAX-RS request as the core's {@link RequestView}, with the servlet request when there is one. */
@@ -40,7 +41,7 @@ final class JaxrsRequestView implements RequestView {
     @Override
     public List<String> headers(String name) {
         List<String> values = request.getHeaders().get(name);
-        return values == null ? List.of() : values;
+        return values == null ? Collections.<String>emptyList() : values;
     }
 
     @Override

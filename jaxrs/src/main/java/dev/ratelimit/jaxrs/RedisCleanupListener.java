@@ -16,6 +16,12 @@ import jakarta.servlet.ServletContextListener;
  */
 public class RedisCleanupListener implements ServletContextListener {
 
+    /** Nothing to do at start: policies open their clients when they are deployed. (Servlet 3.1 has no default.) */
+    @Override
+    public void contextInitialized(ServletContextEvent event) {
+        // nothing
+    }
+
     @Override
     public void contextDestroyed(ServletContextEvent event) {
         ServletContext context = event.getServletContext();
