@@ -160,8 +160,8 @@ public final class PolicyReader {
 
     /** The rule: {@code algorithm}, {@code limit} per {@code window}, {@code burst}, {@code cost}. */
     Rule rule() {
-        Rule.Builder builder = Rule.builder(get(Settings.ALGORITHM), required(Settings.LIMIT), required(Settings.WINDOW))
-                .cost(get(Settings.COST));
+        Rule.Builder builder = Rule.builder(get(Settings.ALGORITHM), required(Settings.LIMIT),
+                required(Settings.WINDOW)).cost(get(Settings.COST));
         Long burst = get(Settings.BURST);
         if (burst != null) {
             builder.burst(burst);

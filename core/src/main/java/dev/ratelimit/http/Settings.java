@@ -26,7 +26,8 @@ import java.util.regex.Pattern;
  * {@code @RateLimited}'s attributes are all these names.
  */
 public final class Settings {
-    private static final Pattern SIMPLE_DURATION = Pattern.compile("(\\d{1,12})\\s*(ms|s|m|h|d)", Pattern.CASE_INSENSITIVE);
+    private static final Pattern SIMPLE_DURATION = Pattern.compile("(\\d{1,12})\\s*(ms|s|m|h|d)",
+            Pattern.CASE_INSENSITIVE);
     private static final Pattern METHOD = Pattern.compile("[A-Za-z]+");
     private static final Pattern PERCENT = Pattern.compile("(\\d{1,3})\\s*%");
     private static final String DURATION = "a duration such as 500ms, 10s, 1m, 1h, 1d or PT1M";
@@ -44,9 +45,10 @@ public final class Settings {
             RedisSettings.DEFAULT_TIMEOUT, DURATION, Settings::duration,
             "connect and socket timeout; also the longest wait for a pooled connection");
     public static final Setting<Long> REDIS_POOL_SIZE = wholeNumber("redisPoolSize", "32",
-            (long) RedisSettings.DEFAULT_POOL_SIZE, 1, 10_000, "a whole number between 1 and 10000", "most connections");
-    public static final Setting<Algorithm> ALGORITHM = Setting.of("algorithm", "sliding-log", Algorithm.SLIDING_LOG,
-            "an algorithm", Algorithm::fromConfigName, "how requests are counted");
+            (long) RedisSettings.DEFAULT_POOL_SIZE, 1, 10_000, "a whole number between 1 and 10000",
+            "most connections");
+    public static final Setting<Algorithm> ALGORITHM = Setting.of("algorithm", "sliding-log",
+            Algorithm.SLIDING_LOG, "an algorithm", Algorithm::fromConfigName, "how requests are counted");
     public static final Setting<Long> LIMIT = wholeNumber("limit", "required", null, 1, Long.MAX_VALUE,
             "a whole number of at least 1, such as 100", "requests per window");
     public static final Setting<Duration> WINDOW = Setting.of("window", "required", null, DURATION,
@@ -164,7 +166,7 @@ public final class Settings {
         }, doc);
     }
 
-    /** {@code 500ms}, {@code 10s}, {@code 1m}, {@code 1h}, {@code 1d}, or ISO-8601 such as {@code PT1M}; never negative. */
+    /** {@code 500ms}, {@code 10s}, {@code 1m}, {@code 1h}, {@code 1d}, or ISO-8601 such as {@code PT1M}. */
     static Duration duration(String text) {
         Matcher simple = SIMPLE_DURATION.matcher(text);
         if (simple.matches()) {

@@ -1,0 +1,88 @@
+package dev.ratelimit.servlet.legacy;
+
+import java.net.URI;
+import java.util.EnumSet;
+import java.util.Map;
+import javax.servlet.DispatcherType;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.handler.ContextHandlerCollection;
+import org.eclipse.jetty.servlet.FilterHolder;
+import org.eclipse.jetty.servlet.ServletContextHandler;
+import org.eclipse.jetty.servlet.ServletHolder;
+
+/** Embedded Jetty 9.4 (Servlet 3.1, javax.servlet) on a free port of the loopback address. */
+final class Jetty94 implements LegacyContainer {
+    private final Server server = new Server();
+    private final ContextHandlerCollection contexts = new ContextHandlerCollection();
+    private final int port;
+
+    Jetty94() {
+        ServerConnector connector = new ServerConnector(server);
+        connector.setHost("127.0.0.1");
+        connector.setPort(0);
+        server.addConnector(connector);
+        server.setHandler(contexts);
+        try {
+            server.start();
+        } catch (Exception e) {
+            throw new IllegalStateException("Jetty 9.4 did not start", e);
+        }
+        port = connector.getLocalPort();
+    }
+
+    @Override
+    public String name() {
+        return "jetty-9.4";
+    }
+
+    @Override
+    public URI deploy(String contextPath, String filterClass, Map<String, String> initParams,
+            Map<String, String> contextParams) {
+        ServletContextHandler context = new ServletContextHandler(ServletContextHandler.NO_SESSIONS);
+        context.setContextPath(contextPath);
+        contextParams.forEach(context::setInitParameter);
+        context.addServlet(new ServletHolder(new PingServlet()), "/*");
+        FilterHolder filter = new FilterHolder();
+        filter.setName("limited");
+        filter.setClassName(filterClass);
+        filter.setInitParameters(initParams);
+        context.addFilter(filter, "/*", EnumSet.of(DispatcherType.REQUEST));
+        contexts.addHandler(context);
+        try {
+            context.start();
+        } catch (Exception e) {
+            contexts.removeHandler(context);
+            throw new IllegalStateException("webapp " + contextPath + " did not start on Jetty 9.4: " + e, e);
+        }
+        if (!context.isAvailable()) {
+            undeploy(contextPath);
+            throw new IllegalStateException("webapp " + contextPath + " did not start on Jetty 9.4");
+        }
+        return URI.create("http://127.0.0.1:" + port + contextPath + "/");
+    }
+
+    @Override
+    public void undeploy(String contextPath) {
+        for (org.eclipse.jetty.server.Handler handler : contexts.getHandlers()) {
+            ServletContextHandler context = (ServletContextHandler) handler;
+            if (context.getContextPath().equals(contextPath)) {
+                try {
+                    context.stop();
+                } catch (Exception e) {
+                    throw new IllegalStateException("webapp " + contextPath + " did not stop", e);
+                }
+                contexts.removeHandler(context);
+            }
+        }
+    }
+
+    @Override
+    public void stop() {
+        try {
+            server.stop();
+        } catch (Exception e) {
+            throw new IllegalStateException("Jetty 9.4 did not stop", e);
+        }
+    }
+}
