@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ratelimit.testing.RedisServerExtension;
+import dev.ratelimit.testing.legacy.LegacyContainer;
+import dev.ratelimit.testing.legacy.LegacyWebApp;
+import dev.ratelimit.testing.legacy.PingServlet;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -37,13 +40,13 @@ class LegacyRateLimitFilterIT {
     private static final String FILTER = "dev.ratelimit.servlet.RateLimitFilter";
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static final AtomicInteger APPS = new AtomicInteger();
-    private static Tomcat9 tomcat;
-    private static Jetty94 jetty;
+    private static LegacyContainer tomcat;
+    private static LegacyContainer jetty;
 
     @BeforeAll
     static void start() {
-        tomcat = new Tomcat9();
-        jetty = new Jetty94();
+        tomcat = LegacyContainer.tomcat9();
+        jetty = LegacyContainer.jetty94();
     }
 
     @AfterAll
@@ -66,6 +69,12 @@ class LegacyRateLimitFilterIT {
         return params;
     }
 
+    /** A webapp whose every request goes through the filter to a {@link PingServlet}. */
+    private static LegacyWebApp limited(String path, Map<String, String> initParams) {
+        return LegacyWebApp.at(path).filter("limited", FILTER, initParams, "/*")
+                .servlet("ping", PingServlet.class.getName(), Map.of(), "/*");
+    }
+
     private static HttpResponse<String> get(URI uri) throws Exception {
         return HTTP.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.ofString());
@@ -76,8 +85,8 @@ class LegacyRateLimitFilterIT {
     void theLimitHoldsAndADenialIsTheSameAnswerAsOnJakarta(LegacyContainer container) throws Exception {
         String path = "/app" + APPS.incrementAndGet();
         String policy = "api" + APPS.get();
-        URI app = container.deploy(path, FILTER, params("limit", "3", "window", "1m", "policyName", policy,
-                "algorithm", "fixed-window"), Map.of());
+        URI app = container.deploy(limited(path, params("limit", "3", "window", "1m", "policyName", policy,
+                "algorithm", "fixed-window")));
 
         for (int i = 1; i <= 3; i++) {
             HttpResponse<String> allowed = get(app.resolve("orders"));
@@ -98,10 +107,9 @@ class LegacyRateLimitFilterIT {
     @MethodSource("containers")
     void aBadInitParamStopsTheWebapp(LegacyContainer container) throws Exception {
         String path = "/bad" + APPS.incrementAndGet();
-        assertThatThrownBy(() -> container.deploy(path, FILTER, params("limit", "3", "window", "soon"), Map.of()))
+        assertThatThrownBy(() -> container.deploy(limited(path, params("limit", "3", "window", "soon"))))
                 .isInstanceOf(IllegalStateException.class);
-        URI healthy = container.deploy("/ok" + APPS.incrementAndGet(), FILTER, params("limit", "5", "window", "1m"),
-                Map.of());
+        URI healthy = container.deploy(limited("/ok" + APPS.incrementAndGet(), params("limit", "5", "window", "1m")));
         assertThat(get(healthy.resolve(path + "/x")).statusCode()).as("the broken webapp serves nothing")
                 .isNotEqualTo(200);
     }
@@ -112,9 +120,11 @@ class LegacyRateLimitFilterIT {
         String path = "/ctx" + APPS.incrementAndGet();
         Map<String, String> context = Map.of("ratelimit.limit", "1", "ratelimit.window", "1m",
                 "ratelimit.redisUri", redis.uri(), "ratelimit.keyPrefix", redis.keyPrefix());
-        URI app = container.deploy(path, FILTER, Map.of("policyName", "ctx" + APPS.get()), context);
-        assertThat(get(app).statusCode()).isEqualTo(200);
-        assertThat(get(app).statusCode()).isEqualTo(429);
+        LegacyWebApp app = limited(path, Map.of("policyName", "ctx" + APPS.get()));
+        context.forEach(app::contextParam);
+        URI base = container.deploy(app);
+        assertThat(get(base).statusCode()).isEqualTo(200);
+        assertThat(get(base).statusCode()).isEqualTo(429);
         container.undeploy(path);
     }
 
@@ -122,8 +132,8 @@ class LegacyRateLimitFilterIT {
     void aTomcat9AndAJetty94SharingOneRedisAdmitExactlyTheLimitInTotal() throws Exception {
         String path = "/shared" + APPS.incrementAndGet();
         Map<String, String> params = params("limit", "40", "window", "1m", "key", "global", "policyName", "shared");
-        URI onTomcat = tomcat.deploy(path, FILTER, params, Map.of());
-        URI onJetty = jetty.deploy(path, FILTER, params, Map.of());
+        URI onTomcat = tomcat.deploy(limited(path, params));
+        URI onJetty = jetty.deploy(limited(path, params));
         List<CompletableFuture<HttpResponse<Void>>> answers = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
             URI node = (i % 2 == 0 ? onTomcat : onJetty).resolve("work");
@@ -148,7 +158,7 @@ class LegacyRateLimitFilterIT {
     void undeployLeavesNoConnectionOfOurs(LegacyContainer container) throws Exception {
         long before = ourConnections();
         String path = "/gone" + APPS.incrementAndGet();
-        URI app = container.deploy(path, FILTER, params("limit", "5", "window", "1m"), Map.of());
+        URI app = container.deploy(limited(path, params("limit", "5", "window", "1m")));
         assertThat(get(app).statusCode()).isEqualTo(200);
         assertThat(ourConnections()).as("the webapp's pool is open").isGreaterThan(before);
 

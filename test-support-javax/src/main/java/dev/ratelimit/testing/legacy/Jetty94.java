@@ -1,9 +1,9 @@
-package dev.ratelimit.servlet.legacy;
+package dev.ratelimit.testing.legacy;
 
 import java.net.URI;
 import java.util.EnumSet;
-import java.util.Map;
 import javax.servlet.DispatcherType;
+import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.ContextHandlerCollection;
@@ -37,34 +37,43 @@ final class Jetty94 implements LegacyContainer {
     }
 
     @Override
-    public URI deploy(String contextPath, String filterClass, Map<String, String> initParams,
-            Map<String, String> contextParams) {
-        ServletContextHandler context = new ServletContextHandler(ServletContextHandler.NO_SESSIONS);
-        context.setContextPath(contextPath);
-        contextParams.forEach(context::setInitParameter);
-        context.addServlet(new ServletHolder(new PingServlet()), "/*");
-        FilterHolder filter = new FilterHolder();
-        filter.setName("limited");
-        filter.setClassName(filterClass);
-        filter.setInitParameters(initParams);
-        context.addFilter(filter, "/*", EnumSet.of(DispatcherType.REQUEST));
+    public URI deploy(LegacyWebApp app) {
+        ServletContextHandler context = new ServletContextHandler(ServletContextHandler.SESSIONS);
+        context.setContextPath(app.contextPath);
+        app.contextParams.forEach(context::setInitParameter);
+        for (LegacyWebApp.Component filter : app.filters) {
+            FilterHolder holder = new FilterHolder();
+            holder.setName(filter.name);
+            holder.setClassName(filter.className);
+            holder.setInitParameters(filter.initParams);
+            context.addFilter(holder, filter.urlPattern, EnumSet.of(DispatcherType.REQUEST));
+        }
+        for (LegacyWebApp.Component servlet : app.servlets) {
+            ServletHolder holder = new ServletHolder();
+            holder.setName(servlet.name);
+            holder.setClassName(servlet.className);
+            holder.setInitParameters(servlet.initParams);
+            holder.setInitOrder(1);
+            context.addServlet(holder, servlet.urlPattern);
+        }
         contexts.addHandler(context);
         try {
             context.start();
         } catch (Exception e) {
             contexts.removeHandler(context);
-            throw new IllegalStateException("webapp " + contextPath + " did not start on Jetty 9.4: " + e, e);
+            throw new IllegalStateException("webapp " + app.contextPath + " did not start on Jetty 9.4: " + e, e);
         }
         if (!context.isAvailable()) {
-            undeploy(contextPath);
-            throw new IllegalStateException("webapp " + contextPath + " did not start on Jetty 9.4");
+            undeploy(app.contextPath);
+            throw new IllegalStateException("webapp " + app.contextPath + " did not start on Jetty 9.4");
         }
-        return URI.create("http://127.0.0.1:" + port + contextPath + "/");
+        return URI.create("http://127.0.0.1:" + port + app.contextPath + "/");
     }
 
     @Override
     public void undeploy(String contextPath) {
-        for (org.eclipse.jetty.server.Handler handler : contexts.getHandlers()) {
+        Handler[] handlers = contexts.getHandlers();
+        for (Handler handler : handlers == null ? new Handler[0] : handlers) {
             ServletContextHandler context = (ServletContextHandler) handler;
             if (context.getContextPath().equals(contextPath)) {
                 try {

@@ -1,14 +1,12 @@
-package dev.ratelimit.servlet.legacy;
+package dev.ratelimit.testing.legacy;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Map;
-import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleException;
 import org.apache.catalina.LifecycleState;
+import org.apache.catalina.Wrapper;
 import org.apache.catalina.core.StandardContext;
 import org.apache.catalina.startup.Tomcat;
 import org.apache.tomcat.util.descriptor.web.FilterDef;
@@ -21,8 +19,7 @@ final class Tomcat9 implements LegacyContainer {
 
     Tomcat9() {
         try {
-            Path base = Files.createTempDirectory("tomcat9-");
-            tomcat.setBaseDir(base.toString());
+            tomcat.setBaseDir(Files.createTempDirectory("tomcat9-").toString());
             tomcat.setHostname("127.0.0.1");
             tomcat.setPort(0);
             tomcat.getConnector().setProperty("address", "127.0.0.1");
@@ -41,37 +38,44 @@ final class Tomcat9 implements LegacyContainer {
     }
 
     @Override
-    public URI deploy(String contextPath, String filterClass, Map<String, String> initParams,
-            Map<String, String> contextParams) {
+    public URI deploy(LegacyWebApp app) {
         // Configured completely before it joins the started host, which starts it at once.
         StandardContext context = new StandardContext();
-        context.setName(contextPath);
-        context.setPath(contextPath);
+        context.setName(app.contextPath);
+        context.setPath(app.contextPath);
         context.addLifecycleListener(new Tomcat.FixContextListener());
-        contextParams.forEach(context::addParameter);
-        Tomcat.addServlet(context, "ping", new PingServlet());
-        context.addServletMappingDecoded("/*", "ping");
-        FilterDef filter = new FilterDef();
-        filter.setFilterName("limited");
-        filter.setFilterClass(filterClass);
-        initParams.forEach(filter::addInitParameter);
-        context.addFilterDef(filter);
-        FilterMap mapping = new FilterMap();
-        mapping.setFilterName("limited");
-        mapping.addURLPattern("/*");
-        context.addFilterMap(mapping);
-        tomcat.getHost().addChild(context);
-        // A filter whose init() threw leaves the context failed, not started.
-        if (context.getState() != LifecycleState.STARTED) {
-            undeploy(contextPath);
-            throw new IllegalStateException("webapp " + contextPath + " did not start on Tomcat 9");
+        // As a deployment should: a servlet whose init() fails (a JAX-RS runtime refusing a resource) fails the webapp.
+        context.setFailCtxIfServletStartFails(true);
+        app.contextParams.forEach(context::addParameter);
+        for (LegacyWebApp.Component filter : app.filters) {
+            FilterDef def = new FilterDef();
+            def.setFilterName(filter.name);
+            def.setFilterClass(filter.className);
+            filter.initParams.forEach(def::addInitParameter);
+            context.addFilterDef(def);
+            FilterMap mapping = new FilterMap();
+            mapping.setFilterName(filter.name);
+            mapping.addURLPattern(filter.urlPattern);
+            context.addFilterMap(mapping);
         }
-        return URI.create("http://127.0.0.1:" + port + contextPath + "/");
+        for (LegacyWebApp.Component servlet : app.servlets) {
+            Wrapper wrapper = Tomcat.addServlet(context, servlet.name, servlet.className);
+            servlet.initParams.forEach(wrapper::addInitParameter);
+            wrapper.setLoadOnStartup(1);
+            context.addServletMappingDecoded(servlet.urlPattern, servlet.name);
+        }
+        tomcat.getHost().addChild(context);
+        // A filter or servlet whose init() threw leaves the context failed, not started.
+        if (context.getState() != LifecycleState.STARTED) {
+            undeploy(app.contextPath);
+            throw new IllegalStateException("webapp " + app.contextPath + " did not start on Tomcat 9");
+        }
+        return URI.create("http://127.0.0.1:" + port + app.contextPath + "/");
     }
 
     @Override
     public void undeploy(String contextPath) {
-        Context context = (Context) tomcat.getHost().findChild(contextPath);
+        org.apache.catalina.Container context = tomcat.getHost().findChild(contextPath);
         if (context != null) {
             tomcat.getHost().removeChild(context);
         }
