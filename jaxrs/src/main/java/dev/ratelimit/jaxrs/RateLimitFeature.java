@@ -13,9 +13,9 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.FeatureContext;
 import jakarta.ws.rs.ext.Provider;
 import java.lang.reflect.Method;
-import java.util.ArrayList;
 import java.util.Collections;
-import java.util.List;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,7 +39,12 @@ public class RateLimitFeature implements DynamicFeature {
     private ServletContext servletContext;
 
     private Webapp webapp;
-    private final List<PolicyRuntime> runtimes = Collections.synchronizedList(new ArrayList<>());
+    /**
+     * One runtime per limited method. Some runtimes (RESTEasy 3) configure a method more than once;
+     * each time gets a filter over the same limiter, so one method is one policy, one client share and
+     * one JMX bean.
+     */
+    private final Map<String, PolicyRuntime> runtimes = new LinkedHashMap<>();
 
     /**
      * @throws IllegalArgumentException when an annotation, property or context-param holds a bad
@@ -57,8 +62,22 @@ public class RateLimitFeature implements DynamicFeature {
             return;
         }
         String where = resource.getSimpleName() + "." + method.getName();
-        Webapp webapp = webapp();
+        String key = resource.getName() + '#' + method;
         PolicyRuntime runtime;
+        synchronized (runtimes) {
+            runtime = runtimes.get(key);
+            if (runtime == null) {
+                runtime = start(annotation, where, context);
+                runtimes.put(key, runtime);
+                log.info("@RateLimited {}: {}", where, runtime.policy());
+            }
+        }
+        context.register(new RateLimitContainerFilter(runtime.pipeline(), inServletContainer()),
+                Priorities.AUTHORIZATION);
+    }
+
+    private PolicyRuntime start(RateLimited annotation, String where, FeatureContext context) {
+        Webapp webapp = webapp();
         try {
             HttpPolicy policy = HttpPolicy.parser(AnnotationSettings.labels(where))
                     .defaults(Settings.collect(context.getConfiguration().getPropertyNames(),
@@ -68,14 +87,10 @@ public class RateLimitFeature implements DynamicFeature {
                     .defaultPolicyName(where, "the resource method")
                     .classLoader(Thread.currentThread().getContextClassLoader())
                     .parse(AnnotationSettings.of(annotation));
-            runtime = webapp.start(policy);
+            return webapp.start(policy);
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("RateLimitFeature cannot limit " + where + ": " + e.getMessage(), e);
         }
-        runtimes.add(runtime);
-        context.register(new RateLimitContainerFilter(runtime.pipeline(), inServletContainer()),
-                Priorities.AUTHORIZATION);
-        log.info("@RateLimited {}: {}", where, runtime.policy());
     }
 
     /**
@@ -109,7 +124,7 @@ public class RateLimitFeature implements DynamicFeature {
     @PreDestroy
     public void close() {
         synchronized (runtimes) {
-            runtimes.forEach(PolicyRuntime::close);
+            runtimes.values().forEach(PolicyRuntime::close);
             runtimes.clear();
         }
     }
