@@ -86,7 +86,9 @@ final class JettyContainer implements ServletContainer {
         if (apps.containsKey(path)) {
             throw new IllegalStateException("an app is already deployed at '" + path + "' on jetty");
         }
-        ServletContextHandler ctx = new ServletContextHandler(path.isEmpty() ? "/" : path, ServletContextHandler.SESSIONS);
+        // Written to compile on Jetty 9.4 too: test-support-javax builds the javax harness from this source.
+        ServletContextHandler ctx = new ServletContextHandler(ServletContextHandler.SESSIONS);
+        ctx.setContextPath(path.isEmpty() ? "/" : path);
         ctx.setDisplayName(path.isEmpty() ? "/" : path);
         app.contextParams().forEach(ctx::setInitParameter);
         for (String listener : app.listeners()) {
