@@ -2,27 +2,20 @@ package dev.ratelimit.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
 import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import redis.clients.jedis.Protocol;
 
 /**
  * Several app nodes on one Redis, and the end of a webapp: a Tomcat and a Jetty node (Tomcat 11 and
@@ -36,7 +29,6 @@ class RateLimitFilterNodesIT {
     private static final ServletContainers.Pool containers = new ServletContainers.Pool();
     private static final AtomicInteger apps = new AtomicInteger();
     private static final String FILTER = RateLimitFilter.class.getName();
-    private static final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @AfterAll
     static void stop() {
@@ -54,21 +46,8 @@ class RateLimitFilterNodesIT {
                 "policyName", "shared");
         URI onTomcat = containers.get(Kind.TOMCAT).deploy(app(path, params));
         URI onJetty = containers.get(Kind.JETTY).deploy(app(path, params));
-        List<CompletableFuture<HttpResponse<Void>>> answers = new ArrayList<>();
-        for (int i = 0; i < 200; i++) {
-            URI node = (i % 2 == 0 ? onTomcat : onJetty).resolve("work");
-            answers.add(http.sendAsync(HttpRequest.newBuilder(node).timeout(Duration.ofSeconds(30)).build(),
-                    HttpResponse.BodyHandlers.discarding()));
-        }
-        int admitted = 0;
-        int denied = 0;
-        for (CompletableFuture<HttpResponse<Void>> answer : answers) {
-            int status = answer.get().statusCode();
-            admitted += status == 200 ? 1 : 0;
-            denied += status == 429 ? 1 : 0;
-        }
-        assertThat(admitted).isEqualTo(40);
-        assertThat(denied).isEqualTo(160);
+        assertThat(Http.concurrentStatuses(200, i -> (i % 2 == 0 ? onTomcat : onJetty).resolve("work")))
+                .containsExactly(Map.entry(200, 40), Map.entry(429, 160));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -78,8 +57,7 @@ class RateLimitFilterNodesIT {
         String path = "/gone" + apps.incrementAndGet();
         URI app = containers.get(kind).deploy(app(path, FilterParams.of(redis, "limit", "5", "window", "1m",
                 "policyName", "gone" + apps.get())));
-        assertThat(http.send(HttpRequest.newBuilder(app).build(), HttpResponse.BodyHandlers.discarding())
-                .statusCode()).isEqualTo(200);
+        assertThat(Http.get(app).statusCode()).isEqualTo(200);
         assertThat(ourConnections()).as("the webapp's pool is open").isGreaterThan(before);
 
         containers.get(kind).undeploy(path);
@@ -93,8 +71,6 @@ class RateLimitFilterNodesIT {
     }
 
     private static long ourConnections() {
-        Object list = redis.client().sendCommand(Protocol.Command.CLIENT, "LIST");
-        return new String((byte[]) list, StandardCharsets.UTF_8).lines()
-                .filter(line -> line.contains(" name=ratelimit ")).count();
+        return redis.connectionsNamed("ratelimit");
     }
 }

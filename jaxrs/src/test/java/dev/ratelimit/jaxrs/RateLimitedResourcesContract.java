@@ -17,8 +17,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +29,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import redis.clients.jedis.Protocol;
 
 /**
  * What @RateLimited promises, written once and run for each JAX-RS runtime (a subclass per
@@ -192,27 +189,12 @@ abstract class RateLimitedResourcesContract {
         // The Jetty node deploys the same webapp (same path, same key prefix): a second app node.
         URI onJetty = containers.get(Kind.JETTY).deploy(app(path.substring(0, path.length() - 1),
                 Resources.LimitedApplication.class).build());
-        List<CompletableFuture<HttpResponse<Void>>> answers = new ArrayList<>();
-        for (int i = 0; i < 200; i++) {
-            URI node = (i % 2 == 0 ? onTomcat : onJetty).resolve("rest/shared");
-            answers.add(http.sendAsync(HttpRequest.newBuilder(node).header("X-Client", "one")
-                    .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.discarding()));
-        }
-        int admitted = 0;
-        int denied = 0;
-        for (CompletableFuture<HttpResponse<Void>> answer : answers) {
-            int status = answer.get().statusCode();
-            admitted += status == 200 ? 1 : 0;
-            denied += status == 429 ? 1 : 0;
-        }
-        assertThat(admitted).isEqualTo(40);
-        assertThat(denied).isEqualTo(160);
+        assertThat(Http.concurrentStatuses(200, i -> (i % 2 == 0 ? onTomcat : onJetty).resolve("rest/shared"),
+                "X-Client", "one")).containsExactly(Map.entry(200, 40), Map.entry(429, 160));
     }
 
     private static long ourConnections() {
-        Object list = redis.client().sendCommand(Protocol.Command.CLIENT, "LIST");
-        return new String((byte[]) list, StandardCharsets.UTF_8).lines()
-                .filter(line -> line.contains(" name=ratelimit ")).count();
+        return redis.connectionsNamed("ratelimit");
     }
 
     @ParameterizedTest(name = "{0}")

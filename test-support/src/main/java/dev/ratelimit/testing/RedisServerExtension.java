@@ -1,11 +1,13 @@
 package dev.ratelimit.testing;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
 
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -241,6 +243,13 @@ public final class RedisServerExtension extends ManagedRedisResource {
     public synchronized UnifiedJedis client() {
         requireOpen();
         return opened.client();
+    }
+
+    /** How many connections the server has from clients with this name ({@code CLIENT SETNAME}). */
+    public long connectionsNamed(String clientName) {
+        Object list = client().sendCommand(Protocol.Command.CLIENT, "LIST");
+        String marker = " name=" + clientName + " ";
+        return new String((byte[]) list, StandardCharsets.UTF_8).lines().filter(line -> line.contains(marker)).count();
     }
 
     /**

@@ -7,6 +7,12 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.IntFunction;
 
 /** Real HTTP requests for the tests. */
 public final class Http {
@@ -34,5 +40,25 @@ public final class Http {
 
     public static HttpResponse<String> get(URI uri, String... headers) {
         return send("GET", uri, headers);
+    }
+
+    /**
+     * Sends {@code count} GET requests all at once (request {@code i} to {@code target.apply(i)},
+     * with the headers) and counts the answers by status, e.g. {@code {200=40, 429=160}}.
+     */
+    public static Map<Integer, Integer> concurrentStatuses(int count, IntFunction<URI> target, String... headers) {
+        List<CompletableFuture<HttpResponse<Void>>> answers = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            HttpRequest.Builder request = HttpRequest.newBuilder(target.apply(i)).timeout(Duration.ofSeconds(30));
+            for (int h = 0; h < headers.length; h += 2) {
+                request.header(headers[h], headers[h + 1]);
+            }
+            answers.add(CLIENT.sendAsync(request.build(), HttpResponse.BodyHandlers.discarding()));
+        }
+        Map<Integer, Integer> statuses = new TreeMap<>();
+        for (CompletableFuture<HttpResponse<Void>> answer : answers) {
+            statuses.merge(answer.join().statusCode(), 1, Integer::sum);
+        }
+        return statuses;
     }
 }
