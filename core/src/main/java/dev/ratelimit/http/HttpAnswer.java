@@ -11,6 +11,11 @@ import java.util.function.BiConsumer;
 public final class HttpAnswer {
     /** The media type of a denial's body. */
     public static final String PROBLEM_JSON = "application/problem+json";
+    /** The IANA problem type of a request over its quota (RFC 9457 registry, httpapi ratelimit draft). */
+    public static final String QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
+    /** The IANA problem type of the 503 answered while Redis cannot be asked and the policy denies. */
+    public static final String TEMPORARY_REDUCED_CAPACITY =
+            "https://iana.org/assignments/http-problem-types#temporary-reduced-capacity";
 
     /** Where an adapter wants headers written. */
     public interface HeaderSink {
@@ -59,8 +64,10 @@ public final class HttpAnswer {
         HeaderMode mode = policy.headerMode();
         if (mode.draft()) {
             String name = policy.quotedPolicyName();
+            // On a denial t is the Retry-After value: the draft (-10) says Retry-After must not point earlier.
+            long reset = decision.allowed() ? decision.resetAfterSeconds() : decision.retryAfterSeconds();
             headers.add("RateLimit-Policy", name + ";q=" + decision.limit() + ";w=" + policy.windowSeconds());
-            headers.add("RateLimit", name + ";r=" + decision.remaining() + ";t=" + decision.resetAfterSeconds());
+            headers.add("RateLimit", name + ";r=" + decision.remaining() + ";t=" + reset);
         }
         if (mode.legacy()) {
             headers.set("X-RateLimit-Limit", Long.toString(decision.limit()));
@@ -69,7 +76,11 @@ public final class HttpAnswer {
         }
     }
 
-    /** The body of a denial: {@code type}, {@code title}, {@code status}, {@code detail}, {@code retryAfter}, {@code policy}. */
+    /**
+     * The body of a denial: {@code type} ({@link #QUOTA_EXCEEDED}, or {@link #TEMPORARY_REDUCED_CAPACITY}
+     * when Redis failed), {@code title}, {@code status}, {@code detail}, {@code violated-policies} (not
+     * for a Redis failure), {@code retryAfter}, {@code policy}.
+     */
     public static String problemJson(Decision decision, HttpPolicy policy) {
         int status = status(decision, policy);
         long retryAfter = decision.retryAfterSeconds();
@@ -78,8 +89,10 @@ public final class HttpAnswer {
                         + "' is set to deny when that happens. Try again in " + seconds(retryAfter) + "."
                 : "Policy '" + policy.policyName() + "' allows " + decision.limit() + " requests per "
                         + policy.windowText() + ". Try again in " + seconds(retryAfter) + ".";
-        return "{\"type\":\"about:blank\",\"title\":" + json(title(status)) + ",\"status\":" + status
-                + ",\"detail\":" + json(detail) + ",\"retryAfter\":" + retryAfter
+        String type = decision.degraded() ? TEMPORARY_REDUCED_CAPACITY : QUOTA_EXCEEDED;
+        String violated = decision.degraded() ? "" : ",\"violated-policies\":[" + json(policy.policyName()) + "]";
+        return "{\"type\":" + json(type) + ",\"title\":" + json(title(status)) + ",\"status\":" + status
+                + ",\"detail\":" + json(detail) + violated + ",\"retryAfter\":" + retryAfter
                 + ",\"policy\":" + json(policy.policyName()) + "}";
     }
 

@@ -18,7 +18,12 @@ final class RequestMatcher {
      * @param excludePaths exact paths, and prefixes written {@code /static/*}
      */
     RequestMatcher(List<String> methods, List<String> excludePaths) {
-        this.methods = Immutable.setOf(methods);
+        Set<String> limited = new LinkedHashSet<>(methods);
+        if (limited.contains("GET")) {
+            // HEAD runs the GET handler (HttpServlet.doHead, JAX-RS): limiting GET alone would leave it open.
+            limited.add("HEAD");
+        }
+        this.methods = Immutable.setOf(limited);
         Set<String> exact = new LinkedHashSet<>();
         List<String> prefixes = new ArrayList<>();
         for (String path : excludePaths) {

@@ -47,7 +47,8 @@ class HttpAnswerTest {
         assertThat(headers(allowed(draft), draft))
                 .containsExactly("RateLimit-Policy: \"api\";q=100;w=60", "RateLimit: \"api\";r=42;t=17");
         assertThat(headers(denied(draft), draft))
-                .containsExactly("Retry-After: 3", "RateLimit-Policy: \"api\";q=100;w=60", "RateLimit: \"api\";r=0;t=30");
+                .as("on a denial t is the Retry-After value")
+                .containsExactly("Retry-After: 3", "RateLimit-Policy: \"api\";q=100;w=60", "RateLimit: \"api\";r=0;t=3");
     }
 
     @Test
@@ -66,9 +67,10 @@ class HttpAnswerTest {
     void aDenialBodyIsProblemJson() {
         HttpPolicy draft = policy("draft");
         assertThat(HttpAnswer.status(denied(draft), draft)).isEqualTo(429);
-        assertThat(HttpAnswer.problemJson(denied(draft), draft)).isEqualTo("{\"type\":\"about:blank\","
+        assertThat(HttpAnswer.problemJson(denied(draft), draft)).isEqualTo("{\"type\":"
+                + "\"https://iana.org/assignments/http-problem-types#quota-exceeded\","
                 + "\"title\":\"Too Many Requests\",\"status\":429,\"detail\":\"Policy 'api' allows 100 requests per 1m. "
-                + "Try again in 3 seconds.\",\"retryAfter\":3,\"policy\":\"api\"}");
+                + "Try again in 3 seconds.\",\"violated-policies\":[\"api\"],\"retryAfter\":3,\"policy\":\"api\"}");
     }
 
     @Test
@@ -78,7 +80,9 @@ class HttpAnswerTest {
         assertThat(HttpAnswer.status(degraded, draft)).isEqualTo(503);
         assertThat(headers(degraded, draft)).containsExactly("Retry-After: 1");
         assertThat(HttpAnswer.problemJson(degraded, draft)).contains("\"title\":\"Service Unavailable\"",
-                "\"status\":503", "cannot reach Redis");
+                "\"status\":503", "cannot reach Redis",
+                "\"type\":\"https://iana.org/assignments/http-problem-types#temporary-reduced-capacity\"")
+                .doesNotContain("violated-policies");
         assertThat(draft.rule().algorithm()).isEqualTo(Algorithm.SLIDING_LOG);
     }
 }

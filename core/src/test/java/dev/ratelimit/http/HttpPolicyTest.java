@@ -85,6 +85,15 @@ class HttpPolicyTest {
     }
 
     @Test
+    void limitingGetLimitsHeadToo() {
+        HttpPolicy policy = parse("limit", "1", "window", "1s", "methods", "get");
+        assertThat(policy.appliesTo("GET", "/")).isTrue();
+        assertThat(policy.appliesTo("HEAD", "/")).as("HEAD runs the GET handler").isTrue();
+        assertThat(policy.appliesTo("POST", "/")).isFalse();
+        assertThat(parse("limit", "1", "window", "1s", "methods", "POST").appliesTo("HEAD", "/")).isFalse();
+    }
+
+    @Test
     void contextParamsAreDefaultsAndInitParamsWin() {
         HttpPolicy policy = parser(Map.of("limit", "5", "window", "1h", "redisUri", "redis://shared:6379"))
                 .parse(words("limit", "7"));

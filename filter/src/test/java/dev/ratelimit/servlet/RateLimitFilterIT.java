@@ -89,9 +89,11 @@ class RateLimitFilterIT {
         assertThat(denied.headers().firstValue("Content-Type")).hasValueSatisfying(
                 type -> assertThat(type).startsWith("application/problem+json"));
         assertThat(denied.body())
-                .startsWith("{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,"
+                .startsWith("{\"type\":\"https://iana.org/assignments/http-problem-types#quota-exceeded\","
+                        + "\"title\":\"Too Many Requests\",\"status\":429,"
                         + "\"detail\":\"Policy '" + policy + "' allows 2 requests per 1m. Try again in ")
-                .contains("\"retryAfter\":").endsWith(",\"policy\":\"" + policy + "\"}");
+                .contains("\"violated-policies\":[\"" + policy + "\"],\"retryAfter\":")
+                .endsWith(",\"policy\":\"" + policy + "\"}");
 
         boolean draft = mode.equals("draft") || mode.equals("both");
         boolean legacy = mode.equals("legacy") || mode.equals("both");
@@ -99,8 +101,9 @@ class RateLimitFilterIT {
             assertThat(first.headers().firstValue("RateLimit-Policy")).hasValue("\"" + policy + "\";q=2;w=60");
             assertThat(first.headers().firstValue("RateLimit")).hasValueSatisfying(
                     value -> assertThat(value).matches("\"" + policy + "\";r=1;t=(59|60)"));
-            assertThat(denied.headers().firstValue("RateLimit")).hasValueSatisfying(
-                    value -> assertThat(value).matches("\"" + policy + "\";r=0;t=(59|60)"));
+            String retryAfter = denied.headers().firstValue("Retry-After").orElseThrow();
+            assertThat(denied.headers().firstValue("RateLimit")).as("on a denial t is the Retry-After value")
+                    .hasValue("\"" + policy + "\";r=0;t=" + retryAfter);
         } else {
             assertThat(first.headers().firstValue("RateLimit")).isEmpty();
             assertThat(first.headers().firstValue("RateLimit-Policy")).isEmpty();
@@ -224,6 +227,17 @@ class RateLimitFilterIT {
         }
         assertThat(Http.send("POST", app).statusCode()).isEqualTo(200);
         assertThat(Http.send("PUT", app).statusCode()).isEqualTo(429);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void limitingGetLimitsHeadToo(Kind kind) throws Exception {
+        URI app = deploy(kind, "limit", "2", "window", "1m", "methods", "GET");
+        assertThat(Http.send("HEAD", app).statusCode()).isEqualTo(200);
+        assertThat(Http.get(app).statusCode()).isEqualTo(200);
+        assertThat(Http.send("HEAD", app).statusCode()).as("HEAD runs the GET handler: it counts").isEqualTo(429);
+        assertThat(Http.get(app).statusCode()).isEqualTo(429);
+        assertThat(Http.send("POST", app).statusCode()).as("not listed").isEqualTo(200);
     }
 
     @ParameterizedTest(name = "{0}")

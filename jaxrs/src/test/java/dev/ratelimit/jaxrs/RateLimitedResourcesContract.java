@@ -99,8 +99,10 @@ abstract class RateLimitedResourcesContract {
                 value -> assertThat(value).startsWith("\"Orders.list\";r=0;t="));
         assertThat(denied.headers().allValues("RateLimit")).as("written once, not again by the response filter")
                 .hasSize(1);
-        assertThat(denied.body()).startsWith("{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,"
+        assertThat(denied.body()).startsWith("{\"type\":\"https://iana.org/assignments/http-problem-types#quota-exceeded\","
+                + "\"title\":\"Too Many Requests\",\"status\":429,"
                 + "\"detail\":\"Policy 'Orders.list' allows 3 requests per 1m. Try again in ")
+                .contains("\"violated-policies\":[\"Orders.list\"]")
                 .endsWith(",\"policy\":\"Orders.list\"}");
 
         ObjectName bean = RateLimiterJmx.name(app.getPath().substring(0, app.getPath().length() - 1), "Orders.list", 1);
