@@ -2,6 +2,7 @@ package dev.ratelimit.http;
 
 import dev.ratelimit.internal.Immutable;
 import dev.ratelimit.internal.BadArgument;
+import dev.ratelimit.internal.RedisKeys;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -11,6 +12,11 @@ import java.util.function.Function;
  * The built-in key words, parsed once: {@code ip}, {@code user}, {@code session}, {@code global},
  * {@code header:NAME}, {@code param:NAME} (query string only), {@code cookie:NAME}, joined with
  * {@code +} as in {@code ip+header:X-Api-Key}. A request lacking any part has no key (null).
+ *
+ * <p>Values of {@code session}, {@code header:}, {@code param:} and {@code cookie:} may be secrets
+ * (API keys, session ids, tokens): they are replaced by their digest here, before the key reaches
+ * Redis (where {@code SCAN}, {@code MONITOR} and RDB files would show it) or the local deny cache.
+ * {@code ip} and {@code user} stay readable, for operators.
  */
 public final class KeySpec implements KeyResolver {
     private final String text;
@@ -48,7 +54,7 @@ public final class KeySpec implements KeyResolver {
                 case "user":
                     return RequestView::userName;
                 case "session":
-                    return RequestView::sessionId;
+                    return request -> secret(request.sessionId());
                 case "global":
                     return request -> "global";
                 default:
@@ -60,14 +66,19 @@ public final class KeySpec implements KeyResolver {
         }
         switch (kind) {
             case "header":
-                return request -> request.header(name);
+                return request -> secret(request.header(name));
             case "param":
-                return request -> request.queryParameter(name);
+                return request -> secret(request.queryParameter(name));
             case "cookie":
-                return request -> request.cookie(name);
+                return request -> secret(request.cookie(name));
             default:
                 throw bad(spec, "'" + word + "' is not a key word");
         }
+    }
+
+    /** A value that may be a secret, as its digest: bounded, and unreadable in Redis. */
+    private static String secret(String value) {
+        return value == null || value.isEmpty() ? null : RedisKeys.digest(value);
     }
 
     private static IllegalArgumentException bad(String spec, String why) {

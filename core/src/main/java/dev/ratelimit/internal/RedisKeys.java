@@ -42,7 +42,11 @@ public final class RedisKeys {
         return clientKey;
     }
 
-    private static String digest(String clientKey) {
+    /**
+     * {@code #} and the unpadded base64url SHA-256 of the text's UTF-8 bytes: 44 characters that
+     * say nothing readable about the text, whatever its length.
+     */
+    public static String digest(String clientKey) {
         try {
             byte[] hash = MessageDigest.getInstance("SHA-256").digest(clientKey.getBytes(StandardCharsets.UTF_8));
             return DIGEST_MARK + Base64.getUrlEncoder().withoutPadding().encodeToString(hash);

@@ -3,6 +3,7 @@ package dev.ratelimit.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ratelimit.internal.RedisKeys;
 import org.junit.jupiter.api.Test;
 
 class KeySpecTest {
@@ -17,12 +18,27 @@ class KeySpecTest {
         request.sessionId = "s1";
         assertThat(KeySpec.parse("ip", none).resolve(request)).isEqualTo("203.0.113.9");
         assertThat(KeySpec.parse("user", none).resolve(request)).isEqualTo("alice");
-        assertThat(KeySpec.parse("session", none).resolve(request)).isEqualTo("s1");
         assertThat(KeySpec.parse("global", none).resolve(request)).isEqualTo("global");
-        assertThat(KeySpec.parse("header:X-Api-Key", none).resolve(request)).isEqualTo("k1");
-        assertThat(KeySpec.parse("param:tenant", none).resolve(request)).isEqualTo("acme");
-        assertThat(KeySpec.parse("cookie:sid", none).resolve(request)).isEqualTo("c1");
-        assertThat(KeySpec.parse("ip + header:X-Api-Key", none).resolve(request)).isEqualTo("203.0.113.9+k1");
+        // Values that may be secrets are digests from here on: Redis never sees them.
+        assertThat(KeySpec.parse("session", none).resolve(request)).isEqualTo(RedisKeys.digest("s1"));
+        assertThat(KeySpec.parse("header:X-Api-Key", none).resolve(request)).isEqualTo(RedisKeys.digest("k1"));
+        assertThat(KeySpec.parse("param:tenant", none).resolve(request)).isEqualTo(RedisKeys.digest("acme"));
+        assertThat(KeySpec.parse("cookie:sid", none).resolve(request)).isEqualTo(RedisKeys.digest("c1"));
+        assertThat(KeySpec.parse("ip + header:X-Api-Key", none).resolve(request))
+                .isEqualTo("203.0.113.9+" + RedisKeys.digest("k1"));
+    }
+
+    @Test
+    void aSecretOfAnySizeBecomesADigestOfFixedLength() {
+        StringBuilder huge = new StringBuilder();
+        for (int i = 0; i < 100_000; i++) {
+            huge.append('k');
+        }
+        String key = KeySpec.parse("header:X-Api-Key", none)
+                .resolve(new FakeRequest().header("X-Api-Key", huge.toString()));
+        assertThat(key).hasSize(44).startsWith("#").doesNotContain("kkkk");
+        assertThat(KeySpec.parse("header:X-Api-Key", none).resolve(new FakeRequest().header("X-Api-Key", "other")))
+                .isNotEqualTo(key);
     }
 
     @Test
