@@ -39,9 +39,9 @@ public enum Algorithm {
     /** Weights the previous window's count by how much of it still overlaps the sliding window. */
     SLIDING_WINDOW("sliding-window", Algorithm::limitAndWindow, Trait.ADAPTIVE),
     /** A bucket of {@code burst} tokens refilled at {@code limit} per {@code window}. */
-    TOKEN_BUCKET("token-bucket", Algorithm::bucketUnits, Trait.EXACT, Trait.BURST),
+    TOKEN_BUCKET("token-bucket", Algorithm::bucketUnits, Trait.EXACT, Trait.BURST, Trait.UNITS),
     /** A bucket of size {@code burst} that drains at {@code limit} per {@code window}. */
-    LEAKY_BUCKET("leaky-bucket", Algorithm::bucketUnits, Trait.EXACT, Trait.BURST),
+    LEAKY_BUCKET("leaky-bucket", Algorithm::bucketUnits, Trait.EXACT, Trait.BURST, Trait.UNITS),
     /** Generic cell rate algorithm: a token bucket kept as one timestamp. */
     GCRA("gcra", Algorithm::emissionInterval, Trait.EXACT, Trait.BURST, Trait.ADAPTIVE);
 
@@ -58,7 +58,9 @@ public enum Algorithm {
         /** Its stored state can be read under a scaled limit, so adaptive limits may apply. */
         ADAPTIVE,
         /** MULTI/EXEC can run it (transport {@code transaction}). */
-        TRANSACTION
+        TRANSACTION,
+        /** Keeps its state in integer units of 1/scale permit, which must stay exact as Lua doubles. */
+        UNITS
     }
 
     private final String configName;
@@ -98,6 +100,14 @@ public enum Algorithm {
      */
     public boolean adapts() {
         return traits.contains(Trait.ADAPTIVE);
+    }
+
+    /**
+     * Whether its script counts in integer units of a fraction of a permit ({@code token-bucket},
+     * {@code leaky-bucket}), so that a rule's capacity in units must stay exact as a Lua double.
+     */
+    public boolean countsInUnits() {
+        return traits.contains(Trait.UNITS);
     }
 
     /** Whether {@link Transport#TRANSACTION} (MULTI/EXEC) can decide it. */

@@ -198,7 +198,7 @@ public final class Rule {
             if (name != null) {
                 RedisKeys.checkKeyPart("name", name, 1, MAX_NAME_LENGTH);
             }
-            if (algorithm.usesBurst()) {
+            if (algorithm.countsInUnits()) {
                 checkBucketPrecision(effectiveBurst);
             }
             return new Rule(this, effectiveBurst);

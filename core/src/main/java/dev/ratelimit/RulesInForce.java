@@ -98,10 +98,18 @@ final class RulesInForce {
         if (now - due < 0 || !nextAdaptation.compareAndSet(due, now + ADAPTATION_INTERVAL_NANOS)) {
             return;
         }
-        double factor = adaptive.factor(adaptive.load().cpuLoad(), admittedLatency.percentileMicros(0.90));
+        double factor;
         List<Rule> scaled = new ArrayList<>(configured.size());
-        for (Rule rule : configured) {
-            scaled.add(scale(rule, factor));
+        try {
+            factor = adaptive.factor(adaptive.load().cpuLoad(), admittedLatency.percentileMicros(0.90));
+            for (Rule rule : configured) {
+                scaled.add(scale(rule, factor));
+            }
+        } catch (RuntimeException e) {
+            // Adaptation is an optimisation: whatever fails here, decisions go on under the rules in force.
+            log.warn("Rate limit policy '{}' cannot adapt its limits now; the limits in force stay: {}", policyName,
+                    e.toString());
+            return;
         }
         Applied last = applied;
         if (scaled.equals(last.rules)) {
