@@ -92,9 +92,12 @@ public final class RedisAddress {
         }
     }
 
-    /** Hides whatever stands between {@code ://} and {@code @}, even in a URI that does not parse. */
+    /**
+     * Hides whatever stands between the scheme and the last {@code @}, even in a URI that does not
+     * parse: {@code redis://u:p@h} and a mistyped {@code redis:/:secret@host} both lose their secret.
+     */
     public static String hideUserInfo(String uri) {
-        return uri.replaceFirst("://.*@", "://****@");
+        return uri.replaceFirst("^([A-Za-z][A-Za-z0-9+.-]*:/*)?.*@", "$1****@");
     }
 
     /**

@@ -205,6 +205,15 @@ class HttpPolicyTest {
     }
 
     @Test
+    void aPasswordInAMistypedUriNeverAppearsEither() {
+        for (String uri : new String[] {"redis:/:hunter2@host", "redis:hunter2@host", ":hunter2@host",
+                "redis://u:hunter2@host:notaport", "rediss://:a@b:hunter2@host/0", "http://u:hunter2@host"}) {
+            assertThatThrownBy(() -> parse("limit", "1", "window", "1m", "redisUri", uri))
+                    .as(uri).hasMessageNotContaining("hunter2").hasMessageContaining("****@");
+        }
+    }
+
+    @Test
     void keyResolverClassIsLoadedAndExcludesKey() {
         HttpPolicy policy = parse("limit", "1", "window", "1m", "keyResolverClass", TenantKey.class.getName());
         assertThat(policy.clientKey(new FakeRequest().header("X-Tenant", "acme"))).isEqualTo("tenant-acme");

@@ -14,8 +14,10 @@ import jakarta.ws.rs.core.FeatureContext;
 import jakarta.ws.rs.ext.Provider;
 import java.lang.reflect.Method;
 import java.util.Collections;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,18 +64,39 @@ public class RateLimitFeature implements DynamicFeature {
             return;
         }
         String where = resource.getSimpleName() + "." + method.getName();
-        String key = resource.getName() + '#' + method;
+        String key = resource.getName() + "." + method.getName() + Arrays.stream(method.getParameterTypes())
+                .map(Class::getSimpleName).collect(Collectors.joining(", ", "(", ")"));
         PolicyRuntime runtime;
         synchronized (runtimes) {
             runtime = runtimes.get(key);
             if (runtime == null) {
                 runtime = start(annotation, where, context);
+                checkDefaultNameIsOwn(runtime, where, key);
                 runtimes.put(key, runtime);
                 log.info("@RateLimited {}: {}", where, runtime.policy());
             }
         }
         context.register(new RateLimitContainerFilter(runtime.pipeline(), inServletContainer()),
                 Priorities.AUTHORIZATION);
+    }
+
+    /**
+     * Two methods whose default policy names match ({@code get()} and {@code get(String)}, or two
+     * classes of one simple name) would share one bucket by accident: refuse, naming both.
+     */
+    private void checkDefaultNameIsOwn(PolicyRuntime runtime, String where, String key) {
+        String name = runtime.policy().policyName();
+        if (!name.equals(where)) {
+            return; // named on purpose: methods may share a policy that way
+        }
+        for (Map.Entry<String, PolicyRuntime> other : runtimes.entrySet()) {
+            if (other.getValue().policy().policyName().equals(name)) {
+                runtime.close();
+                throw new IllegalArgumentException("RateLimitFeature cannot limit " + where + ": its default policy "
+                        + "name '" + name + "' is also that of " + other.getKey() + ", and they would share one "
+                        + "bucket; give one of them @RateLimited(policy = \"...\")");
+            }
+        }
     }
 
     private PolicyRuntime start(RateLimited annotation, String where, FeatureContext context) {

@@ -160,6 +160,16 @@ abstract class RateLimitedResourcesContract {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void twoMethodsWithOneDefaultPolicyNameFailTheDeploymentNamingBoth(Kind kind) {
+        WebApp twins = app("/twins" + apps.incrementAndGet(), Resources.TwinsApplication.class).build();
+        assertThatThrownBy(() -> containers.get(kind).deploy(twins))
+                .isInstanceOf(DeploymentFailedException.class)
+                .hasMessageContaining("its default policy name 'Twins.get' is also that of ")
+                .hasMessageContaining("dev.ratelimit.jaxrs.Resources$Twins.get(");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
     void aBadAnnotationValueFailsTheDeployment(Kind kind) {
         WebApp bad = app("/bad" + apps.incrementAndGet(), Resources.BadApplication.class).build();
         assertThatThrownBy(() -> containers.get(kind).deploy(bad))

@@ -4,6 +4,7 @@ import jakarta.annotation.Priority;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
@@ -152,6 +153,30 @@ final class Resources {
         @RateLimited(limit = 5, window = "soon")
         public String get() {
             return "never";
+        }
+    }
+
+    /** Two overloads whose default policy names are the same: they must not share a bucket unnoticed. */
+    @Path("twins")
+    @RateLimited(limit = 5, window = "1m")
+    public static class Twins {
+        @GET
+        public String get() {
+            return "one";
+        }
+
+        @GET
+        @Path("{id}")
+        public String get(@PathParam("id") String id) {
+            return id;
+        }
+    }
+
+    /** An application that must not deploy: its resources' default policy names collide. */
+    public static class TwinsApplication extends Application {
+        @Override
+        public Set<Class<?>> getClasses() {
+            return Set.of(Twins.class, RateLimitFeature.class);
         }
     }
 
