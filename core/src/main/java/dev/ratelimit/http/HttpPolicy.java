@@ -47,7 +47,8 @@ public final class HttpPolicy {
     HttpPolicy(PolicyReader in) {
         this.redis = in.redisSettings();
         this.rule = in.rule();
-        this.trustedProxies = in.get(Settings.TRUSTED_PROXIES);
+        this.trustedProxies = in.get(Settings.TRUSTED_PROXIES).withHeader(in.get(Settings.FORWARDED_HEADER))
+                .withIpv6Prefix(Math.toIntExact(in.get(Settings.IPV6_PREFIX)));
         this.keyResolver = in.keyResolver(trustedProxies);
         this.matcher = new RequestMatcher(in.get(Settings.METHODS), in.get(Settings.EXCLUDE_PATHS));
         this.transport = in.get(Settings.TRANSPORT);
@@ -168,7 +169,12 @@ public final class HttpPolicy {
     public String toString() {
         return "policy '" + policyName + "': " + rule.algorithm() + " " + rule.limit() + " per " + windowText()
                 + (rule.algorithm().usesBurst() ? ", burst " + rule.burst() : "") + ", cost " + rule.cost()
-                + ", key " + keyResolver + ", trustedProxies " + trustedProxies + ", " + matcher
+                + ", key " + keyResolver + ", trustedProxies " + trustedProxies
+                + (trustedProxies.header() == Settings.FORWARDED_HEADER.defaultValue() ? ""
+                        : ", forwardedHeader " + trustedProxies.header())
+                + (trustedProxies.ipv6Prefix() == TrustedProxies.DEFAULT_IPV6_PREFIX ? ""
+                        : ", ipv6Prefix " + trustedProxies.ipv6Prefix())
+                + ", " + matcher
                 + ", enforce " + enforce + ", statusCode " + statusCode + ", headers " + headerMode
                 + ", transport " + transport + ", onRedisFailure " + failurePolicy
                 + ", localDenyCache " + localDenyCache + ", jmx " + jmx

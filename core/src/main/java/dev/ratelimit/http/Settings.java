@@ -63,7 +63,13 @@ public final class Settings {
             "a class name", Function.identity(), "a class implementing KeyResolver; excludes key");
     public static final Setting<TrustedProxies> TRUSTED_PROXIES = Setting.of("trustedProxies", "none",
             TrustedProxies.none(), "CIDR blocks separated by commas", TrustedProxies::parse,
-            "CIDRs whose X-Forwarded-For/Forwarded are believed");
+            "CIDRs whose forwarding header (forwardedHeader) is believed");
+    public static final Setting<ProxyHeader> FORWARDED_HEADER = Setting.of("forwardedHeader", "X-Forwarded-For",
+            ProxyHeader.X_FORWARDED_FOR, "X-Forwarded-For or Forwarded", ProxyHeader::fromConfigName,
+            "the one header the trusted proxies write, X-Forwarded-For or Forwarded; the other is ignored");
+    public static final Setting<Long> IPV6_PREFIX = wholeNumber("ipv6Prefix", "64",
+            (long) TrustedProxies.DEFAULT_IPV6_PREFIX, 1, 128, "a whole number between 1 and 128",
+            "IPv6 clients are keyed by their network of this prefix length, e.g. 2001:db8:1:2::/64");
     public static final Setting<String> POLICY_NAME = Setting.of("policyName", "the filter-name", null,
             "a name", Function.identity(), "name in headers and in Redis keys");
     public static final Setting<String> KEY_PREFIX = Setting.of("keyPrefix", RateLimiter.DEFAULT_KEY_PREFIX,
@@ -95,8 +101,9 @@ public final class Settings {
     /** Every setting, in the documented order. */
     public static final List<Setting<?>> ALL = Immutable.listOf(REDIS_URI, REDIS_SENTINEL_MASTER, REDIS_SENTINEL_NODES,
             REDIS_CLUSTER_NODES, REDIS_TIMEOUT, REDIS_POOL_SIZE, ALGORITHM, LIMIT, WINDOW, BURST, COST, KEY,
-            KEY_RESOLVER_CLASS, TRUSTED_PROXIES, POLICY_NAME, KEY_PREFIX, METHODS, EXCLUDE_PATHS, ENFORCE,
-            ON_REDIS_FAILURE, STATUS_CODE, HEADERS, TRANSPORT, LOCAL_DENY_CACHE, JMX, ADAPTIVE, ADAPTIVE_LATENCY);
+            KEY_RESOLVER_CLASS, TRUSTED_PROXIES, FORWARDED_HEADER, IPV6_PREFIX, POLICY_NAME, KEY_PREFIX, METHODS,
+            EXCLUDE_PATHS, ENFORCE, ON_REDIS_FAILURE, STATUS_CODE, HEADERS, TRANSPORT, LOCAL_DENY_CACHE, JMX, ADAPTIVE,
+            ADAPTIVE_LATENCY);
 
     /** The prefix of webapp-wide defaults: context-params and JAX-RS properties {@code ratelimit.<name>}. */
     public static final String PREFIX = "ratelimit.";

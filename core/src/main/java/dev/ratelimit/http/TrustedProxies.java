@@ -2,39 +2,46 @@ package dev.ratelimit.http;
 
 import dev.ratelimit.internal.Immutable;
 import dev.ratelimit.internal.BadArgument;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.Objects;
 
 /**
- * The proxies whose forwarding headers are believed, as CIDR blocks, and the rule that finds the
+ * The proxies whose forwarding header is believed, as CIDR blocks, and the walk that finds the
  * real client behind them.
  *
- * <p>Without trusted proxies, {@code X-Forwarded-For} and {@code Forwarded} are ignored: any client
- * can write them. With them, and only when the connecting peer is trusted, the client is the
- * right-most address in {@code X-Forwarded-For} (or, when absent, the {@code for=} values of
- * {@code Forwarded}) that is not itself a trusted proxy: every address to its right was appended by
- * a proxy we trust, while anything to its left may be forged by the client. Addresses are parsed
- * as literals only; nothing here ever does a DNS lookup.
+ * <p>Without trusted proxies, forwarding headers are ignored: any client can write them. With
+ * them, and only when the connecting peer is trusted, the one header the proxies write
+ * ({@link ProxyHeader}: {@code X-Forwarded-For} unless set to {@code Forwarded}; the other is
+ * ignored) is walked from the right: hops that are trusted proxies are skipped, and the first
+ * untrusted address is the client, since every hop to its right was written by a proxy we trust
+ * while anything to its left may be forged. A hop that names no address ({@code unknown},
+ * {@code _hidden}, a name, anything malformed) ends the walk: the client is then the last address
+ * a trusted proxy vouched for, at worst the peer. Never text from the request, never an
+ * exception, never a DNS lookup: addresses are parsed as literals only.
+ *
+ * <p>The client's key is its address, IPv6 addresses grouped by {@code ipv6Prefix} (default
+ * {@value #DEFAULT_IPV6_PREFIX}: one key per /64, e.g. {@code 2001:db8:1:2::/64}); an IPv4-mapped
+ * IPv6 address counts as its IPv4 address.
  */
 public final class TrustedProxies {
-    private static final TrustedProxies NONE = new TrustedProxies(Immutable.listOf(), "none");
-    private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
-    private static final Pattern IPV4_WITH_PORT = Pattern.compile("(\\d{1,3}(?:\\.\\d{1,3}){3}):\\d+");
-    private static final Pattern IPV6 = Pattern.compile("[0-9a-fA-F:.]+");
-    private static final Pattern FORWARDED_FOR = Pattern.compile("(?i)(?:^|[;,\\s])for\\s*=\\s*(\"[^\"]*\"|[^;,\\s]+)");
+    /** The prefix length IPv6 clients are grouped by unless set. */
+    public static final int DEFAULT_IPV6_PREFIX = 64;
+
+    private static final TrustedProxies NONE = new TrustedProxies(Immutable.listOf(), "none",
+            ProxyHeader.X_FORWARDED_FOR, DEFAULT_IPV6_PREFIX);
 
     private final List<Block> blocks;
     private final String text;
+    private final ProxyHeader header;
+    private final int ipv6Prefix;
 
-    private TrustedProxies(List<Block> blocks, String text) {
+    private TrustedProxies(List<Block> blocks, String text, ProxyHeader header, int ipv6Prefix) {
         this.blocks = blocks;
         this.text = text;
+        this.header = header;
+        this.ipv6Prefix = ipv6Prefix;
     }
 
     /** No proxy is trusted: the client is always the connecting peer. */
@@ -44,7 +51,8 @@ public final class TrustedProxies {
 
     /**
      * Parses CIDR blocks separated by commas or blanks, e.g. {@code 10.0.0.0/8, 192.168.1.7, ::1}
-     * (a bare address is a block of one).
+     * (a bare address is a block of one). They write {@code X-Forwarded-For}; IPv6 clients are
+     * grouped per /{@value #DEFAULT_IPV6_PREFIX}.
      *
      * @throws IllegalArgumentException naming the bad entry
      */
@@ -57,7 +65,35 @@ public final class TrustedProxies {
         for (String entry : entries) {
             blocks.add(Block.parse(entry, cidrs));
         }
-        return new TrustedProxies(Collections.unmodifiableList(blocks), String.join(", ", entries));
+        return new TrustedProxies(Immutable.copyOf(blocks), String.join(", ", entries), ProxyHeader.X_FORWARDED_FOR,
+                DEFAULT_IPV6_PREFIX);
+    }
+
+    /** The same proxies, writing that header (the other is ignored). */
+    public TrustedProxies withHeader(ProxyHeader header) {
+        return new TrustedProxies(blocks, text, Objects.requireNonNull(header, "header"), ipv6Prefix);
+    }
+
+    /**
+     * The same proxies, grouping IPv6 clients by that prefix length.
+     *
+     * @throws IllegalArgumentException unless 1 to 128
+     */
+    public TrustedProxies withIpv6Prefix(int prefixLength) {
+        if (prefixLength < 1 || prefixLength > 128) {
+            throw new IllegalArgumentException("an IPv6 prefix length is 1 to 128, not " + prefixLength);
+        }
+        return new TrustedProxies(blocks, text, header, prefixLength);
+    }
+
+    /** The header the proxies write. */
+    public ProxyHeader header() {
+        return header;
+    }
+
+    /** The prefix length IPv6 clients are grouped by. */
+    public int ipv6Prefix() {
+        return ipv6Prefix;
     }
 
     /** Whether no proxy is trusted. */
@@ -68,11 +104,12 @@ public final class TrustedProxies {
     /** Whether the address (a literal) lies in a trusted block; false for anything that is not an address. */
     public boolean contains(String address) {
         byte[] bytes = literal(address);
-        if (bytes == null) {
-            return false;
-        }
+        return bytes != null && contains(bytes);
+    }
+
+    private boolean contains(byte[] address) {
         for (Block block : blocks) {
-            if (block.contains(bytes)) {
+            if (block.contains(address)) {
                 return true;
             }
         }
@@ -80,79 +117,37 @@ public final class TrustedProxies {
     }
 
     /**
-     * The client's address: the peer itself unless the peer is a trusted proxy, in which case the
-     * right-most untrusted forwarded address (or the left-most one, when all are trusted).
+     * The client's key: the peer's address unless the peer is a trusted proxy, in which case the
+     * walk of the proxies' header from the right finds it (see the class comment). IPv6 addresses
+     * are grouped by {@link #ipv6Prefix()}. A peer that is not an address literal (which only the
+     * container can give) is its text in lower case.
      */
     public String clientAddress(RequestView request) {
         String peer = request.remoteAddress();
-        if (blocks.isEmpty() || !contains(peer)) {
-            return normalize(peer);
+        byte[] client = literal(peer);
+        if (client == null) {
+            return peer == null ? null : peer.toLowerCase(Locale.ROOT);
         }
-        List<String> chain = forwardedChain(request);
-        for (int i = chain.size() - 1; i >= 0; i--) {
-            if (!contains(chain.get(i))) {
-                return normalize(chain.get(i));
-            }
-        }
-        return chain.isEmpty() ? normalize(peer) : normalize(chain.get(0));
-    }
-
-    private static List<String> forwardedChain(RequestView request) {
-        List<String> chain = new ArrayList<>();
-        List<String> xForwardedFor = request.headers("X-Forwarded-For");
-        if (!xForwardedFor.isEmpty()) {
-            for (String header : xForwardedFor) {
-                for (String hop : header.split(",")) {
-                    if (!hop.trim().isEmpty()) {
-                        chain.add(stripPort(hop.trim()));
-                    }
+        if (!blocks.isEmpty() && contains(client)) {
+            List<Hop> hops = header.hops(request);
+            for (int i = hops.size() - 1; i >= 0; i--) {
+                byte[] hop = hops.get(i).address();
+                if (hop == null) {
+                    break;
+                }
+                client = hop;
+                if (!contains(hop)) {
+                    break;
                 }
             }
-            return chain;
         }
-        for (String header : request.headers("Forwarded")) {
-            Matcher matcher = FORWARDED_FOR.matcher(header);
-            while (matcher.find()) {
-                String value = matcher.group(1);
-                if (value.startsWith("\"")) {
-                    value = value.substring(1, value.length() - 1);
-                }
-                chain.add(stripPort(value.trim()));
-            }
-        }
-        return chain;
+        return IpLiteral.key(client, ipv6Prefix);
     }
 
-    /** {@code 1.2.3.4:80} and {@code [2001:db8::1]:443} lose their ports; brackets go. */
-    private static String stripPort(String hop) {
-        Matcher withPort = IPV4_WITH_PORT.matcher(hop);
-        if (withPort.matches()) {
-            return withPort.group(1);
-        }
-        if (hop.startsWith("[")) {
-            int end = hop.indexOf(']');
-            return end > 0 ? hop.substring(1, end) : hop;
-        }
-        return hop;
-    }
-
-    /** One canonical form per address, so that {@code ::1} and {@code 0:0:0:0:0:0:0:1} share a bucket. */
-    private static String normalize(String address) {
-        if (address == null) {
-            return null;
-        }
-        byte[] bytes = literal(address);
-        if (bytes == null) {
-            return address.toLowerCase(Locale.ROOT);
-        }
-        try {
-            return InetAddress.getByAddress(bytes).getHostAddress();
-        } catch (UnknownHostException e) {
-            return address;
-        }
-    }
-
-    /** The bytes of an IPv4 or IPv6 literal, or null: never a DNS lookup. */
+    /**
+     * The bytes of an IPv4 or IPv6 literal, also in brackets and with a zone (as containers and
+     * configurations write them), or null: never a DNS lookup.
+     */
     static byte[] literal(String address) {
         if (address == null || address.isEmpty()) {
             return null;
@@ -162,30 +157,10 @@ public final class TrustedProxies {
             text = text.substring(1, text.length() - 1);
         }
         int zone = text.indexOf('%');
-        if (zone > 0) {
+        if (zone > 0 && text.indexOf(':') >= 0) {
             text = text.substring(0, zone);
         }
-        if (IPV4.matcher(text).matches()) {
-            byte[] bytes = new byte[4];
-            String[] parts = text.split("\\.");
-            for (int i = 0; i < 4; i++) {
-                int part = Integer.parseInt(parts[i]);
-                if (part > 255) {
-                    return null;
-                }
-                bytes[i] = (byte) part;
-            }
-            return bytes;
-        }
-        if (text.indexOf(':') >= 0 && IPV6.matcher(text).matches()) {
-            try {
-                // A string with ':' is parsed as an IPv6 literal or rejected, without any lookup.
-                return InetAddress.getByName(text).getAddress();
-            } catch (UnknownHostException e) {
-                return null;
-            }
-        }
-        return null;
+        return IpLiteral.parse(text);
     }
 
     @Override

@@ -73,6 +73,21 @@ class HttpPolicyTest {
     }
 
     @Test
+    void theForwardingHeaderAndIpv6PrefixReachTheKeyAndShowWhenNotDefault() {
+        HttpPolicy policy = parse("limit", "1", "window", "1m", "trustedProxies", "10.0.0.0/8",
+                "forwardedHeader", "forwarded", "ipv6Prefix", "48");
+        assertThat(policy.toString()).contains(", trustedProxies 10.0.0.0/8, forwardedHeader Forwarded, "
+                + "ipv6Prefix 48, methods all,");
+        FakeRequest request = new FakeRequest().from("10.0.0.1")
+                .header("Forwarded", "for=\"[2001:db8:1:2::3]\"").header("X-Forwarded-For", "198.51.100.4");
+        assertThat(policy.clientKey(request)).isEqualTo("2001:db8:1::/48");
+        HttpPolicy defaults = parse("limit", "1", "window", "1m", "trustedProxies", "10.0.0.0/8",
+                "forwardedHeader", "X-FORWARDED-FOR", "ipv6Prefix", "64");
+        assertThat(defaults.toString()).contains(", trustedProxies 10.0.0.0/8, methods all,");
+        assertThat(defaults.clientKey(request)).isEqualTo("198.51.100.4");
+    }
+
+    @Test
     void methodsAndExcludedPathsDecideWhatIsLimited() {
         HttpPolicy policy = parse("limit", "1", "window", "1s", "methods", "POST", "excludePaths", "/health,/static/*");
         assertThat(policy.appliesTo("POST", "/api/orders")).isTrue();
@@ -123,6 +138,10 @@ class HttpPolicyTest {
         "algorithm      | fast      | init-param 'algorithm' must be one of fixed-window, sliding-log, sliding-window, token-bucket, leaky-bucket, gcra, but was 'fast'",
         "key            | header:   | init-param 'key' must be ip, user, session, global, header:NAME, param:NAME or cookie:NAME, joined with '+', but was 'header:' ('header:' names no header)",
         "trustedProxies | 10.0.0/8  | init-param 'trustedProxies' must list CIDR blocks such as 10.0.0.0/8 or 2001:db8::/32 separated by commas, but '10.0.0/8' in '10.0.0/8' is not one",
+        "forwardedHeader | X-Real-IP | init-param 'forwardedHeader' must be X-Forwarded-For or Forwarded, but was 'X-Real-IP'",
+        "ipv6Prefix     | 0         | init-param 'ipv6Prefix' must be a whole number between 1 and 128, but was '0'",
+        "ipv6Prefix     | 129       | init-param 'ipv6Prefix' must be a whole number between 1 and 128, but was '129'",
+        "ipv6Prefix     | /64       | init-param 'ipv6Prefix' must be a whole number between 1 and 128, but was '/64'",
         "burst          | 5         | init-param 'burst': burst applies only to token-bucket, leaky-bucket and gcra, but was 5 for algorithm sliding-log",
         "cost           | 101       | init-param 'cost' must be between 1 and the rule's capacity 100, but was 101",
         "enforce        | yes       | init-param 'enforce' must be true or false, but was 'yes'",

@@ -126,6 +126,8 @@ class RateLimitFilterIT {
             {"limt", "100", "unknown init-param 'limt' (a typo?)"},
             {"key", "header:", "init-param 'key' must be ip, user, session, global, header:NAME, param:NAME or cookie:NAME, joined with '+', but was 'header:' ('header:' names no header)"},
             {"trustedProxies", "10.0.0.0/99", "init-param 'trustedProxies' must list CIDR blocks such as 10.0.0.0/8 or 2001:db8::/32 separated by commas, but '10.0.0.0/99' in '10.0.0.0/99' is not one"},
+            {"forwardedHeader", "X-Real-IP", "init-param 'forwardedHeader' must be X-Forwarded-For or Forwarded, but was 'X-Real-IP'"},
+            {"ipv6Prefix", "0", "init-param 'ipv6Prefix' must be a whole number between 1 and 128, but was '0'"},
             {"algorithm", "fast", "init-param 'algorithm' must be one of fixed-window, sliding-log, sliding-window, token-bucket, leaky-bucket, gcra, but was 'fast'"},
             {"keyResolverClass", "com.example.Missing", "init-param 'keyResolverClass' must name a public class implementing dev.ratelimit.http.KeyResolver with a public no-argument constructor, but was 'com.example.Missing' (no such class is visible to the webapp)"},
         };
@@ -201,7 +203,10 @@ class RateLimitFilterIT {
         assertThat(Http.get(app, "X-Forwarded-For", "198.51.100.1").statusCode()).isEqualTo(429);
         assertThat(Http.get(app, "X-Forwarded-For", "6.6.6.6, 198.51.100.2").statusCode())
                 .as("a forged left-most entry does not make a new client").isEqualTo(429);
-        assertThat(Http.get(app, "Forwarded", "for=198.51.100.3").statusCode()).isEqualTo(200);
+        assertThat(Http.get(app, "Forwarded", "for=198.51.100.3").statusCode())
+                .as("the proxies write X-Forwarded-For (forwardedHeader): Forwarded leaves the peer's own bucket")
+                .isEqualTo(200);
+        assertThat(Http.get(app, "Forwarded", "for=198.51.100.4").statusCode()).isEqualTo(429);
     }
 
     @ParameterizedTest(name = "{0}")
