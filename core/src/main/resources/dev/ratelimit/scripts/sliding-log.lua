@@ -31,6 +31,7 @@ else
   now = t[1] * 1000000 + t[2]
 end
 local consume = ARGV[1] == '1'
+local ADD_BATCH = 1000
 
 local function newest(key)
   return tonumber(redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2])
@@ -42,11 +43,20 @@ local function add(key, stamp, permits)
   if permits == 1 then
     return redis.call('ZADD', key, 'NX', stamp, string.format('%d-1', stamp))
   end
-  local members = {}
-  for n = 1, permits do
-    members[2 * n - 1], members[2 * n] = stamp, string.format('%d-%d', stamp, n)
+  -- In batches: unpack() of more than a few thousand values fails (Lua's C stack), so one ZADD
+  -- per batch of at most ADD_BATCH members keeps any cost exact.
+  local added, first = 0, 1
+  while first <= permits do
+    local last = math.min(permits, first + ADD_BATCH - 1)
+    local members = {}
+    for n = first, last do
+      local at = 2 * (n - first)
+      members[at + 1], members[at + 2] = stamp, string.format('%d-%d', stamp, n)
+    end
+    added = added + redis.call('ZADD', key, 'NX', unpack(members))
+    first = last + 1
   end
-  return redis.call('ZADD', key, 'NX', unpack(members))
+  return added
 end
 
 local function check(key, permits_arg, limit_arg, window_arg)

@@ -148,6 +148,20 @@ class SlidingLogClockIT {
     }
 
     /** Runs the production script with its clock frozen at the given second and microsecond. */
+    @Test
+    void aCostOfThousandsOfPermitsIsCountedExactly() {
+        // 5000 permits once failed: unpack() of 10,000 values overflows Lua's C stack, the script
+        // errored, and onRedisFailure=allow admitted every request uncounted.
+        String key = redis.key("large-cost");
+        assertThat(admitAt(SECOND, 0, key, 5_000, 10_000).subList(0, 3)).as("allowed, remaining after")
+                .containsExactly(1L, 1L, 5_000L);
+        assertThat(admitAt(SECOND, 1, key, 5_000, 10_000).subList(0, 3)).containsExactly(1L, 1L, 0L);
+        List<Long> third = admitAt(SECOND, 2, key, 5_000, 10_000);
+        assertThat(third.subList(0, 3)).as("the limit holds").containsExactly(0L, 0L, 0L);
+        assertThat(third.get(3)).as("retry when the first 5000 leave the window").isEqualTo(60_000_000L - 2);
+        assertThat(redis.client().zcard(key)).isEqualTo(10_000);
+    }
+
     private static List<Long> admitAt(long second, long micros, String key, long permits, long limit) {
         return script(limit).consume(second * 1_000_000 + micros, permits, key);
     }
