@@ -43,7 +43,7 @@ public enum Algorithm {
     /** A bucket of size {@code burst} that drains at {@code limit} per {@code window}. */
     LEAKY_BUCKET("leaky-bucket", Algorithm::bucketUnits, Trait.EXACT, Trait.BURST, Trait.UNITS),
     /** Generic cell rate algorithm: a token bucket kept as one timestamp. */
-    GCRA("gcra", Algorithm::emissionInterval, Trait.EXACT, Trait.BURST, Trait.ADAPTIVE);
+    GCRA("gcra", Algorithm::emissionInterval, Trait.EXACT, Trait.BURST, Trait.ADAPTIVE, Trait.INTERVAL);
 
     /**
      * What an algorithm accepts and promises. Adding an algorithm means a constant here (its
@@ -60,7 +60,9 @@ public enum Algorithm {
         /** MULTI/EXEC can run it (transport {@code transaction}). */
         TRANSACTION,
         /** Keeps its state in integer units of 1/scale permit, which must stay exact as Lua doubles. */
-        UNITS
+        UNITS,
+        /** Keeps a time a whole burst of emission intervals ahead, which must stay exact as a Lua double. */
+        INTERVAL
     }
 
     private final String configName;
@@ -108,6 +110,14 @@ public enum Algorithm {
      */
     public boolean countsInUnits() {
         return traits.contains(Trait.UNITS);
+    }
+
+    /**
+     * Whether its state is a time up to {@code burst} emission intervals ({@code window / limit})
+     * ahead ({@code gcra}), so that {@code burst × interval} must stay exact as a Lua double.
+     */
+    public boolean spacesByInterval() {
+        return traits.contains(Trait.INTERVAL);
     }
 
     /** Whether {@link Transport#TRANSACTION} (MULTI/EXEC) can decide it. */

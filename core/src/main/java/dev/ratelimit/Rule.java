@@ -32,6 +32,13 @@ public final class Rule {
 
     /** Lua numbers are doubles: integers are exact only up to 2^53. */
     private static final long MAX_EXACT_LUA_INTEGER = 1L << 53;
+    /**
+     * The largest {@code limit} and {@code burst}: counts up to it, plus a request's permits, stay
+     * exact in Redis' Lua numbers with room to spare.
+     */
+    public static final long MAX_LIMIT = 1L << 50;
+    /** How far ahead of now (in microseconds, about 71 years) GCRA may keep its time, so it stays exact. */
+    private static final long MAX_GCRA_TOLERANCE_MICROS = 1L << 51;
 
     private final String name;
     private final Algorithm algorithm;
@@ -181,6 +188,10 @@ public final class Rule {
             if (limit <= 0) {
                 throw new BadArgument("limit", "limit must be positive, but was " + limit);
             }
+            if (limit > MAX_LIMIT) {
+                throw new BadArgument("limit", "limit must be at most " + MAX_LIMIT + " (larger counts are not exact "
+                        + "as Lua numbers), but was " + limit);
+            }
             Arguments.checkWindow(window);
             if (burst != null && !algorithm.usesBurst()) {
                 throw new BadArgument("burst", "burst applies only to " + Algorithm.namesWhere(Algorithm::usesBurst)
@@ -188,6 +199,10 @@ public final class Rule {
             }
             if (burst != null && burst < 1) {
                 throw new BadArgument("burst", "burst must be at least 1, but was " + burst);
+            }
+            if (burst != null && burst > MAX_LIMIT) {
+                throw new BadArgument("burst", "burst must be at most " + MAX_LIMIT + " (larger counts are not exact "
+                        + "as Lua numbers), but was " + burst);
             }
             long effectiveBurst = burst != null ? burst : limit;
             long capacity = algorithm.usesBurst() ? effectiveBurst : limit;
@@ -201,7 +216,22 @@ public final class Rule {
             if (algorithm.countsInUnits()) {
                 checkBucketPrecision(effectiveBurst);
             }
+            if (algorithm.spacesByInterval()) {
+                checkIntervalPrecision(effectiveBurst);
+            }
             return new Rule(this, effectiveBurst);
+        }
+
+        /** GCRA keeps its time up to burst × interval ahead of now; that sum must stay an exact Lua number. */
+        private void checkIntervalPrecision(long effectiveBurst) {
+            long windowMicros = window.toNanos() / 1000;
+            long interval = (windowMicros + limit - 1) / limit;
+            BigInteger tolerance = BigInteger.valueOf(effectiveBurst).multiply(BigInteger.valueOf(interval));
+            if (tolerance.compareTo(BigInteger.valueOf(MAX_GCRA_TOLERANCE_MICROS)) > 0) {
+                throw new BadArgument("burst", "burst " + effectiveBurst + " with limit " + limit + " per "
+                        + Durations.format(window) + " spans more than 2^51 microseconds (about 71 years) of "
+                        + "emission intervals, past what gcra counts exactly; use a smaller burst");
+            }
         }
 
         /**

@@ -101,4 +101,20 @@ class RuleTest {
         assertThat(Rule.builder(Algorithm.TOKEN_BUCKET, 1_000_000, Duration.ofDays(1)).build().burst())
                 .as("round numbers reduce well").isEqualTo(1_000_000);
     }
+
+    @Test
+    void countsTooLargeToBeExactAreRefusedNamingTheSetting() {
+        long tooMany = Rule.MAX_LIMIT + 1;
+        assertThatThrownBy(() -> Rule.of(Algorithm.FIXED_WINDOW, tooMany, Duration.ofMinutes(1)))
+                .hasMessage("limit must be at most 1125899906842624 (larger counts are not exact as Lua numbers), "
+                        + "but was 1125899906842625");
+        assertThatThrownBy(() -> Rule.builder(Algorithm.GCRA, 10, Duration.ofMinutes(1)).burst(tooMany).build())
+                .hasMessageStartingWith("burst must be at most 1125899906842624");
+        // GCRA: one a year with a burst of 100 keeps its time a century ahead, past exact doubles.
+        assertThatThrownBy(() -> Rule.builder(Algorithm.GCRA, 1, Duration.ofDays(365)).burst(100).build())
+                .hasMessageContaining("spans more than 2^51 microseconds");
+        assertThat(Rule.builder(Algorithm.GCRA, 1, Duration.ofDays(365)).burst(70).build().burst()).isEqualTo(70);
+        assertThat(Rule.of(Algorithm.SLIDING_WINDOW, Rule.MAX_LIMIT, Duration.ofDays(1)).limit())
+                .isEqualTo(Rule.MAX_LIMIT);
+    }
 }
