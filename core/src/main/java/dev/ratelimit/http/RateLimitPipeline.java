@@ -21,6 +21,8 @@ public final class RateLimitPipeline {
 
     private final HttpPolicy policy;
     private final RateLimiter limiter;
+    /** What {@link RequestView#firstVisit} remembers: unique to this pipeline, so two policies on one request each decide it. */
+    private final String marker;
     private final AtomicLong dryRunDenials = new AtomicLong();
     private final AtomicLong lastDryRunLog = new AtomicLong(System.nanoTime() - DRY_RUN_LOG_INTERVAL_NANOS);
 
@@ -28,14 +30,21 @@ public final class RateLimitPipeline {
     public RateLimitPipeline(HttpPolicy policy, RateLimiter limiter) {
         this.policy = policy;
         this.limiter = limiter;
+        this.marker = RateLimitPipeline.class.getName() + "." + policy.policyName() + "@"
+                + Integer.toHexString(System.identityHashCode(this));
     }
 
     /**
      * Decides a request before its handler runs. Never throws for a Redis failure: the policy's
      * {@code onRedisFailure} answers then (a degraded decision).
+     *
+     * <p>A request is decided once: when this pipeline already counted it (the container
+     * dispatched it here again, for a forward, an include, an error page or an async dispatch),
+     * it is {@link Admission#UNLIMITED}, neither counted nor given headers a second time. A request
+     * the policy did not cover is not marked, so a forward from it to a covered path counts.
      */
     public Admission before(RequestView request) {
-        if (!policy.appliesTo(request.method(), request.path())) {
+        if (!policy.appliesTo(request.method(), request.path()) || !request.firstVisit(marker)) {
             return Admission.UNLIMITED;
         }
         Decision decision = limiter.tryAcquire(policy.clientKey(request));

@@ -38,6 +38,17 @@ public interface RequestView {
     /** The id of the request's existing session, or null; never creates a session. */
     String sessionId();
 
+    /**
+     * Whether this is the first time {@code marker} asks about this request, remembering that it
+     * asked: true once, false afterwards. A request the container dispatches several times through
+     * the same filter (FORWARD, INCLUDE, ERROR, ASYNC) is one request to rate limiting, so the
+     * servlet view keeps the marker in a request attribute. Adapters whose filter runs once per
+     * request (JAX-RS) may keep this default.
+     */
+    default boolean firstVisit(String marker) {
+        return true;
+    }
+
     /** The container's own request ({@code HttpServletRequest}, {@code ContainerRequestContext}), for custom resolvers. */
     <T> T unwrap(Class<T> type);
 }

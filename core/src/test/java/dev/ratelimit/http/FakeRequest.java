@@ -2,8 +2,10 @@ package dev.ratelimit.http;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** A request built by hand, for the HTTP layer's unit tests. */
 final class FakeRequest implements RequestView {
@@ -15,6 +17,8 @@ final class FakeRequest implements RequestView {
     final Map<String, String> cookies = new HashMap<>();
     String userName;
     String sessionId;
+    /** The markers {@link #firstVisit} has seen, as a servlet request's attributes keep them. */
+    final Set<String> visits = new HashSet<>();
 
     FakeRequest from(String address) {
         remoteAddress = address;
@@ -64,6 +68,11 @@ final class FakeRequest implements RequestView {
     @Override
     public String sessionId() {
         return sessionId;
+    }
+
+    @Override
+    public boolean firstVisit(String marker) {
+        return visits.add(marker);
     }
 
     @Override

@@ -130,4 +130,37 @@ class RateLimitPipelineTest {
         assertThat(admission.timed()).isTrue();
         adaptive.after(admission, 200);
     }
+
+    @Test
+    void aRequestDispatchedAgainThroughTheSamePipelineIsDecidedOnce() {
+        RateLimitPipeline pipeline = pipeline();
+        FakeRequest request = request("GET", "/orders");
+
+        Admission first = pipeline.before(request);
+        request.path = "/target"; // a forward, an include, an error page, an async dispatch
+        Admission again = pipeline.before(request);
+
+        assertThat(first.limited()).isTrue();
+        assertThat(again.limited()).as("not counted twice").isFalse();
+        assertThat(again.denied()).isFalse();
+        assertThat(headers(again)).as("the first pass wrote them").isEmpty();
+        pipeline.after(again, 200);
+        assertThat(redis.calls()).isEqualTo(1);
+        assertThat(pipeline.before(request("GET", "/orders")).decision().allowed()).as("another request counts").isTrue();
+        assertThat(redis.calls()).isEqualTo(2);
+    }
+
+    @Test
+    void eachPipelineDecidesTheRequestOnceAndAnUncoveredPassDoesNotCount() {
+        RateLimitPipeline api = pipeline("excludePaths", "/public/*");
+        RateLimitPipeline other = pipeline();
+        FakeRequest request = request("GET", "/public/page");
+
+        assertThat(api.before(request).limited()).as("not covered").isFalse();
+        request.path = "/orders"; // forwarded to a covered path
+        assertThat(api.before(request).limited()).as("decided here, once").isTrue();
+        assertThat(api.before(request).limited()).isFalse();
+        assertThat(other.before(request).limited()).as("another policy decides it too").isTrue();
+        assertThat(other.before(request).limited()).isFalse();
+    }
 }

@@ -95,6 +95,19 @@ final class ServletRequestView implements RequestView {
         return session == null ? null : session.getId();
     }
 
+    /**
+     * A request attribute: it survives the container's later dispatches of the same request
+     * (forward, include, error page, async), whatever {@code <dispatcher>} maps the filter.
+     */
+    @Override
+    public boolean firstVisit(String marker) {
+        if (request.getAttribute(marker) != null) {
+            return false;
+        }
+        request.setAttribute(marker, Boolean.TRUE);
+        return true;
+    }
+
     @Override
     public <T> T unwrap(Class<T> type) {
         return type.isInstance(request) ? type.cast(request) : null;

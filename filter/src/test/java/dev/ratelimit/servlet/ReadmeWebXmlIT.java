@@ -1,12 +1,16 @@
 package dev.ratelimit.servlet;
 
+import static org.assertj.core.api.Assertions.as;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
 
+import dev.ratelimit.servlet.containers.DispatchingServlet;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
 import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
+import jakarta.servlet.DispatcherType;
 import java.io.ByteArrayInputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -64,10 +68,17 @@ class ReadmeWebXmlIT {
         // Apart per container: the two runs must not share buckets.
         app.contextParam("ratelimit.keyPrefix", redis.keyPrefix() + path.substring(1) + ":");
         Map<String, List<String>> patterns = new LinkedHashMap<>();
+        Map<String, List<DispatcherType>> dispatchers = new LinkedHashMap<>();
         NodeList mappings = doc.getElementsByTagName("filter-mapping");
         for (int i = 0; i < mappings.getLength(); i++) {
             Element mapping = (Element) mappings.item(i);
-            patterns.computeIfAbsent(text(mapping, "filter-name"), n -> new ArrayList<>()).add(text(mapping, "url-pattern"));
+            String name = text(mapping, "filter-name");
+            patterns.computeIfAbsent(name, n -> new ArrayList<>()).add(text(mapping, "url-pattern"));
+            NodeList types = mapping.getElementsByTagName("dispatcher");
+            for (int j = 0; j < types.getLength(); j++) {
+                dispatchers.computeIfAbsent(name, n -> new ArrayList<>())
+                        .add(DispatcherType.valueOf(types.item(j).getTextContent().trim()));
+            }
         }
         NodeList filters = doc.getElementsByTagName("filter");
         for (int i = 0; i < filters.getLength(); i++) {
@@ -80,19 +91,34 @@ class ReadmeWebXmlIT {
             }
             String name = text(filter, "filter-name");
             app.filter(name, text(filter, "filter-class"), initParams, patterns.get(name).toArray(new String[0]));
+            if (dispatchers.containsKey(name)) {
+                List<DispatcherType> types = dispatchers.get(name);
+                app.dispatchers(name, types.get(0), types.subList(1, types.size()).toArray(new DispatcherType[0]));
+            }
+            if (filter.getElementsByTagName("async-supported").getLength() > 0
+                    && Boolean.parseBoolean(text(filter, "async-supported"))) {
+                app.asyncSupported(name);
+            }
         }
+        // Not in the snippet: an async servlet behind the api filter, which its <async-supported> allows.
+        app.servlet("async", DispatchingServlet.class.getName(), "/api/async").asyncSupported("async");
         return app.build();
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
     void theSnippetDeploysAndLimits(Kind kind) throws Exception {
+        assertThat(webApp("/readme-check").filters()).as("the snippet's filters are async-supported")
+                .isNotEmpty().allMatch(WebApp.FilterDecl::asyncSupported);
         URI app = containers.get(kind).deploy(webApp("/readme-" + kind));
 
         var api = Http.get(app.resolve("api/orders"));
         assertThat(api.statusCode()).isEqualTo(200);
         assertThat(api.headers().firstValue("RateLimit-Policy")).hasValue("\"api\";q=100;w=60");
         assertThat(Http.get(app.resolve("api/health")).headers().firstValue("RateLimit")).isEmpty();
+        var async = Http.get(app.resolve("api/async"));
+        assertThat(async.statusCode()).as("startAsync() behind the filter").isEqualTo(200);
+        assertThat(async.headers().allValues("RateLimit")).singleElement(as(STRING)).startsWith("\"api\";r=98;");
 
         assertThat(Http.get(app.resolve("login")).headers().firstValue("RateLimit")).as("GET is not limited").isEmpty();
         for (int i = 0; i < 3; i++) {

@@ -1,10 +1,10 @@
 package dev.ratelimit.servlet.containers;
 
-import jakarta.servlet.DispatcherType;
 import java.net.URI;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.eclipse.jetty.ee10.servlet.ErrorPageErrorHandler;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.FilterMapping;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
@@ -106,12 +106,12 @@ final class JettyContainer implements ServletContainer {
             holder.setName(f.name());
             holder.setClassName(f.className());
             holder.setInitParameters(f.initParams());
-            holder.setAsyncSupported(false); // the web.xml default (Jetty's embedded default is true)
+            holder.setAsyncSupported(f.asyncSupported()); // false is the web.xml default (Jetty's embedded default is true)
             handler.addFilter(holder);
             FilterMapping mapping = new FilterMapping();
             mapping.setFilterName(f.name());
             mapping.setPathSpecs(f.urlPatterns().toArray(String[]::new));
-            mapping.setDispatcherTypes(EnumSet.of(DispatcherType.REQUEST));
+            mapping.setDispatcherTypes(EnumSet.copyOf(f.dispatchers()));
             handler.addFilterMapping(mapping);
         }
         for (WebApp.ServletDecl s : app.servlets()) {
@@ -121,12 +121,17 @@ final class JettyContainer implements ServletContainer {
             holder.setInitParameters(s.initParams());
             // <load-on-startup>1</load-on-startup>: a servlet that cannot start fails the deployment.
             holder.setInitOrder(1);
-            holder.setAsyncSupported(false); // the web.xml default (Jetty's embedded default is true)
+            holder.setAsyncSupported(s.asyncSupported()); // false is the web.xml default (Jetty's embedded default is true)
             handler.addServlet(holder);
             ServletMapping mapping = new ServletMapping();
             mapping.setServletName(s.name());
             mapping.setPathSpecs(s.urlPatterns().toArray(String[]::new));
             handler.addServletMapping(mapping);
+        }
+        if (!app.errorPages().isEmpty()) {
+            ErrorPageErrorHandler errors = new ErrorPageErrorHandler();
+            app.errorPages().forEach(e -> errors.addErrorPage(e.errorCode(), e.location()));
+            ctx.setErrorHandler(errors);
         }
 
         contexts.addHandler(ctx);

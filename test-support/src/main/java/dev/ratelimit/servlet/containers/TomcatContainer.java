@@ -22,6 +22,7 @@ import org.apache.catalina.Wrapper;
 import org.apache.catalina.connector.Connector;
 import org.apache.catalina.core.StandardContext;
 import org.apache.catalina.startup.Tomcat;
+import org.apache.tomcat.util.descriptor.web.ErrorPage;
 import org.apache.tomcat.util.descriptor.web.FilterDef;
 import org.apache.tomcat.util.descriptor.web.FilterMap;
 import org.apache.tomcat.util.modeler.Registry;
@@ -145,11 +146,12 @@ final class TomcatContainer implements ServletContainer {
             def.setFilterName(f.name());
             def.setFilterClass(f.className());
             f.initParams().forEach(def::addInitParameter);
+            def.setAsyncSupported(Boolean.toString(f.asyncSupported()));
             ctx.addFilterDef(def);
             FilterMap map = new FilterMap();
             map.setFilterName(f.name());
             f.urlPatterns().forEach(map::addURLPatternDecoded);
-            map.setDispatcher("REQUEST");
+            f.dispatchers().forEach(d -> map.setDispatcher(d.name())); // each call adds one
             ctx.addFilterMap(map);
         }
         for (WebApp.ServletDecl s : app.servlets()) {
@@ -159,10 +161,18 @@ final class TomcatContainer implements ServletContainer {
             // <load-on-startup>1</load-on-startup>: a servlet that cannot start fails the deployment.
             wrapper.setLoadOnStartup(1);
             s.initParams().forEach(wrapper::addInitParameter);
+            wrapper.setAsyncSupported(s.asyncSupported());
             ctx.addChild(wrapper);
             for (String pattern : s.urlPatterns()) {
                 ctx.addServletMappingDecoded(pattern, s.name());
             }
+        }
+
+        for (WebApp.ErrorPage e : app.errorPages()) {
+            ErrorPage page = new ErrorPage();
+            page.setErrorCode(e.errorCode());
+            page.setLocation(e.location());
+            ctx.addErrorPage(page);
         }
 
         // The log name is derived from the parent chain (and cached), so set the parent first.

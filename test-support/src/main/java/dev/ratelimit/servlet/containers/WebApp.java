@@ -1,12 +1,16 @@
 package dev.ratelimit.servlet.containers;
 
+import jakarta.servlet.DispatcherType;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * An immutable description of a web app as a {@code web.xml} would declare it: context-params,
@@ -16,25 +20,52 @@ import java.util.Objects;
  * <p>Unless {@link Builder#withoutEcho()} is called the app also has an {@code "echo"}
  * {@link EchoServlet} mapped to {@code /*}, declared after the other servlets. Every servlet is
  * loaded on startup, as {@code <load-on-startup>1</load-on-startup>} would, so one that cannot
- * start fails the deployment.
+ * start fails the deployment. Filters are mapped to the REQUEST dispatcher and nothing is
+ * async-supported, the {@code web.xml} defaults, unless {@link Builder#dispatchers} and
+ * {@link Builder#asyncSupported} say otherwise.
  */
 public final class WebApp {
 
     public static final String ECHO_SERVLET_NAME = "echo";
 
-    /** A {@code <filter>} with its {@code <filter-mapping>} (dispatcher REQUEST). */
-    public record FilterDecl(String name, String className, Map<String, String> initParams, List<String> urlPatterns) {
+    /** A {@code <filter>} with its {@code <filter-mapping>} and its {@code <dispatcher>}s. */
+    public record FilterDecl(String name, String className, Map<String, String> initParams, List<String> urlPatterns,
+            Set<DispatcherType> dispatchers, boolean asyncSupported) {
         public FilterDecl {
             initParams = Collections.unmodifiableMap(new LinkedHashMap<>(initParams));
             urlPatterns = List.copyOf(urlPatterns);
+            if (dispatchers.isEmpty()) {
+                throw new IllegalArgumentException("filter '" + name + "' needs at least one dispatcher");
+            }
+            dispatchers = Collections.unmodifiableSet(EnumSet.copyOf(dispatchers));
+        }
+
+        /** Mapped to REQUEST only, not async-supported: the {@code web.xml} defaults. */
+        public FilterDecl(String name, String className, Map<String, String> initParams, List<String> urlPatterns) {
+            this(name, className, initParams, urlPatterns, EnumSet.of(DispatcherType.REQUEST), false);
         }
     }
 
     /** A {@code <servlet>} with its {@code <servlet-mapping>}. */
-    public record ServletDecl(String name, String className, Map<String, String> initParams, List<String> urlPatterns) {
+    public record ServletDecl(String name, String className, Map<String, String> initParams, List<String> urlPatterns,
+            boolean asyncSupported) {
         public ServletDecl {
             initParams = Collections.unmodifiableMap(new LinkedHashMap<>(initParams));
             urlPatterns = List.copyOf(urlPatterns);
+        }
+
+        /** Not async-supported: the {@code web.xml} default. */
+        public ServletDecl(String name, String className, Map<String, String> initParams, List<String> urlPatterns) {
+            this(name, className, initParams, urlPatterns, false);
+        }
+    }
+
+    /** An {@code <error-page>}: {@code <error-code>} and {@code <location>}. */
+    public record ErrorPage(int errorCode, String location) {
+        public ErrorPage {
+            if (!location.startsWith("/")) {
+                throw new IllegalArgumentException("an error page location starts with '/': " + location);
+            }
         }
     }
 
@@ -43,17 +74,29 @@ public final class WebApp {
     private final List<String> listeners;
     private final List<FilterDecl> filters;
     private final List<ServletDecl> servlets;
+    private final List<ErrorPage> errorPages;
 
     private WebApp(Builder b) {
         this.contextPath = b.contextPath;
         this.contextParams = Collections.unmodifiableMap(new LinkedHashMap<>(b.contextParams));
         this.listeners = List.copyOf(b.listeners);
-        this.filters = List.copyOf(b.filters);
+        List<FilterDecl> filters = new ArrayList<>();
+        for (FilterDecl f : b.filters) {
+            filters.add(new FilterDecl(f.name(), f.className(), f.initParams(), f.urlPatterns(),
+                    b.dispatchers.getOrDefault(f.name(), f.dispatchers()), b.asyncFilters.contains(f.name())));
+        }
+        this.filters = List.copyOf(filters);
         List<ServletDecl> all = new ArrayList<>(b.servlets);
         if (b.echo) {
             all.add(new ServletDecl(ECHO_SERVLET_NAME, EchoServlet.class.getName(), Map.of(), List.of("/*")));
         }
-        this.servlets = List.copyOf(all);
+        List<ServletDecl> servlets = new ArrayList<>();
+        for (ServletDecl s : all) {
+            servlets.add(new ServletDecl(s.name(), s.className(), s.initParams(), s.urlPatterns(),
+                    b.asyncServlets.contains(s.name())));
+        }
+        this.servlets = List.copyOf(servlets);
+        this.errorPages = List.copyOf(b.errorPages);
     }
 
     /** @param contextPath {@code "/app"}, or {@code ""} (or {@code "/"}) for the root context */
@@ -84,6 +127,11 @@ public final class WebApp {
         return servlets;
     }
 
+    /** Error pages in declaration order. */
+    public List<ErrorPage> errorPages() {
+        return errorPages;
+    }
+
     @Override
     public String toString() {
         return "WebApp[" + (contextPath.isEmpty() ? "/" : contextPath) + ", filters=" + filters.stream().map(FilterDecl::name).toList() + "]";
@@ -106,6 +154,10 @@ public final class WebApp {
         private final List<String> listeners = new java.util.ArrayList<>();
         private final List<FilterDecl> filters = new ArrayList<>();
         private final List<ServletDecl> servlets = new ArrayList<>();
+        private final Map<String, Set<DispatcherType>> dispatchers = new LinkedHashMap<>();
+        private final Set<String> asyncFilters = new HashSet<>();
+        private final Set<String> asyncServlets = new HashSet<>();
+        private final List<ErrorPage> errorPages = new ArrayList<>();
         private boolean echo = true;
 
         private Builder(String contextPath) {
@@ -164,6 +216,44 @@ public final class WebApp {
         /** A {@code <listener>}: a ServletContextListener class, loaded by the container by name. */
         public Builder listener(String listenerClassName) {
             listeners.add(Objects.requireNonNull(listenerClassName, "listenerClassName"));
+            return this;
+        }
+
+        /**
+         * The {@code <dispatcher>}s of a declared filter's mapping, instead of REQUEST alone.
+         */
+        public Builder dispatchers(String filterName, DispatcherType first, DispatcherType... more) {
+            if (filters.stream().noneMatch(f -> f.name().equals(filterName))) {
+                throw new IllegalArgumentException("no filter '" + filterName + "'");
+            }
+            dispatchers.put(filterName, EnumSet.of(first, more));
+            return this;
+        }
+
+        /**
+         * {@code <async-supported>true</async-supported>} for the named filters and servlets
+         * ({@link #ECHO_SERVLET_NAME} for the echo servlet); a name may be both.
+         */
+        public Builder asyncSupported(String... names) {
+            for (String name : names) {
+                boolean filter = filters.stream().anyMatch(f -> f.name().equals(name));
+                boolean servlet = name.equals(ECHO_SERVLET_NAME) || servlets.stream().anyMatch(s -> s.name().equals(name));
+                if (!filter && !servlet) {
+                    throw new IllegalArgumentException("no filter or servlet '" + name + "'");
+                }
+                if (filter) {
+                    asyncFilters.add(name);
+                }
+                if (servlet) {
+                    asyncServlets.add(name);
+                }
+            }
+            return this;
+        }
+
+        /** An {@code <error-page>}: the container dispatches (ERROR) to {@code location} for that status. */
+        public Builder errorPage(int errorCode, String location) {
+            errorPages.add(new ErrorPage(errorCode, location));
             return this;
         }
 
