@@ -72,7 +72,14 @@ final class ServletRequestView implements RequestView {
 
     @Override
     public String cookie(String name) {
-        Cookie[] cookies = request.getCookies();
+        Cookie[] cookies;
+        try {
+            cookies = request.getCookies();
+        } catch (RuntimeException malformed) {
+            // Jetty refuses a malformed Cookie header by throwing (a 400 from inside our filter), Tomcat
+            // skips it: either way the client has no usable cookie, so it shares the missing-key bucket.
+            return null;
+        }
         if (cookies != null) {
             for (Cookie cookie : cookies) {
                 if (cookie.getName().equals(name)) {
