@@ -6,6 +6,7 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RedisStore;
 import dev.ratelimit.RedisFailureException;
 import dev.ratelimit.internal.Arguments;
+import dev.ratelimit.internal.RedisGateway;
 import dev.ratelimit.internal.StoreAccess;
 import dev.ratelimit.internal.LuaScript;
 import dev.ratelimit.internal.RedisKeys;
@@ -30,7 +31,8 @@ final class CounterKeys {
 
     private static final Logger log = LoggerFactory.getLogger(CounterKeys.class);
 
-    private final RedisStore store;
+    /** The store's gateway, looked up once: every counter call goes through it. */
+    private final RedisGateway gateway;
     private final String name;
     private final String keyPrefix;
     private final Duration window;
@@ -56,7 +58,7 @@ final class CounterKeys {
 
     private CounterKeys(RedisStore store, String name, String keyPrefix, Duration window, int pendingLimit,
             List<RateLimitListener> listeners) {
-        this.store = store;
+        this.gateway = StoreAccess.gateway(store);
         this.name = name;
         this.keyPrefix = keyPrefix;
         this.window = window;
@@ -90,7 +92,7 @@ final class CounterKeys {
     }
 
     void clear(String key) {
-        StoreAccess.gateway(store).delete(Immutable.listOf(redisKey(key)));
+        gateway.delete(Immutable.listOf(redisKey(key)));
     }
 
     /** Runs a counter script on the client's key, after any writes kept from an outage; the scripts answer {count}. */
@@ -100,7 +102,7 @@ final class CounterKeys {
 
     private long run(LuaScript script, String redisKey, List<String> args) {
         flushPending();
-        return StoreAccess.gateway(store).eval(script, Immutable.listOf(redisKey), args).get(0);
+        return gateway.eval(script, Immutable.listOf(redisKey), args).get(0);
     }
 
     /**
@@ -163,7 +165,7 @@ final class CounterKeys {
                     return;
                 }
                 try {
-                    StoreAccess.gateway(store).eval(next.script, Immutable.listOf(next.key), next.args);
+                    gateway.eval(next.script, Immutable.listOf(next.key), next.args);
                 } catch (RedisFailureException e) {
                     if (!e.redisAnswered()) {
                         throw e;
