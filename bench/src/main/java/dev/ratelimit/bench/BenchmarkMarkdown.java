@@ -40,7 +40,7 @@ final class BenchmarkMarkdown {
      *
      * @param commands    per limiter: {round trips, all commands} per decision
      * @param redisMicros per row: Redis CPU per call in microseconds
-     * @param memory      per algorithm: {key name length, bytes after 1 decision, bytes after 100}
+     * @param memory      per algorithm: {key name length, bytes after 1 decision, after 100, after 10 of cost 10}
      * @param bare        HTTP load without the filter
      * @param filtered    HTTP load through RateLimitFilter
      * @param took        how long the whole run took
@@ -138,11 +138,13 @@ final class BenchmarkMarkdown {
         }
 
         md.append("\n## Redis memory per client key\n\n");
-        md.append("`MEMORY USAGE key SAMPLES 0` after the client's first decision and after `limit` (100) admitted "
-                + "decisions in one window.\n\n");
-        md.append("| algorithm | key name | after 1 | after 100 |\n|---|---:|---:|---:|\n");
+        md.append("`MEMORY USAGE key SAMPLES 0` after the client's first decision, after `limit` (100) admitted "
+                + "decisions in one window, and for another client after 10 admitted decisions of cost 10 (the same "
+                + "100 permits in fewer requests).\n\n");
+        md.append("| algorithm | key name | after 1 | after 100 | after 10 of cost 10 |\n|---|---:|---:|---:|---:|\n");
         memory.forEach((algorithm, bytes) -> md.append("| `").append(algorithm).append("` | ").append(bytes[0])
-                .append(" bytes | ").append(bytes[1]).append(" bytes | ").append(bytes[2]).append(" bytes |\n"));
+                .append(" bytes | ").append(bytes[1]).append(" bytes | ").append(bytes[2]).append(" bytes | ")
+                .append(bytes[3]).append(" bytes |\n"));
 
         md.append("\n## HTTP\n\n");
         md.append("Embedded Jetty with a servlet that writes `ok`, driven by 16 closed-loop clients (JDK HttpClient) in "

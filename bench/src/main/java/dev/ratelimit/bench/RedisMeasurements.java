@@ -162,7 +162,10 @@ final class RedisMeasurements {
         return usage;
     }
 
-    /** MEMORY USAGE of one client's key after one decision and after `limit` decisions, key name 30 bytes. */
+    /**
+     * MEMORY USAGE of one client's key after one decision and after `limit` decisions, and of another's
+     * after `limit / 10` decisions of cost 10; key names 30 bytes.
+     */
     Map<String, long[]> memoryPerKey() {
         Map<String, long[]> memory = new LinkedHashMap<>();
         int limit = 100;
@@ -179,8 +182,17 @@ final class RedisMeasurements {
                     limiter.tryAcquire(client);
                 }
                 long afterLimit = memoryUsage(admin, key);
-                memory.put(algorithm, new long[] {key.length(), afterOne, afterLimit});
+                // The same permits in fewer, costlier requests: sliding-log keeps one entry per request.
+                String costly = "client-0002";
+                String costlyKey = limiter.redisKeys(costly).get(0);
+                limiter.reset(costly);
+                for (int i = 0; i < limit / 10; i++) {
+                    limiter.tryAcquire(costly, 10);
+                }
+                long afterCostly = memoryUsage(admin, costlyKey);
+                memory.put(algorithm, new long[] {key.length(), afterOne, afterLimit, afterCostly});
                 limiter.reset(client);
+                limiter.reset(costly);
             }
         }
         return memory;

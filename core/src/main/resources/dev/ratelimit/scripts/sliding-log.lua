@@ -1,18 +1,27 @@
--- sliding-log: remember every admitted permit for exactly one window.
+-- sliding-log: remember every admitted request for exactly one window.
 --
--- A sorted set holds one member per admitted permit, scored by its admission time in
--- microseconds. The permits in the window are those scored after now - window, counted with
--- ZCOUNT so that a denial reads and writes nothing. When a request is denied, the k-th oldest
--- entry in the window (k = count + permits - limit) is the one that must leave before the request
--- fits, so retry-after is its score + window - now: exact, whatever the traffic was.
+-- A sorted set holds one member per admitted request, whatever its cost, scored by its admission
+-- time in microseconds. The member is the running total of permits admitted up to and including
+-- that request, so memory grows with requests, not with permits, and no request's cost needs
+-- summing: the permits in the window are the newest total minus the total of the newest entry at or
+-- before the window's start (the anchor; 0 when there is none). Commits trim everything older than
+-- the anchor and keep the anchor itself.
 --
--- Members never repeat, so the log can never under-count: a permit is named "<stamp>-<n>" and
--- added with ZADD NX. Redis' clock gives every script its own microsecond, so the stamp is simply
--- now; if a name is taken anyway (the clock stepped back after a failover), NX reports it and the
--- missing permits are stamped after the newest entry instead. Reading the newest entry only then,
--- and on denials, keeps the admitted path at TIME, ZCOUNT, ZREMRANGEBYSCORE, ZADD and PEXPIRE.
--- Expired members are trimmed on each admission, so memory stays O(limit), and the key's TTL is
--- one window from the newest admission.
+-- Scores strictly increase with the totals: a request is stamped now, or one microsecond after the
+-- newest entry when that is not earlier (two admissions in one microsecond, or a clock that stepped
+-- back after a failover). So a member name is never taken twice, time order is total order, and the
+-- limit holds across a clock step.
+--
+-- When a request is denied, k = count + permits - limit permits must leave first: the entry at
+-- which the running total passes anchor + k is the one whose departure makes room, so retry-after
+-- is its score + window - now. Exact, whatever the traffic was. Finding it is one ZRANGE when the
+-- oldest request in the window suffices (costs of 1), otherwise a binary search by rank; both only
+-- on a denial. The admitted path is TIME, two reads of one entry, ZREMRANGEBYSCORE, ZADD and
+-- PEXPIRE. The key's TTL is one window from the newest admission.
+--
+-- Totals are exact in Lua's doubles below 2^53. A log whose window runs empty starts again from 0;
+-- one that never empties (limits near the 2^50 bound) is rebased, every total lowered by the
+-- anchor's, before its newest total would pass 2^52.
 --
 -- KEYS[i]: the log of rule i.  ARGV[1]: '1' to consume, '0' to peek.
 -- ARGV per rule (3): permits, limit, window in microseconds.
@@ -31,68 +40,117 @@ else
   now = t[1] * 1000000 + t[2]
 end
 local consume = ARGV[1] == '1'
+local REBASE_AT = 4503599627370496 -- 2^52
 local ADD_BATCH = 1000
 
-local function newest(key)
-  return tonumber(redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2])
+-- string.format, not '..' or a bare number: concatenation prints 16-digit values as %.14g.
+local function int(value)
+  return string.format('%d', value)
 end
 
--- Adds `permits` members stamped `stamp`; returns how many were new.
-local function add(key, stamp, permits)
-  -- string.format, not '..': concatenation would print 16-digit stamps as %.14g and lose them.
-  if permits == 1 then
-    return redis.call('ZADD', key, 'NX', stamp, string.format('%d-1', stamp))
+-- The log's newest total and score, and the anchor's total and score (0, false without one).
+-- Returns nothing when the key holds something else: another algorithm's state, WRONGTYPE
+-- included, or a log of an older format, is no state (limiter-driver.lua says why).
+local function read(key, window)
+  local newest = redis.pcall('ZRANGE', key, -1, -1, 'WITHSCORES')
+  if newest.err then
+    return
   end
-  -- In batches: unpack() of more than a few thousand values fails (Lua's C stack), so one ZADD
-  -- per batch of at most ADD_BATCH members keeps any cost exact.
-  local added, first = 0, 1
-  while first <= permits do
-    local last = math.min(permits, first + ADD_BATCH - 1)
-    local members = {}
-    for n = first, last do
-      local at = 2 * (n - first)
-      members[at + 1], members[at + 2] = stamp, string.format('%d-%d', stamp, n)
+  if #newest == 0 then
+    return 0, false, 0, false
+  end
+  local total = tonumber(newest[1])
+  if not total then
+    return
+  end
+  local anchor = redis.call('ZREVRANGEBYSCORE', key, int(now - window), '-inf', 'WITHSCORES', 'LIMIT', 0, 1)
+  local base, anchor_at = 0, false
+  if #anchor == 2 then
+    base, anchor_at = tonumber(anchor[1]), tonumber(anchor[2])
+    if not base then
+      return
     end
-    added = added + redis.call('ZADD', key, 'NX', unpack(members))
-    first = last + 1
   end
-  return added
+  return total, tonumber(newest[2]), base, anchor_at
+end
+
+-- The score of the oldest entry in the window whose running total reaches `target`.
+local function reaching(key, target, window)
+  local lo = redis.call('ZCOUNT', key, '-inf', int(now - window))
+  local first = redis.call('ZRANGE', key, lo, lo, 'WITHSCORES')
+  if tonumber(first[1]) >= target then
+    return tonumber(first[2])
+  end
+  lo = lo + 1
+  local hi = redis.call('ZCARD', key) - 1
+  while lo < hi do
+    local mid = math.floor((lo + hi) / 2)
+    if tonumber(redis.call('ZRANGE', key, mid, mid)[1]) >= target then
+      hi = mid
+    else
+      lo = mid + 1
+    end
+  end
+  return tonumber(redis.call('ZRANGE', key, lo, lo, 'WITHSCORES')[2])
 end
 
 local function check(key, permits_arg, limit_arg, window_arg)
   local permits, limit, window = tonumber(permits_arg), tonumber(limit_arg), tonumber(window_arg)
-  local oldest_kept = string.format('(%d', now - window)
-  -- WRONGTYPE is another algorithm's state: no permits logged (limiter-driver.lua says why).
-  local count = redis.pcall('ZCOUNT', key, oldest_kept, '+inf')
-  local foreign = type(count) ~= 'number'
-  if foreign then
-    count = 0
+  local total, newest_at, base, anchor_at = read(key, window)
+  local count = 0
+  if total and newest_at and newest_at > now - window then
+    count = total - base
   end
   local reset = 0
   if count > 0 and (not consume or count + permits > limit) then
     -- Only a peek or a denial reports the reset before this request; an admission reports its own.
-    reset = newest(key) + window - now
+    reset = newest_at + window - now
   end
   if count + permits > limit then
-    local k = count + permits - limit
-    local entry = redis.call('ZRANGEBYSCORE', key, oldest_kept, '+inf', 'WITHSCORES', 'LIMIT', k - 1, 1)
-    return 0, limit - count, tonumber(entry[2]) + window - now, reset
+    -- A request larger than the limit never fits; the caller refuses it before asking (RateLimiter).
+    local retry = reset
+    if count > 0 and permits <= limit then
+      retry = reaching(key, base + count + permits - limit, window) + window - now
+    end
+    return 0, limit - count, retry, reset
   end
-  return 1, limit - count, 0, reset, limit - count - permits, permits, window, foreign
+  if count == 0 then
+    -- An empty window, a foreign key or none: the log starts again from a total of 0.
+    return 1, limit - count, 0, reset, limit - permits, permits, window, now, false
+  end
+  return 1, limit - count, 0, reset, limit - count - permits, total + permits, window,
+      math.max(now, newest_at + 1), anchor_at or 0
 end
 
-local function commit(key, remaining, permits, window, foreign)
-  if foreign then
+-- Rewrites the log with every total lowered by the anchor's (its first entry, once trimmed),
+-- dropping the anchor; returns the amount subtracted.
+local function rebase(key)
+  local entries = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+  local base = tonumber(entries[1])
+  redis.call('DEL', key)
+  local members = {}
+  for i = 3, #entries, 2 do
+    members[#members + 1] = entries[i + 1]
+    members[#members + 1] = int(tonumber(entries[i]) - base)
+    if #members == 2 * ADD_BATCH or i + 2 > #entries then
+      redis.call('ZADD', key, unpack(members))
+      members = {}
+    end
+  end
+  return base
+end
+
+-- trim: false to start a new log, 0 when there is no anchor, else the anchor's score.
+local function commit(key, remaining, new_total, window, stamp, trim)
+  if not trim then
     redis.call('DEL', key)
-  else
-    redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+  elseif trim ~= 0 then
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. int(trim))
   end
-  local stamp = now
-  local added = add(key, stamp, permits)
-  if added < permits then
-    stamp = math.max(now, newest(key) + 1)
-    add(key, stamp, permits - added)
+  if trim and trim ~= 0 and new_total > REBASE_AT then
+    new_total = new_total - rebase(key)
   end
+  redis.call('ZADD', key, int(stamp), int(new_total))
   local left = stamp + window - now
   redis.call('PEXPIRE', key, math.ceil(left / 1000))
   return remaining, left

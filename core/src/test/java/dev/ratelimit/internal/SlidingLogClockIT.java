@@ -6,9 +6,11 @@ import dev.ratelimit.Algorithm;
 import dev.ratelimit.Rule;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.resps.Tuple;
 
 /**
  * The sliding-log script at exact instants: the production script, sent the production arguments
@@ -34,22 +36,21 @@ class SlidingLogClockIT {
 
         assertThat(first.subList(0, 3)).containsExactly(1L, 1L, 9L);
         assertThat(second.subList(0, 3)).as("allowed, remaining").containsExactly(1L, 1L, 8L);
-        assertThat(redis.client().zcard(key)).isEqualTo(2);
         long now = SECOND * 1_000_000 + 5;
-        assertThat(redis.client().zrange(key, 0, -1))
-                .as("the taken name pushes the second permit after the newest entry")
-                .containsExactly(now + "-1", (now + 1) + "-1");
+        assertThat(log(key)).as("running totals; the second request is stamped after the newest entry")
+                .containsExactly("1@" + now, "2@" + (now + 1));
         assertThat(second.get(4)).as("its reset counts from that later stamp").isEqualTo(60_000_001L);
     }
 
     @Test
-    void aRequestOfSeveralPermitsWhoseNamesAreTakenKeepsEveryPermit() {
-        String key = redis.key("several-taken");
+    void aRequestOfSeveralPermitsInTheSameMicrosecondKeepsEveryPermit() {
+        String key = redis.key("several-same-microsecond");
         admitAt(SECOND, 7, key, 2, 10);
         List<Long> reply = admitAt(SECOND, 7, key, 3, 10);
 
         assertThat(reply.subList(0, 3)).containsExactly(1L, 1L, 5L);
-        assertThat(redis.client().zcard(key)).as("2 + 3 permits, none overwritten").isEqualTo(5);
+        long now = SECOND * 1_000_000 + 7;
+        assertThat(log(key)).as("one entry per request: 2 + 3 permits").containsExactly("2@" + now, "5@" + (now + 1));
         List<Long> denied = admitAt(SECOND, 7, key, 6, 10);
         assertThat(denied.get(0)).as("only 5 are left").isZero();
         assertThat(denied.get(2)).isEqualTo(5L);
@@ -59,17 +60,15 @@ class SlidingLogClockIT {
     void aClockThatSteppedBackNeitherLosesPermitsNorTheLimit() {
         String key = redis.key("stepped-back");
         long later = SECOND * 1_000_000;
-        long earlier = later - 1_000_000;
         admitAt(SECOND, 0, key, 1, 3);
         admitAt(SECOND - 1, 0, key, 1, 3);
-        assertThat(redis.client().pttl(key)).as("one window from this admission").isBetween(59_000L, 60_000L);
+        assertThat(redis.client().pttl(key)).as("one window after the newest stamp, a second ahead of this clock")
+                .isBetween(60_000L, 61_001L);
 
         List<Long> third = admitAt(SECOND - 1, 0, key, 1, 3);
         assertThat(third.subList(0, 3)).containsExactly(1L, 1L, 0L);
-        assertThat(redis.client().zrange(key, 0, -1)).as("the taken name moves the permit after the newest")
-                .containsExactly(earlier + "-1", later + "-1", (later + 1) + "-1");
-        assertThat(redis.client().pttl(key)).as("one window after that newest stamp, a second ahead of this clock")
-                .isBetween(60_000L, 61_001L);
+        assertThat(log(key)).as("each admission is stamped after the newest entry")
+                .containsExactly("1@" + later, "2@" + (later + 1), "3@" + (later + 2));
         assertThat(admitAt(SECOND - 1, 0, key, 1, 3).get(0)).as("the limit holds across the step").isZero();
         assertThat(redis.client().zcard(key)).isEqualTo(3);
     }
@@ -91,12 +90,17 @@ class SlidingLogClockIT {
 
         assertThat(script.consume(T0 + 60_000_000, 1, key)).as("exactly at it: T0's permit is out")
                 .containsExactly(1L, 1L, 0L, 0L, 60_000_000L);
-        assertThat(redis.client().zrange(key, 0, -1)).as("and trimmed from the log")
-                .containsExactly((T0 + 10_000_000) + "-1", (T0 + 20_000_000) + "-1", (T0 + 60_000_000) + "-1");
+        assertThat(log(key)).as("the log keeps T0's entry as the anchor the window's count is measured from")
+                .containsExactly("1@" + T0, "2@" + (T0 + 10_000_000), "3@" + (T0 + 20_000_000), "4@" + (T0 + 60_000_000));
 
         assertThat(script.peek(T0 + 65_000_000, 2, key))
                 .as("two permits wait for the second oldest, T0 + 20 s, to leave at T0 + 80 s")
                 .containsExactly(0L, 0L, 0L, 15_000_000L, 55_000_000L);
+
+        assertThat(script.consume(T0 + 70_000_000, 1, key)).containsExactly(1L, 1L, 0L, 0L, 60_000_000L);
+        assertThat(log(key)).as("entries older than the anchor, now T0 + 10 s, are trimmed")
+                .containsExactly("2@" + (T0 + 10_000_000), "3@" + (T0 + 20_000_000), "4@" + (T0 + 60_000_000),
+                        "5@" + (T0 + 70_000_000));
     }
 
     @Test
@@ -111,7 +115,7 @@ class SlidingLogClockIT {
                 .containsExactly(1L, 1L, 1L, 0L, 55_000_000L);
         assertThat(script.peek(T0 + 60_000_000, 3, key)).as("the window has passed both permits")
                 .containsExactly(1L, 1L, 3L, 0L, 0L);
-        assertThat(redis.client().zcard(key)).isEqualTo(2);
+        assertThat(log(key)).as("the peeks wrote nothing").containsExactly("2@" + T0);
     }
 
     @Test
@@ -139,15 +143,13 @@ class SlidingLogClockIT {
         assertThat(script.consume(T0 + 10_000_000, 1, wide, narrow)).as("at the narrow rule's retry-after both take")
                 .containsExactly(1L, 1L, 0L, 0L, 60_000_000L, 1L, 0L, 0L, 10_000_000L);
         assertThat(redis.client().zcard(wide)).isEqualTo(3);
-        assertThat(redis.client().zrange(narrow, 0, -1))
-                .containsExactly((T0 + 1_000_000) + "-1", (T0 + 10_000_000) + "-1");
+        assertThat(log(narrow)).containsExactly("1@" + T0, "2@" + (T0 + 1_000_000), "3@" + (T0 + 10_000_000));
     }
 
     private static FrozenClockScript script(long limit) {
         return new FrozenClockScript(redis.client(), Rule.of(Algorithm.SLIDING_LOG, limit, WINDOW));
     }
 
-    /** Runs the production script with its clock frozen at the given second and microsecond. */
     @Test
     void aCostOfThousandsOfPermitsIsCountedExactly() {
         // 5000 permits once failed: unpack() of 10,000 values overflows Lua's C stack, the script
@@ -159,9 +161,73 @@ class SlidingLogClockIT {
         List<Long> third = admitAt(SECOND, 2, key, 5_000, 10_000);
         assertThat(third.subList(0, 3)).as("the limit holds").containsExactly(0L, 0L, 0L);
         assertThat(third.get(3)).as("retry when the first 5000 leave the window").isEqualTo(60_000_000L - 2);
-        assertThat(redis.client().zcard(key)).isEqualTo(10_000);
+        assertThat(redis.client().zcard(key)).as("memory grows with requests, not with permits").isEqualTo(2);
     }
 
+    @Test
+    void retryAfterFindsTheRequestWhoseDepartureMakesRoomAmongMixedCosts() {
+        String key = redis.key("mixed-costs");
+        FrozenClockScript script = script(10);
+        long[] costs = {1, 3, 2, 1, 3};
+        for (int i = 0; i < costs.length; i++) {
+            assertThat(script.consume(T0 + i * 1_000_000L, costs[i], key).get(0)).isEqualTo(1L);
+        }
+        long now = T0 + 30_000_000;
+        // Totals 1, 4, 6, 7, 10: k permits must leave; the entry whose total reaches k leaves first.
+        assertThat(script.peek(now, 1, key).get(3)).as("k = 1: the request of T0").isEqualTo(30_000_000L);
+        assertThat(script.peek(now, 2, key).get(3)).as("k = 2: T0 + 1 s, its 3 permits").isEqualTo(31_000_000L);
+        assertThat(script.peek(now, 4, key).get(3)).as("k = 4: still T0 + 1 s").isEqualTo(31_000_000L);
+        assertThat(script.peek(now, 5, key).get(3)).as("k = 5: T0 + 2 s").isEqualTo(32_000_000L);
+        assertThat(script.peek(now, 7, key).get(3)).as("k = 7: T0 + 3 s").isEqualTo(33_000_000L);
+        assertThat(script.peek(now, 8, key).get(3)).as("k = 8: T0 + 4 s").isEqualTo(34_000_000L);
+        assertThat(script.peek(now, 10, key).get(3)).as("k = 10: T0 + 4 s").isEqualTo(34_000_000L);
+
+        assertThat(script.consume(T0 + 61_000_000, 4, key)).as("T0 and T0 + 1 s have left: 4 permits free, taken")
+                .containsExactly(1L, 1L, 0L, 0L, 60_000_000L);
+        assertThat(script.consume(T0 + 61_000_000, 1, key).get(0)).as("and no more").isZero();
+    }
+
+    @Test
+    void aLogAtTheLargestLimitIsRebasedBeforeItsTotalsLosePrecision() {
+        String key = redis.key("rebased");
+        long limit = 1L << 50;
+        FrozenClockScript script = new FrozenClockScript(redis.client(),
+                Rule.of(Algorithm.SLIDING_LOG, limit, Duration.ofSeconds(1)));
+        for (int second = 0; second < 12; second++) {
+            long now = T0 + second * 1_000_000L;
+            assertThat(script.consume(now, limit, key).subList(0, 3)).as("second %d", second)
+                    .containsExactly(1L, 1L, 0L);
+            assertThat(script.consume(now + 999_999, 1, key).get(0)).as("full until the window has passed").isZero();
+            for (String entry : log(key)) {
+                long total = Long.parseLong(entry.substring(0, entry.indexOf('@')));
+                assertThat(total).as("an exact double").isLessThanOrEqualTo((1L << 52) + limit);
+            }
+        }
+        assertThat(redis.client().zcard(key)).as("the anchor at most, and the newest request").isLessThanOrEqualTo(2);
+    }
+
+    @Test
+    void aLogOfAnotherFormatIsNoStateAndIsReplaced() {
+        String key = redis.key("old-format");
+        long now = T0 + 1_000_000;
+        redis.client().zadd(key, now - 10, (now - 10) + "-1");
+        redis.client().zadd(key, now - 5, (now - 5) + "-1");
+
+        assertThat(script(2).peek(now, 2, key)).as("no state: the log starts afresh").containsExactly(1L, 1L, 2L, 0L, 0L);
+        assertThat(script(2).consume(now, 2, key).get(0)).isEqualTo(1L);
+        assertThat(log(key)).containsExactly("2@" + now);
+    }
+
+    /** The log as "total@stamp" entries, oldest first. */
+    private static List<String> log(String key) {
+        List<String> entries = new ArrayList<>();
+        for (Tuple tuple : redis.client().zrangeWithScores(key, 0, -1)) {
+            entries.add(tuple.getElement() + "@" + (long) tuple.getScore());
+        }
+        return entries;
+    }
+
+    /** Runs the production script with its clock frozen at the given second and microsecond. */
     private static List<Long> admitAt(long second, long micros, String key, long permits, long limit) {
         return script(limit).consume(second * 1_000_000 + micros, permits, key);
     }
