@@ -176,14 +176,14 @@ public final class RateLimiter {
         long[] eachRule = permits == 0 ? current.costs : permitsForEachRule(current, permits);
         Decision decision;
         if (denyCache == null) {
-            decision = decide(current, key, keys, eachRule, true);
+            decision = take(current, key, keys, eachRule);
         } else {
             String cacheKey = key + '\n' + permits;
             decision = denyCache.get(cacheKey);
             if (decision != null) {
                 accounting.cachedDenial();
             } else {
-                decision = decide(current, key, keys, eachRule, true);
+                decision = take(current, key, keys, eachRule);
                 denyCache.put(cacheKey, decision);
             }
         }
@@ -207,6 +207,28 @@ public final class RateLimiter {
     /** The adaptive factor last computed (1 without adaptive limits). */
     public double adaptiveFactor() {
         return inForce.last().factor;
+    }
+
+    /**
+     * Takes the permits, unless adaptive limits have scaled a rule below them: such a request cannot
+     * be admitted until the limits rise again, so it is denied without writing anything. Its
+     * retry-after is the later of the next adaptation (the limits cannot change before) and the
+     * moment the client's state is clear (then it fits as soon as the limits are back); its remaining
+     * and reset come from a peek, so the answer is as true as any other denial's.
+     */
+    private Decision take(RulesInForce.Applied current, String key, List<String> keys, long[] permits) {
+        for (int i = 0; i < permits.length; i++) {
+            if (permits[i] > current.rules.get(i).capacity()) {
+                Decision state = decide(current, key, keys, current.costs, false);
+                if (state.degraded()) {
+                    return state;
+                }
+                Duration retryAfter = state.resetAfter().compareTo(inForce.untilNextAdaptation()) >= 0
+                        ? state.resetAfter() : inForce.untilNextAdaptation();
+                return Decision.of(false, state.rule(), state.remaining(), retryAfter, state.resetAfter());
+            }
+        }
+        return decide(current, key, keys, permits, true);
     }
 
     private Decision decide(RulesInForce.Applied current, String key, List<String> keys, long[] permits,

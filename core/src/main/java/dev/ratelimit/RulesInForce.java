@@ -74,6 +74,17 @@ final class RulesInForce {
         return applied;
     }
 
+    /**
+     * How long until the limits may next be adapted (at most a second): before then they cannot
+     * change. Zero without adaptive limits.
+     */
+    Duration untilNextAdaptation() {
+        if (adaptive == null) {
+            return Duration.ZERO;
+        }
+        return Duration.ofNanos(Math.max(0, nextAdaptation.get() - nanoClock.getAsLong()));
+    }
+
     /** How long an admitted request took to serve: adaptive limits watch its p90. */
     void recordAdmittedLatency(Duration latency) {
         if (adaptive != null) {

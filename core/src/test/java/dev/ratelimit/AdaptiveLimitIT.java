@@ -9,6 +9,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** The limit follows an injected load, recomputed at most once per second, within its bounds. */
 class AdaptiveLimitIT {
@@ -84,6 +86,42 @@ class AdaptiveLimitIT {
             assertThat(limiter.effectiveRules().get(0).cost()).isEqualTo(3);
             assertThat(first.allowed()).as("the cost follows the scaled rule").isTrue();
             assertThat(first.remaining()).isZero();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = {"FIXED_WINDOW", "SLIDING_LOG", "SLIDING_WINDOW", "GCRA"})
+    void aRequestLargerThanTheScaledLimitIsDeniedUntilTheLimitsCanRise(Algorithm algorithm) {
+        AdaptiveLimit adaptive = AdaptiveLimit.floor(0.3).loadSource(() -> cpu);
+        cpu = 0.99;
+        try (RedisStore store = RedisStore.connect(redis.uri())) {
+            RateLimiter limiter = RateLimiter.builder(store).keyPrefix(redis.keyPrefix())
+                    .policyName("oversized-" + algorithm).localDenyCache(false).adaptive(adaptive).clock(now::get)
+                    .rule(Rule.of(algorithm, 10, Duration.ofMinutes(1))).build();
+            String redisKey = limiter.redisKeys("c").get(0);
+
+            Decision fresh = limiter.tryAcquire("c", 5);
+            assertThat(limiter.effectiveRules().get(0).capacity()).isEqualTo(3);
+            assertThat(fresh.allowed()).as("5 permits never fit the scaled limit of 3").isFalse();
+            assertThat(fresh.degraded()).as("a decision, not a failure").isFalse();
+            assertThat(fresh.limit()).isEqualTo(3);
+            assertThat(fresh.remaining()).isEqualTo(3);
+            assertThat(fresh.retryAfter()).as("the limits cannot rise before the next adaptation")
+                    .isEqualTo(Duration.ofSeconds(1));
+            assertThat(redis.client().exists(redisKey)).as("a denial writes nothing").isFalse();
+
+            assertThat(limiter.tryAcquire("c", 2).allowed()).isTrue();
+            Decision busy = limiter.tryAcquire("c", 5);
+            assertThat(busy.allowed()).isFalse();
+            assertThat(busy.remaining()).isEqualTo(1);
+            assertThat(busy.retryAfter())
+                    .as("then the client's state is clear (two windows at most), and it fits once the limits are back")
+                    .isEqualTo(busy.resetAfter()).isGreaterThan(Duration.ofSeconds(1))
+                    .isLessThanOrEqualTo(Duration.ofMinutes(2));
+
+            cpu = 0.10;
+            advanceSeconds(1);
+            assertThat(limiter.tryAcquire("d", 5).allowed()).as("once the limits are back, it fits").isTrue();
         }
     }
 
