@@ -318,13 +318,23 @@ abstract class AlgorithmContract {
     void switchingAPolicysAlgorithmInPlaceStartsEachClientAfresh(Algorithm from, Algorithm to) {
         String policy = "switch-" + policies.incrementAndGet();
         RateLimiter before = limiter(nodeA, policy, Rule.of(from, 5, Duration.ofHours(1)));
-        for (int i = 0; i < 5; i++) {
-            before.tryAcquire("c");
-        }
-        assertThat(before.tryAcquire("c").allowed()).as("the old algorithm's limit is used up").isFalse();
+        useUp(before);
 
         // A redeploy with another algorithm under the same policy name, as a web.xml edit makes it.
         RateLimiter after = limiter(nodeB, policy, Rule.of(to, 5, Duration.ofHours(1)));
+        assertStartsAfresh(after, to);
+    }
+
+    /** Takes a limit of 5 and checks the sixth is denied. */
+    private static void useUp(RateLimiter limiter) {
+        for (int i = 0; i < 5; i++) {
+            limiter.tryAcquire("c");
+        }
+        assertThat(limiter.tryAcquire("c").allowed()).as("the old algorithm's limit is used up").isFalse();
+    }
+
+    /** After a switch in place: no error, no state, then exactly the new limit of 5, on a key with a TTL. */
+    private void assertStartsAfresh(RateLimiter after, Algorithm to) {
         Decision peeked = after.peek("c");
         assertThat(peeked.degraded()).as("the old state is no error").isFalse();
         assertThat(peeked.remaining()).as("and no state: a fresh start").isEqualTo(5);
@@ -339,6 +349,51 @@ abstract class AlgorithmContract {
         assertThat(denied.allowed()).as("the new algorithm limits exactly").isFalse();
         assertThat(denied.retryAfter()).isPositive();
         assertThat(admin().pttl(after.redisKeys("c").get(0))).as("the replaced key has a TTL").isPositive();
+    }
+
+    /** Switches between the transaction transport's fixed-window and every script, both ways. */
+    Stream<Arguments> transportSwitches() {
+        List<Arguments> cases = new ArrayList<>();
+        if (transports().contains(Transport.TRANSACTION)) {
+            for (Algorithm other : Algorithm.values()) {
+                if (other != Algorithm.FIXED_WINDOW) {
+                    cases.add(Arguments.of(other, Transport.LUA, Algorithm.FIXED_WINDOW, Transport.TRANSACTION));
+                    cases.add(Arguments.of(Algorithm.FIXED_WINDOW, Transport.TRANSACTION, other, Transport.LUA));
+                }
+            }
+        }
+        return cases.stream();
+    }
+
+    @ParameterizedTest(name = "{0} over {1}, then {2} over {3}")
+    @MethodSource("transportSwitches")
+    void switchingToOrFromTheTransactionTransportStartsEachClientAfresh(Algorithm from, Transport fromTransport,
+            Algorithm to, Transport toTransport) {
+        String policy = "transport-switch-" + policies.incrementAndGet();
+        RateLimiter before = limiter(nodeA, policy, fromTransport, Rule.of(from, 5, Duration.ofHours(1)));
+        useUp(before);
+
+        RateLimiter after = limiter(nodeB, policy, toTransport, Rule.of(to, 5, Duration.ofHours(1)));
+        assertStartsAfresh(after, to);
+    }
+
+    @ParameterizedTest(name = "{0} over {1}, then {2} over {3}")
+    @MethodSource("transportSwitches")
+    void manyThreadsOfTwoNodesReplacingAnotherAlgorithmsStateAdmitExactlyTheLimit(Algorithm from,
+            Transport fromTransport, Algorithm to, Transport toTransport) throws Exception {
+        String policy = "concurrent-switch-" + policies.incrementAndGet();
+        useUp(limiter(nodeA, policy, fromTransport, Rule.of(from, 5, Duration.ofHours(1))));
+        Rule rule = Rule.of(to, 20, Duration.ofHours(1));
+        RateLimiter onA = limiter(nodeA, policy, toTransport, rule);
+        RateLimiter onB = limiter(nodeB, policy, toTransport, rule);
+
+        int admitted = hammer(200, 32, i -> {
+            Decision decision = (i % 2 == 0 ? onA : onB).tryAcquire("c");
+            assertThat(decision.degraded()).as("a replacement race is no failure").isFalse();
+            return decision.allowed();
+        });
+
+        assertThat(admitted).isEqualTo(to.isExact() ? 20 : admitted).isBetween(20, 40);
     }
 
     @ParameterizedTest(name = "{0} over {1}")

@@ -3,6 +3,7 @@ package dev.ratelimit.internal;
 import dev.ratelimit.RedisFailureException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 import redis.clients.jedis.AbstractTransaction;
 import redis.clients.jedis.RedisClusterClient;
@@ -111,19 +112,86 @@ public final class JedisGateway implements RedisGateway {
         return e.getCause() != e && redirected(e.getCause());
     }
 
+    /** Tries to replace another algorithm's state by a counter before giving up on one decision. */
+    private static final int REPLACEMENT_TRIES = 16;
+
     @Override
     public long[] incrementInWindow(String key, long permits, long windowMillis) {
         return call("counting in a MULTI/EXEC transaction", () -> {
-            try (AbstractTransaction transaction = jedis.multi()) {
-                // SET NX PX creates the counter with its TTL in one command, and INCRBY keeps the
-                // TTL: no moment exists where the counter lives without an expiry.
-                transaction.set(key, "0", SetParams.setParams().nx().px(windowMillis));
-                Response<Long> count = transaction.incrBy(key, permits);
-                Response<Long> ttl = transaction.pttl(key);
-                transaction.exec();
-                return new long[] {count.get(), ttl.get()};
+            for (int tries = 0; ; tries++) {
+                long[] counted = countInWindow(key, permits, windowMillis);
+                if (counted == null) {
+                    if (tries == REPLACEMENT_TRIES) {
+                        throw new JedisDataException("the key " + key + " changed under " + REPLACEMENT_TRIES
+                                + " tries to replace another algorithm's state by a counter");
+                    }
+                    // Every client meeting the old state tries at once, and each one's INCRBY of it
+                    // aborts the others' WATCH: a random pause that grows breaks the tie.
+                    pause(ThreadLocalRandom.current().nextLong(1L << Math.min(tries, 6)));
+                    counted = replaceForeign(key, permits, windowMillis);
+                }
+                if (counted != null) {
+                    return counted;
+                }
             }
         });
+    }
+
+    /**
+     * SET NX PX, INCRBY and PTTL in one MULTI/EXEC; null when the key held another algorithm's state
+     * (INCRBY refused it, or it was gcra's negative number): then the counter must be replaced.
+     */
+    private long[] countInWindow(String key, long permits, long windowMillis) {
+        try (AbstractTransaction transaction = jedis.multi()) {
+            // SET NX PX creates the counter with its TTL in one command, and INCRBY keeps the
+            // TTL: no moment exists where the counter lives without an expiry.
+            transaction.set(key, "0", SetParams.setParams().nx().px(windowMillis));
+            Response<Long> count = transaction.incrBy(key, permits);
+            Response<Long> ttl = transaction.pttl(key);
+            transaction.exec();
+            long counted;
+            try {
+                counted = count.get();
+            } catch (JedisDataException foreign) {
+                return null;
+            }
+            // A counter is never below 0, so after INCRBY it is at least permits.
+            return counted < permits ? null : new long[] {counted, ttl.get()};
+        }
+    }
+
+    /**
+     * Replaces another algorithm's state by a fresh counter, as the scripts do: WATCH the key, check
+     * it still is not a counter, then DEL and count in MULTI/EXEC. Null when another client changed
+     * the key meanwhile (EXEC aborted) or already replaced it: then counting starts over. Only the
+     * first decisions after an algorithm switch take this path.
+     */
+    private long[] replaceForeign(String key, long permits, long windowMillis) {
+        try (AbstractTransaction transaction = jedis.transaction(false)) {
+            transaction.watch(key);
+            Response<String> type = transaction.type(key);
+            Response<String> value = transaction.get(key);
+            if ("string".equals(type.get()) && counterValue(value) >= 0 || "none".equals(type.get())) {
+                transaction.unwatch();
+                return null;
+            }
+            transaction.multi();
+            transaction.del(key);
+            transaction.set(key, "0", SetParams.setParams().px(windowMillis));
+            Response<Long> count = transaction.incrBy(key, permits);
+            Response<Long> ttl = transaction.pttl(key);
+            return transaction.exec() == null ? null : new long[] {count.get(), ttl.get()};
+        }
+    }
+
+    /** The counter a GET answered, or -1 when it is not one (another algorithm's state). */
+    private static long counterValue(Response<String> value) {
+        try {
+            String text = value.get();
+            return text == null ? 0 : Long.parseLong(text);
+        } catch (JedisDataException | NumberFormatException foreign) {
+            return -1;
+        }
     }
 
     @Override
@@ -133,7 +201,9 @@ public final class JedisGateway implements RedisGateway {
                 Response<String> count = transaction.get(key);
                 Response<Long> ttl = transaction.pttl(key);
                 transaction.exec();
-                return new long[] {count.get() == null ? 0 : Long.parseLong(count.get()), ttl.get()};
+                long counted = counterValue(count);
+                // Another algorithm's state is no counter: the client starts afresh, as in the scripts.
+                return counted < 0 ? new long[] {0, -2} : new long[] {counted, ttl.get()};
             }
         });
     }
