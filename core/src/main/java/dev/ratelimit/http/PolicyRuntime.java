@@ -17,6 +17,7 @@ public final class PolicyRuntime implements AutoCloseable {
     private final RateLimiter limiter;
     private final RateLimitPipeline pipeline;
     private RateLimiterJmx.Registration bean;
+    private Runnable onClose;
     private boolean closed;
 
     private PolicyRuntime(HttpPolicy policy, RedisStoreRegistry registry, RateLimiter limiter) {
@@ -70,6 +71,11 @@ public final class PolicyRuntime implements AutoCloseable {
         return pipeline;
     }
 
+    /** Runs once this runtime is closed (a webapp forgets it then). */
+    synchronized void whenClosed(Runnable action) {
+        onClose = action;
+    }
+
     /** Removes the JMX bean and gives the Redis client back (the last user closes it). Idempotent. */
     @Override
     public synchronized void close() {
@@ -81,6 +87,9 @@ public final class PolicyRuntime implements AutoCloseable {
             bean.close();
         }
         registry.release(policy.redisSettings());
+        if (onClose != null) {
+            onClose.run();
+        }
     }
 
     @Override

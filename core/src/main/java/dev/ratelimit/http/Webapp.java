@@ -3,8 +3,12 @@ package dev.ratelimit.http;
 import dev.ratelimit.internal.Immutable;
 import dev.ratelimit.RedisStoreRegistry;
 import dev.ratelimit.jmx.RateLimiterJmx;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 
@@ -12,15 +16,38 @@ import java.util.function.Function;
  * What the policies of one web application share, read once from its servlet context by whichever
  * adapter comes first: the Redis clients ({@link RedisStoreRegistry}, kept as a context attribute
  * so the filter and JAX-RS share it and a redeploy starts afresh), the name its JMX beans carry,
- * and its {@code ratelimit.<name>} context-params, which are defaults for every policy.
+ * its {@code ratelimit.<name>} context-params, which are defaults for every policy, and the policies
+ * it runs (also a context attribute), so that {@link #stop} ends exactly this webapp's policies.
  */
 public final class Webapp {
+    /** The servlet context attribute holding the policies a webapp runs. */
+    static final String RUNNING_ATTRIBUTE = Webapp.class.getName() + ".running";
+
     private final RedisStoreRegistry registry;
+    private final Running running;
     private final String jmxName;
     private final Map<String, String> defaults;
 
-    private Webapp(RedisStoreRegistry registry, String jmxName, Map<String, String> defaults) {
+    /** The policies one webapp runs; closed ones remove themselves. */
+    private static final class Running {
+        private final Set<PolicyRuntime> runtimes = new LinkedHashSet<>();
+
+        synchronized void add(PolicyRuntime runtime) {
+            runtimes.add(runtime);
+        }
+
+        synchronized void remove(PolicyRuntime runtime) {
+            runtimes.remove(runtime);
+        }
+
+        synchronized List<PolicyRuntime> all() {
+            return new ArrayList<>(runtimes);
+        }
+    }
+
+    private Webapp(RedisStoreRegistry registry, Running running, String jmxName, Map<String, String> defaults) {
         this.registry = registry;
+        this.running = running;
         this.jmxName = jmxName;
         this.defaults = Immutable.copyOf(defaults);
     }
@@ -37,14 +64,20 @@ public final class Webapp {
     public static Webapp of(String contextPath, Iterable<String> initParameterNames,
             Function<String, String> initParameter, Function<String, Object> getAttribute,
             BiConsumer<String, Object> setAttribute) {
-        return new Webapp(RedisStoreRegistry.sharedIn(getAttribute, setAttribute),
+        Running running;
+        synchronized (Running.class) {
+            Object existing = getAttribute.apply(RUNNING_ATTRIBUTE);
+            running = existing instanceof Running ? (Running) existing : new Running();
+            setAttribute.accept(RUNNING_ATTRIBUTE, running);
+        }
+        return new Webapp(RedisStoreRegistry.sharedIn(getAttribute, setAttribute), running,
                 RateLimiterJmx.webappName(contextPath),
                 Settings.collect(initParameterNames, initParameter, Settings.PREFIX));
     }
 
     /** An application outside any servlet container (JAX-RS on its own server): its own clients, no context-params. */
     public static Webapp standalone(String jmxName) {
-        return new Webapp(new RedisStoreRegistry(), jmxName, Collections.emptyMap());
+        return new Webapp(new RedisStoreRegistry(), new Running(), jmxName, Collections.emptyMap());
     }
 
     /** The Redis clients its policies share. */
@@ -69,7 +102,30 @@ public final class Webapp {
 
     /** Starts a policy of this webapp: see {@link PolicyRuntime#start}. */
     public PolicyRuntime start(HttpPolicy policy) {
-        return PolicyRuntime.start(policy, registry, jmxName);
+        PolicyRuntime runtime = PolicyRuntime.start(policy, registry, jmxName);
+        running.add(runtime);
+        runtime.whenClosed(() -> running.remove(runtime));
+        return runtime;
+    }
+
+    /**
+     * Ends what a stopping webapp still runs: closes its policies (their JMX beans go, by the names
+     * they were registered under, so another webapp with the same context path keeps its own) and
+     * then its Redis clients. For frameworks that give their providers no end-of-life call.
+     *
+     * @param getAttribute the stopping servlet context's attributes
+     */
+    public static void stop(Function<String, Object> getAttribute) {
+        Object running = getAttribute.apply(RUNNING_ATTRIBUTE);
+        if (running instanceof Running) {
+            for (PolicyRuntime runtime : ((Running) running).all()) {
+                runtime.close();
+            }
+        }
+        Object registry = getAttribute.apply(RedisStoreRegistry.CONTEXT_ATTRIBUTE);
+        if (registry instanceof RedisStoreRegistry) {
+            ((RedisStoreRegistry) registry).closeAll();
+        }
     }
 
     @Override

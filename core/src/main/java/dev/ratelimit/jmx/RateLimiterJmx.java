@@ -88,26 +88,6 @@ public final class RateLimiterJmx {
         }
     }
 
-    /**
-     * Unregisters every bean of a webapp, whoever registered it: for the end of an application
-     * whose framework gives its providers no end-of-life call.
-     */
-    public static void unregisterAll(String webapp) {
-        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        try {
-            for (ObjectName name : server.queryNames(new ObjectName("dev.ratelimit:type=RateLimiter,webapp="
-                    + ObjectName.quote(webapp) + ",*"), null)) {
-                try {
-                    server.unregisterMBean(name);
-                } catch (JMException gone) {
-                    // unregistered meanwhile by its owner
-                }
-            }
-        } catch (JMException e) {
-            log.warn("Could not list the JMX beans of webapp {}", webapp, e);
-        }
-    }
-
     private static final class Bean implements RateLimiterMXBean {
         private final RateLimiter limiter;
         private final String configuration;

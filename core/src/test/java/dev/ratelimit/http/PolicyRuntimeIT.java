@@ -62,6 +62,34 @@ class PolicyRuntimeIT {
     }
 
     @Test
+    void twoWebappsWithOneContextPathEachStopOnlyTheirOwnPolicies() {
+        // Tomcat's parallel deployment (app##1, app##2) and virtual hosts run two webapps under one path.
+        Map<String, Object> oldVersion = new HashMap<>();
+        Map<String, Object> newVersion = new HashMap<>();
+        Webapp old = Webapp.of("/shop", java.util.Collections.emptyList(), name -> null, oldVersion::get,
+                oldVersion::put);
+        Webapp current = Webapp.of("/shop", java.util.Collections.emptyList(), name -> null, newVersion::get,
+                newVersion::put);
+        PolicyRuntime oldOrders = old.start(policy("orders"));
+        PolicyRuntime newOrders = current.start(policy("orders"));
+        assertThat(JMX.isRegistered(RateLimiterJmx.name("/shop", "orders", 1))).isTrue();
+        assertThat(JMX.isRegistered(RateLimiterJmx.name("/shop", "orders", 2))).as("the second one's bean").isTrue();
+
+        Webapp.stop(oldVersion::get);
+
+        assertThat(JMX.isRegistered(RateLimiterJmx.name("/shop", "orders", 1))).as("the old version's bean").isFalse();
+        assertThat(JMX.isRegistered(RateLimiterJmx.name("/shop", "orders", 2))).as("the running version's bean")
+                .isTrue();
+        assertThat(newOrders.limiter().tryAcquire("client").allowed()).as("and its Redis client").isTrue();
+        RedisStoreRegistry oldClients = (RedisStoreRegistry) oldVersion.get(RedisStoreRegistry.CONTEXT_ATTRIBUTE);
+        assertThat(oldClients.users(oldOrders.policy().redisSettings())).as("the old one's client is given back")
+                .isZero();
+
+        Webapp.stop(newVersion::get);
+        assertThat(JMX.isRegistered(RateLimiterJmx.name("/shop", "orders", 2))).isFalse();
+    }
+
+    @Test
     void aStartThatFailsHalfWayLeavesNoClientAndNoBean() {
         HttpPolicy transactional = policy("tx", "transport", "transaction");
 

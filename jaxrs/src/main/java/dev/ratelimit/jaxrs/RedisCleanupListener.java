@@ -1,13 +1,11 @@
 package dev.ratelimit.jaxrs;
 
-import dev.ratelimit.jmx.RateLimiterJmx;
-import dev.ratelimit.RedisStoreRegistry;
-import jakarta.servlet.ServletContext;
+import dev.ratelimit.http.Webapp;
 import jakarta.servlet.ServletContextEvent;
 import jakarta.servlet.ServletContextListener;
 
 /**
- * Closes the webapp's Redis clients, and removes its JMX beans, when the webapp stops. JAX-RS has no standard end-of-life
+ * Ends the webapp's policies (their JMX beans) and closes its Redis clients when the webapp stops. JAX-RS has no standard end-of-life
  * hook for providers (Jersey calls {@code @PreDestroy} on {@link RateLimitFeature}, RESTEasy does
  * not), so this servlet listener makes sure no connection outlives the webapp. It is registered by
  * {@link RateLimitServletInitializer} wherever the container runs initializers from
@@ -24,11 +22,6 @@ public class RedisCleanupListener implements ServletContextListener {
 
     @Override
     public void contextDestroyed(ServletContextEvent event) {
-        ServletContext context = event.getServletContext();
-        Object registry = context.getAttribute(RedisStoreRegistry.CONTEXT_ATTRIBUTE);
-        if (registry instanceof RedisStoreRegistry) {
-            ((RedisStoreRegistry) registry).closeAll();
-        }
-        RateLimiterJmx.unregisterAll(RateLimiterJmx.webappName(context.getContextPath()));
+        Webapp.stop(event.getServletContext()::getAttribute);
     }
 }
