@@ -12,8 +12,10 @@ import dev.ratelimit.internal.LuaScript;
 import dev.ratelimit.internal.RedisKeys;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -41,6 +43,10 @@ final class CounterKeys {
     private final Deque<Pending> pending = new ArrayDeque<>();
     private final ReentrantLock flushing = new ReentrantLock();
     private final AtomicLong dropped = new AtomicLong();
+    /** Names this instance's writes in Redis: random, so two nodes (or a restart) never share it. */
+    private final String writer = Long.toString(ThreadLocalRandom.current().nextLong(1L << 52, 1L << 53),
+            Character.MAX_RADIX);
+    private final AtomicLong writeIds = new AtomicLong();
     private volatile int pendingCount;
 
     /** A write that waits for Redis. */
@@ -106,11 +112,32 @@ final class CounterKeys {
     }
 
     /**
+     * Like {@link #write}, for a script that counts each write once: the arguments get this
+     * instance's writer name and a new write id, which a replay sends again, so that a write that
+     * timed out after it ran is not counted twice when it is sent again.
+     */
+    long writeOnce(LuaScript script, String key, List<String> args) {
+        List<String> named = new ArrayList<>(args.size() + 3);
+        named.addAll(args);
+        named.add(writer);
+        named.add(Long.toString(writeIds.incrementAndGet(), Character.MAX_RADIX));
+        List<String> replay = new ArrayList<>(named);
+        replay.add("replay");
+        return write(script, key, named, replay);
+    }
+
+    /**
      * Like {@link #eval} for a write; when Redis cannot be reached the write is kept in memory
      * (the oldest dropped past the limit) and sent, in order, before the next call that reaches
-     * Redis, and {@link #PENDING} is answered.
+     * Redis, and {@link #PENDING} is answered. A kept write may have run (a timeout after it was
+     * sent): only scripts that recognise a write sent twice ({@link #writeOnce}) count it once.
      */
     long write(LuaScript script, String key, List<String> args) {
+        return write(script, key, args, args);
+    }
+
+    /** @param replayArgs the arguments to send when the write is sent again after an outage */
+    private long write(LuaScript script, String key, List<String> args, List<String> replayArgs) {
         String redisKey = redisKey(key);
         try {
             return run(script, redisKey, args);
@@ -118,7 +145,7 @@ final class CounterKeys {
             if (e.redisAnswered() || pendingLimit == 0) {
                 throw e;
             }
-            keep(new Pending(script, redisKey, args));
+            keep(new Pending(script, redisKey, replayArgs));
             return PENDING;
         }
     }

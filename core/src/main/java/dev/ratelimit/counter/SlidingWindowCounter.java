@@ -51,7 +51,8 @@ public final class SlidingWindowCounter {
      *
      * @return the events in the window, this one included; or -1 when Redis cannot be reached, in
      *     which case the event is kept in memory and counted once Redis answers again (see
-     *     {@link Builder#pendingLimit})
+     *     {@link Builder#pendingLimit}); an event whose write timed out after Redis ran it is not
+     *     counted again
      * @throws IllegalArgumentException if the key is null or empty
      * @throws RedisFailureException if Redis answers with an error
      */
@@ -71,7 +72,7 @@ public final class SlidingWindowCounter {
         if (events < 1) {
             throw new IllegalArgumentException("events must be at least 1, but was " + events);
         }
-        return keys.write(SCRIPT, key, Immutable.listOf(Long.toString(events), slotMicros, slotCount));
+        return keys.writeOnce(SCRIPT, key, Immutable.listOf(Long.toString(events), slotMicros, slotCount));
     }
 
     /**

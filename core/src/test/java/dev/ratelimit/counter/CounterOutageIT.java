@@ -69,6 +69,59 @@ class CounterOutageIT {
     }
 
     @Test
+    void aWriteThatTimedOutAfterRedisRanItIsNotCountedTwiceWhenSentAgain() throws Exception {
+        try (RedisStore store = store()) {
+            SlidingWindowCounter counter = SlidingWindowCounter.builder(store, "slow", Duration.ofMinutes(10))
+                    .keyPrefix(redis.keyPrefix()).build();
+            String redisKey = counter.redisKey("alice");
+            assertThat(counter.increment("alice")).isEqualTo(1);
+
+            // A script of another client keeps Redis busy past this client's 300 ms timeout. The
+            // increment is sent, times out and is kept; Redis runs it once the busy script is done.
+            Thread busy = new Thread(() -> redis.client().eval("local t0 = redis.call('TIME') "
+                    + "repeat local t = redis.call('TIME') until (t[1] - t0[1]) * 1000000 + t[2] - t0[2] > 1000000"));
+            busy.start();
+            untilBusy();
+            assertThat(counter.increment("alice")).as("timed out: kept, count unknown").isEqualTo(-1);
+            busy.join();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!"2".equals(redis.client().hget(redisKey, currentSlot(redis.client().hgetAll(redisKey))))
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(counter.pendingWrites()).as("the kept write waits for the next call").isEqualTo(1);
+
+            assertThat(untilReadable(() -> counter.count("alice"))).as("the replay ran once already").isEqualTo(2);
+            assertThat(counter.pendingWrites()).isZero();
+            assertThat(counter.increment("alice")).isEqualTo(3);
+        }
+    }
+
+    /** Waits until Redis is running the busy script (a PING then takes longer than 100 ms). */
+    private static void untilBusy() throws InterruptedException {
+        try (RedisStore probe = RedisStore.connect(RedisSettings.builder(redis.uri()).timeout(Duration.ofMillis(100))
+                .build())) {
+            SlidingWindowCounter ping = SlidingWindowCounter.builder(probe, "probe", Duration.ofMinutes(1))
+                    .keyPrefix(redis.keyPrefix()).pendingLimit(0).build();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (System.nanoTime() < deadline) {
+                try {
+                    ping.count("x");
+                    Thread.sleep(5);
+                } catch (RedisFailureException busy) {
+                    return;
+                }
+            }
+            throw new AssertionError("Redis never got busy");
+        }
+    }
+
+    /** The slot field of an event-counter hash (the one that is a number). */
+    private static String currentSlot(java.util.Map<String, String> fields) {
+        return fields.keySet().stream().filter(name -> name.matches("\\d+")).findFirst().orElse("none");
+    }
+
+    @Test
     void pastTheBoundTheOldestAreDroppedAndTheListenerHears() throws Exception {
         AtomicLong heard = new AtomicLong();
         RateLimitListener listener = new RateLimitListener() {
