@@ -120,10 +120,15 @@ public final class RateLimiterBuilder {
                 throw new IllegalArgumentException("rule names must differ within a limiter, but '"
                         + rule.name() + "' appears twice in " + rules);
             }
-            if (rule.algorithm() != rules.get(0).algorithm()) {
-                throw new IllegalArgumentException("rules of one limiter must share one algorithm (one script "
-                        + "decides them all at once), but were " + rules);
+            if (rule.algorithm() != rules.get(0).algorithm()
+                    || (rule.calendar() == null) != (rules.get(0).calendar() == null)) {
+                throw new IllegalArgumentException("rules of one limiter must share one algorithm, and be all "
+                        + "calendar rules or none (one script decides them all at once), but were " + rules);
             }
+        }
+        if (transport == Transport.TRANSACTION && rules.get(0).calendar() != null) {
+            throw new IllegalArgumentException("transport 'transaction' counts fixed windows only, but the rules "
+                    + "were calendar rules " + rules + "; use transport 'lua'");
         }
         if (adaptive != null) {
             AdaptiveLimit.checkApplies(rules);

@@ -7,6 +7,7 @@ import dev.ratelimit.internal.Durations;
 import dev.ratelimit.internal.RedisKeys;
 import java.math.BigInteger;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.Objects;
 
 /**
@@ -20,7 +21,11 @@ import java.util.Objects;
  * <pre>{@code
  * Rule perSecond = Rule.of(Algorithm.SLIDING_LOG, 10, Duration.ofSeconds(1));
  * Rule bursty = Rule.builder(Algorithm.TOKEN_BUCKET, 100, Duration.ofMinutes(1)).burst(20).build();
+ * Rule daily = Rule.calendar(1000, CalendarPeriod.DAY, ZoneId.of("Europe/Berlin")).build();
  * }</pre>
+ *
+ * <p>A calendar rule counts like {@code fixed-window}, per calendar period in a time zone instead of
+ * per window: its {@link #window()} is the period's longest length.
  */
 public final class Rule {
     /** The longest window a rule may have; longer state would outlive any sensible deployment. */
@@ -46,6 +51,8 @@ public final class Rule {
     private final Duration window;
     private final long burst;
     private final long cost;
+    private final CalendarPeriod calendar;
+    private final ZoneId timeZone;
 
     private Rule(Builder builder, long burst) {
         this.algorithm = builder.algorithm;
@@ -53,7 +60,10 @@ public final class Rule {
         this.window = builder.window;
         this.burst = burst;
         this.cost = builder.cost;
-        this.name = builder.name != null ? builder.name : limit + "/" + Durations.format(window);
+        this.calendar = builder.calendar;
+        this.timeZone = builder.timeZone;
+        this.name = builder.name != null ? builder.name
+                : limit + "/" + (calendar != null ? calendar.configName() : Durations.format(window));
     }
 
     /**
@@ -68,6 +78,17 @@ public final class Rule {
     /** Starts a rule; nothing is checked until {@link Builder#build()}. */
     public static Builder builder(Algorithm algorithm, long limit, Duration window) {
         return new Builder(algorithm, limit, window);
+    }
+
+    /**
+     * Starts a calendar rule: at most {@code limit} permits per day, week or month in the time zone,
+     * counted like {@code fixed-window}; nothing is checked until {@link Builder#build()}.
+     */
+    public static Builder calendar(long limit, CalendarPeriod period, ZoneId timeZone) {
+        Builder builder = new Builder(Algorithm.FIXED_WINDOW, limit, period == null ? null : period.longest());
+        builder.calendar = period;
+        builder.timeZone = timeZone;
+        return builder;
     }
 
     /** The rule's name: given, or {@code <limit>/<window>} such as {@code 10/1s}. */
@@ -103,6 +124,16 @@ public final class Rule {
         return algorithm.usesBurst() ? burst : limit;
     }
 
+    /** The calendar period a calendar rule counts in, or null for a rule of a fixed window. */
+    public CalendarPeriod calendar() {
+        return calendar;
+    }
+
+    /** The time zone of a calendar rule's periods, or null. */
+    public ZoneId timeZone() {
+        return timeZone;
+    }
+
     /** The window in microseconds, the unit the scripts count time in. */
     public long windowMicros() {
         return window.toNanos() / 1000;
@@ -118,19 +149,23 @@ public final class Rule {
         }
         Rule rule = (Rule) other;
         return limit == rule.limit && burst == rule.burst && cost == rule.cost && name.equals(rule.name)
-                && algorithm == rule.algorithm && window.equals(rule.window);
+                && algorithm == rule.algorithm && window.equals(rule.window) && calendar == rule.calendar
+                && Objects.equals(timeZone, rule.timeZone);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(name, algorithm, limit, window, burst, cost);
+        return Objects.hash(name, algorithm, limit, window, burst, cost, calendar, timeZone);
     }
 
     @Override
     public String toString() {
-        StringBuilder text = new StringBuilder()
-                .append(name).append(": ").append(algorithm).append(' ')
-                .append(limit).append(" per ").append(Durations.format(window));
+        StringBuilder text = new StringBuilder().append(name).append(": ");
+        if (calendar != null) {
+            text.append(limit).append(" per calendar ").append(calendar).append(" in ").append(timeZone.getId());
+        } else {
+            text.append(algorithm).append(' ').append(limit).append(" per ").append(Durations.format(window));
+        }
         if (algorithm.usesBurst()) {
             text.append(", burst ").append(burst);
         }
@@ -148,6 +183,8 @@ public final class Rule {
         private Long burst;
         private long cost = 1;
         private String name;
+        private CalendarPeriod calendar;
+        private ZoneId timeZone;
 
         private Builder(Algorithm algorithm, long limit, Duration window) {
             this.algorithm = algorithm;
@@ -191,6 +228,13 @@ public final class Rule {
             if (limit > MAX_LIMIT) {
                 throw new BadArgument("limit", "limit must be at most " + MAX_LIMIT + " (larger counts are not exact "
                         + "as Lua numbers), but was " + limit);
+            }
+            if (calendar == null && timeZone != null) {
+                throw new BadArgument("calendar", "calendar must be day, week or month with a time zone, but was null");
+            }
+            if (calendar != null && timeZone == null) {
+                throw new BadArgument("timeZone", "timeZone must be a time zone such as UTC or Europe/Berlin for "
+                        + "calendar " + calendar + ", but was null");
             }
             Arguments.checkWindow(window);
             if (burst != null && !algorithm.usesBurst()) {

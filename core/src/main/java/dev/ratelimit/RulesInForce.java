@@ -134,7 +134,9 @@ final class RulesInForce {
 
     private Rule scale(Rule rule, double factor) {
         long limit = adaptive.effectiveLimit(rule.limit(), factor);
-        Rule.Builder builder = Rule.builder(rule.algorithm(), limit, rule.window()).name(rule.name());
+        Rule.Builder builder = rule.calendar() != null
+                ? Rule.calendar(limit, rule.calendar(), rule.timeZone()).name(rule.name())
+                : Rule.builder(rule.algorithm(), limit, rule.window()).name(rule.name());
         long capacity = limit;
         if (rule.algorithm().usesBurst()) {
             capacity = adaptive.effectiveLimit(rule.burst(), factor);

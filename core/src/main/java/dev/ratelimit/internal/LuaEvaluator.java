@@ -12,6 +12,8 @@ import java.util.Map;
 /** Runs the algorithm's Lua script for all rules of a limiter at once: all or nothing. */
 public final class LuaEvaluator implements Evaluator {
     private static final Map<Algorithm, LuaScript> SCRIPTS = new EnumMap<>(Algorithm.class);
+    /** Calendar rules: fixed-window counting per calendar period. */
+    private static final LuaScript CALENDAR_SCRIPT = LuaScript.limiter("calendar-window");
 
     static {
         for (Algorithm algorithm : Algorithm.values()) {
@@ -24,6 +26,8 @@ public final class LuaEvaluator implements Evaluator {
     private final LuaScript script;
     /** Each rule's script arguments after its permits: computed once, not per request. */
     private final List<List<String>> ruleArgs = new ArrayList<>();
+    /** Each calendar rule's period starts, which change when a period ends; empty without calendar rules. */
+    private final List<CalendarBounds> calendarBounds = new ArrayList<>();
     private final int argCount;
 
     /**
@@ -32,14 +36,24 @@ public final class LuaEvaluator implements Evaluator {
     public LuaEvaluator(RedisGateway gateway, List<Rule> rules) {
         this.gateway = gateway;
         this.rules = Immutable.copyOf(rules);
-        this.script = SCRIPTS.get(rules.get(0).algorithm());
+        boolean calendar = rules.get(0).calendar() != null;
+        this.script = calendar ? CALENDAR_SCRIPT : SCRIPTS.get(rules.get(0).algorithm());
         int count = 1;
         for (Rule rule : rules) {
-            List<String> args = rule.algorithm().scriptArguments(rule);
+            List<String> args = calendar ? Immutable.listOf(Long.toString(rule.limit()))
+                    : rule.algorithm().scriptArguments(rule);
             ruleArgs.add(args);
-            count += 1 + args.size();
+            count += 1 + args.size() + (calendar ? 1 : 0);
+            if (calendar) {
+                calendarBounds.add(new CalendarBounds(rule.calendar(), rule.timeZone(), System::currentTimeMillis));
+            }
         }
         this.argCount = count;
+    }
+
+    /** The script of calendar rules, for tests that need to reach Redis the same way. */
+    static LuaScript calendarScript() {
+        return CALENDAR_SCRIPT;
     }
 
     /** The script of an algorithm, for tests that need to reach Redis the same way. */
@@ -54,6 +68,9 @@ public final class LuaEvaluator implements Evaluator {
         for (int i = 0; i < rules.size(); i++) {
             args.add(Long.toString(permits[i]));
             args.addAll(ruleArgs.get(i));
+            if (!calendarBounds.isEmpty()) {
+                args.add(calendarBounds.get(i).text());
+            }
         }
         List<Long> reply = gateway.eval(script, keys, args);
         return governing(reply);

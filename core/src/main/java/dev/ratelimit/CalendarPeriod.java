@@ -1,0 +1,102 @@
+package dev.ratelimit;
+
+import dev.ratelimit.internal.ConfigNames;
+import java.time.DayOfWeek;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.time.ZonedDateTime;
+import java.time.temporal.TemporalAdjusters;
+
+/**
+ * A calendar period a quota counts in, instead of a fixed window: a day, an ISO week (from Monday)
+ * or a month, in a time zone. Periods start at midnight local time (or the first instant after it,
+ * when a daylight-saving change skips midnight), so a day lasts 23 to 25 hours and a month 28 to
+ * 31 days.
+ */
+public enum CalendarPeriod {
+    /** From midnight to midnight. */
+    DAY("day", Duration.ofHours(25)) {
+        @Override
+        LocalDate firstDay(LocalDate date) {
+            return date;
+        }
+
+        @Override
+        LocalDate nextFirstDay(LocalDate firstDay) {
+            return firstDay.plusDays(1);
+        }
+    },
+    /** From Monday, midnight, for seven days. */
+    WEEK("week", Duration.ofDays(7).plusHours(1)) {
+        @Override
+        LocalDate firstDay(LocalDate date) {
+            return date.with(TemporalAdjusters.previousOrSame(DayOfWeek.MONDAY));
+        }
+
+        @Override
+        LocalDate nextFirstDay(LocalDate firstDay) {
+            return firstDay.plusWeeks(1);
+        }
+    },
+    /** From the first of the month, midnight. */
+    MONTH("month", Duration.ofDays(31).plusHours(1)) {
+        @Override
+        LocalDate firstDay(LocalDate date) {
+            return date.withDayOfMonth(1);
+        }
+
+        @Override
+        LocalDate nextFirstDay(LocalDate firstDay) {
+            return firstDay.plusMonths(1);
+        }
+    };
+
+    private final String configName;
+    private final Duration longest;
+
+    CalendarPeriod(String configName, Duration longest) {
+        this.configName = configName;
+        this.longest = longest;
+    }
+
+    abstract LocalDate firstDay(LocalDate date);
+
+    abstract LocalDate nextFirstDay(LocalDate firstDay);
+
+    /** {@code day}, {@code week} or {@code month}. */
+    public String configName() {
+        return configName;
+    }
+
+    /** The longest such a period can be (a 25-hour day, a 31-day month with a DST change): a rule's window. */
+    public Duration longest() {
+        return longest;
+    }
+
+    /** The start of the period holding {@code at}, in {@code at}'s zone. */
+    public ZonedDateTime start(ZonedDateTime at) {
+        return firstDay(at.toLocalDate()).atStartOfDay(at.getZone());
+    }
+
+    /** The start of the period after the one that starts at {@code start}. */
+    public ZonedDateTime next(ZonedDateTime start) {
+        return nextFirstDay(start.toLocalDate()).atStartOfDay(start.getZone());
+    }
+
+    /** The start of the period before the one that starts at {@code start}. */
+    public ZonedDateTime previous(ZonedDateTime start) {
+        return start(start.minusNanos(1));
+    }
+
+    /**
+     * @throws IllegalArgumentException if the name is not {@code day}, {@code week} or {@code month}
+     */
+    public static CalendarPeriod fromConfigName(String name) {
+        return ConfigNames.find("calendar", values(), CalendarPeriod::configName, name);
+    }
+
+    @Override
+    public String toString() {
+        return configName;
+    }
+}
