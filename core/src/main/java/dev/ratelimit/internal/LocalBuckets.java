@@ -34,7 +34,7 @@ final class LocalBuckets {
         }
 
         @Override
-        boolean check(long permits, long now, long[] reply, int at) {
+        boolean check(long permits, boolean consume, long now, long[] reply, int at) {
             long tokens = tokens(now);
             long need = permits * scale;
             long reset = ceilDiv(capacity - tokens, rate);
@@ -79,7 +79,7 @@ final class LocalBuckets {
         }
 
         @Override
-        boolean check(long permits, long now, long[] reply, int at) {
+        boolean check(long permits, boolean consume, long now, long[] reply, int at) {
             long level = level(now);
             long pour = permits * scale;
             boolean allowed = level + pour <= capacity;
@@ -115,7 +115,7 @@ final class LocalBuckets {
         }
 
         @Override
-        boolean check(long permits, long now, long[] reply, int at) {
+        boolean check(long permits, boolean consume, long now, long[] reply, int at) {
             long tat = Math.max(this.tat, now);
             long newTat = tat + permits * interval;
             long available = Math.floorDiv(tolerance - (tat - now), interval);

@@ -166,7 +166,7 @@ public final class LocalLimiter {
             boolean allAllowed = true;
             for (int i = 0; i < states.length; i++) {
                 int at = 1 + 4 * i;
-                if (!states[i].check(permits[i], now, reply, at)) {
+                if (!states[i].check(permits[i], consume, now, reply, at)) {
                     allAllowed = false;
                 }
                 if (permits[i] > rules.get(i).capacity()) {

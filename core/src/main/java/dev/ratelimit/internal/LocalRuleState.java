@@ -22,8 +22,11 @@ abstract class LocalRuleState {
     static final int RETRY = 2;
     static final int RESET = 3;
 
-    /** Decides {@code permits} at {@code now}; writes the rule's four slots at {@code at}; takes nothing. */
-    abstract boolean check(long permits, long now, long[] reply, int at);
+    /**
+     * Decides {@code permits} at {@code now}; writes the rule's four slots at {@code at}; takes
+     * nothing. {@code consume} only shapes the reply, as in the scripts.
+     */
+    abstract boolean check(long permits, boolean consume, long now, long[] reply, int at);
 
     /** Takes the permits the check just allowed at the same {@code now}; rewrites remaining and reset. */
     abstract void commit(long permits, long now, long[] reply, int at);
@@ -91,7 +94,7 @@ abstract class LocalRuleState {
         }
 
         @Override
-        boolean check(long permits, long now, long[] reply, int at) {
+        boolean check(long permits, boolean consume, long now, long[] reply, int at) {
             boolean live = !clear(now);
             long count = live ? this.count : 0;
             long left = live ? endsAt - now : 0;
@@ -151,7 +154,7 @@ abstract class LocalRuleState {
         }
 
         @Override
-        boolean check(long permits, long now, long[] reply, int at) {
+        boolean check(long permits, boolean consume, long now, long[] reply, int at) {
             read(now);
             long elapsed = readElapsed;
             double estimate = (double) readPrevious * (window - elapsed) / window + readCurrent;

@@ -38,10 +38,12 @@ final class LocalSlidingLog extends LocalRuleState {
     }
 
     @Override
-    boolean check(long permits, long now, long[] reply, int at) {
+    boolean check(long permits, boolean consume, long now, long[] reply, int at) {
         trim(now);
         long count = count();
-        long reset = count > 0 ? stamps[slot(size - 1)] + window - now : 0;
+        // As the script: only a peek or a denial reports the reset before this request (an admission
+        // reports its own from commit); a rule that allows within a denied decision reports 0.
+        long reset = count > 0 && (!consume || count + permits > limit) ? stamps[slot(size - 1)] + window - now : 0;
         if (count + permits > limit) {
             long retry = reset;
             if (count > 0 && permits <= limit) {
