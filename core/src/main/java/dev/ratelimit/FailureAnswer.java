@@ -1,6 +1,7 @@
 package dev.ratelimit;
 
 import dev.ratelimit.internal.LocalLimiter;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.LongSupplier;
 
@@ -43,7 +44,7 @@ final class FailureAnswer {
         long[] permits = null;
         if (callerPermits != 0) {
             permits = new long[local.rules().size()];
-            java.util.Arrays.fill(permits, callerPermits);
+            Arrays.fill(permits, callerPermits);
         }
         return local.decide(localKey, permits, consume);
     }
