@@ -18,15 +18,17 @@ public final class Decision {
     private final Duration retryAfter;
     private final Duration resetAfter;
     private final boolean degraded;
+    private final boolean local;
 
     private Decision(boolean allowed, Rule rule, long remaining, Duration retryAfter, Duration resetAfter,
-            boolean degraded) {
+            boolean degraded, boolean local) {
         this.allowed = allowed;
         this.rule = Objects.requireNonNull(rule, "rule");
         this.remaining = remaining;
         this.retryAfter = Objects.requireNonNull(retryAfter, "retryAfter");
         this.resetAfter = Objects.requireNonNull(resetAfter, "resetAfter");
         this.degraded = degraded;
+        this.local = local;
     }
 
     /**
@@ -39,7 +41,7 @@ public final class Decision {
      * @param resetAfter how long until the rule's full capacity is available again
      */
     public static Decision of(boolean allowed, Rule rule, long remaining, Duration retryAfter, Duration resetAfter) {
-        return new Decision(allowed, rule, Math.max(0, remaining), retryAfter, resetAfter, false);
+        return new Decision(allowed, rule, Math.max(0, remaining), retryAfter, resetAfter, false, false);
     }
 
     /**
@@ -51,15 +53,40 @@ public final class Decision {
      */
     public static Decision degraded(boolean allowed, Rule rule, Duration retryAfter) {
         return new Decision(allowed, rule, allowed ? rule.capacity() : 0, allowed ? Duration.ZERO : retryAfter,
-                Duration.ZERO, true);
+                Duration.ZERO, true, false);
+    }
+
+    /**
+     * A decision this node made alone, in memory, because Redis could not be asked and the failure
+     * policy is {@link FailurePolicy#LOCAL}: a full decision of the rule (at its local limit), both
+     * {@link #degraded()} and {@link #local()}.
+     *
+     * @param rule the local rule that governs the decision (its limit is the local limit)
+     * @param remaining permits left on this node after this decision, at least 0
+     * @param retryAfter zero when allowed; otherwise how long until this node would allow the same request
+     * @param resetAfter how long until this node's state for the client is clear
+     */
+    public static Decision local(boolean allowed, Rule rule, long remaining, Duration retryAfter,
+            Duration resetAfter) {
+        return new Decision(allowed, rule, Math.max(0, remaining), retryAfter, resetAfter, true, true);
     }
 
     /**
      * Whether Redis could not be asked and a {@link FailurePolicy} decided instead. HTTP adapters
-     * answer a degraded denial with 503, not 429, and send no rate-limit headers.
+     * answer a degraded denial with 503, not 429, and send no rate-limit headers, unless the
+     * decision is also {@link #local()}.
      */
     public boolean degraded() {
         return degraded;
+    }
+
+    /**
+     * Whether this node decided alone, in memory, at its local limit ({@link FailurePolicy#LOCAL});
+     * such a decision is also {@link #degraded()}, and HTTP adapters answer it like one from Redis:
+     * the rate-limit headers, and a denial with the policy's status (429).
+     */
+    public boolean local() {
+        return local;
     }
 
     /** Whether the permits were granted (and counted). */
@@ -108,7 +135,7 @@ public final class Decision {
 
     @Override
     public String toString() {
-        return (allowed ? "allowed" : "denied") + (degraded ? " (degraded: Redis failed)" : "") + " by " + rule.name() + ": remaining " + remaining
+        return (allowed ? "allowed" : "denied") + (local ? " (locally: Redis failed)" : degraded ? " (degraded: Redis failed)" : "") + " by " + rule.name() + ": remaining " + remaining
                 + (allowed ? "" : ", retry after " + Durations.format(retryAfter))
                 + ", reset after " + Durations.format(resetAfter);
     }

@@ -7,11 +7,17 @@ package dev.ratelimit;
  */
 public interface RateLimitListener {
 
-    /** The permits were granted (by Redis, or by the failure policy when {@code decision.degraded()}). */
+    /**
+     * The permits were granted: by Redis, or by the failure policy when {@code decision.degraded()}
+     * (by this node's own limiter when also {@code decision.local()}).
+     */
     default void onAllowed(String policyName, String key, Decision decision) {
     }
 
-    /** The request was refused: by Redis, by the local deny cache, or by the failure policy. */
+    /**
+     * The request was refused: by Redis, by the local deny cache, or by the failure policy (with
+     * {@code onRedisFailure=local}, by this node's own limiter: {@code decision.local()}).
+     */
     default void onDenied(String policyName, String key, Decision decision) {
     }
 

@@ -40,6 +40,8 @@ public final class RateLimiter {
     public static final int MAX_NAME_LENGTH = 64;
     /** The most denials one limiter remembers in the JVM. */
     public static final int LOCAL_DENY_CACHE_SIZE = 10_000;
+    /** The most clients one limiter tracks on its own while Redis cannot be asked ({@link FailurePolicy#LOCAL}). */
+    public static final int LOCAL_LIMITER_SIZE = 10_000;
     /** What a degraded denial tells the client to wait. */
     public static final Duration DEGRADED_RETRY_AFTER = Duration.ofSeconds(1);
 
@@ -50,6 +52,7 @@ public final class RateLimiter {
     private final RedisGateway gateway;
     private final RulesInForce inForce;
     private final FailurePolicy failurePolicy;
+    private final FailureAnswer onFailure;
     private final LocalDenyCache denyCache;
     private final DecisionAccounting accounting;
 
@@ -61,6 +64,8 @@ public final class RateLimiter {
         this.gateway = StoreAccess.gateway(builder.store);
         this.inForce = new RulesInForce(policyName, rules, transport, gateway, builder.adaptive, builder.nanoClock);
         this.failurePolicy = builder.failurePolicy;
+        this.onFailure = new FailureAnswer(failurePolicy, rules, builder.localRules, builder.localLimiterSize,
+                builder.nanoClock);
         this.denyCache = builder.localDenyCache ? new LocalDenyCache(LOCAL_DENY_CACHE_SIZE, builder.nanoClock) : null;
         this.accounting = new DecisionAccounting(policyName, builder.listeners);
     }
@@ -113,7 +118,8 @@ public final class RateLimiter {
         long deadline = System.nanoTime() + maxWait.toNanos();
         while (true) {
             Decision decision = acquireOnce(key, keys, permits);
-            if (decision.allowed() || decision.degraded()) {
+            // A local decision is a true one (this node's): its denial is waited out like Redis's.
+            if (decision.allowed() || (decision.degraded() && !decision.local())) {
                 return decision;
             }
             // At least 1 ms, so that even a rounding quirk can never turn this into a spin.
@@ -134,7 +140,7 @@ public final class RateLimiter {
      */
     public Decision peek(String key) {
         RulesInForce.Applied current = inForce.last();
-        return decide(current, key, keys(key), current.costs, false);
+        return decide(current, key, keys(key), current.costs, 0, false);
     }
 
     /**
@@ -144,7 +150,9 @@ public final class RateLimiter {
      * @throws RedisFailureException if Redis cannot be asked
      */
     public void reset(String key) {
-        gateway.delete(keys(key));
+        List<String> keys = keys(key);
+        onFailure.forget(keys.get(0));
+        gateway.delete(keys);
         if (denyCache != null) {
             denyCache.forget(key + '\n');
         }
@@ -166,6 +174,19 @@ public final class RateLimiter {
     }
 
     /**
+     * The rules this node applies alone while Redis cannot be asked, at their local limit; null
+     * unless the failure policy is {@link FailurePolicy#LOCAL}.
+     */
+    public List<Rule> localRules() {
+        return onFailure.localRules();
+    }
+
+    /** How many clients this node tracks alone now: 0 unless Redis is failing under {@link FailurePolicy#LOCAL}. */
+    public int localKeys() {
+        return onFailure.localKeys();
+    }
+
+    /**
      * One try, answered from the local deny cache when it remembers a denial for this client and
      * cost that has not yet run out.
      *
@@ -176,14 +197,14 @@ public final class RateLimiter {
         long[] eachRule = permits == 0 ? current.costs : permitsForEachRule(current, permits);
         Decision decision;
         if (denyCache == null) {
-            decision = take(current, key, keys, eachRule);
+            decision = take(current, key, keys, eachRule, permits);
         } else {
             String cacheKey = key + '\n' + permits;
             decision = denyCache.get(cacheKey);
             if (decision != null) {
                 accounting.cachedDenial();
             } else {
-                decision = take(current, key, keys, eachRule);
+                decision = take(current, key, keys, eachRule, permits);
                 denyCache.put(cacheKey, decision);
             }
         }
@@ -216,34 +237,36 @@ public final class RateLimiter {
      * moment the client's state is clear (then it fits as soon as the limits are back); its remaining
      * and reset come from a peek, so the answer is as true as any other denial's.
      */
-    private Decision take(RulesInForce.Applied current, String key, List<String> keys, long[] permits) {
+    private Decision take(RulesInForce.Applied current, String key, List<String> keys, long[] permits,
+            long callerPermits) {
         for (int i = 0; i < permits.length; i++) {
             if (permits[i] > current.rules.get(i).capacity()) {
-                Decision state = decide(current, key, keys, current.costs, false);
-                if (state.degraded()) {
+                Decision state = decide(current, key, keys, current.costs, 0, false);
+                if (state.degraded() && !state.local()) {
                     return state;
                 }
                 Duration retryAfter = state.resetAfter().compareTo(inForce.untilNextAdaptation()) >= 0
                         ? state.resetAfter() : inForce.untilNextAdaptation();
-                return Decision.of(false, state.rule(), state.remaining(), retryAfter, state.resetAfter());
+                return state.local()
+                        ? Decision.local(false, state.rule(), state.remaining(), retryAfter, state.resetAfter())
+                        : Decision.of(false, state.rule(), state.remaining(), retryAfter, state.resetAfter());
             }
         }
-        return decide(current, key, keys, permits, true);
+        return decide(current, key, keys, permits, callerPermits, true);
     }
 
+    /** @param callerPermits what the caller asked for, or 0 for each rule's cost: for a local decision */
     private Decision decide(RulesInForce.Applied current, String key, List<String> keys, long[] permits,
-            boolean consume) {
+            long callerPermits, boolean consume) {
         long start = System.nanoTime();
         try {
             Decision decision = current.evaluator.decide(keys, permits, consume);
             accounting.redisAnswered(System.nanoTime() - start);
+            onFailure.redisAnswered();
             return decision;
         } catch (RedisFailureException e) {
             accounting.redisFailed(key, e, failurePolicy);
-            if (failurePolicy == null) {
-                throw e;
-            }
-            return Decision.degraded(failurePolicy == FailurePolicy.ALLOW, rules.get(0), DEGRADED_RETRY_AFTER);
+            return onFailure.decide(e, keys.get(0), callerPermits, consume);
         }
     }
 

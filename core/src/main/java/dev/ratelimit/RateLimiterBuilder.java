@@ -1,5 +1,7 @@
 package dev.ratelimit;
 
+import dev.ratelimit.internal.BadArgument;
+import dev.ratelimit.internal.LocalLimiter;
 import dev.ratelimit.internal.RedisKeys;
 import dev.ratelimit.internal.StoreAccess;
 import java.util.ArrayList;
@@ -17,6 +19,10 @@ public final class RateLimiterBuilder {
     final List<Rule> rules = new ArrayList<>();
     Transport transport = Transport.LUA;
     FailurePolicy failurePolicy;
+    Long localLimit;
+    int localLimiterSize = RateLimiter.LOCAL_LIMITER_SIZE;
+    /** Worked out by {@link #build()}: the rules at their local limit, for {@link FailurePolicy#LOCAL}. */
+    List<Rule> localRules;
     boolean localDenyCache = true;
     final List<RateLimitListener> listeners = new ArrayList<>();
     AdaptiveLimit adaptive;
@@ -70,8 +76,9 @@ public final class RateLimiterBuilder {
     }
 
     /**
-     * The monotonic clock that times adaptation (at most once per second) and the local deny
-     * cache's entries, so that one manual clock drives both; for tests.
+     * The monotonic clock that times adaptation (at most once per second), the local deny cache's
+     * entries and the local limiter of {@link FailurePolicy#LOCAL}, so that one manual clock drives
+     * them all; for tests.
      */
     RateLimiterBuilder clock(LongSupplier nanoClock) {
         this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
@@ -97,7 +104,8 @@ public final class RateLimiterBuilder {
     /**
      * What to answer when Redis cannot be asked. Unless set, calls throw
      * {@link RedisFailureException}; when set, they return a {@link Decision#degraded()}
-     * decision and log the failure at most once every few seconds.
+     * decision and log the failure at most once every few seconds. With
+     * {@link FailurePolicy#LOCAL} that decision is this node's own, at {@link #localLimit(long)}.
      */
     public RateLimiterBuilder onRedisFailure(FailurePolicy failurePolicy) {
         this.failurePolicy = failurePolicy;
@@ -105,8 +113,26 @@ public final class RateLimiterBuilder {
     }
 
     /**
+     * With {@link FailurePolicy#LOCAL}: the first rule's limit on each node while Redis cannot be
+     * asked; the first rule's {@code limit} unless set. Every rule's limit, and the buckets'
+     * {@code burst}, is scaled by {@code localLimit / limit} (rounded down, at least 1), so a
+     * single rule runs at exactly this limit. Between 1 and {@link Rule#MAX_LIMIT}.
+     */
+    public RateLimiterBuilder localLimit(long localLimit) {
+        this.localLimit = localLimit;
+        return this;
+    }
+
+    /** The most clients the local limiter tracks; {@link RateLimiter#LOCAL_LIMITER_SIZE} unless set; for tests. */
+    RateLimiterBuilder localLimiterSize(int localLimiterSize) {
+        this.localLimiterSize = localLimiterSize;
+        return this;
+    }
+
+    /**
      * @throws IllegalArgumentException if the names are bad, there is no rule, rule names
-     *     repeat, the rules mix algorithms, or the transport cannot run the rules
+     *     repeat, the rules mix algorithms, the transport cannot run the rules, or
+     *     {@code localLimit} is out of range or set without {@link FailurePolicy#LOCAL}
      */
     public RateLimiter build() {
         RedisKeys.checkKeyPart("policyName", policyName, 1, RateLimiter.MAX_NAME_LENGTH);
@@ -136,6 +162,12 @@ public final class RateLimiterBuilder {
         if (transport == Transport.TRANSACTION && !StoreAccess.gateway(store).supportsTransactions()) {
             throw new IllegalArgumentException("transport 'transaction' is not available on Redis Cluster (its "
                     + "client runs no MULTI/EXEC), but was chosen for " + store + "; use transport 'lua'");
+        }
+        if (failurePolicy == FailurePolicy.LOCAL) {
+            localRules = LocalLimiter.localRules(rules, localLimit != null ? localLimit : rules.get(0).limit());
+        } else if (localLimit != null) {
+            throw new BadArgument("localLimit", "localLimit applies only with onRedisFailure(FailurePolicy.LOCAL), "
+                    + "but was " + localLimit + " with onRedisFailure " + failurePolicy);
         }
         return new RateLimiter(this);
     }

@@ -54,7 +54,7 @@ public final class Admission {
         }
     }
 
-    /** The denial's status: the policy's {@code statusCode}, or 503 when Redis failed and the policy denies. */
+    /** The denial's status: the policy's {@code statusCode}, or 503 when Redis failed and {@code onRedisFailure=deny}. */
     public int denialStatus() {
         return HttpAnswer.status(decision, policy);
     }

@@ -44,21 +44,31 @@ public final class HttpAnswer {
     private HttpAnswer() {
     }
 
-    /** The status of a denial: the policy's {@code statusCode}, or 503 when Redis failed and the failure policy denied. */
+    /**
+     * The status of a denial: the policy's {@code statusCode}, or 503 when Redis failed and the
+     * failure policy denied. A denial the node made alone ({@code onRedisFailure=local}) is an
+     * ordinary one: {@code statusCode}.
+     */
     public static int status(Decision decision, HttpPolicy policy) {
-        return decision.degraded() ? 503 : policy.statusCode();
+        return failedOpen(decision) ? 503 : policy.statusCode();
+    }
+
+    /** A decision made by {@code allow} or {@code deny} without Redis: it says nothing true about the quota. */
+    private static boolean failedOpen(Decision decision) {
+        return decision.degraded() && !decision.local();
     }
 
     /**
      * Writes the rate-limit headers of the policy's {@link HeaderMode} and, for a denial,
      * {@code Retry-After} in whole seconds (at least 1). A degraded decision carries no rate-limit
-     * headers: without Redis there is nothing true to say about the quota.
+     * headers: without Redis there is nothing true to say about the quota; a local one
+     * ({@code onRedisFailure=local}) carries the node's own (its limit is {@code localLimit}).
      */
     public static void writeHeaders(Decision decision, HttpPolicy policy, HeaderSink headers) {
         if (!decision.allowed()) {
             headers.set("Retry-After", Long.toString(decision.retryAfterSeconds()));
         }
-        if (decision.degraded()) {
+        if (failedOpen(decision)) {
             return;
         }
         HeaderMode mode = policy.headerMode();
@@ -84,13 +94,15 @@ public final class HttpAnswer {
     public static String problemJson(Decision decision, HttpPolicy policy) {
         int status = status(decision, policy);
         long retryAfter = decision.retryAfterSeconds();
-        String detail = decision.degraded()
+        boolean failedOpen = failedOpen(decision);
+        String detail = failedOpen
                 ? "The rate limiter cannot reach Redis and policy '" + policy.policyName()
                         + "' is set to deny when that happens. Try again in " + seconds(retryAfter) + "."
                 : "Policy '" + policy.policyName() + "' allows " + decision.limit() + " requests per "
-                        + policy.windowText() + ". Try again in " + seconds(retryAfter) + ".";
-        String type = decision.degraded() ? TEMPORARY_REDUCED_CAPACITY : QUOTA_EXCEEDED;
-        String violated = decision.degraded() ? "" : ",\"violated-policies\":[" + json(policy.policyName()) + "]";
+                        + policy.windowText() + (decision.local() ? " on this server while the rate limiter cannot "
+                        + "reach Redis" : "") + ". Try again in " + seconds(retryAfter) + ".";
+        String type = failedOpen ? TEMPORARY_REDUCED_CAPACITY : QUOTA_EXCEEDED;
+        String violated = failedOpen ? "" : ",\"violated-policies\":[" + json(policy.policyName()) + "]";
         return "{\"type\":" + json(type) + ",\"title\":" + json(title(status)) + ",\"status\":" + status
                 + ",\"detail\":" + json(detail) + violated + ",\"retryAfter\":" + retryAfter
                 + ",\"policy\":" + json(policy.policyName()) + "}";

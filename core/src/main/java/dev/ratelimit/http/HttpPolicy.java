@@ -4,6 +4,7 @@ import dev.ratelimit.internal.Immutable;
 import dev.ratelimit.AdaptiveLimit;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.RateLimiterBuilder;
 import dev.ratelimit.RedisSettings;
 import dev.ratelimit.RedisStore;
 import dev.ratelimit.Rule;
@@ -29,6 +30,8 @@ public final class HttpPolicy {
     private final Rule rule;
     private final Transport transport;
     private final FailurePolicy failurePolicy;
+    /** With {@code onRedisFailure=local}, the limit each node applies alone; otherwise null. */
+    private final Long localLimit;
     private final boolean localDenyCache;
     private final boolean jmx;
     private final AdaptiveLimit adaptive;
@@ -53,6 +56,7 @@ public final class HttpPolicy {
         this.matcher = new RequestMatcher(in.get(Settings.METHODS), in.get(Settings.EXCLUDE_PATHS));
         this.transport = in.get(Settings.TRANSPORT);
         this.failurePolicy = in.get(Settings.ON_REDIS_FAILURE);
+        this.localLimit = in.localLimit(failurePolicy, rule);
         this.headerMode = in.get(Settings.HEADERS);
         this.localDenyCache = in.get(Settings.LOCAL_DENY_CACHE);
         this.jmx = in.get(Settings.JMX);
@@ -101,8 +105,12 @@ public final class HttpPolicy {
 
     /** A limiter for this policy over the given Redis. */
     public RateLimiter newLimiter(RedisStore store) {
-        return RateLimiter.builder(store).policyName(policyName).keyPrefix(keyPrefix).rule(rule).transport(transport)
-                .onRedisFailure(failurePolicy).localDenyCache(localDenyCache).adaptive(adaptive).build();
+        RateLimiterBuilder builder = RateLimiter.builder(store).policyName(policyName).keyPrefix(keyPrefix).rule(rule)
+                .transport(transport).onRedisFailure(failurePolicy).localDenyCache(localDenyCache).adaptive(adaptive);
+        if (localLimit != null) {
+            builder.localLimit(localLimit);
+        }
+        return builder.build();
     }
 
     public String policyName() {
@@ -133,6 +141,11 @@ public final class HttpPolicy {
 
     public FailurePolicy failurePolicy() {
         return failurePolicy;
+    }
+
+    /** With {@code onRedisFailure=local}, the limit each node applies alone (default: the limit); otherwise null. */
+    public Long localLimit() {
+        return localLimit;
     }
 
     public boolean localDenyCache() {
@@ -177,6 +190,7 @@ public final class HttpPolicy {
                 + ", " + matcher
                 + ", enforce " + enforce + ", statusCode " + statusCode + ", headers " + headerMode
                 + ", transport " + transport + ", onRedisFailure " + failurePolicy
+                + (localLimit == null ? "" : ", localLimit " + localLimit)
                 + ", localDenyCache " + localDenyCache + ", jmx " + jmx
                 + (adaptive == null ? "" : ", " + adaptive) + ", keyPrefix '" + keyPrefix + "', redis " + redis;
     }

@@ -2,9 +2,11 @@ package dev.ratelimit.http;
 
 import dev.ratelimit.internal.Immutable;
 import dev.ratelimit.AdaptiveLimit;
+import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.RedisSettings;
 import dev.ratelimit.Rule;
 import dev.ratelimit.internal.BadArgument;
+import dev.ratelimit.internal.LocalLimiter;
 import java.util.Collections;
 import java.util.ArrayList;
 import java.util.List;
@@ -183,6 +185,26 @@ public final class PolicyReader {
         }
         AdaptiveLimit adaptive = AdaptiveLimit.floor(floorPercent / 100.0);
         return text(latency) == null ? adaptive : adaptive.latencyTarget(get(Settings.ADAPTIVE_LATENCY));
+    }
+
+    /**
+     * {@code localLimit}, checked against the rule: the rule's limit unless set, null unless
+     * {@code onRedisFailure=local}, and refused without it (a value that would be ignored is a typo).
+     */
+    Long localLimit(FailurePolicy failurePolicy, Rule rule) {
+        Setting<Long> setting = Settings.LOCAL_LIMIT;
+        Long localLimit = get(setting);
+        if (failurePolicy != FailurePolicy.LOCAL) {
+            if (localLimit != null) {
+                throw new IllegalArgumentException(label(setting) + " applies only with onRedisFailure=local, but "
+                        + label(Settings.ON_REDIS_FAILURE) + " is '" + failurePolicy + "' (localLimit was '"
+                        + text(setting) + "')");
+            }
+            return null;
+        }
+        long value = localLimit != null ? localLimit : rule.limit();
+        LocalLimiter.localRules(Immutable.listOf(rule), value);
+        return value;
     }
 
     /** The client key: {@code keyResolverClass} if set, else {@code key} over {@code trustedProxies}. */

@@ -81,8 +81,12 @@ public final class Settings {
     public static final Setting<Boolean> ENFORCE = bool("enforce", true,
             "false = dry run: count, send headers and log, never block");
     public static final Setting<FailurePolicy> ON_REDIS_FAILURE = Setting.of("onRedisFailure", "allow",
-            FailurePolicy.ALLOW, "allow or deny", FailurePolicy::fromConfigName,
-            "allow (admit) or deny (503 with Retry-After) when Redis cannot be asked");
+            FailurePolicy.ALLOW, "allow, deny or local", FailurePolicy::fromConfigName,
+            "allow (admit), deny (503 with Retry-After) or local (each node limits alone at localLimit) when Redis "
+            + "cannot be asked");
+    public static final Setting<Long> LOCAL_LIMIT = wholeNumber("localLimit", "limit", null, Long.MIN_VALUE,
+            Long.MAX_VALUE, "a whole number of at least 1", "with onRedisFailure=local: requests per window each node "
+            + "admits alone while Redis cannot be asked");
     public static final Setting<Long> STATUS_CODE = wholeNumber("statusCode", "429", 429L, 400, 599,
             "an HTTP error status between 400 and 599, such as 429", "status of a denial");
     public static final Setting<HeaderMode> HEADERS = Setting.of("headers", "draft", HeaderMode.DRAFT,
@@ -102,7 +106,7 @@ public final class Settings {
     public static final List<Setting<?>> ALL = Immutable.listOf(REDIS_URI, REDIS_SENTINEL_MASTER, REDIS_SENTINEL_NODES,
             REDIS_CLUSTER_NODES, REDIS_TIMEOUT, REDIS_POOL_SIZE, ALGORITHM, LIMIT, WINDOW, BURST, COST, KEY,
             KEY_RESOLVER_CLASS, TRUSTED_PROXIES, FORWARDED_HEADER, IPV6_PREFIX, POLICY_NAME, KEY_PREFIX, METHODS,
-            EXCLUDE_PATHS, ENFORCE, ON_REDIS_FAILURE, STATUS_CODE, HEADERS, TRANSPORT, LOCAL_DENY_CACHE, JMX, ADAPTIVE,
+            EXCLUDE_PATHS, ENFORCE, ON_REDIS_FAILURE, LOCAL_LIMIT, STATUS_CODE, HEADERS, TRANSPORT, LOCAL_DENY_CACHE, JMX, ADAPTIVE,
             ADAPTIVE_LATENCY);
 
     /** The prefix of webapp-wide defaults: context-params and JAX-RS properties {@code ratelimit.<name>}. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.Decision;
+import dev.ratelimit.Rule;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -84,5 +85,26 @@ class HttpAnswerTest {
                 "\"type\":\"https://iana.org/assignments/http-problem-types#temporary-reduced-capacity\"")
                 .doesNotContain("violated-policies");
         assertThat(draft.rule().algorithm()).isEqualTo(Algorithm.SLIDING_LOG);
+    }
+
+    @Test
+    void aLocalDecisionCarriesTheNodesOwnQuotaAndItsDenialIsAnOrdinary429() {
+        HttpPolicy both = policy("both");
+        Rule local = Rule.of(Algorithm.SLIDING_LOG, 3, Duration.ofMinutes(1));
+        Decision admitted = Decision.local(true, local, 2, Duration.ZERO, Duration.ofSeconds(60));
+        Decision denied = Decision.local(false, local, 0, Duration.ofMillis(41_500), Duration.ofSeconds(59));
+
+        assertThat(headers(admitted, both)).containsExactly("RateLimit-Policy: \"api\";q=3;w=60",
+                "RateLimit: \"api\";r=2;t=60", "X-RateLimit-Limit: 3", "X-RateLimit-Remaining: 2",
+                "X-RateLimit-Reset: 60");
+        assertThat(headers(denied, both)).containsExactly("Retry-After: 42", "RateLimit-Policy: \"api\";q=3;w=60",
+                "RateLimit: \"api\";r=0;t=42", "X-RateLimit-Limit: 3", "X-RateLimit-Remaining: 0",
+                "X-RateLimit-Reset: 59");
+        assertThat(HttpAnswer.status(denied, both)).isEqualTo(429);
+        assertThat(HttpAnswer.problemJson(denied, both)).isEqualTo("{\"type\":"
+                + "\"https://iana.org/assignments/http-problem-types#quota-exceeded\","
+                + "\"title\":\"Too Many Requests\",\"status\":429,\"detail\":\"Policy 'api' allows 3 requests per 1m "
+                + "on this server while the rate limiter cannot reach Redis. Try again in 42 seconds.\","
+                + "\"violated-policies\":[\"api\"],\"retryAfter\":42,\"policy\":\"api\"}");
     }
 }

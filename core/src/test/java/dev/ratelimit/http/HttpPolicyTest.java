@@ -147,7 +147,8 @@ class HttpPolicyTest {
         "enforce        | yes       | init-param 'enforce' must be true or false, but was 'yes'",
         "statusCode     | 200       | init-param 'statusCode' must be an HTTP error status between 400 and 599, such as 429, but was '200'",
         "headers        | all       | init-param 'headers' must be one of draft, legacy, both, none, but was 'all'",
-        "onRedisFailure | ignore    | init-param 'onRedisFailure' must be one of allow, deny, but was 'ignore'",
+        "onRedisFailure | ignore    | init-param 'onRedisFailure' must be one of allow, deny, local, but was 'ignore'",
+        "localLimit     | 3         | init-param 'localLimit' applies only with onRedisFailure=local, but init-param 'onRedisFailure' is 'allow' (localLimit was '3')",
         "transport      | pipeline  | init-param 'transport' must be one of lua, transaction, but was 'pipeline'",
         "methods        | GET;POST  | init-param 'methods' must list HTTP methods such as GET,POST, but 'GET;POST' in 'GET;POST' is not one",
         "excludePaths   | health    | init-param 'excludePaths' must list paths starting with '/', optionally ending in '/*', but 'health' in 'health' is not one",
@@ -255,5 +256,36 @@ class HttpPolicyTest {
             String tenant = request.header("X-Tenant");
             return tenant == null ? null : "tenant-" + tenant;
         }
+    }
+
+    @ParameterizedTest(name = "localLimit={0}")
+    @CsvSource(delimiter = '|', value = {
+        "abc  | init-param 'localLimit' must be a whole number of at least 1, but was 'abc'",
+        "0    | init-param 'localLimit' must be a whole number between 1 and 1125899906842624, but was 0",
+        "-2   | init-param 'localLimit' must be a whole number between 1 and 1125899906842624, but was -2",
+        "2.5  | init-param 'localLimit' must be a whole number of at least 1, but was '2.5'",
+    })
+    void aBadLocalLimitIsNamedWithItsValue(String value, String message) {
+        assertThatThrownBy(() -> parse("limit", "100", "window", "1m", "onRedisFailure", "local", "localLimit", value))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage(message);
+    }
+
+    @Test
+    void localLimitIsTheLimitUnlessSetAndOnlyWithOnRedisFailureLocal() {
+        HttpPolicy byDefault = parse("limit", "100", "window", "1m", "onRedisFailure", "local");
+        assertThat(byDefault.failurePolicy()).isEqualTo(FailurePolicy.LOCAL);
+        assertThat(byDefault.localLimit()).isEqualTo(100);
+        assertThat(byDefault.toString()).contains(", onRedisFailure local, localLimit 100, ");
+
+        HttpPolicy set = parser(Map.of("onRedisFailure", "local", "localLimit", "7")).parse(words("limit", "100",
+                "window", "1m", "algorithm", "token-bucket", "burst", "50"));
+        assertThat(set.localLimit()).isEqualTo(7);
+        assertThat(parse("limit", "100", "window", "1m").localLimit()).isNull();
+        assertThat(parse("limit", "100", "window", "1m").toString()).doesNotContain("localLimit");
+
+        assertThatThrownBy(() -> parser(Map.of("localLimit", "7")).parse(words("limit", "100", "window", "1m",
+                "onRedisFailure", "deny")))
+                .hasMessage("context-param 'ratelimit.localLimit' applies only with onRedisFailure=local, but "
+                        + "init-param 'onRedisFailure' is 'deny' (localLimit was '7')");
     }
 }

@@ -1,0 +1,324 @@
+package dev.ratelimit.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.Decision;
+import dev.ratelimit.Rule;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The node's own limiter of {@code onRedisFailure=local}, on a manual clock: exact counts at the local
+ * limit, exact retry-after for every algorithm, state that clears and goes, a bound on clients that
+ * holds under a flood of distinct keys, and several rules all or nothing.
+ */
+class LocalLimiterTest {
+    /** Starts far from zero, as System.nanoTime may: the limiter measures from its own start. */
+    private final AtomicLong nanos = new AtomicLong(-5_000_000_000L);
+
+    private LocalLimiter limiter(int maxKeys, Rule... rules) {
+        return new LocalLimiter(List.of(rules), maxKeys, nanos::get);
+    }
+
+    private LocalLimiter limiter(Rule... rules) {
+        return limiter(1000, rules);
+    }
+
+    private void advance(Duration duration) {
+        nanos.addAndGet(duration.toNanos());
+    }
+
+    private static Decision take(LocalLimiter limiter, String key) {
+        return limiter.decide(key, null, true);
+    }
+
+    private static int admitted(LocalLimiter limiter, String key, int tries) {
+        int admitted = 0;
+        for (int i = 0; i < tries; i++) {
+            admitted += take(limiter, key).allowed() ? 1 : 0;
+        }
+        return admitted;
+    }
+
+    private static Rule rule(Algorithm algorithm, long limit, Duration window) {
+        return Rule.of(algorithm, limit, window);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void everyAlgorithmAdmitsExactlyItsLimitAndADenialIsALocalDecisionWithHeaders(Algorithm algorithm) {
+        LocalLimiter limiter = limiter(rule(algorithm, 3, Duration.ofSeconds(10)));
+
+        List<Decision> decisions = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            decisions.add(take(limiter, "c"));
+        }
+
+        assertThat(decisions).extracting(Decision::allowed).containsExactly(true, true, true, false, false);
+        assertThat(decisions).extracting(Decision::remaining).containsExactly(2L, 1L, 0L, 0L, 0L);
+        assertThat(decisions).allSatisfy(decision -> {
+            assertThat(decision.local()).isTrue();
+            assertThat(decision.degraded()).isTrue();
+            assertThat(decision.limit()).isEqualTo(3);
+        });
+        Decision denied = decisions.get(3);
+        // sliding-window waits into the next window, for this one's count to weigh less.
+        assertThat(denied.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(20));
+        assertThat(admitted(limiter, "other", 5)).as("each client has its own state").isEqualTo(3);
+    }
+
+    @Test
+    void fixedWindowRetryAfterIsTheWindowsEnd() {
+        LocalLimiter limiter = limiter(rule(Algorithm.FIXED_WINDOW, 2, Duration.ofSeconds(10)));
+        take(limiter, "c");
+        advance(Duration.ofSeconds(3));
+        Decision second = take(limiter, "c");
+        assertThat(second.resetAfter()).isEqualTo(Duration.ofSeconds(7));
+
+        Decision denied = take(limiter, "c");
+        assertThat(denied.allowed()).isFalse();
+        assertThat(denied.retryAfter()).isEqualTo(Duration.ofSeconds(7));
+
+        advance(Duration.ofSeconds(7).minusNanos(1000));
+        assertThat(take(limiter, "c").allowed()).as("a microsecond early").isFalse();
+        advance(Duration.ofNanos(1000));
+        Decision again = take(limiter, "c");
+        assertThat(again.allowed()).as("exactly at retry-after").isTrue();
+        assertThat(again.remaining()).isEqualTo(1);
+        assertThat(again.resetAfter()).as("a new window").isEqualTo(Duration.ofSeconds(10));
+    }
+
+    @Test
+    void slidingLogRetryAfterIsWhenTheOldestRequestLeaves() {
+        LocalLimiter limiter = limiter(rule(Algorithm.SLIDING_LOG, 3, Duration.ofSeconds(10)));
+        take(limiter, "c");
+        advance(Duration.ofSeconds(2));
+        take(limiter, "c");
+        advance(Duration.ofSeconds(2));
+        take(limiter, "c");
+        advance(Duration.ofSeconds(1));
+
+        Decision denied = take(limiter, "c");
+        assertThat(denied.allowed()).isFalse();
+        assertThat(denied.retryAfter()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(denied.resetAfter()).as("the newest leaves at 14 s").isEqualTo(Duration.ofSeconds(9));
+
+        advance(Duration.ofSeconds(5).minusNanos(1000));
+        assertThat(take(limiter, "c").allowed()).isFalse();
+        advance(Duration.ofNanos(1000));
+        assertThat(take(limiter, "c").allowed()).isTrue();
+        Decision next = take(limiter, "c");
+        assertThat(next.allowed()).isFalse();
+        assertThat(next.retryAfter()).as("the one from 2 s leaves at 12 s").isEqualTo(Duration.ofSeconds(2));
+    }
+
+    @Test
+    void slidingWindowWeighsThePreviousWindow() {
+        // 4 per 10 s: 4 in the first window; 2.5 s into the next they weigh 4 × 0.75 = 3, so one fits.
+        LocalLimiter limiter = limiter(rule(Algorithm.SLIDING_WINDOW, 4, Duration.ofSeconds(10)));
+        assertThat(admitted(limiter, "c", 4)).isEqualTo(4);
+        advance(Duration.ofMillis(12_500));
+        assertThat(take(limiter, "c").allowed()).isTrue();
+        Decision denied = take(limiter, "c");
+        assertThat(denied.allowed()).isFalse();
+        // 4 × (10 - e)/10 + 1 + 1 <= 4 once e >= 5 s: 2.5 s from now, plus the script's one microsecond.
+        assertThat(denied.retryAfter()).isEqualTo(Duration.ofMillis(2500).plusNanos(1000));
+        advance(denied.retryAfter());
+        assertThat(take(limiter, "c").allowed()).isTrue();
+    }
+
+    @Test
+    void tokenBucketRefillsOneTokenPerIntervalAndBurstIsTheCapacity() {
+        LocalLimiter limiter = limiter(Rule.builder(Algorithm.TOKEN_BUCKET, 2, Duration.ofSeconds(10)).burst(3).build());
+        assertThat(admitted(limiter, "c", 5)).isEqualTo(3);
+        Decision denied = take(limiter, "c");
+        assertThat(denied.retryAfter()).as("one token per 5 s").isEqualTo(Duration.ofSeconds(5));
+        assertThat(denied.resetAfter()).isEqualTo(Duration.ofSeconds(15));
+        advance(Duration.ofSeconds(5).minusNanos(1000));
+        assertThat(take(limiter, "c").allowed()).isFalse();
+        advance(Duration.ofNanos(1000));
+        assertThat(take(limiter, "c").allowed()).isTrue();
+        assertThat(take(limiter, "c").allowed()).isFalse();
+    }
+
+    @Test
+    void leakyBucketDrainsAtTheRate() {
+        LocalLimiter limiter = limiter(Rule.builder(Algorithm.LEAKY_BUCKET, 3, Duration.ofSeconds(9)).burst(2).build());
+        assertThat(admitted(limiter, "c", 4)).isEqualTo(2);
+        Decision denied = take(limiter, "c");
+        assertThat(denied.retryAfter()).as("one permit drains every 3 s").isEqualTo(Duration.ofSeconds(3));
+        assertThat(denied.resetAfter()).isEqualTo(Duration.ofSeconds(6));
+        advance(Duration.ofSeconds(3).minusNanos(1000));
+        assertThat(take(limiter, "c").allowed()).isFalse();
+        advance(Duration.ofNanos(1000));
+        assertThat(take(limiter, "c").allowed()).isTrue();
+    }
+
+    @Test
+    void gcraSendsItsBurstThenOnePerInterval() {
+        LocalLimiter limiter = limiter(Rule.builder(Algorithm.GCRA, 10, Duration.ofSeconds(60)).burst(3).build());
+        assertThat(admitted(limiter, "c", 3)).isEqualTo(3);
+        Decision denied = take(limiter, "c");
+        assertThat(denied.retryAfter()).isEqualTo(Duration.ofSeconds(6));
+        assertThat(denied.resetAfter()).isEqualTo(Duration.ofSeconds(18));
+        advance(Duration.ofSeconds(6).minusNanos(1000));
+        assertThat(take(limiter, "c").allowed()).isFalse();
+        advance(Duration.ofNanos(1000));
+        assertThat(take(limiter, "c").allowed()).isTrue();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void aClientsStateExpiresOnceItsWindowOrBucketIsClearAndIsThenDropped(Algorithm algorithm) {
+        LocalLimiter limiter = limiter(rule(algorithm, 2, Duration.ofSeconds(10)));
+        assertThat(admitted(limiter, "c", 3)).isEqualTo(2);
+        assertThat(limiter.size()).isEqualTo(1);
+        assertThat(limiter.decide("c", null, false).allowed()).as("a peek").isFalse();
+
+        // sliding-window's counts weigh until the end of the next window: up to 20 s.
+        advance(Duration.ofSeconds(20));
+        assertThat(limiter.decide("c", null, false).allowed()).isTrue();
+        take(limiter, "next");
+
+        assertThat(limiter.size()).as("the cleared client was dropped on the next call").isEqualTo(1);
+        assertThat(admitted(limiter, "c", 3)).as("the full limit again").isEqualTo(2);
+    }
+
+    @Test
+    void deniesAndPeeksStoreNothing() {
+        LocalLimiter limiter = limiter(rule(Algorithm.GCRA, 1, Duration.ofSeconds(1)));
+        limiter.decide("peek", null, false);
+        limiter.decide("large", new long[] {2}, true);
+        assertThat(limiter.size()).isZero();
+        assertThat(limiter.holdsState()).isFalse();
+    }
+
+    @Test
+    void aRequestLargerThanTheLocalCapacityIsDeniedForASecond() {
+        LocalLimiter limiter = limiter(rule(Algorithm.SLIDING_LOG, 3, Duration.ofMinutes(1)));
+        Decision denied = limiter.decide("c", new long[] {4}, true);
+        assertThat(denied.allowed()).isFalse();
+        assertThat(denied.retryAfter()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(limiter.decide("c", new long[] {3}, true).allowed()).isTrue();
+    }
+
+    @Test
+    void theNumberOfClientsStaysBoundedUnderAHundredThousandDistinctKeys() {
+        LocalLimiter limiter = limiter(2000, rule(Algorithm.SLIDING_LOG, 5, Duration.ofHours(1)));
+        int hotAdmitted = 0;
+        for (int i = 0; i < 100_000; i++) {
+            assertThat(take(limiter, "hostile-" + i).allowed()).isTrue();
+            if (i % 50 == 0) {
+                hotAdmitted += take(limiter, "hot").allowed() ? 1 : 0;
+            }
+            if (i % 1000 == 0) {
+                assertThat(limiter.size()).isLessThanOrEqualTo(2000);
+            }
+        }
+        assertThat(limiter.size()).isLessThanOrEqualTo(2000).isGreaterThan(1000);
+        assertThat(hotAdmitted).as("a client seen often is never the one evicted: still limited").isEqualTo(5);
+    }
+
+    @Test
+    void severalRulesAreAllOrNothing() {
+        Rule perSecond = Rule.builder(Algorithm.SLIDING_LOG, 2, Duration.ofSeconds(1)).name("second").build();
+        Rule perTenSeconds = Rule.builder(Algorithm.SLIDING_LOG, 3, Duration.ofSeconds(10)).name("ten").build();
+        LocalLimiter limiter = limiter(perSecond, perTenSeconds);
+
+        assertThat(admitted(limiter, "c", 2)).isEqualTo(2);
+        Decision byFirst = take(limiter, "c");
+        assertThat(byFirst.allowed()).isFalse();
+        assertThat(byFirst.rule().name()).isEqualTo("second");
+        assertThat(byFirst.retryAfter()).isEqualTo(Duration.ofSeconds(1));
+
+        advance(Duration.ofSeconds(1));
+        Decision third = take(limiter, "c");
+        assertThat(third.allowed()).as("the denial took nothing from the 10 s rule").isTrue();
+        assertThat(third.remaining()).as("the rule with fewest left speaks: both are at 0").isZero();
+
+        advance(Duration.ofSeconds(1));
+        Decision bySecond = take(limiter, "c");
+        assertThat(bySecond.allowed()).isFalse();
+        assertThat(bySecond.rule().name()).isEqualTo("ten");
+        assertThat(bySecond.retryAfter()).as("the first request leaves the 10 s window at 10 s")
+                .isEqualTo(Duration.ofSeconds(8));
+        advance(Duration.ofSeconds(8));
+        assertThat(take(limiter, "c").allowed()).isTrue();
+    }
+
+    @Test
+    void concurrentRequestsOfOneClientAreAdmittedExactlyAtTheLimit() throws Exception {
+        LocalLimiter limiter = limiter(rule(Algorithm.TOKEN_BUCKET, 100, Duration.ofHours(1)));
+        ExecutorService threads = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<Integer>> counts = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                counts.add(threads.submit(() -> admitted(limiter, "shared", 500)));
+            }
+            int total = 0;
+            for (Future<Integer> count : counts) {
+                total += count.get(30, TimeUnit.SECONDS);
+            }
+            assertThat(total).isEqualTo(100);
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    @Test
+    void clearForgetsEveryClient() {
+        LocalLimiter limiter = limiter(rule(Algorithm.FIXED_WINDOW, 1, Duration.ofMinutes(1)));
+        take(limiter, "a");
+        take(limiter, "b");
+        assertThat(limiter.holdsState()).isTrue();
+        limiter.forget("a");
+        assertThat(limiter.size()).isEqualTo(1);
+        limiter.clear();
+        assertThat(limiter.holdsState()).isFalse();
+        assertThat(limiter.size()).isZero();
+        assertThat(take(limiter, "b").allowed()).isTrue();
+    }
+
+    @Test
+    void localRulesRunTheFirstRuleAtTheLocalLimitAndScaleBurstAndOtherRules() {
+        Rule bucket = Rule.builder(Algorithm.TOKEN_BUCKET, 100, Duration.ofMinutes(1)).burst(50).cost(2).name("b").build();
+        assertThat(LocalLimiter.localRules(List.of(bucket), 10)).containsExactly(
+                Rule.builder(Algorithm.TOKEN_BUCKET, 10, Duration.ofMinutes(1)).burst(5).cost(2).name("b").build());
+        assertThat(LocalLimiter.localRules(List.of(bucket), 1).get(0).burst()).as("at least 1").isEqualTo(1);
+        assertThat(LocalLimiter.localRules(List.of(bucket), 1).get(0).cost()).as("capped at the capacity")
+                .isEqualTo(1);
+
+        Rule perSecond = Rule.builder(Algorithm.SLIDING_LOG, 10, Duration.ofSeconds(1)).name("s").build();
+        Rule perHour = Rule.builder(Algorithm.SLIDING_LOG, 1000, Duration.ofHours(1)).name("h").build();
+        assertThat(LocalLimiter.localRules(List.of(perSecond, perHour), 4)).extracting(Rule::limit)
+                .containsExactly(4L, 400L);
+        assertThat(LocalLimiter.localRules(List.of(perSecond), 10)).containsExactly(perSecond);
+    }
+
+    @Test
+    void aBadLocalLimitIsRefusedNamingItAndItsValue() {
+        List<Rule> rules = List.of(rule(Algorithm.SLIDING_LOG, 10, Duration.ofSeconds(1)));
+        assertThatThrownBy(() -> LocalLimiter.localRules(rules, 0)).isInstanceOf(BadArgument.class)
+                .hasMessage("localLimit must be a whole number between 1 and 1125899906842624, but was 0")
+                .satisfies(e -> assertThat(((BadArgument) e).argument()).isEqualTo("localLimit"));
+        assertThatThrownBy(() -> LocalLimiter.localRules(rules, -3)).hasMessageEndingWith("but was -3");
+        assertThatThrownBy(() -> LocalLimiter.localRules(rules, Rule.MAX_LIMIT + 1))
+                .hasMessageEndingWith("but was " + (Rule.MAX_LIMIT + 1));
+        Rule bucket = Rule.builder(Algorithm.TOKEN_BUCKET, 1, Duration.ofSeconds(1)).burst(1000).build();
+        assertThatThrownBy(() -> LocalLimiter.localRules(List.of(bucket), Rule.MAX_LIMIT))
+                .isInstanceOf(BadArgument.class)
+                .hasMessageStartingWith("localLimit 1125899906842624 cannot scale rule 1/1s: token-bucket 1 per 1s, "
+                        + "burst 1000: burst must be at most");
+    }
+}
