@@ -5,9 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -31,9 +29,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class AlgorithmContract {
-    private RedisStore nodeA;
-    private RedisStore nodeB;
-    private final AtomicInteger policies = new AtomicInteger();
+    RedisStore nodeA;
+    RedisStore nodeB;
+    final AtomicInteger policies = new AtomicInteger();
 
     /** How to reach the topology under test; each call must make a store of its own. */
     abstract RedisSettings settings();
@@ -92,7 +90,7 @@ abstract class AlgorithmContract {
         return cases.stream();
     }
 
-    private RateLimiter limiter(RedisStore store, String policy, Transport transport, Rule... rules) {
+    RateLimiter limiter(RedisStore store, String policy, Transport transport, Rule... rules) {
         // No local deny cache: these tests are about what the scripts do in Redis.
         return RateLimiter.builder(store).keyPrefix(keyPrefix()).policyName(policy).transport(transport)
                 .localDenyCache(false).rules(List.of(rules)).build();
@@ -326,7 +324,7 @@ abstract class AlgorithmContract {
     }
 
     /** Takes a limit of 5 and checks the sixth is denied. */
-    private static void useUp(RateLimiter limiter) {
+    static void useUp(RateLimiter limiter) {
         for (int i = 0; i < 5; i++) {
             limiter.tryAcquire("c");
         }
@@ -334,7 +332,7 @@ abstract class AlgorithmContract {
     }
 
     /** After a switch in place: no error, no state, then exactly the new limit of 5, on a key with a TTL. */
-    private void assertStartsAfresh(RateLimiter after, Algorithm to) {
+    void assertStartsAfresh(RateLimiter after, Algorithm to) {
         Decision peeked = after.peek("c");
         assertThat(peeked.degraded()).as("the old state is no error").isFalse();
         assertThat(peeked.remaining()).as("and no state: a fresh start").isEqualTo(5);
@@ -349,51 +347,6 @@ abstract class AlgorithmContract {
         assertThat(denied.allowed()).as("the new algorithm limits exactly").isFalse();
         assertThat(denied.retryAfter()).isPositive();
         assertThat(admin().pttl(after.redisKeys("c").get(0))).as("the replaced key has a TTL").isPositive();
-    }
-
-    /** Switches between the transaction transport's fixed-window and every script, both ways. */
-    Stream<Arguments> transportSwitches() {
-        List<Arguments> cases = new ArrayList<>();
-        if (transports().contains(Transport.TRANSACTION)) {
-            for (Algorithm other : Algorithm.values()) {
-                if (other != Algorithm.FIXED_WINDOW) {
-                    cases.add(Arguments.of(other, Transport.LUA, Algorithm.FIXED_WINDOW, Transport.TRANSACTION));
-                    cases.add(Arguments.of(Algorithm.FIXED_WINDOW, Transport.TRANSACTION, other, Transport.LUA));
-                }
-            }
-        }
-        return cases.stream();
-    }
-
-    @ParameterizedTest(name = "{0} over {1}, then {2} over {3}")
-    @MethodSource("transportSwitches")
-    void switchingToOrFromTheTransactionTransportStartsEachClientAfresh(Algorithm from, Transport fromTransport,
-            Algorithm to, Transport toTransport) {
-        String policy = "transport-switch-" + policies.incrementAndGet();
-        RateLimiter before = limiter(nodeA, policy, fromTransport, Rule.of(from, 5, Duration.ofHours(1)));
-        useUp(before);
-
-        RateLimiter after = limiter(nodeB, policy, toTransport, Rule.of(to, 5, Duration.ofHours(1)));
-        assertStartsAfresh(after, to);
-    }
-
-    @ParameterizedTest(name = "{0} over {1}, then {2} over {3}")
-    @MethodSource("transportSwitches")
-    void manyThreadsOfTwoNodesReplacingAnotherAlgorithmsStateAdmitExactlyTheLimit(Algorithm from,
-            Transport fromTransport, Algorithm to, Transport toTransport) throws Exception {
-        String policy = "concurrent-switch-" + policies.incrementAndGet();
-        useUp(limiter(nodeA, policy, fromTransport, Rule.of(from, 5, Duration.ofHours(1))));
-        Rule rule = Rule.of(to, 20, Duration.ofHours(1));
-        RateLimiter onA = limiter(nodeA, policy, toTransport, rule);
-        RateLimiter onB = limiter(nodeB, policy, toTransport, rule);
-
-        int admitted = hammer(200, 32, i -> {
-            Decision decision = (i % 2 == 0 ? onA : onB).tryAcquire("c");
-            assertThat(decision.degraded()).as("a replacement race is no failure").isFalse();
-            return decision.allowed();
-        });
-
-        assertThat(admitted).isEqualTo(to.isExact() ? 20 : admitted).isBetween(20, 40);
     }
 
     @ParameterizedTest(name = "{0} over {1}")
@@ -430,12 +383,12 @@ abstract class AlgorithmContract {
         assertThat(waited.allowed()).isTrue();
     }
 
-    private interface Attempt {
+    interface Attempt {
         boolean allowed(int index) throws Exception;
     }
 
     /** Runs the attempts from many threads released at once; returns how many were allowed. */
-    private static int hammer(int attempts, int threads, Attempt attempt) throws Exception {
+    static int hammer(int attempts, int threads, Attempt attempt) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
             CountDownLatch start = new CountDownLatch(1);
