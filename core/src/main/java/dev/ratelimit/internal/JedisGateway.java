@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 import redis.clients.jedis.AbstractTransaction;
+import redis.clients.jedis.ConnectionPool;
+import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
@@ -13,7 +15,11 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
 import redis.clients.jedis.exceptions.JedisRedirectionException;
 import redis.clients.jedis.params.SetParams;
 
-/** {@link RedisGateway} over a Jedis {@link UnifiedJedis}: standalone, Sentinel or Cluster alike. */
+/**
+ * {@link RedisGateway} over a caller's Jedis {@link UnifiedJedis} ({@code RedisStore.wrap}):
+ * standalone, Sentinel or Cluster alike, through the client's own routing and retries. Stores that
+ * make their own connections use {@link NodeGateway}, which keeps health per node.
+ */
 public final class JedisGateway implements RedisGateway {
     private final UnifiedJedis jedis;
     private final boolean owned;
@@ -111,6 +117,24 @@ public final class JedisGateway implements RedisGateway {
         return e.getCause() != e && redirected(e.getCause());
     }
 
+    /**
+     * Redis could not be reached: whatever idles in the pools may predate a restart, and would fail
+     * one decision each. Only the clients that show their pools can be helped.
+     */
+    private void dropIdleConnections() {
+        try {
+            if (jedis instanceof RedisClient) {
+                ((RedisClient) jedis).getPool().clear();
+            } else if (jedis instanceof RedisClusterClient) {
+                for (ConnectionPool pool : ((RedisClusterClient) jedis).getClusterNodes().values()) {
+                    pool.clear();
+                }
+            }
+        } catch (RuntimeException ignored) {
+            // a closed pool: nothing idles there
+        }
+    }
+
     @Override
     public long[] incrementInWindow(String key, long permits, long windowMillis) {
         return call("counting in a MULTI/EXEC transaction", () -> {
@@ -162,6 +186,9 @@ public final class JedisGateway implements RedisGateway {
     }
 
     private RedisFailureException failure(String action, RuntimeException cause) {
+        if (!redirected(cause)) {
+            dropIdleConnections();
+        }
         if (redirected(cause)) {
             // Redis is there; the cluster is moving slots. Not a reason to stop calling it.
             return new RedisFailureException("Redis at " + description + " redirected " + action + " again and again: "

@@ -1,0 +1,394 @@
+package dev.ratelimit.internal;
+
+import dev.ratelimit.RedisFailureException;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import redis.clients.jedis.CommandObjects;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.Protocol;
+import redis.clients.jedis.Response;
+import redis.clients.jedis.Transaction;
+import redis.clients.jedis.exceptions.JedisAskDataException;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.exceptions.JedisMovedDataException;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
+import redis.clients.jedis.exceptions.JedisRedirectionException;
+import redis.clients.jedis.params.SetParams;
+import redis.clients.jedis.providers.SentineledConnectionProvider;
+import redis.clients.jedis.util.Pool;
+
+/**
+ * The {@link RedisGateway} of {@code RedisStore.connect}: every call goes to the node its key
+ * lives on, on a pooled {@link Connection} of that node, so that health is kept per node.
+ *
+ * <ul>
+ *   <li><b>A circuit breaker per node</b> (keyed by {@code host:port}): a dead Cluster master stops
+ *       only the decisions whose slots it serves, and a Sentinel failover to a new master starts
+ *       with a closed breaker. A node that stops answering makes Cluster learn its slot map again,
+ *       so a promoted replica is found.</li>
+ *   <li><b>No stale connection is used twice.</b> A failure to reach a node clears its pool's idle
+ *       connections: after a restart they are all dead, and each would otherwise fail one decision
+ *       and feed the breaker. A node that has not answered for {@link #QUIET} (or whose breaker is
+ *       not closed) gets a PING on the borrowed connection first; a PING that fails at once shows a
+ *       connection from before a restart, which is dropped with the pool's other idle ones, and a
+ *       fresh one is used. Only a PING ran, so nothing counted twice. Under traffic, no PING.</li>
+ *   <li><b>Cluster redirects:</b> {@code MOVED} renews the slot map and goes to the node named;
+ *       {@code ASK} goes to the importing node with {@code ASKING} right before the command on the
+ *       same connection; {@code TRYAGAIN} waits a moment. Each proves nothing ran. Nothing else is
+ *       retried: after a timeout or a lost connection the script may have run.</li>
+ * </ul>
+ */
+public final class NodeGateway implements RedisGateway {
+    /** A node quiet for this long may have restarted meanwhile: PING before the next command. */
+    static final long QUIET_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** Stale connections dropped in one call at most; then the command goes out as is. */
+    private static final int STALE_CHECKS = 3;
+    /** Redirects followed in one call at most, and the pause before each TRYAGAIN. */
+    private static final long[] REDIRECT_PAUSES_MILLIS = {0, 1, 2, 5, 10, 20};
+
+    private final RedisNodes nodes;
+    private final Supplier<CircuitBreaker> newBreaker;
+    private final LongSupplier clock;
+    private final String description;
+    private final CommandObjects commands = new CommandObjects();
+    private final ConcurrentMap<String, NodeHealth> healthByNode = new ConcurrentHashMap<>();
+
+    private NodeGateway(RedisNodes nodes, Supplier<CircuitBreaker> newBreaker, LongSupplier clock, String description) {
+        this.nodes = nodes;
+        this.newBreaker = newBreaker;
+        this.clock = clock;
+        this.description = description;
+    }
+
+    /** One Redis at {@code node}. */
+    public static NodeGateway standalone(HostAndPort node, JedisClientConfig client, GenericObjectPoolConfig<Connection> pool,
+            Supplier<CircuitBreaker> breakers, String description) {
+        return new NodeGateway(RedisNodes.standalone(node, client, pool), breakers, System::nanoTime, description);
+    }
+
+    /** The master a Sentinel provider follows; the gateway closes the provider. */
+    public static NodeGateway sentinel(SentineledConnectionProvider provider, Supplier<CircuitBreaker> breakers,
+            String description) {
+        return new NodeGateway(RedisNodes.sentinel(provider), breakers, System::nanoTime, description);
+    }
+
+    /**
+     * Redis Cluster, from some of its nodes.
+     *
+     * @throws redis.clients.jedis.exceptions.JedisException if no seed answers with the slot map
+     */
+    public static NodeGateway cluster(java.util.Set<HostAndPort> seeds, JedisClientConfig client,
+            GenericObjectPoolConfig<Connection> pool, Supplier<CircuitBreaker> breakers, String description) {
+        return new NodeGateway(RedisNodes.cluster(seeds, client, pool), breakers, System::nanoTime, description);
+    }
+
+    /** A command run on one connection; {@code asking} says to send ASKING right before each data command. */
+    private interface Command<T> {
+        T run(Connection connection, boolean asking);
+    }
+
+    @Override
+    public List<Long> eval(LuaScript script, List<String> keys, List<String> args) {
+        Object reply = route(keys.isEmpty() ? "" : keys.get(0), "running " + script, (connection, asking) -> {
+            try {
+                ask(connection, asking);
+                return connection.executeCommand(commands.evalsha(script.sha1(), keys, args));
+            } catch (JedisNoScriptException notLoaded) {
+                // Redis restarted, failed over or had SCRIPT FLUSH. Nothing ran, so running again is
+                // safe; EVAL loads the script and runs it in the same round trip.
+                ask(connection, asking);
+                return connection.executeCommand(commands.eval(script.source(), keys, args));
+            }
+        });
+        return toLongs(reply, script);
+    }
+
+    @Override
+    public long[] incrementInWindow(String key, long permits, long windowMillis) {
+        return route(key, "counting in a MULTI/EXEC transaction", (connection, asking) -> transaction(connection, t -> {
+            // SET NX PX creates the counter with its TTL in one command, and INCRBY keeps the TTL: no
+            // moment exists where the counter lives without an expiry.
+            t.set(key, "0", SetParams.setParams().nx().px(windowMillis));
+            Response<Long> count = t.incrBy(key, permits);
+            Response<Long> ttl = t.pttl(key);
+            t.exec();
+            return new long[] {count.get(), ttl.get()};
+        }));
+    }
+
+    @Override
+    public long[] readWindow(String key) {
+        return route(key, "reading a counter in a MULTI/EXEC transaction", (connection, asking) -> transaction(connection, t -> {
+            Response<String> count = t.get(key);
+            Response<Long> ttl = t.pttl(key);
+            t.exec();
+            return new long[] {count.get() == null ? 0 : Long.parseLong(count.get()), ttl.get()};
+        }));
+    }
+
+    @Override
+    public void delete(List<String> keys) {
+        route(keys.get(0), "deleting keys", (connection, asking) -> {
+            ask(connection, asking);
+            return connection.executeCommand(commands.del(keys.toArray(new String[0])));
+        });
+    }
+
+    private static <T> T transaction(Connection connection, java.util.function.Function<Transaction, T> body) {
+        try {
+            return body.apply(new Transaction(connection, true, false));
+        } catch (RuntimeException e) {
+            // Replies of a broken-off transaction may still be on the wire: never reuse the connection.
+            connection.setBroken();
+            throw e;
+        }
+    }
+
+    private static void ask(Connection connection, boolean asking) {
+        if (asking) {
+            connection.executeCommand(Protocol.Command.ASKING);
+        }
+    }
+
+    /** Runs a command on the key's node, following Cluster's redirects a few times. */
+    private <T> T route(String key, String action, Command<T> command) {
+        HostAndPort node = nodes.nodeFor(key);
+        boolean asking = false;
+        for (int redirect = 0; ; redirect++) {
+            if (node == null) {
+                throw new RedisFailureException("Redis at " + description + " has no node serving " + key, null);
+            }
+            try {
+                return onNode(node, asking, action, command);
+            } catch (JedisDataException refused) {
+                boolean tryAgain = refused.getMessage() != null && refused.getMessage().startsWith("TRYAGAIN");
+                if (!(refused instanceof JedisRedirectionException || tryAgain) || redirect == REDIRECT_PAUSES_MILLIS.length - 1) {
+                    throw new RedisFailureException("Redis at " + node + " (" + description + ") refused " + action + ": "
+                            + refused.getMessage(), refused, true);
+                }
+                if (refused instanceof JedisRedirectionException) {
+                    node = ((JedisRedirectionException) refused).getTargetNode();
+                    asking = refused instanceof JedisAskDataException;
+                } else {
+                    pause(REDIRECT_PAUSES_MILLIS[redirect + 1]);
+                }
+            }
+        }
+    }
+
+    /**
+     * One call on one node, through its breaker. Returns the result, throws the error reply as it
+     * came (the caller follows redirects), or a {@link RedisFailureException}.
+     */
+    private <T> T onNode(HostAndPort node, boolean asking, String action, Command<T> command) {
+        NodeHealth health = healthOf(node);
+        CircuitBreaker breaker = health.breaker;
+        if (!breaker.allowCall()) {
+            throw new RedisFailureException("Redis at " + node + " (" + description + ") failed repeatedly and is not called "
+                    + "for another " + Durations.format(Duration.ofMillis(breaker.remainingCoolDown().toMillis()))
+                    + " (circuit open)", null);
+        }
+        boolean reported = false;
+        try {
+            T result = attempt(node, health, asking, command);
+            health.answered(clock.getAsLong());
+            breaker.onSuccess();
+            reported = true;
+            return result;
+        } catch (JedisDataException answered) {
+            health.answered(clock.getAsLong());
+            breaker.onSuccess();
+            reported = true;
+            throw answered;
+        } catch (JedisException unreachable) {
+            breaker.onFailure();
+            reported = true;
+            if (breaker.state() == CircuitBreaker.State.OPEN) {
+                nodes.unreachable(node);
+                forgetNodesNotInUse();
+            }
+            throw new RedisFailureException("Redis at " + node + " (" + description + ") failed " + action + ": "
+                    + (unreachable.getMessage() != null ? unreachable.getMessage() : unreachable.getClass().getSimpleName()),
+                    unreachable);
+        } catch (NumberFormatException | ClassCastException e) {
+            health.answered(clock.getAsLong());
+            breaker.onSuccess();
+            reported = true;
+            throw new RedisFailureException("Redis at " + node + " (" + description + ") answered " + action
+                    + " with something unexpected: " + e.getMessage(), e, true);
+        } finally {
+            if (!reported) {
+                // Neither an answer nor a failure to reach it (a bug, an Error): a probe passes its turn on.
+                breaker.onInconclusive();
+            }
+        }
+    }
+
+    /** Borrows a connection (a fresh one instead of any a restart made stale) and runs the command. */
+    private <T> T attempt(HostAndPort node, NodeHealth health, boolean asking, Command<T> command) {
+        Pool<Connection> pool = nodes.pool(node);
+        boolean recovering = health.breaker.state() != CircuitBreaker.State.CLOSED;
+        boolean check = recovering || health.quietSince(clock.getAsLong()) >= QUIET_NANOS;
+        Connection connection = pool.getResource();
+        try {
+            for (int i = 0; check && i < STALE_CHECKS && isStale(connection); i++) {
+                Connection stale = connection;
+                connection = null;
+                pool.clear();
+                stale.setBroken();
+                release(stale);
+                connection = pool.getResource();
+            }
+            T result = command.run(connection, asking);
+            if (recovering) {
+                // The node is back. A connection returned to the pool while it was away (its call had
+                // its answer just before) is stale too; this one, just used, is not idle yet.
+                pool.clear();
+            }
+            return result;
+        } catch (JedisMovedDataException moved) {
+            nodes.slotsMoved(connection);
+            throw moved;
+        } catch (JedisDataException answered) {
+            throw answered;
+        } catch (JedisConnectionException lost) {
+            // Whatever else idles in this pool is as dead, or from before a restart.
+            pool.clear();
+            throw lost;
+        } finally {
+            release(connection);
+        }
+    }
+
+    /**
+     * Gives a connection back, or destroys it when broken. commons-pool 2.13 then opens a replacement
+     * at once, which fails while the node is down: that says nothing new, and must not hide the
+     * failure that broke the connection.
+     */
+    private static void release(Connection connection) {
+        if (connection == null) {
+            return;
+        }
+        try {
+            connection.close();
+        } catch (JedisException replacementFailed) {
+            // the node is still away; the next borrow tries again
+        }
+    }
+
+    /**
+     * Whether a PING fails at once on this connection: its server is gone, and it was opened before a
+     * restart. A PING that times out is no proof of that (the server may be stalled): it is thrown.
+     */
+    private static boolean isStale(Connection connection) {
+        try {
+            connection.ping();
+            return false;
+        } catch (JedisConnectionException e) {
+            for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+                if (cause instanceof SocketTimeoutException) {
+                    throw e;
+                }
+            }
+            return true;
+        }
+    }
+
+    private NodeHealth healthOf(HostAndPort node) {
+        String address = node.toString();
+        NodeHealth known = healthByNode.get(address);
+        return known != null ? known : healthByNode.computeIfAbsent(address, a -> new NodeHealth(newBreaker.get(), clock.getAsLong()));
+    }
+
+    private void forgetNodesNotInUse() {
+        healthByNode.keySet().retainAll(nodes.inUse());
+    }
+
+    /** The worst breaker state among the nodes in use: OPEN, then HALF_OPEN, then CLOSED. */
+    @Override
+    public String circuitState() {
+        forgetNodesNotInUse();
+        CircuitBreaker.State worst = CircuitBreaker.State.CLOSED;
+        for (NodeHealth node : healthByNode.values()) {
+            CircuitBreaker.State state = node.breaker.state();
+            if (state == CircuitBreaker.State.OPEN || state == CircuitBreaker.State.HALF_OPEN && worst == CircuitBreaker.State.CLOSED) {
+                worst = state;
+            }
+        }
+        return worst.name();
+    }
+
+    @Override
+    public boolean supportsTransactions() {
+        return !nodes.cluster();
+    }
+
+    @Override
+    public void close() {
+        nodes.close();
+    }
+
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private List<Long> toLongs(Object reply, LuaScript script) {
+        if (!(reply instanceof List)) {
+            throw new RedisFailureException("Redis at " + description + " answered " + script + " with " + reply
+                    + " instead of an array", null, true);
+        }
+        List<?> values = (List<?>) reply;
+        List<Long> longs = new ArrayList<>(values.size());
+        for (Object value : values) {
+            if (!(value instanceof Long)) {
+                throw new RedisFailureException("Redis at " + description + " answered " + script + " with " + reply
+                        + " instead of integers", null, true);
+            }
+            longs.add((Long) value);
+        }
+        return longs;
+    }
+
+    @Override
+    public String toString() {
+        return description;
+    }
+
+    /** A node's breaker, and when it last answered (written at most every few ms, not per call). */
+    private static final class NodeHealth {
+        private static final long GRANULARITY_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+        final CircuitBreaker breaker;
+        private volatile long lastAnswer;
+
+        NodeHealth(CircuitBreaker breaker, long now) {
+            this.breaker = breaker;
+            this.lastAnswer = now;
+        }
+
+        void answered(long now) {
+            if (now - lastAnswer > GRANULARITY_NANOS) {
+                lastAnswer = now;
+            }
+        }
+
+        long quietSince(long now) {
+            return now - lastAnswer;
+        }
+    }
+}
