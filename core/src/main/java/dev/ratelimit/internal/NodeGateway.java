@@ -1,13 +1,11 @@
 package dev.ratelimit.internal;
 
 import dev.ratelimit.RedisFailureException;
-import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
@@ -19,15 +17,12 @@ import redis.clients.jedis.Protocol;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.Transaction;
 import redis.clients.jedis.exceptions.JedisAskDataException;
-import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
-import redis.clients.jedis.exceptions.JedisMovedDataException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 import redis.clients.jedis.exceptions.JedisRedirectionException;
 import redis.clients.jedis.params.SetParams;
 import redis.clients.jedis.providers.SentineledConnectionProvider;
-import redis.clients.jedis.util.Pool;
 
 /**
  * The {@link RedisGateway} of {@code RedisStore.connect}: every call goes to the node its key
@@ -38,23 +33,18 @@ import redis.clients.jedis.util.Pool;
  *       only the decisions whose slots it serves, and a Sentinel failover to a new master starts
  *       with a closed breaker. A node that stops answering makes Cluster learn its slot map again,
  *       so a promoted replica is found.</li>
- *   <li><b>No stale connection is used twice.</b> A failure to reach a node clears its pool's idle
- *       connections: after a restart they are all dead, and each would otherwise fail one decision
- *       and feed the breaker. A node that has not answered for {@link #QUIET} (or whose breaker is
- *       not closed) gets a PING on the borrowed connection first; a PING that fails at once shows a
- *       connection from before a restart, which is dropped with the pool's other idle ones, and a
- *       fresh one is used. Only a PING ran, so nothing counted twice. Under traffic, no PING.</li>
+ *   <li><b>No stale connection is used twice</b>, after a restart or failover: see
+ *       {@link NodeConnections}. Under traffic this costs nothing; a node quiet for a second gets a
+ *       PING before its next command.</li>
  *   <li><b>Cluster redirects:</b> {@code MOVED} renews the slot map and goes to the node named;
  *       {@code ASK} goes to the importing node with {@code ASKING} right before the command on the
- *       same connection; {@code TRYAGAIN} waits a moment. Each proves nothing ran. Nothing else is
- *       retried: after a timeout or a lost connection the script may have run.</li>
+ *       same connection; {@code TRYAGAIN} waits a moment. Each proves nothing ran. So does a call
+ *       that never went out (no connection to be had, or the node's breaker open): it goes to
+ *       another node when the slot map, learnt again, names one. Nothing else is retried: after a
+ *       timeout or a lost connection the script may have run.</li>
  * </ul>
  */
 public final class NodeGateway implements RedisGateway {
-    /** A node quiet for this long may have restarted meanwhile: PING before the next command. */
-    static final long QUIET_NANOS = TimeUnit.SECONDS.toNanos(1);
-    /** Stale connections dropped in one call at most; then the command goes out as is. */
-    private static final int STALE_CHECKS = 3;
     /** Redirects followed in one call at most, and the pause before each TRYAGAIN. */
     private static final long[] REDIRECT_PAUSES_MILLIS = {0, 1, 2, 5, 10, 20};
 
@@ -94,10 +84,6 @@ public final class NodeGateway implements RedisGateway {
         return new NodeGateway(RedisNodes.cluster(seeds, client, pool), breakers, System::nanoTime, description);
     }
 
-    /** A command run on one connection; {@code asking} says to send ASKING right before each data command. */
-    private interface Command<T> {
-        T run(Connection connection, boolean asking);
-    }
 
     @Override
     public List<Long> eval(LuaScript script, List<String> keys, List<String> args) {
@@ -163,7 +149,7 @@ public final class NodeGateway implements RedisGateway {
     }
 
     /** Runs a command on the key's node, following Cluster's redirects a few times. */
-    private <T> T route(String key, String action, Command<T> command) {
+    private <T> T route(String key, String action, NodeConnections.Command<T> command) {
         HostAndPort node = nodes.nodeFor(key);
         boolean asking = false;
         for (int redirect = 0; ; redirect++) {
@@ -172,6 +158,19 @@ public final class NodeGateway implements RedisGateway {
             }
             try {
                 return onNode(node, asking, action, command);
+            } catch (NotSentFailure failed) {
+                // Nothing went out (no connection, or the node's breaker is open): when the slot map,
+                // learnt again after a failure, names another node (a promoted replica), ask that one.
+                HostAndPort now = null;
+                if (nodes.cluster() && redirect < REDIRECT_PAUSES_MILLIS.length - 1) {
+                    nodes.awaitSlotMap();
+                    now = nodes.nodeFor(key);
+                }
+                if (now == null || now.equals(node)) {
+                    throw failed;
+                }
+                node = now;
+                asking = false;
             } catch (JedisDataException refused) {
                 boolean tryAgain = refused.getMessage() != null && refused.getMessage().startsWith("TRYAGAIN");
                 if (!(refused instanceof JedisRedirectionException || tryAgain) || redirect == REDIRECT_PAUSES_MILLIS.length - 1) {
@@ -192,17 +191,17 @@ public final class NodeGateway implements RedisGateway {
      * One call on one node, through its breaker. Returns the result, throws the error reply as it
      * came (the caller follows redirects), or a {@link RedisFailureException}.
      */
-    private <T> T onNode(HostAndPort node, boolean asking, String action, Command<T> command) {
+    private <T> T onNode(HostAndPort node, boolean asking, String action, NodeConnections.Command<T> command) {
         NodeHealth health = healthOf(node);
         CircuitBreaker breaker = health.breaker;
         if (!breaker.allowCall()) {
-            throw new RedisFailureException("Redis at " + node + " (" + description + ") failed repeatedly and is not called "
+            throw new NotSentFailure("Redis at " + node + " (" + description + ") failed repeatedly and is not called "
                     + "for another " + Durations.format(Duration.ofMillis(breaker.remainingCoolDown().toMillis()))
                     + " (circuit open)", null);
         }
         boolean reported = false;
         try {
-            T result = attempt(node, health, asking, command);
+            T result = NodeConnections.run(nodes.pool(node), health, clock.getAsLong(), asking, command);
             health.answered(clock.getAsLong());
             breaker.onSuccess();
             reported = true;
@@ -215,13 +214,15 @@ public final class NodeGateway implements RedisGateway {
         } catch (JedisException unreachable) {
             breaker.onFailure();
             reported = true;
-            if (breaker.state() == CircuitBreaker.State.OPEN) {
-                nodes.unreachable(node);
+            // Bounded by the breaker: a few times, then once per failed probe.
+            nodes.unreachable(node);
+            if (nodes.cluster()) {
                 forgetNodesNotInUse();
             }
-            throw new RedisFailureException("Redis at " + node + " (" + description + ") failed " + action + ": "
-                    + (unreachable.getMessage() != null ? unreachable.getMessage() : unreachable.getClass().getSimpleName()),
-                    unreachable);
+            String message = "Redis at " + node + " (" + description + ") failed " + action + ": "
+                    + (unreachable.getMessage() != null ? unreachable.getMessage() : unreachable.getClass().getSimpleName());
+            throw unreachable instanceof NodeConnections.NotSent ? new NotSentFailure(message, unreachable.getCause())
+                    : new RedisFailureException(message, unreachable);
         } catch (NumberFormatException | ClassCastException e) {
             health.answered(clock.getAsLong());
             breaker.onSuccess();
@@ -236,80 +237,10 @@ public final class NodeGateway implements RedisGateway {
         }
     }
 
-    /** Borrows a connection (a fresh one instead of any a restart made stale) and runs the command. */
-    private <T> T attempt(HostAndPort node, NodeHealth health, boolean asking, Command<T> command) {
-        Pool<Connection> pool = nodes.pool(node);
-        boolean recovering = health.breaker.state() != CircuitBreaker.State.CLOSED;
-        boolean check = recovering || health.quietSince(clock.getAsLong()) >= QUIET_NANOS;
-        Connection connection = pool.getResource();
-        try {
-            for (int i = 0; check && i < STALE_CHECKS && isStale(connection); i++) {
-                Connection stale = connection;
-                connection = null;
-                pool.clear();
-                stale.setBroken();
-                release(stale);
-                connection = pool.getResource();
-            }
-            T result = command.run(connection, asking);
-            if (recovering) {
-                // The node is back. A connection returned to the pool while it was away (its call had
-                // its answer just before) is stale too; this one, just used, is not idle yet.
-                pool.clear();
-            }
-            return result;
-        } catch (JedisMovedDataException moved) {
-            nodes.slotsMoved(connection);
-            throw moved;
-        } catch (JedisDataException answered) {
-            throw answered;
-        } catch (JedisConnectionException lost) {
-            // Whatever else idles in this pool is as dead, or from before a restart.
-            pool.clear();
-            throw lost;
-        } finally {
-            release(connection);
-        }
-    }
-
-    /**
-     * Gives a connection back, or destroys it when broken. commons-pool 2.13 then opens a replacement
-     * at once, which fails while the node is down: that says nothing new, and must not hide the
-     * failure that broke the connection.
-     */
-    private static void release(Connection connection) {
-        if (connection == null) {
-            return;
-        }
-        try {
-            connection.close();
-        } catch (JedisException replacementFailed) {
-            // the node is still away; the next borrow tries again
-        }
-    }
-
-    /**
-     * Whether a PING fails at once on this connection: its server is gone, and it was opened before a
-     * restart. A PING that times out is no proof of that (the server may be stalled): it is thrown.
-     */
-    private static boolean isStale(Connection connection) {
-        try {
-            connection.ping();
-            return false;
-        } catch (JedisConnectionException e) {
-            for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-                if (cause instanceof SocketTimeoutException) {
-                    throw e;
-                }
-            }
-            return true;
-        }
-    }
-
     private NodeHealth healthOf(HostAndPort node) {
         String address = node.toString();
         NodeHealth known = healthByNode.get(address);
-        return known != null ? known : healthByNode.computeIfAbsent(address, a -> new NodeHealth(newBreaker.get(), clock.getAsLong()));
+        return known != null ? known : healthByNode.computeIfAbsent(address, a -> new NodeHealth(newBreaker.get(), clock.getAsLong(), nodes::slotsMoved));
     }
 
     private void forgetNodesNotInUse() {
@@ -370,25 +301,13 @@ public final class NodeGateway implements RedisGateway {
         return description;
     }
 
-    /** A node's breaker, and when it last answered (written at most every few ms, not per call). */
-    private static final class NodeHealth {
-        private static final long GRANULARITY_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
-        final CircuitBreaker breaker;
-        private volatile long lastAnswer;
+    /** A failure before any command went out: the call may be sent to another node. */
+    private static final class NotSentFailure extends RedisFailureException {
+        private static final long serialVersionUID = 1L;
 
-        NodeHealth(CircuitBreaker breaker, long now) {
-            this.breaker = breaker;
-            this.lastAnswer = now;
-        }
-
-        void answered(long now) {
-            if (now - lastAnswer > GRANULARITY_NANOS) {
-                lastAnswer = now;
-            }
-        }
-
-        long quietSince(long now) {
-            return now - lastAnswer;
+        NotSentFailure(String message, Throwable cause) {
+            super(message, cause);
         }
     }
+
 }

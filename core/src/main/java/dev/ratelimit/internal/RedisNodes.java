@@ -35,6 +35,10 @@ interface RedisNodes extends AutoCloseable {
     default void unreachable(HostAndPort node) {
     }
 
+    /** Returns once a renewal of the slot map under way (after a failure) has ended. */
+    default void awaitSlotMap() {
+    }
+
     /** The nodes in use now, as {@code host:port}; the gateway forgets the health of the others. */
     Set<String> inUse();
 
@@ -137,10 +141,22 @@ interface RedisNodes extends AutoCloseable {
             renewSlotCache(connection);
         }
 
+        /** Held while the slot map is learnt after a failure; Jedis' own lock would let others pass. */
+        private final Object renewal = new Object();
+
         @Override
         public void unreachable(HostAndPort node) {
-            // Asks the seeds, then the known nodes; one thread at a time, the others go on.
-            renewSlotCache();
+            // Asks the seeds, then the known nodes.
+            synchronized (renewal) {
+                renewSlotCache();
+            }
+        }
+
+        @Override
+        public void awaitSlotMap() {
+            synchronized (renewal) {
+                // nothing: only waits for a renewal to end
+            }
         }
 
         @Override
