@@ -174,7 +174,7 @@ public final class NodeGateway implements RedisGateway {
             } catch (JedisDataException refused) {
                 boolean tryAgain = refused.getMessage() != null && refused.getMessage().startsWith("TRYAGAIN");
                 if (!(refused instanceof JedisRedirectionException || tryAgain) || redirect == REDIRECT_PAUSES_MILLIS.length - 1) {
-                    throw new RedisFailureException("Redis at " + node + " (" + description + ") refused " + action + ": "
+                    throw new RedisFailureException("Redis at " + where(node) + " refused " + action + ": "
                             + refused.getMessage(), refused, true);
                 }
                 if (refused instanceof JedisRedirectionException) {
@@ -195,7 +195,7 @@ public final class NodeGateway implements RedisGateway {
         NodeHealth health = healthOf(node);
         CircuitBreaker breaker = health.breaker;
         if (!breaker.allowCall()) {
-            throw new NotSentFailure("Redis at " + node + " (" + description + ") failed repeatedly and is not called "
+            throw new NotSentFailure("Redis at " + where(node) + " failed repeatedly and is not called "
                     + "for another " + Durations.format(Duration.ofMillis(breaker.remainingCoolDown().toMillis()))
                     + " (circuit open)", null);
         }
@@ -219,7 +219,7 @@ public final class NodeGateway implements RedisGateway {
             if (nodes.cluster()) {
                 forgetNodesNotInUse();
             }
-            String message = "Redis at " + node + " (" + description + ") failed " + action + ": "
+            String message = "Redis at " + where(node) + " failed " + action + ": "
                     + (unreachable.getMessage() != null ? unreachable.getMessage() : unreachable.getClass().getSimpleName());
             throw unreachable instanceof NodeConnections.NotSent ? new NotSentFailure(message, unreachable.getCause())
                     : new RedisFailureException(message, unreachable);
@@ -227,7 +227,7 @@ public final class NodeGateway implements RedisGateway {
             health.answered(clock.getAsLong());
             breaker.onSuccess();
             reported = true;
-            throw new RedisFailureException("Redis at " + node + " (" + description + ") answered " + action
+            throw new RedisFailureException("Redis at " + where(node) + " answered " + action
                     + " with something unexpected: " + e.getMessage(), e, true);
         } finally {
             if (!reported) {
@@ -235,6 +235,11 @@ public final class NodeGateway implements RedisGateway {
                 breaker.onInconclusive();
             }
         }
+    }
+
+    /** Where a call went, for messages: the settings' location, and the node when there are several. */
+    private String where(HostAndPort node) {
+        return nodes.single() ? description : description + " (node " + node + ")";
     }
 
     private NodeHealth healthOf(HostAndPort node) {

@@ -42,6 +42,11 @@ interface RedisNodes extends AutoCloseable {
     /** The nodes in use now, as {@code host:port}; the gateway forgets the health of the others. */
     Set<String> inUse();
 
+    /** Whether one address serves every call, so that messages need not name it. */
+    default boolean single() {
+        return false;
+    }
+
     /** Whether this is Redis Cluster, where Jedis runs no MULTI/EXEC. */
     default boolean cluster() {
         return false;
@@ -68,6 +73,11 @@ interface RedisNodes extends AutoCloseable {
             @Override
             public Set<String> inUse() {
                 return inUse;
+            }
+
+            @Override
+            public boolean single() {
+                return true;
             }
 
             @Override
