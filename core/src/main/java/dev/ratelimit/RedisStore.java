@@ -3,6 +3,7 @@ package dev.ratelimit;
 import dev.ratelimit.internal.CircuitBreaker;
 import dev.ratelimit.internal.CircuitBreakingGateway;
 import dev.ratelimit.internal.JedisGateway;
+import dev.ratelimit.internal.NodeGateway;
 import dev.ratelimit.internal.RedisGateway;
 import dev.ratelimit.internal.StoreAccess;
 import java.time.Duration;
@@ -10,13 +11,13 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Supplier;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
-import redis.clients.jedis.RedisClient;
-import redis.clients.jedis.RedisClusterClient;
-import redis.clients.jedis.RedisSentinelClient;
+import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.providers.SentineledConnectionProvider;
 
 /**
  * One connection (pool) to Redis, shared by any number of {@link RateLimiter}s and counters.
@@ -71,42 +72,35 @@ public final class RedisStore implements AutoCloseable {
         pool.setBlockWhenExhausted(true);
         pool.setMaxWait(settings.poolMaxWait());
         // A JMX MBean per pool would pin the webapp's class loader after undeploy, and an idle-connection
-        // evictor is a thread the container would report as leaked; a broken connection is dropped when
-        // it fails instead.
+        // evictor is a thread the container would report as leaked. Instead, a node that fails gets its
+        // idle connections dropped, and one quiet for a second gets a PING first (see NodeGateway).
         pool.setJmxEnabled(false);
         pool.setTimeBetweenEvictionRuns(Duration.ofMillis(-1));
-        UnifiedJedis jedis;
+        JedisClientConfig clientConfig = client.build();
+        // A probe still out after the longest a call can take (a pool wait, a connect, a PING, the
+        // command) is presumed lost, and the next caller probes instead.
+        Duration probeLease = settings.poolMaxWait().plus(settings.timeout().multipliedBy(4));
+        Supplier<CircuitBreaker> breakers = () -> new CircuitBreaker(settings.breakerFailures(), settings.breakerCoolDown(),
+                probeLease, System::nanoTime);
+        // The gateway builds Jedis' connection providers itself, not a UnifiedJedis: only they show the
+        // node a call goes to and its pool, which key the circuit breakers and get cleared of stale
+        // connections, and let it follow Cluster's ASK (Jedis would also retry after a timeout).
         if (settings.sentinelMaster() != null) {
             // The Sentinels themselves get the timeouts, but not the data nodes' credentials or database.
             DefaultJedisClientConfig sentinelConfig = DefaultJedisClientConfig.builder()
                     .connectionTimeoutMillis(Math.toIntExact(settings.timeout().toMillis()))
                     .socketTimeoutMillis(Math.toIntExact(settings.timeout().toMillis()))
                     .build();
-            jedis = RedisSentinelClient.builder()
-                    .masterName(settings.sentinelMaster())
-                    .sentinels(hostsAndPorts(settings.sentinelNodes()))
-                    .sentinelClientConfig(sentinelConfig)
-                    .clientConfig(client.build())
-                    .poolConfig(pool)
-                    .build();
-        } else if (!settings.clusterNodes().isEmpty()) {
-            jedis = RedisClusterClient.builder()
-                    .nodes(hostsAndPorts(settings.clusterNodes()))
-                    .clientConfig(client.build())
-                    .poolConfig(pool)
-                    // One attempt: Jedis would retry after a timeout, when the script may already have
-                    // run. A MOVED answer refreshes the slot map, so the next call goes right.
-                    .maxAttempts(1)
-                    .build();
-        } else {
-            jedis = RedisClient.builder()
-                    .hostAndPort(settings.host(), settings.port())
-                    .clientConfig(client.build())
-                    .poolConfig(pool)
-                    .build();
+            return new RedisStore(NodeGateway.sentinel(new SentineledConnectionProvider(settings.sentinelMaster(),
+                    clientConfig, pool, hostsAndPorts(settings.sentinelNodes()), sentinelConfig), breakers,
+                    settings.location()));
         }
-        return new RedisStore(breaking(new JedisGateway(jedis, true, settings.location()), settings.breakerFailures(),
-                settings.breakerCoolDown()));
+        if (!settings.clusterNodes().isEmpty()) {
+            return new RedisStore(NodeGateway.cluster(hostsAndPorts(settings.clusterNodes()), clientConfig, pool, breakers,
+                    settings.location()));
+        }
+        return new RedisStore(NodeGateway.standalone(new HostAndPort(settings.host(), settings.port()), clientConfig, pool,
+                breakers, settings.location()));
     }
 
     private static Set<HostAndPort> hostsAndPorts(List<String> nodes) {
@@ -125,6 +119,15 @@ public final class RedisStore implements AutoCloseable {
     /**
      * Uses a Jedis client the caller already has (standalone, Sentinel or Cluster). {@link #close()}
      * leaves it open: its owner closes it.
+     *
+     * <p>Such a client hides the node behind each call, so the store has less to work with than one
+     * made by {@link #connect(RedisSettings)}: one circuit breaker for the whole client (a dead
+     * Cluster master stops every decision while it is open); no PING after a quiet second, so after
+     * a Redis restart each idle connection may fail one decision; after a failure to reach Redis
+     * the idle connections of a {@code RedisClient}'s pool, or of every Cluster node, are dropped (a
+     * {@code RedisSentinelClient} shows no pool); and redirects and retries are the client's own
+     * ({@code maxAttempts}: with 1 an {@code ASK} is not followed, with more Jedis also retries
+     * after a timeout, when the script may have run).
      */
     public static RedisStore wrap(UnifiedJedis jedis) {
         Objects.requireNonNull(jedis, "jedis");

@@ -126,6 +126,25 @@ class RateLimiterCircuitBreakerTest {
     }
 
     @Test
+    void aProbeThatThrowsSomethingElseDoesNotLeaveItHalfOpen() {
+        RateLimiter limiter = limiter(FailurePolicy.ALLOW);
+        open(limiter);
+        redis.advance(COOL_DOWN);
+        redis.recover();
+        redis.duringNextCall(() -> {
+            throw new IllegalStateException("a bug in the probe's path");
+        });
+
+        assertThatThrownBy(() -> limiter.tryAcquire("c")).isInstanceOf(IllegalStateException.class);
+
+        assertThat(limiter.stats().circuitBreakerState()).isEqualTo("HALF_OPEN");
+        Decision next = limiter.tryAcquire("c");
+        assertThat(next.degraded()).as("the next call is the probe, without another cool-down").isFalse();
+        assertThat(redis.calls()).isEqualTo(THRESHOLD + 2);
+        assertThat(limiter.stats().circuitBreakerState()).isEqualTo("CLOSED");
+    }
+
+    @Test
     void errorRepliesNeverOpenIt() {
         RateLimiter limiter = limiter(FailurePolicy.ALLOW);
         redis.failNextWithErrorReply(10);

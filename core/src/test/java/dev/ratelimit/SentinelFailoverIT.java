@@ -7,6 +7,8 @@ import java.time.Duration;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Protocol;
 
 /** Sentinel fails the master over while decisions flow; the limiter follows and is exact again. */
 class SentinelFailoverIT {
@@ -40,6 +42,33 @@ class SentinelFailoverIT {
             assertThat(FailoverSupport.untilExact(limiter(nodeB, FailurePolicy.ALLOW), "probe-b-"))
                     .isLessThan(Duration.ofSeconds(10));
             FailoverSupport.assertExact(limiter(nodeA, null), limiter(nodeB, null), "fresh-after-failover", 20);
+        }
+    }
+
+    @Test
+    void eachMasterHasItsOwnBreakerSoANewMasterIsAskedAtOnce() throws Exception {
+        // A breaker that stays open for a minute once it opens: only a new master's own breaker can
+        // let decisions reach Redis before then.
+        try (RedisStore store = RedisStore.connect(RedisSettings.builder("redis://127.0.0.1")
+                .timeout(Duration.ofMillis(150)).circuitBreaker(1, Duration.ofMinutes(1))
+                .sentinel(sentinel.masterName(), Arrays.asList(sentinel.sentinelNodes().split(","))).build())) {
+            RateLimiter limiter = limiter(store, FailurePolicy.ALLOW);
+            assertThat(limiter.tryAcquire("warm-breaker").degraded()).isFalse();
+            int oldMaster = sentinel.masterPort();
+
+            // The master stalls for a moment (shorter than Sentinel's down-after): one timeout opens its breaker.
+            try (Jedis admin = new Jedis("127.0.0.1", oldMaster)) {
+                admin.sendCommand(Protocol.Command.CLIENT, "PAUSE", "500", "ALL");
+            }
+            assertThat(limiter.tryAcquire("stalled").degraded()).isTrue();
+            assertThat(limiter.stats().circuitBreakerState()).isEqualTo("OPEN");
+            sentinel.failover();
+            assertThat(sentinel.masterPort()).isNotEqualTo(oldMaster);
+
+            assertThat(FailoverSupport.untilExact(limiter, "after-switch-")).as("the new master's breaker is closed")
+                    .isLessThan(Duration.ofSeconds(10));
+            assertThat(limiter.stats().circuitBreakerState()).as("the old master's breaker is forgotten").isEqualTo("CLOSED");
+            FailoverSupport.assertExact(limiter(store, null), limiter(store, null), "fresh-on-new-master", 20);
         }
     }
 }

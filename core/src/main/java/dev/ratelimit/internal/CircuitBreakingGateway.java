@@ -47,9 +47,11 @@ public final class CircuitBreakingGateway implements RedisGateway {
                     + Durations.format(Duration.ofMillis(breaker.remainingCoolDown().toMillis())) + " (circuit open)",
                     null);
         }
+        boolean reported = false;
         try {
             T result = redisCall.get();
             breaker.onSuccess();
+            reported = true;
             return result;
         } catch (RedisFailureException e) {
             if (e.redisAnswered()) {
@@ -57,7 +59,14 @@ public final class CircuitBreakingGateway implements RedisGateway {
             } else {
                 breaker.onFailure();
             }
+            reported = true;
             throw e;
+        } finally {
+            // Anything else (a bug, an Error) says nothing about Redis, but a probe that ends without
+            // a report would leave the breaker half-open with no probe out: the limiter off for good.
+            if (!reported) {
+                breaker.onInconclusive();
+            }
         }
     }
 

@@ -3,18 +3,20 @@ package dev.ratelimit.internal;
 import dev.ratelimit.RedisFailureException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
-import redis.clients.jedis.AbstractTransaction;
+import redis.clients.jedis.ConnectionPool;
+import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
-import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 import redis.clients.jedis.exceptions.JedisRedirectionException;
-import redis.clients.jedis.params.SetParams;
 
-/** {@link RedisGateway} over a Jedis {@link UnifiedJedis}: standalone, Sentinel or Cluster alike. */
+/**
+ * {@link RedisGateway} over a caller's Jedis {@link UnifiedJedis} ({@code RedisStore.wrap}):
+ * standalone, Sentinel or Cluster alike, through the client's own routing and retries. Stores that
+ * make their own connections use {@link NodeGateway}, which keeps health per node.
+ */
 public final class JedisGateway implements RedisGateway {
     private final UnifiedJedis jedis;
     private final boolean owned;
@@ -112,100 +114,39 @@ public final class JedisGateway implements RedisGateway {
         return e.getCause() != e && redirected(e.getCause());
     }
 
-    /** Tries to replace another algorithm's state by a counter before giving up on one decision. */
-    private static final int REPLACEMENT_TRIES = 16;
+    /**
+     * Redis could not be reached: whatever idles in the pools may predate a restart, and would fail
+     * one decision each. Only the clients that show their pools can be helped.
+     */
+    private void dropIdleConnections() {
+        try {
+            if (jedis instanceof RedisClient) {
+                ((RedisClient) jedis).getPool().clear();
+            } else if (jedis instanceof RedisClusterClient) {
+                for (ConnectionPool pool : ((RedisClusterClient) jedis).getClusterNodes().values()) {
+                    pool.clear();
+                }
+            }
+        } catch (RuntimeException ignored) {
+            // a closed pool: nothing idles there
+        }
+    }
 
     @Override
     public long[] incrementInWindow(String key, long permits, long windowMillis) {
-        return call("counting in a MULTI/EXEC transaction", () -> {
-            for (int tries = 0; ; tries++) {
-                long[] counted = countInWindow(key, permits, windowMillis);
-                if (counted == null) {
-                    if (tries == REPLACEMENT_TRIES) {
-                        throw new JedisDataException("the key " + key + " changed under " + REPLACEMENT_TRIES
-                                + " tries to replace another algorithm's state by a counter");
-                    }
-                    // Every client meeting the old state tries at once, and each one's INCRBY of it
-                    // aborts the others' WATCH: a random pause that grows breaks the tie.
-                    pause(ThreadLocalRandom.current().nextLong(1L << Math.min(tries, 6)));
-                    counted = replaceForeign(key, permits, windowMillis);
-                }
-                if (counted != null) {
-                    return counted;
-                }
-            }
-        });
-    }
-
-    /**
-     * SET NX PX, INCRBY and PTTL in one MULTI/EXEC; null when the key held another algorithm's state
-     * (INCRBY refused it, or it was gcra's negative number): then the counter must be replaced.
-     */
-    private long[] countInWindow(String key, long permits, long windowMillis) {
-        try (AbstractTransaction transaction = jedis.multi()) {
-            // SET NX PX creates the counter with its TTL in one command, and INCRBY keeps the
-            // TTL: no moment exists where the counter lives without an expiry.
-            transaction.set(key, "0", SetParams.setParams().nx().px(windowMillis));
-            Response<Long> count = transaction.incrBy(key, permits);
-            Response<Long> ttl = transaction.pttl(key);
-            transaction.exec();
-            long counted;
-            try {
-                counted = count.get();
-            } catch (JedisDataException foreign) {
-                return null;
-            }
-            // A counter is never below 0, so after INCRBY it is at least permits.
-            return counted < permits ? null : new long[] {counted, ttl.get()};
-        }
-    }
-
-    /**
-     * Replaces another algorithm's state by a fresh counter, as the scripts do: WATCH the key, check
-     * it still is not a counter, then DEL and count in MULTI/EXEC. Null when another client changed
-     * the key meanwhile (EXEC aborted) or already replaced it: then counting starts over. Only the
-     * first decisions after an algorithm switch take this path.
-     */
-    private long[] replaceForeign(String key, long permits, long windowMillis) {
-        try (AbstractTransaction transaction = jedis.transaction(false)) {
-            transaction.watch(key);
-            Response<String> type = transaction.type(key);
-            Response<String> value = transaction.get(key);
-            if ("string".equals(type.get()) && counterValue(value) >= 0 || "none".equals(type.get())) {
-                transaction.unwatch();
-                return null;
-            }
-            transaction.multi();
-            transaction.del(key);
-            transaction.set(key, "0", SetParams.setParams().px(windowMillis));
-            Response<Long> count = transaction.incrBy(key, permits);
-            Response<Long> ttl = transaction.pttl(key);
-            return transaction.exec() == null ? null : new long[] {count.get(), ttl.get()};
-        }
-    }
-
-    /** The counter a GET answered, or -1 when it is not one (another algorithm's state). */
-    private static long counterValue(Response<String> value) {
-        try {
-            String text = value.get();
-            return text == null ? 0 : Long.parseLong(text);
-        } catch (JedisDataException | NumberFormatException foreign) {
-            return -1;
-        }
+        return call("counting in a MULTI/EXEC transaction",
+                () -> WindowTransactions.increment(transactions(), key, permits, windowMillis));
     }
 
     @Override
     public long[] readWindow(String key) {
-        return call("reading a counter in a MULTI/EXEC transaction", () -> {
-            try (AbstractTransaction transaction = jedis.multi()) {
-                Response<String> count = transaction.get(key);
-                Response<Long> ttl = transaction.pttl(key);
-                transaction.exec();
-                long counted = counterValue(count);
-                // Another algorithm's state is no counter: the client starts afresh, as in the scripts.
-                return counted < 0 ? new long[] {0, -2} : new long[] {counted, ttl.get()};
-            }
-        });
+        return call("reading a counter in a MULTI/EXEC transaction",
+                () -> WindowTransactions.read(transactions(), key));
+    }
+
+    /** Each transaction on a pooled connection of its own. */
+    private WindowTransactions.Source transactions() {
+        return watching -> jedis.transaction(!watching);
     }
 
     @Override
@@ -232,6 +173,9 @@ public final class JedisGateway implements RedisGateway {
     }
 
     private RedisFailureException failure(String action, RuntimeException cause) {
+        if (!redirected(cause)) {
+            dropIdleConnections();
+        }
         if (redirected(cause)) {
             // Redis is there; the cluster is moving slots. Not a reason to stop calling it.
             return new RedisFailureException("Redis at " + description + " redirected " + action + " again and again: "

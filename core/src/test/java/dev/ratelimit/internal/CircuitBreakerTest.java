@@ -78,6 +78,51 @@ class CircuitBreakerTest {
         assertThat(breaker.allowCall()).isTrue();
     }
 
+    @Test
+    void aProbeThatEndsWithoutAVerdictPassesItsTurnToTheNextCaller() {
+        open();
+        advanceMillis(1000);
+        assertThat(breaker.allowCall()).as("the probe").isTrue();
+        assertThat(breaker.allowCall()).isFalse();
+
+        breaker.onInconclusive();
+
+        assertThat(breaker.state()).isEqualTo(State.HALF_OPEN);
+        assertThat(breaker.allowCall()).as("the next caller probes at once").isTrue();
+        assertThat(breaker.allowCall()).as("one probe at a time still").isFalse();
+        breaker.onSuccess();
+        assertThat(breaker.state()).isEqualTo(State.CLOSED);
+    }
+
+    @Test
+    void anInconclusiveCallChangesNothingWhenClosedOrOpen() {
+        breaker.onFailure();
+        breaker.onInconclusive();
+        breaker.onFailure();
+        breaker.onFailure();
+        assertThat(breaker.state()).as("the count went on").isEqualTo(State.OPEN);
+        breaker.onInconclusive();
+        assertThat(breaker.allowCall()).as("still cooling down").isFalse();
+    }
+
+    @Test
+    void aProbeThatNeverReportsIsPresumedLostAfterItsLease() {
+        CircuitBreaker leased = new CircuitBreaker(1, Duration.ofSeconds(1), Duration.ofMillis(600), now::get);
+        leased.onFailure();
+        advanceMillis(1000);
+        assertThat(leased.allowCall()).as("the probe, which will never report").isTrue();
+
+        advanceMillis(599);
+        assertThat(leased.allowCall()).isFalse();
+        advanceMillis(1);
+
+        assertThat(leased.allowCall()).as("another probe after the lease").isTrue();
+        assertThat(leased.allowCall()).isFalse();
+        leased.onFailure();
+        assertThat(leased.state()).isEqualTo(State.OPEN);
+        assertThat(leased.remainingCoolDown()).isEqualTo(Duration.ofSeconds(1));
+    }
+
     private void open() {
         for (int i = 0; i < 3; i++) {
             breaker.onFailure();

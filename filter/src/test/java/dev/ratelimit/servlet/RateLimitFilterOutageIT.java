@@ -52,11 +52,15 @@ class RateLimitFilterOutageIT {
     }
 
     private URI deploy(Kind kind, String onRedisFailure) throws Exception {
+        return deploy(kind, onRedisFailure, redis.keyPrefix() + kind + ":", 5);
+    }
+
+    private URI deploy(Kind kind, String onRedisFailure, String keyPrefix, int limit) throws Exception {
         Map<String, String> params = new HashMap<>();
         params.put("redisUri", redis.uri());
-        params.put("keyPrefix", redis.keyPrefix() + kind + ":");
+        params.put("keyPrefix", keyPrefix);
         params.put("redisTimeout", TIMEOUT_MILLIS + "ms");
-        params.put("limit", "5");
+        params.put("limit", Integer.toString(limit));
         params.put("window", "1m");
         params.put("key", "header:X-Client");
         params.put("localDenyCache", "false");
@@ -69,12 +73,18 @@ class RateLimitFilterOutageIT {
     private record Answer(int status, long millis, HttpResponse<String> response) {
     }
 
-    /** Fires requests concurrently, each timed from its own start. */
+    /** Fires requests concurrently, each timed from its own start, for four clients. */
     private static List<Answer> fire(URI app, int count, String client) throws Exception {
+        return fire(List.of(app), count, i -> client + (i % 4));
+    }
+
+    /** Fires requests concurrently at the apps in turn, each timed from its own start. */
+    private static List<Answer> fire(List<URI> apps, int count, java.util.function.IntFunction<String> client)
+            throws Exception {
         List<CompletableFuture<Answer>> answers = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             long start = System.nanoTime();
-            HttpRequest request = HttpRequest.newBuilder(app).header("X-Client", client + (i % 4))
+            HttpRequest request = HttpRequest.newBuilder(apps.get(i % apps.size())).header("X-Client", client.apply(i))
                     .timeout(Duration.ofSeconds(20)).build();
             answers.add(Http.CLIENT.sendAsync(request, HttpResponse.BodyHandlers.ofString()).thenApply(response ->
                     new Answer(response.statusCode(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start),
@@ -125,6 +135,32 @@ class RateLimitFilterOutageIT {
 
         assertThat(untilLimitingResumes(app)).isLessThanOrEqualTo(Duration.ofSeconds(2));
         assertExactAgain(app, "after-" + kind);
+    }
+
+    /**
+     * The operator's report: Tomcat and Jetty share a Redis that is stopped for a while during
+     * traffic and started again. Their pools hold many connections from before; none may be used
+     * again, so the first burst after limiting resumes is exact across both containers.
+     */
+    @org.junit.jupiter.api.Test
+    void aBurstRightAfterARestartIsExactAcrossTomcatAndJetty() throws Exception {
+        String keyPrefix = redis.keyPrefix() + "restart:";
+        List<URI> apps = List.of(deploy(Kind.TOMCAT, "allow", keyPrefix, 20), deploy(Kind.JETTY, "allow", keyPrefix, 20));
+        // Warm both pools: many connections at once, idle afterwards.
+        assertThat(fire(apps, 64, i -> "warm-" + i)).allMatch(answer -> answer.status() == 200);
+
+        redis.stop();
+        assertThat(fire(apps, 40, i -> "down-" + i)).allMatch(answer -> answer.status() == 200);
+        redis.start();
+        for (URI app : apps) {
+            assertThat(untilLimitingResumes(app)).isLessThanOrEqualTo(Duration.ofSeconds(2));
+        }
+
+        List<Answer> burst = fire(apps, 25, i -> "burst");
+        assertThat(burst).as("every answer decided by Redis").allMatch(answer ->
+                answer.response().headers().firstValue("RateLimit").isPresent());
+        assertThat(burst.stream().filter(answer -> answer.status() == 200).count()).isEqualTo(20);
+        assertThat(burst.stream().filter(answer -> answer.status() == 429).count()).isEqualTo(5);
     }
 
     @ParameterizedTest(name = "{0}")

@@ -1,0 +1,308 @@
+package dev.ratelimit.internal;
+
+import dev.ratelimit.RedisFailureException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import redis.clients.jedis.CommandObjects;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.Protocol;
+import redis.clients.jedis.Transaction;
+import redis.clients.jedis.exceptions.JedisAskDataException;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
+import redis.clients.jedis.exceptions.JedisRedirectionException;
+import redis.clients.jedis.providers.SentineledConnectionProvider;
+
+/**
+ * The {@link RedisGateway} of {@code RedisStore.connect}: every call goes to the node its key
+ * lives on, on a pooled {@link Connection} of that node, so that health is kept per node.
+ *
+ * <ul>
+ *   <li><b>A circuit breaker per node</b> (keyed by {@code host:port}): a dead Cluster master stops
+ *       only the decisions whose slots it serves, and a Sentinel failover to a new master starts
+ *       with a closed breaker. A node that stops answering makes Cluster learn its slot map again,
+ *       so a promoted replica is found.</li>
+ *   <li><b>No stale connection is used twice</b>, after a restart or failover: see
+ *       {@link NodeConnections}. Under traffic this costs nothing; a node quiet for a second gets a
+ *       PING before its next command.</li>
+ *   <li><b>Cluster redirects:</b> {@code MOVED} renews the slot map and goes to the node named;
+ *       {@code ASK} goes to the importing node with {@code ASKING} right before the command on the
+ *       same connection; {@code TRYAGAIN} waits a moment. Each proves nothing ran. So does a call
+ *       that never went out (no connection to be had, or the node's breaker open): it goes to
+ *       another node when the slot map, learnt again, names one. Nothing else is retried: after a
+ *       timeout or a lost connection the script may have run.</li>
+ * </ul>
+ */
+public final class NodeGateway implements RedisGateway {
+    /** Redirects followed in one call at most, and the pause before each TRYAGAIN. */
+    private static final long[] REDIRECT_PAUSES_MILLIS = {0, 1, 2, 5, 10, 20};
+
+    private final RedisNodes nodes;
+    private final Supplier<CircuitBreaker> newBreaker;
+    private final LongSupplier clock;
+    private final String description;
+    private final CommandObjects commands = new CommandObjects();
+    private final ConcurrentMap<String, NodeHealth> healthByNode = new ConcurrentHashMap<>();
+
+    private NodeGateway(RedisNodes nodes, Supplier<CircuitBreaker> newBreaker, LongSupplier clock, String description) {
+        this.nodes = nodes;
+        this.newBreaker = newBreaker;
+        this.clock = clock;
+        this.description = description;
+    }
+
+    /** One Redis at {@code node}. */
+    public static NodeGateway standalone(HostAndPort node, JedisClientConfig client, GenericObjectPoolConfig<Connection> pool,
+            Supplier<CircuitBreaker> breakers, String description) {
+        return new NodeGateway(RedisNodes.standalone(node, client, pool), breakers, System::nanoTime, description);
+    }
+
+    /** The master a Sentinel provider follows; the gateway closes the provider. */
+    public static NodeGateway sentinel(SentineledConnectionProvider provider, Supplier<CircuitBreaker> breakers,
+            String description) {
+        return new NodeGateway(RedisNodes.sentinel(provider), breakers, System::nanoTime, description);
+    }
+
+    /**
+     * Redis Cluster, from some of its nodes.
+     *
+     * @throws redis.clients.jedis.exceptions.JedisException if no seed answers with the slot map
+     */
+    public static NodeGateway cluster(java.util.Set<HostAndPort> seeds, JedisClientConfig client,
+            GenericObjectPoolConfig<Connection> pool, Supplier<CircuitBreaker> breakers, String description) {
+        return new NodeGateway(RedisNodes.cluster(seeds, client, pool), breakers, System::nanoTime, description);
+    }
+
+
+    @Override
+    public List<Long> eval(LuaScript script, List<String> keys, List<String> args) {
+        Object reply = route(keys.isEmpty() ? "" : keys.get(0), "running " + script, (connection, asking) -> {
+            try {
+                ask(connection, asking);
+                return connection.executeCommand(commands.evalsha(script.sha1(), keys, args));
+            } catch (JedisNoScriptException notLoaded) {
+                // Redis restarted, failed over or had SCRIPT FLUSH. Nothing ran, so running again is
+                // safe; EVAL loads the script and runs it in the same round trip.
+                ask(connection, asking);
+                return connection.executeCommand(commands.eval(script.source(), keys, args));
+            }
+        });
+        return toLongs(reply, script);
+    }
+
+    @Override
+    public long[] incrementInWindow(String key, long permits, long windowMillis) {
+        return route(key, "counting in a MULTI/EXEC transaction", (connection, asking) ->
+                transaction(connection, transactions -> WindowTransactions.increment(transactions, key, permits,
+                        windowMillis)));
+    }
+
+    @Override
+    public long[] readWindow(String key) {
+        return route(key, "reading a counter in a MULTI/EXEC transaction", (connection, asking) ->
+                transaction(connection, transactions -> WindowTransactions.read(transactions, key)));
+    }
+
+    @Override
+    public void delete(List<String> keys) {
+        route(keys.get(0), "deleting keys", (connection, asking) -> {
+            ask(connection, asking);
+            return connection.executeCommand(commands.del(keys.toArray(new String[0])));
+        });
+    }
+
+    /** Transactions one after another on one connection of the key's node, which stays open. */
+    private static <T> T transaction(Connection connection,
+            java.util.function.Function<WindowTransactions.Source, T> body) {
+        try {
+            return body.apply(watching -> new Transaction(connection, !watching, false));
+        } catch (RuntimeException e) {
+            // Replies of a broken-off transaction may still be on the wire: never reuse the connection.
+            connection.setBroken();
+            throw e;
+        }
+    }
+
+    private static void ask(Connection connection, boolean asking) {
+        if (asking) {
+            connection.executeCommand(Protocol.Command.ASKING);
+        }
+    }
+
+    /** Runs a command on the key's node, following Cluster's redirects a few times. */
+    private <T> T route(String key, String action, NodeConnections.Command<T> command) {
+        HostAndPort node = nodes.nodeFor(key);
+        boolean asking = false;
+        for (int redirect = 0; ; redirect++) {
+            if (node == null) {
+                throw new RedisFailureException("Redis at " + description + " has no node serving " + key, null);
+            }
+            try {
+                return onNode(node, asking, action, command);
+            } catch (NotSentFailure failed) {
+                // Nothing went out (no connection, or the node's breaker is open): when the slot map,
+                // learnt again after a failure, names another node (a promoted replica), ask that one.
+                HostAndPort now = null;
+                if (nodes.cluster() && redirect < REDIRECT_PAUSES_MILLIS.length - 1) {
+                    nodes.awaitSlotMap();
+                    now = nodes.nodeFor(key);
+                }
+                if (now == null || now.equals(node)) {
+                    throw failed;
+                }
+                node = now;
+                asking = false;
+            } catch (JedisDataException refused) {
+                boolean tryAgain = refused.getMessage() != null && refused.getMessage().startsWith("TRYAGAIN");
+                if (!(refused instanceof JedisRedirectionException || tryAgain) || redirect == REDIRECT_PAUSES_MILLIS.length - 1) {
+                    throw new RedisFailureException("Redis at " + where(node) + " refused " + action + ": "
+                            + refused.getMessage(), refused, true);
+                }
+                if (refused instanceof JedisRedirectionException) {
+                    node = ((JedisRedirectionException) refused).getTargetNode();
+                    asking = refused instanceof JedisAskDataException;
+                } else {
+                    pause(REDIRECT_PAUSES_MILLIS[redirect + 1]);
+                }
+            }
+        }
+    }
+
+    /**
+     * One call on one node, through its breaker. Returns the result, throws the error reply as it
+     * came (the caller follows redirects), or a {@link RedisFailureException}.
+     */
+    private <T> T onNode(HostAndPort node, boolean asking, String action, NodeConnections.Command<T> command) {
+        NodeHealth health = healthOf(node);
+        CircuitBreaker breaker = health.breaker;
+        if (!breaker.allowCall()) {
+            throw new NotSentFailure("Redis at " + where(node) + " failed repeatedly and is not called "
+                    + "for another " + Durations.format(Duration.ofMillis(breaker.remainingCoolDown().toMillis()))
+                    + " (circuit open)", null);
+        }
+        boolean reported = false;
+        try {
+            T result = NodeConnections.run(nodes.pool(node), health, clock.getAsLong(), asking, command);
+            health.answered(clock.getAsLong());
+            breaker.onSuccess();
+            reported = true;
+            return result;
+        } catch (JedisDataException answered) {
+            health.answered(clock.getAsLong());
+            breaker.onSuccess();
+            reported = true;
+            throw answered;
+        } catch (JedisException unreachable) {
+            breaker.onFailure();
+            reported = true;
+            // Bounded by the breaker: a few times, then once per failed probe.
+            nodes.unreachable(node);
+            if (nodes.cluster()) {
+                forgetNodesNotInUse();
+            }
+            String message = "Redis at " + where(node) + " failed " + action + ": "
+                    + (unreachable.getMessage() != null ? unreachable.getMessage() : unreachable.getClass().getSimpleName());
+            throw unreachable instanceof NodeConnections.NotSent ? new NotSentFailure(message, unreachable.getCause())
+                    : new RedisFailureException(message, unreachable);
+        } catch (NumberFormatException | ClassCastException e) {
+            health.answered(clock.getAsLong());
+            breaker.onSuccess();
+            reported = true;
+            throw new RedisFailureException("Redis at " + where(node) + " answered " + action
+                    + " with something unexpected: " + e.getMessage(), e, true);
+        } finally {
+            if (!reported) {
+                // Neither an answer nor a failure to reach it (a bug, an Error): a probe passes its turn on.
+                breaker.onInconclusive();
+            }
+        }
+    }
+
+    /** Where a call went, for messages: the settings' location, and the node when there are several. */
+    private String where(HostAndPort node) {
+        return nodes.single() ? description : description + " (node " + node + ")";
+    }
+
+    private NodeHealth healthOf(HostAndPort node) {
+        String address = node.toString();
+        NodeHealth known = healthByNode.get(address);
+        return known != null ? known : healthByNode.computeIfAbsent(address, a -> new NodeHealth(newBreaker.get(), clock.getAsLong(), nodes::slotsMoved));
+    }
+
+    private void forgetNodesNotInUse() {
+        healthByNode.keySet().retainAll(nodes.inUse());
+    }
+
+    /** The worst breaker state among the nodes in use: OPEN, then HALF_OPEN, then CLOSED. */
+    @Override
+    public String circuitState() {
+        forgetNodesNotInUse();
+        CircuitBreaker.State worst = CircuitBreaker.State.CLOSED;
+        for (NodeHealth node : healthByNode.values()) {
+            CircuitBreaker.State state = node.breaker.state();
+            if (state == CircuitBreaker.State.OPEN || state == CircuitBreaker.State.HALF_OPEN && worst == CircuitBreaker.State.CLOSED) {
+                worst = state;
+            }
+        }
+        return worst.name();
+    }
+
+    @Override
+    public boolean supportsTransactions() {
+        return !nodes.cluster();
+    }
+
+    @Override
+    public void close() {
+        nodes.close();
+    }
+
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private List<Long> toLongs(Object reply, LuaScript script) {
+        if (!(reply instanceof List)) {
+            throw new RedisFailureException("Redis at " + description + " answered " + script + " with " + reply
+                    + " instead of an array", null, true);
+        }
+        List<?> values = (List<?>) reply;
+        List<Long> longs = new ArrayList<>(values.size());
+        for (Object value : values) {
+            if (!(value instanceof Long)) {
+                throw new RedisFailureException("Redis at " + description + " answered " + script + " with " + reply
+                        + " instead of integers", null, true);
+            }
+            longs.add((Long) value);
+        }
+        return longs;
+    }
+
+    @Override
+    public String toString() {
+        return description;
+    }
+
+    /** A failure before any command went out: the call may be sent to another node. */
+    private static final class NotSentFailure extends RedisFailureException {
+        private static final long serialVersionUID = 1L;
+
+        NotSentFailure(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+}

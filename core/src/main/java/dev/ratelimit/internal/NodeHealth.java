@@ -1,0 +1,39 @@
+package dev.ratelimit.internal;
+
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import redis.clients.jedis.Connection;
+
+/**
+ * What {@link NodeGateway} knows of one node: its circuit breaker, when it last answered (for
+ * {@link NodeConnections}' quiet check), and what to do when it answers MOVED.
+ */
+final class NodeHealth {
+    /** The time of the last answer is written at most this often, not on every call. */
+    private static final long GRANULARITY_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
+    final CircuitBreaker breaker;
+    private final Consumer<Connection> onMoved;
+    private volatile long lastAnswer;
+
+    NodeHealth(CircuitBreaker breaker, long now, Consumer<Connection> onMoved) {
+        this.breaker = breaker;
+        this.onMoved = onMoved;
+        this.lastAnswer = now;
+    }
+
+    void answered(long now) {
+        if (now - lastAnswer > GRANULARITY_NANOS) {
+            lastAnswer = now;
+        }
+    }
+
+    long quietSince(long now) {
+        return now - lastAnswer;
+    }
+
+    /** The node answered MOVED on {@code connection}, still held: the slot map is learnt from it. */
+    void moved(Connection connection) {
+        onMoved.accept(connection);
+    }
+}

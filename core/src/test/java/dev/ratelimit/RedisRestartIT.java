@@ -1,0 +1,183 @@
+package dev.ratelimit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ratelimit.testing.RedisServerExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Redis stops and starts again on the same port while the pool holds many idle connections from
+ * before: the case an operator reported, where a burst of 25 against a limit of 20 was admitted in
+ * full after the restart, because every stale connection failed one decision (and fed the breaker).
+ * The pools here are warmed by many threads and left idle before Redis stops, so that they are full
+ * of such connections.
+ */
+class RedisRestartIT {
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private static final int POOL_SIZE = 32;
+    private static final Duration COOL_DOWN = Duration.ofSeconds(1);
+    private static ExecutorService threads;
+
+    @BeforeAll
+    static void startThreads() {
+        threads = Executors.newFixedThreadPool(POOL_SIZE);
+    }
+
+    @AfterAll
+    static void stopThreads() {
+        threads.shutdownNow();
+    }
+
+    private static RedisStore store() {
+        return RedisStore.connect(RedisSettings.builder(redis.uri()).timeout(Duration.ofMillis(300)).poolSize(POOL_SIZE)
+                .circuitBreaker(3, COOL_DOWN).build());
+    }
+
+    private static RateLimiter limiter(RedisStore store, String policy, RecordingListener listener) {
+        return RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName(policy)
+                .onRedisFailure(FailurePolicy.ALLOW).localDenyCache(false).listener(listener)
+                .rule(Rule.of(Algorithm.SLIDING_LOG, 20, Duration.ofMinutes(10))).build();
+    }
+
+    /**
+     * Decisions from every thread at once, until the pool holds at least half its size (how many
+     * calls overlap depends on the machine): many idle connections when Redis stops.
+     */
+    private static long warm(RateLimiter limiter) throws Exception {
+        for (int round = 0; round < 50 && redis.connectionsNamed("ratelimit") < POOL_SIZE / 2; round++) {
+            Burst burst = burst(limiter, "warm-" + round, POOL_SIZE);
+            assertThat(burst.degraded).isZero();
+        }
+        long connections = redis.connectionsNamed("ratelimit");
+        assertThat(connections).as("idle pooled connections before Redis stops").isGreaterThanOrEqualTo(POOL_SIZE / 2);
+        return connections;
+    }
+
+    private record Burst(int admittedByRedis, int degraded) {
+    }
+
+    /** {@code size} requests for one client, released together. */
+    private static Burst burst(RateLimiter limiter, String key, int size) throws Exception {
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<Decision>> answers = new ArrayList<>();
+        for (int i = 0; i < size; i++) {
+            answers.add(threads.submit(() -> {
+                start.await();
+                return limiter.tryAcquire(key);
+            }));
+        }
+        start.countDown();
+        int admitted = 0;
+        int degraded = 0;
+        for (Future<Decision> answer : answers) {
+            Decision decision = answer.get(30, TimeUnit.SECONDS);
+            if (decision.degraded()) {
+                degraded++;
+            } else if (decision.allowed()) {
+                admitted++;
+            }
+        }
+        return new Burst(admitted, degraded);
+    }
+
+    @Test
+    void afterAnOutageWithTrafficTheFirstCallTheBreakerLetsThroughIsExactAndABurstAdmitsExactlyTheLimit()
+            throws Exception {
+        RecordingListener listener = new RecordingListener();
+        try (RedisStore store = store()) {
+            RateLimiter limiter = limiter(store, "restart-traffic", listener);
+            long idle = warm(limiter);
+
+            redis.stop();
+            for (int i = 0; i < 10; i++) {
+                assertThat(limiter.tryAcquire("during-" + i).degraded()).isTrue();
+            }
+            assertThat(limiter.stats().circuitBreakerState()).isEqualTo("OPEN");
+            assertThat(listener.failures).hasSize(10);
+            redis.start();
+
+            // Until the cool-down ends, the breaker refuses calls without making them; the first call it
+            // lets through meets the restarted Redis and must be decided by it, not by the policy.
+            long deadline = System.nanoTime() + COOL_DOWN.plusSeconds(5).toNanos();
+            int refused = 0;
+            Decision first;
+            while ((first = limiter.tryAcquire("first-" + refused)).degraded()) {
+                RedisFailureException cause = listener.failures.get(listener.failures.size() - 1);
+                assertThat(cause.getMessage()).as("refused by the breaker, not a call that failed").contains("circuit open");
+                assertThat(System.nanoTime()).as("the breaker lets a call through").isLessThan(deadline);
+                refused++;
+                Thread.sleep(10);
+            }
+            assertThat(first.allowed()).isTrue();
+            assertThat(listener.failures).as("no call made after the restart failed").hasSize(10 + refused);
+            assertThat(limiter.stats().circuitBreakerState()).isEqualTo("CLOSED");
+
+            Burst burst = burst(limiter, "burst-after-restart", 25);
+
+            assertThat(burst.degraded()).as("decisions left to the policy").isZero();
+            assertThat(burst.admittedByRedis()).as("admitted of 25 against a limit of 20").isEqualTo(20);
+            assertThat(listener.failures).hasSize(10 + refused);
+            System.err.println("restart with traffic: " + idle + " idle connections before, " + refused
+                    + " calls refused by the open breaker, then exact: first call and burst 20/25, 0 degraded");
+        }
+    }
+
+    @Test
+    void aQuietRestartOfAFewSecondsLeavesNoDecisionToThePolicy() throws Exception {
+        RecordingListener listener = new RecordingListener();
+        try (RedisStore store = store()) {
+            RateLimiter limiter = limiter(store, "restart-quiet", listener);
+            long idle = warm(limiter);
+
+            redis.stop();
+            // The operator's Redis was down for a few seconds, with no decision asked meanwhile.
+            Thread.sleep(2000);
+            redis.start();
+
+            Burst burst = burst(limiter, "burst-after-quiet-restart", 25);
+
+            assertThat(burst.degraded()).as("decisions left to the policy").isZero();
+            assertThat(burst.admittedByRedis()).as("admitted of 25 against a limit of 20").isEqualTo(20);
+            assertThat(listener.failures).isEmpty();
+            assertThat(limiter.stats().circuitBreakerState()).isEqualTo("CLOSED");
+            System.err.println("quiet restart: " + idle + " idle connections before, burst 20/25, 0 degraded");
+        }
+    }
+
+    @Test
+    void aQuickQuietRestartCostsAtMostTheFirstDecision() throws Exception {
+        RecordingListener listener = new RecordingListener();
+        try (RedisStore store = store()) {
+            RateLimiter limiter = limiter(store, "restart-quick", listener);
+            warm(limiter);
+
+            long stopped = System.nanoTime();
+            redis.stop();
+            redis.start();
+            long restartMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopped);
+
+            Decision first = limiter.tryAcquire("first-after-quick-restart");
+            Burst burst = burst(limiter, "burst-after-quick-restart", 25);
+
+            assertThat(listener.failures).as("the first decision, on a connection from before, at most").hasSizeLessThanOrEqualTo(1);
+            assertThat(burst.degraded()).as("the stale connections went with the first failure").isZero();
+            assertThat(burst.admittedByRedis()).isEqualTo(20);
+            assertThat(limiter.stats().circuitBreakerState()).isEqualTo("CLOSED");
+            System.err.println("quick quiet restart (" + restartMillis + " ms): first decision "
+                    + (first.degraded() ? "left to the policy" : "exact") + ", burst 20/25, 0 degraded");
+        }
+    }
+}
