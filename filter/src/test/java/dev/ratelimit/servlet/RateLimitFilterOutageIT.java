@@ -65,6 +65,8 @@ class RateLimitFilterOutageIT {
         params.put("key", "header:X-Client");
         params.put("localDenyCache", "false");
         params.put("onRedisFailure", onRedisFailure);
+        // One policy name for every deployment of a shared prefix: their keys are one client's.
+        params.put("policyName", "api-" + keyPrefix.hashCode());
         String path = "/outage" + apps.incrementAndGet();
         return containers.get(kind).deploy(WebApp.builder(path).filter("api" + apps.get(),
                 RateLimitFilter.class.getName(), params, "/*").build());
