@@ -15,7 +15,7 @@ import java.time.temporal.TemporalAdjusters;
  */
 public enum CalendarPeriod {
     /** From midnight to midnight. */
-    DAY("day", Duration.ofHours(25)) {
+    DAY("day", Duration.ofDays(1), Duration.ofHours(25)) {
         @Override
         LocalDate firstDay(LocalDate date) {
             return date;
@@ -27,7 +27,7 @@ public enum CalendarPeriod {
         }
     },
     /** From Monday, midnight, for seven days. */
-    WEEK("week", Duration.ofDays(7).plusHours(1)) {
+    WEEK("week", Duration.ofDays(7), Duration.ofDays(7).plusHours(1)) {
         @Override
         LocalDate firstDay(LocalDate date) {
             return date.with(TemporalAdjusters.previousOrSame(DayOfWeek.MONDAY));
@@ -39,7 +39,7 @@ public enum CalendarPeriod {
         }
     },
     /** From the first of the month, midnight. */
-    MONTH("month", Duration.ofDays(31).plusHours(1)) {
+    MONTH("month", Duration.ofDays(30), Duration.ofDays(31).plusHours(1)) {
         @Override
         LocalDate firstDay(LocalDate date) {
             return date.withDayOfMonth(1);
@@ -52,10 +52,12 @@ public enum CalendarPeriod {
     };
 
     private final String configName;
+    private final Duration usual;
     private final Duration longest;
 
-    CalendarPeriod(String configName, Duration longest) {
+    CalendarPeriod(String configName, Duration usual, Duration longest) {
         this.configName = configName;
+        this.usual = usual;
         this.longest = longest;
     }
 
@@ -66,6 +68,11 @@ public enum CalendarPeriod {
     /** {@code day}, {@code week} or {@code month}. */
     public String configName() {
         return configName;
+    }
+
+    /** Its usual length, for display: a day of 24 hours, a week of 7 days, a month of 30 days. */
+    public Duration usual() {
+        return usual;
     }
 
     /** The longest such a period can be (a 25-hour day, a 31-day month with a DST change): a rule's window. */

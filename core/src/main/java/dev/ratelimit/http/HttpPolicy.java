@@ -12,7 +12,6 @@ import dev.ratelimit.Transport;
 import dev.ratelimit.internal.Durations;
 import dev.ratelimit.internal.RedisKeys;
 import dev.ratelimit.internal.TransactionEvaluator;
-import java.util.List;
 import java.util.function.Function;
 
 /**
@@ -74,7 +73,9 @@ public final class HttpPolicy {
             AdaptiveLimit.checkApplies(Immutable.listOf(rule));
         }
         this.quotedPolicyName = HttpAnswer.quoted(policyName);
-        this.windowSeconds = Durations.ceilSeconds(rule.window());
+        // A calendar period's length varies (23 to 25 hours a day): the draft's w gets the usual one.
+        this.windowSeconds = rule.calendar() != null ? rule.calendar().usual().getSeconds()
+                : Durations.ceilSeconds(rule.window());
     }
 
     /**
@@ -174,7 +175,8 @@ public final class HttpPolicy {
 
     /** The window as configured, e.g. {@code 1m}. */
     public String windowText() {
-        return Durations.format(rule.window());
+        return rule.calendar() != null ? "calendar " + rule.calendar() + " (" + rule.timeZone().getId() + ")"
+                : Durations.format(rule.window());
     }
 
     /** The effective configuration, one line, without secrets: for the startup log and the JMX bean. */

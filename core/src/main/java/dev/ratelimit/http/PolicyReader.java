@@ -2,6 +2,8 @@ package dev.ratelimit.http;
 
 import dev.ratelimit.internal.Immutable;
 import dev.ratelimit.AdaptiveLimit;
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.CalendarPeriod;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.RedisSettings;
 import dev.ratelimit.Rule;
@@ -160,15 +162,39 @@ public final class PolicyReader {
         return builder.build();
     }
 
-    /** The rule: {@code algorithm}, {@code limit} per {@code window}, {@code burst}, {@code cost}. */
+    /**
+     * The rule: {@code algorithm}, {@code limit} per {@code window}, {@code burst}, {@code cost}; or
+     * {@code limit} per {@code calendar} period in {@code timeZone}, which excludes {@code window} and
+     * counts as fixed-window.
+     */
     Rule rule() {
-        Rule.Builder builder = Rule.builder(get(Settings.ALGORITHM), required(Settings.LIMIT),
-                required(Settings.WINDOW)).cost(get(Settings.COST));
+        if (text(Settings.CALENDAR) == null && ownValue(Settings.TIME_ZONE)) {
+            throw new IllegalArgumentException(label(Settings.TIME_ZONE) + " applies only with calendar, but "
+                    + label(Settings.CALENDAR) + " is not set (timeZone was '" + text(Settings.TIME_ZONE) + "')");
+        }
+        Rule.Builder builder = text(Settings.CALENDAR) != null ? calendarRule()
+                : Rule.builder(get(Settings.ALGORITHM), required(Settings.LIMIT), required(Settings.WINDOW));
+        builder.cost(get(Settings.COST));
         Long burst = get(Settings.BURST);
         if (burst != null) {
             builder.burst(burst);
         }
         return builder.build();
+    }
+
+    private Rule.Builder calendarRule() {
+        CalendarPeriod period = get(Settings.CALENDAR);
+        if (text(Settings.WINDOW) != null) {
+            throw new IllegalArgumentException(label(Settings.WINDOW) + " and " + label(Settings.CALENDAR)
+                    + " exclude each other, but both were set: '" + text(Settings.WINDOW) + "' and '" + period
+                    + "'; keep one");
+        }
+        Algorithm algorithm = get(Settings.ALGORITHM);
+        if (text(Settings.ALGORITHM) != null && algorithm != Algorithm.FIXED_WINDOW) {
+            throw new IllegalArgumentException(label(Settings.CALENDAR) + " counts as fixed-window, but "
+                    + label(Settings.ALGORITHM) + " is '" + algorithm + "'; leave algorithm out");
+        }
+        return Rule.calendar(required(Settings.LIMIT), period, get(Settings.TIME_ZONE));
     }
 
     /** {@code adaptive} and {@code adaptiveLatency}: null when limits do not adapt. */

@@ -2,12 +2,15 @@ package dev.ratelimit.http;
 
 import dev.ratelimit.internal.Immutable;
 import dev.ratelimit.Algorithm;
+import dev.ratelimit.CalendarPeriod;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RedisSettings;
 import dev.ratelimit.Transport;
 import dev.ratelimit.internal.BadArgument;
+import java.time.DateTimeException;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -53,6 +56,12 @@ public final class Settings {
             "a whole number of at least 1, such as 100", "requests per window");
     public static final Setting<Duration> WINDOW = Setting.of("window", "required", null, DURATION,
             Settings::duration, "500ms, 10s, 1m, 1h, 1d, or ISO-8601 such as PT1M");
+    public static final Setting<CalendarPeriod> CALENDAR = Setting.of("calendar", "", null, "day, week or month",
+            CalendarPeriod::fromConfigName, "day, week or month: a count per calendar period in timeZone, instead of "
+            + "window");
+    public static final Setting<ZoneId> TIME_ZONE = Setting.of("timeZone", "UTC", ZoneId.of("UTC"),
+            "a time zone such as UTC or Europe/Berlin", Settings::timeZone,
+            "with calendar: the time zone whose midnights start the periods");
     public static final Setting<Long> BURST = wholeNumber("burst", "limit", null, Long.MIN_VALUE, Long.MAX_VALUE,
             "a whole number of at least 1", "bucket capacity, for token-bucket, leaky-bucket and gcra");
     public static final Setting<Long> COST = wholeNumber("cost", "1", 1L, Long.MIN_VALUE, Long.MAX_VALUE,
@@ -104,7 +113,7 @@ public final class Settings {
 
     /** Every setting, in the documented order. */
     public static final List<Setting<?>> ALL = Immutable.listOf(REDIS_URI, REDIS_SENTINEL_MASTER, REDIS_SENTINEL_NODES,
-            REDIS_CLUSTER_NODES, REDIS_TIMEOUT, REDIS_POOL_SIZE, ALGORITHM, LIMIT, WINDOW, BURST, COST, KEY,
+            REDIS_CLUSTER_NODES, REDIS_TIMEOUT, REDIS_POOL_SIZE, ALGORITHM, LIMIT, WINDOW, CALENDAR, TIME_ZONE, BURST, COST, KEY,
             KEY_RESOLVER_CLASS, TRUSTED_PROXIES, FORWARDED_HEADER, IPV6_PREFIX, POLICY_NAME, KEY_PREFIX, METHODS,
             EXCLUDE_PATHS, ENFORCE, ON_REDIS_FAILURE, LOCAL_LIMIT, STATUS_CODE, HEADERS, TRANSPORT, LOCAL_DENY_CACHE, JMX, ADAPTIVE,
             ADAPTIVE_LATENCY);
@@ -201,6 +210,15 @@ public final class Settings {
             }
         }
         throw new IllegalArgumentException("not a duration");
+    }
+
+    /** A region such as {@code Europe/Berlin}, or {@code UTC}; fixed offsets such as {@code +01:00} too. */
+    private static ZoneId timeZone(String text) {
+        try {
+            return ZoneId.of(text);
+        } catch (DateTimeException e) {
+            throw new IllegalArgumentException("not a time zone", e);
+        }
     }
 
     /** Items separated by commas or blanks. */

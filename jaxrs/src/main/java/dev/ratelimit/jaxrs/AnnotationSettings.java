@@ -15,6 +15,8 @@ final class AnnotationSettings {
         Map<String, String> settings = new LinkedHashMap<>();
         putNumber(settings, Settings.LIMIT.name(), annotation.limit());
         putText(settings, Settings.WINDOW.name(), annotation.window());
+        putText(settings, Settings.CALENDAR.name(), annotation.calendar());
+        putText(settings, Settings.TIME_ZONE.name(), annotation.timeZone());
         putText(settings, Settings.ALGORITHM.name(), annotation.algorithm());
         putNumber(settings, Settings.BURST.name(), annotation.burst());
         putNumber(settings, Settings.COST.name(), annotation.cost());

@@ -12,8 +12,8 @@ import java.lang.annotation.Target;
  * Limits a resource method, or every method of a resource class; on a method it replaces the
  * class's annotation entirely. The attributes are the servlet filter's words; an attribute left
  * out takes the JAX-RS property {@code ratelimit.<name>}, else the servlet context-param
- * {@code ratelimit.<name>}, else the word's default. {@code limit} and {@code window} must come from
- * one of them.
+ * {@code ratelimit.<name>}, else the word's default. {@code limit} and {@code window} (or
+ * {@code calendar}) must come from one of them.
  *
  * <pre>{@code
  * @Path("/orders")
@@ -42,6 +42,12 @@ public @interface RateLimited {
 
     /** {@code 500ms}, {@code 10s}, {@code 1m}, {@code 1h}, {@code 1d} or ISO-8601 such as {@code PT1M}. */
     String window() default "";
+
+    /** {@code day}, {@code week} or {@code month}: a count per calendar period in {@code timeZone}, instead of {@code window}. */
+    String calendar() default "";
+
+    /** With {@code calendar}: the time zone whose midnights start the periods, such as {@code Europe/Berlin}; UTC unless set. */
+    String timeZone() default "";
 
     /** {@code fixed-window}, {@code sliding-log} (default), {@code sliding-window}, {@code token-bucket}, {@code leaky-bucket}, {@code gcra}. */
     String algorithm() default "";
