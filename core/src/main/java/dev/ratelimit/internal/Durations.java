@@ -35,4 +35,19 @@ public final class Durations {
         long seconds = duration.getSeconds();
         return duration.getNano() > 0 ? seconds + 1 : seconds;
     }
+
+    /**
+     * Sleeps for a short pause before trying again; an interrupt ends it early and stays set, so
+     * the caller's next blocking call sees it.
+     */
+    public static void pause(long millis) {
+        if (millis <= 0) {
+            return;
+        }
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
 }

@@ -83,19 +83,8 @@ public final class JedisGateway implements RedisGateway {
                 if (!redirected(e) || attempt == REDIRECT_PAUSES_MILLIS.length) {
                     throw e;
                 }
-                pause(REDIRECT_PAUSES_MILLIS[attempt]);
+                Durations.pause(REDIRECT_PAUSES_MILLIS[attempt]);
             }
-        }
-    }
-
-    private static void pause(long millis) {
-        if (millis == 0) {
-            return;
-        }
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 

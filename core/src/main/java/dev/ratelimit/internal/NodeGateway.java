@@ -171,7 +171,7 @@ public final class NodeGateway implements RedisGateway {
                     node = ((JedisRedirectionException) refused).getTargetNode();
                     asking = refused instanceof JedisAskDataException;
                 } else {
-                    pause(REDIRECT_PAUSES_MILLIS[redirect + 1]);
+                    Durations.pause(REDIRECT_PAUSES_MILLIS[redirect + 1]);
                 }
             }
         }
@@ -264,14 +264,6 @@ public final class NodeGateway implements RedisGateway {
     @Override
     public void close() {
         nodes.close();
-    }
-
-    private static void pause(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     private List<Long> toLongs(Object reply, LuaScript script) {

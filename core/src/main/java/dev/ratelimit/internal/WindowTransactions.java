@@ -36,7 +36,7 @@ final class WindowTransactions {
                 }
                 // Every client meeting the old state tries at once, and each one's INCRBY of it
                 // aborts the others' WATCH: a random pause that grows breaks the tie.
-                pause(ThreadLocalRandom.current().nextLong(1L << Math.min(tries, 6)));
+                Durations.pause(ThreadLocalRandom.current().nextLong(1L << Math.min(tries, 6)));
                 counted = replaceForeign(transactions, key, permits, windowMillis);
             }
             if (counted != null) {
@@ -106,17 +106,6 @@ final class WindowTransactions {
             return text == null ? 0 : Long.parseLong(text);
         } catch (JedisDataException | NumberFormatException foreign) {
             return -1;
-        }
-    }
-
-    private static void pause(long millis) {
-        if (millis == 0) {
-            return;
-        }
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 }
