@@ -1,0 +1,378 @@
+package dev.ratelimit.testing;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A TCP proxy between a client and one server, in the spirit of toxiproxy, whose faults are switched
+ * while connections flow. It listens on a free loopback port ({@link #host()}, {@link #port()}) and
+ * forwards to {@code target}, with plain sockets and two threads per connection.
+ *
+ * <ul>
+ *   <li>{@link #latency(Duration)}: every chunk, in both directions, is held that long before it is
+ *       passed on.</li>
+ *   <li>{@link #blackhole()}: connections are accepted and read, but nothing is passed on or answered:
+ *       a caller waits for its own timeout. What was read is held, and passed on after {@link #heal()},
+ *       as TCP would after a partition.</li>
+ *   <li>{@link #reset()}: every open connection is closed with an RST (SO_LINGER 0), and each new one
+ *       at once the same way.</li>
+ *   <li>{@link #refuse()}: the port stops listening (a connect is refused) and open connections are
+ *       closed.</li>
+ *   <li>{@link #heal()}: transparent forwarding again, on the same port; connections still open
+ *       carry on.</li>
+ * </ul>
+ *
+ * <p>{@link #close()} ends every connection and waits for every thread the proxy started.
+ */
+public final class FaultProxy implements AutoCloseable {
+    private static final int CHUNK = 16 * 1024;
+    private static final Duration THREAD_END = Duration.ofSeconds(5);
+
+    private enum Mode { FORWARD, BLACKHOLE, RESET, REFUSE, CLOSED }
+
+    private final InetSocketAddress target;
+    private final InetAddress loopback = InetAddress.getLoopbackAddress();
+    private final int port;
+    private final Set<Link> links = ConcurrentHashMap.newKeySet();
+    private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
+    private final AtomicLong accepted = new AtomicLong();
+    private final Object lock = new Object();
+    private Mode mode = Mode.FORWARD;
+    private long latencyNanos;
+    private ServerSocket listening;
+
+    /** Starts forwarding from a free loopback port to {@code host:port}. */
+    public FaultProxy(String host, int port) {
+        this.target = new InetSocketAddress(host, port);
+        try {
+            this.listening = listen(0);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot listen on a free loopback port", e);
+        }
+        this.port = listening.getLocalPort();
+        startAccepting(listening);
+    }
+
+    /** The host clients connect to. */
+    public String host() {
+        return loopback.getHostAddress();
+    }
+
+    /** The port clients connect to; the same for the proxy's whole life. */
+    public int port() {
+        return port;
+    }
+
+    /** {@code redis://host:port} of the proxy. */
+    public String redisUri() {
+        return "redis://" + host() + ":" + port;
+    }
+
+    /** Connections accepted so far, refused and reset ones included. */
+    public long connectionsAccepted() {
+        return accepted.get();
+    }
+
+    /** Connections open now. */
+    public int openConnections() {
+        return links.size();
+    }
+
+    /** Holds every chunk, both ways, this long before passing it on; zero for none. */
+    public FaultProxy latency(Duration latency) {
+        synchronized (lock) {
+            latencyNanos = latency.toNanos();
+            lock.notifyAll();
+        }
+        return this;
+    }
+
+    /** Accepts and reads, but passes nothing on and answers nothing, until {@link #heal()}. */
+    public FaultProxy blackhole() {
+        return switchTo(Mode.BLACKHOLE);
+    }
+
+    /** The same as {@link #blackhole()}: packets dropped on the floor. */
+    public FaultProxy drop() {
+        return blackhole();
+    }
+
+    /** Resets every open connection (RST), and each new one at once, until {@link #heal()}. */
+    public FaultProxy reset() {
+        switchTo(Mode.RESET);
+        for (Link link : links) {
+            link.close(true);
+        }
+        return this;
+    }
+
+    /** Stops listening (a connect is refused) and closes the open connections, until {@link #heal()}. */
+    public FaultProxy refuse() {
+        ServerSocket closing;
+        synchronized (lock) {
+            closing = listening;
+            listening = null;
+        }
+        switchTo(Mode.REFUSE);
+        closeQuietly(closing);
+        for (Link link : links) {
+            link.close(false);
+        }
+        return this;
+    }
+
+    /** Transparent forwarding again, without latency; connections still open carry on. */
+    public FaultProxy heal() {
+        ServerSocket reopened = null;
+        synchronized (lock) {
+            if (mode == Mode.CLOSED) {
+                throw new IllegalStateException("closed");
+            }
+            if (listening == null) {
+                try {
+                    listening = listen(port);
+                } catch (IOException e) {
+                    throw new UncheckedIOException("cannot listen on port " + port + " again", e);
+                }
+                reopened = listening;
+            }
+            mode = Mode.FORWARD;
+            latencyNanos = 0;
+            lock.notifyAll();
+        }
+        if (reopened != null) {
+            startAccepting(reopened);
+        }
+        return this;
+    }
+
+    /** Closes the port and every connection, and waits for the proxy's threads to end. */
+    @Override
+    public void close() {
+        ServerSocket closing;
+        synchronized (lock) {
+            if (mode == Mode.CLOSED) {
+                return;
+            }
+            mode = Mode.CLOSED;
+            closing = listening;
+            listening = null;
+            lock.notifyAll();
+        }
+        closeQuietly(closing);
+        for (Link link : links) {
+            link.close(false);
+        }
+        long deadline = System.nanoTime() + THREAD_END.toNanos();
+        List<Thread> alive = new ArrayList<>();
+        for (Thread thread : threads) {
+            try {
+                thread.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            if (thread.isAlive()) {
+                alive.add(thread);
+            }
+        }
+        if (!alive.isEmpty()) {
+            throw new IllegalStateException("threads still running after close: " + alive);
+        }
+    }
+
+    @Override
+    public String toString() {
+        synchronized (lock) {
+            return "FaultProxy " + host() + ":" + port + " -> " + target + " (" + mode
+                    + (latencyNanos > 0 ? ", latency " + latencyNanos / 1_000_000 + "ms" : "") + ")";
+        }
+    }
+
+    private FaultProxy switchTo(Mode next) {
+        synchronized (lock) {
+            if (mode == Mode.CLOSED) {
+                throw new IllegalStateException("closed");
+            }
+            mode = next;
+            lock.notifyAll();
+        }
+        return this;
+    }
+
+    private Mode mode() {
+        synchronized (lock) {
+            return mode;
+        }
+    }
+
+    private ServerSocket listen(int onPort) throws IOException {
+        ServerSocket socket = new ServerSocket();
+        socket.setReuseAddress(true);
+        socket.bind(new InetSocketAddress(loopback, onPort), 128);
+        return socket;
+    }
+
+    private void startAccepting(ServerSocket socket) {
+        start("fault-proxy-" + port + "-accept", () -> accept(socket));
+    }
+
+    private void start(String name, Runnable body) {
+        Thread thread = new Thread(() -> {
+            try {
+                body.run();
+            } finally {
+                threads.remove(Thread.currentThread());
+            }
+        }, name);
+        thread.setDaemon(true);
+        threads.add(thread);
+        thread.start();
+    }
+
+    private void accept(ServerSocket socket) {
+        while (true) {
+            Socket client;
+            try {
+                client = socket.accept();
+            } catch (IOException closed) {
+                return;
+            }
+            accepted.incrementAndGet();
+            Mode now = mode();
+            if (now == Mode.RESET) {
+                resetQuietly(client);
+                continue;
+            }
+            if (now == Mode.REFUSE || now == Mode.CLOSED) {
+                closeQuietly(client);
+                continue;
+            }
+            Socket server = new Socket();
+            try {
+                client.setTcpNoDelay(true);
+                server.setTcpNoDelay(true);
+                server.connect(target, 5_000);
+            } catch (IOException unreachable) {
+                // The real server is away: the client sees its connection end, as it would there.
+                closeQuietly(server);
+                closeQuietly(client);
+                continue;
+            }
+            Link link = new Link(client, server);
+            links.add(link);
+            if (mode() == Mode.CLOSED) {
+                link.close(false);
+                continue;
+            }
+            int id = (int) accepted.get();
+            start("fault-proxy-" + port + "-" + id + "-up", () -> link.pump(client, server));
+            start("fault-proxy-" + port + "-" + id + "-down", () -> link.pump(server, client));
+        }
+    }
+
+    /** Waits while blackholed, then for the latency; false when the link should end. */
+    private boolean mayPass(Link link) throws InterruptedException {
+        long delay;
+        synchronized (lock) {
+            while (mode == Mode.BLACKHOLE && !link.closed) {
+                lock.wait(50);
+            }
+            if (mode == Mode.CLOSED || link.closed) {
+                return false;
+            }
+            delay = latencyNanos;
+        }
+        if (delay > 0) {
+            Thread.sleep(delay / 1_000_000, (int) (delay % 1_000_000));
+        }
+        // The fault may have changed while the chunk was held.
+        return mode() != Mode.BLACKHOLE || mayPass(link);
+    }
+
+    /** One accepted connection and the one to the server. */
+    private final class Link {
+        private final Socket client;
+        private final Socket server;
+        private volatile boolean closed;
+
+        Link(Socket client, Socket server) {
+            this.client = client;
+            this.server = server;
+        }
+
+        void pump(Socket from, Socket to) {
+            byte[] buffer = new byte[CHUNK];
+            try {
+                InputStream in = from.getInputStream();
+                OutputStream out = to.getOutputStream();
+                int read;
+                while ((read = in.read(buffer)) >= 0) {
+                    if (!mayPass(this)) {
+                        break;
+                    }
+                    out.write(buffer, 0, read);
+                    out.flush();
+                }
+                // An orderly end on one side is passed on as one.
+                close(false);
+            } catch (IOException e) {
+                // The other side closed, or reset: end both.
+                close(mode() == Mode.RESET);
+            } catch (InterruptedException e) {
+                close(false);
+            }
+        }
+
+        void close(boolean withReset) {
+            synchronized (this) {
+                if (closed) {
+                    return;
+                }
+                closed = true;
+            }
+            links.remove(this);
+            if (withReset) {
+                resetQuietly(client);
+            } else {
+                closeQuietly(client);
+            }
+            closeQuietly(server);
+            synchronized (lock) {
+                lock.notifyAll();
+            }
+        }
+    }
+
+    private static void resetQuietly(Socket socket) {
+        try {
+            socket.setSoLinger(true, 0);
+        } catch (IOException ignored) {
+            // already closed
+        }
+        closeQuietly(socket);
+    }
+
+    private static void closeQuietly(AutoCloseable closeable) {
+        if (closeable == null) {
+            return;
+        }
+        try {
+            closeable.close();
+        } catch (Exception ignored) {
+            // nothing to do about it
+        }
+    }
+}

@@ -1,0 +1,147 @@
+package dev.ratelimit.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Protocol;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+
+/** Each fault of the proxy, seen by a Jedis client of a real Redis behind it. */
+class FaultProxyTest {
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private static final int TIMEOUT_MILLIS = 300;
+
+    private FaultProxy proxy;
+
+    @BeforeEach
+    void open() {
+        proxy = new FaultProxy(redis.host(), redis.port());
+    }
+
+    @AfterEach
+    void close() {
+        proxy.close();
+        assertThat(Thread.getAllStackTraces().keySet()).as("no proxy thread left")
+                .noneMatch(thread -> thread.getName().startsWith("fault-proxy-" + proxy.port()));
+    }
+
+    private Jedis client() {
+        return new Jedis(new HostAndPort(proxy.host(), proxy.port()), DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis(TIMEOUT_MILLIS).socketTimeoutMillis(TIMEOUT_MILLIS).build());
+    }
+
+    private static Throwable rootCause(Throwable failure) {
+        Throwable cause = failure;
+        while (cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause;
+    }
+
+    @Test
+    void forwardsBothWaysUntilAFault() {
+        try (Jedis jedis = client()) {
+            String key = redis.key("through");
+            jedis.set(key, "value");
+            assertThat(jedis.get(key)).isEqualTo("value");
+            assertThat(redis.client().get(key)).isEqualTo("value");
+        }
+        assertThat(proxy.connectionsAccepted()).isEqualTo(1);
+    }
+
+    @Test
+    void latencyDelaysEachAnswerAndHealEndsIt() {
+        try (Jedis jedis = client()) {
+            jedis.ping();
+            proxy.latency(Duration.ofMillis(100));
+            long start = System.nanoTime();
+            assertThat(jedis.ping()).isEqualTo("PONG");
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("a chunk each way")
+                    .isGreaterThanOrEqualTo(200);
+
+            proxy.latency(Duration.ofMillis(TIMEOUT_MILLIS + 200));
+            assertThatThrownBy(jedis::ping).isInstanceOf(JedisConnectionException.class)
+                    .satisfies(e -> assertThat(rootCause(e)).isInstanceOf(SocketTimeoutException.class));
+        }
+        proxy.heal();
+        try (Jedis jedis = client()) {
+            long start = System.nanoTime();
+            assertThat(jedis.ping()).isEqualTo("PONG");
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(100);
+        }
+    }
+
+    @Test
+    void aBlackholeAcceptsButNeverAnswersAndHealPassesOnWhatItHeld() throws Exception {
+        try (Jedis open = client()) {
+            open.ping();
+            proxy.blackhole();
+            assertThatThrownBy(() -> client().ping()).as("a new connection hangs too")
+                    .satisfies(e -> assertThat(rootCause(e)).isInstanceOf(SocketTimeoutException.class));
+
+            // A command sent into the hole arrives once it is healed.
+            String key = redis.key("held");
+            open.getConnection().sendCommand(Protocol.Command.SET, key, "late");
+            Thread.sleep(100);
+            assertThat(redis.client().get(key)).as("held").isNull();
+            proxy.heal();
+            assertThat(open.getConnection().getStatusCodeReply()).isEqualTo("OK");
+            assertThat(open.ping()).isEqualTo("PONG");
+        }
+    }
+
+    @Test
+    void resetEndsOpenConnectionsAndNewOnesWithRst() {
+        Jedis open = client();
+        open.ping();
+        proxy.reset();
+        assertThatThrownBy(open::ping).isInstanceOf(JedisConnectionException.class)
+                .satisfies(e -> assertThat(rootCause(e)).isInstanceOf(SocketException.class)
+                        .hasMessageMatching("(?i).*(reset|broken pipe).*"));
+        try {
+            open.close();
+        } catch (JedisConnectionException goodbyeMeetsTheResetToo) {
+            // expected: Jedis flushes on close
+        }
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> client().ping()).isInstanceOf(JedisConnectionException.class);
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("at once").isLessThan(TIMEOUT_MILLIS);
+
+        proxy.heal();
+        try (Jedis jedis = client()) {
+            assertThat(jedis.ping()).isEqualTo("PONG");
+        }
+    }
+
+    @Test
+    void refuseStopsListeningAndHealListensOnTheSamePort() {
+        try (Jedis open = client()) {
+            open.ping();
+            proxy.refuse();
+            assertThatThrownBy(open::ping).as("open connections closed").isInstanceOf(JedisConnectionException.class);
+        }
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> client().ping()).isInstanceOf(JedisConnectionException.class)
+                .hasMessageContaining("Failed to connect");
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("refused, not timed out")
+                .isLessThan(TIMEOUT_MILLIS);
+
+        proxy.heal();
+        try (Jedis jedis = client()) {
+            assertThat(jedis.ping()).isEqualTo("PONG");
+        }
+    }
+}
