@@ -134,8 +134,11 @@ class FaultProxyTest {
             assertThatThrownBy(open::ping).as("open connections closed").isInstanceOf(JedisConnectionException.class);
         }
         long start = System.nanoTime();
+        // Refused at connect, or (when the accept loop took it just before the socket closed) closed
+        // at once: either way no Redis, and no wait.
         assertThatThrownBy(() -> client().ping()).isInstanceOf(JedisConnectionException.class)
-                .hasMessageContaining("Failed to connect");
+                .satisfies(refused -> assertThat(refused.getMessage()).containsAnyOf("Failed to connect",
+                        "Unexpected end of stream", "Connection reset"));
         assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("refused, not timed out")
                 .isLessThan(TIMEOUT_MILLIS);
 
