@@ -27,8 +27,12 @@ public final class RedisSettings {
     public static final int DEFAULT_POOL_SIZE = 32;
     /** Consecutive failures to reach Redis that open the circuit breaker, unless set. */
     public static final int DEFAULT_BREAKER_FAILURES = 3;
-    /** How long an open breaker stops calls before one probe, unless set. */
-    public static final Duration DEFAULT_BREAKER_COOL_DOWN = Duration.ofSeconds(1);
+    /**
+     * How long an open breaker stops calls before one probe, unless set: short enough that limiting
+     * is exact again within a second of Redis answering (cool-down plus one timeout), long enough
+     * that a dead Redis costs one probe's wait per node twice a second.
+     */
+    public static final Duration DEFAULT_BREAKER_COOL_DOWN = Duration.ofMillis(500);
 
     private final RedisAddress address;
     private final Duration timeout;
@@ -216,7 +220,7 @@ public final class RedisSettings {
 
         /**
          * The circuit breaker: after {@code failures} consecutive failures to reach Redis, no call
-         * goes out for {@code coolDown}, then one probe. Defaults: 3 and 1 s.
+         * goes out for {@code coolDown}, then one probe. Defaults: 3 and 500 ms.
          */
         public Builder circuitBreaker(int failures, Duration coolDown) {
             this.breakerFailures = failures;

@@ -77,9 +77,11 @@ public final class RedisStore implements AutoCloseable {
         pool.setJmxEnabled(false);
         pool.setTimeBetweenEvictionRuns(Duration.ofMillis(-1));
         JedisClientConfig clientConfig = client.build();
-        // A probe still out after the longest a call can take (a pool wait, a connect, a PING, the
-        // command) is presumed lost, and the next caller probes instead.
-        Duration probeLease = settings.poolMaxWait().plus(settings.timeout().multipliedBy(4));
+        // A probe still out after the longest a call can take is presumed lost, and the next caller
+        // probes instead. Each step waits up to the timeout: a connect, a PING, EVALSHA, the EVAL
+        // after NOSCRIPT, and the connect commons-pool makes for a broken connection's replacement,
+        // plus the pool wait; eight timeouts leave room, so a slow probe is never taken for lost.
+        Duration probeLease = settings.poolMaxWait().plus(settings.timeout().multipliedBy(8));
         Supplier<CircuitBreaker> breakers = () -> new CircuitBreaker(settings.breakerFailures(), settings.breakerCoolDown(),
                 probeLease, System::nanoTime);
         // The gateway builds Jedis' connection providers itself, not a UnifiedJedis: only they show the

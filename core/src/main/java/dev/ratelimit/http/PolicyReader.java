@@ -9,6 +9,7 @@ import dev.ratelimit.RedisSettings;
 import dev.ratelimit.Rule;
 import dev.ratelimit.internal.BadArgument;
 import dev.ratelimit.internal.LocalLimiter;
+import java.time.ZoneId;
 import java.util.Collections;
 import java.util.ArrayList;
 import java.util.List;
@@ -149,7 +150,9 @@ public final class PolicyReader {
     RedisSettings redisSettings() {
         RedisSettings.Builder builder = RedisSettings.builder(get(Settings.REDIS_URI))
                 .timeout(get(Settings.REDIS_TIMEOUT))
-                .poolSize(Math.toIntExact(get(Settings.REDIS_POOL_SIZE)));
+                .poolSize(Math.toIntExact(get(Settings.REDIS_POOL_SIZE)))
+                .circuitBreaker(Math.toIntExact(get(Settings.REDIS_BREAKER_FAILURES)),
+                        get(Settings.REDIS_BREAKER_COOL_DOWN));
         String sentinelMaster = get(Settings.REDIS_SENTINEL_MASTER);
         List<String> sentinelNodes = get(Settings.REDIS_SENTINEL_NODES);
         if (sentinelMaster != null || sentinelNodes != null) {
@@ -168,11 +171,12 @@ public final class PolicyReader {
      * counts as fixed-window.
      */
     Rule rule() {
+        ZoneId timeZone = get(Settings.TIME_ZONE);
         if (text(Settings.CALENDAR) == null && ownValue(Settings.TIME_ZONE)) {
             throw new IllegalArgumentException(label(Settings.TIME_ZONE) + " applies only with calendar, but "
                     + label(Settings.CALENDAR) + " is not set (timeZone was '" + text(Settings.TIME_ZONE) + "')");
         }
-        Rule.Builder builder = text(Settings.CALENDAR) != null ? calendarRule()
+        Rule.Builder builder = text(Settings.CALENDAR) != null ? calendarRule(timeZone)
                 : Rule.builder(get(Settings.ALGORITHM), required(Settings.LIMIT), required(Settings.WINDOW));
         builder.cost(get(Settings.COST));
         Long burst = get(Settings.BURST);
@@ -182,7 +186,7 @@ public final class PolicyReader {
         return builder.build();
     }
 
-    private Rule.Builder calendarRule() {
+    private Rule.Builder calendarRule(ZoneId timeZone) {
         CalendarPeriod period = get(Settings.CALENDAR);
         if (text(Settings.WINDOW) != null) {
             throw new IllegalArgumentException(label(Settings.WINDOW) + " and " + label(Settings.CALENDAR)
@@ -194,7 +198,7 @@ public final class PolicyReader {
             throw new IllegalArgumentException(label(Settings.CALENDAR) + " counts as fixed-window, but "
                     + label(Settings.ALGORITHM) + " is '" + algorithm + "'; leave algorithm out");
         }
-        return Rule.calendar(required(Settings.LIMIT), period, get(Settings.TIME_ZONE));
+        return Rule.calendar(required(Settings.LIMIT), period, timeZone);
     }
 
     /** {@code adaptive} and {@code adaptiveLatency}: null when limits do not adapt. */

@@ -50,6 +50,12 @@ public final class Settings {
     public static final Setting<Long> REDIS_POOL_SIZE = wholeNumber("redisPoolSize", "32",
             (long) RedisSettings.DEFAULT_POOL_SIZE, 1, 10_000, "a whole number between 1 and 10000",
             "most connections");
+    public static final Setting<Long> REDIS_BREAKER_FAILURES = wholeNumber("redisBreakerFailures", "3",
+            (long) RedisSettings.DEFAULT_BREAKER_FAILURES, 1, 1000, "a whole number between 1 and 1000",
+            "consecutive failures to reach a Redis node that open its circuit breaker");
+    public static final Setting<Duration> REDIS_BREAKER_COOL_DOWN = Setting.of("redisBreakerCoolDown", "500ms",
+            RedisSettings.DEFAULT_BREAKER_COOL_DOWN, "a duration from 1ms to 10m", Settings::coolDown,
+            "how long an open breaker sends nothing to its node before one probe");
     public static final Setting<Algorithm> ALGORITHM = Setting.of("algorithm", "sliding-log",
             Algorithm.SLIDING_LOG, "an algorithm", Algorithm::fromConfigName, "how requests are counted");
     public static final Setting<Long> LIMIT = wholeNumber("limit", "required", null, 1, Long.MAX_VALUE,
@@ -113,7 +119,7 @@ public final class Settings {
 
     /** Every setting, in the documented order. */
     public static final List<Setting<?>> ALL = Immutable.listOf(REDIS_URI, REDIS_SENTINEL_MASTER, REDIS_SENTINEL_NODES,
-            REDIS_CLUSTER_NODES, REDIS_TIMEOUT, REDIS_POOL_SIZE, ALGORITHM, LIMIT, WINDOW, CALENDAR, TIME_ZONE, BURST, COST, KEY,
+            REDIS_CLUSTER_NODES, REDIS_TIMEOUT, REDIS_POOL_SIZE, REDIS_BREAKER_FAILURES, REDIS_BREAKER_COOL_DOWN, ALGORITHM, LIMIT, WINDOW, CALENDAR, TIME_ZONE, BURST, COST, KEY,
             KEY_RESOLVER_CLASS, TRUSTED_PROXIES, FORWARDED_HEADER, IPV6_PREFIX, POLICY_NAME, KEY_PREFIX, METHODS,
             EXCLUDE_PATHS, ENFORCE, ON_REDIS_FAILURE, LOCAL_LIMIT, STATUS_CODE, HEADERS, TRANSPORT, LOCAL_DENY_CACHE, JMX, ADAPTIVE,
             ADAPTIVE_LATENCY);
@@ -210,6 +216,14 @@ public final class Settings {
             }
         }
         throw new IllegalArgumentException("not a duration");
+    }
+
+    private static Duration coolDown(String text) {
+        Duration coolDown = duration(text);
+        if (coolDown.compareTo(Duration.ofMillis(1)) < 0 || coolDown.compareTo(Duration.ofMinutes(10)) > 0) {
+            throw new IllegalArgumentException("out of range");
+        }
+        return coolDown;
     }
 
     /** A region such as {@code Europe/Berlin}, or {@code UTC}; fixed offsets such as {@code +01:00} too. */

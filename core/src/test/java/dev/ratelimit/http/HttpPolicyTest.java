@@ -118,6 +118,16 @@ class HttpPolicyTest {
     }
 
     @Test
+    void theCircuitBreakerIsSetByInitParamsAndDefaultsToThreeFailuresAndHalfASecond() {
+        assertThat(parse("limit", "1", "window", "1m").redisSettings().breakerCoolDown())
+                .isEqualTo(Duration.ofMillis(500));
+        HttpPolicy policy = parse("limit", "1", "window", "1m", "redisBreakerFailures", "5",
+                "redisBreakerCoolDown", "250ms");
+        assertThat(policy.redisSettings().breakerFailures()).isEqualTo(5);
+        assertThat(policy.redisSettings().breakerCoolDown()).isEqualTo(Duration.ofMillis(250));
+    }
+
+    @Test
     void placeholdersComeFromTheEnvironmentAndSystemProperties() {
         HttpPolicy policy = parse("limit", "${env:API_LIMIT}", "window", "${sys:app.window}",
                 "redisUri", "redis://${env:REDIS_HOST}:${env:REDIS_PORT:-6390}", "keyPrefix", "${env:NOPE:-}");
@@ -133,6 +143,11 @@ class HttpPolicyTest {
         "limit          | abc       | init-param 'limit' must be a whole number of at least 1, such as 100, but was 'abc'",
         "limit          | 0         | init-param 'limit' must be a whole number of at least 1, such as 100, but was '0'",
         "window         | -1s       | init-param 'window' must be a duration such as 500ms, 10s, 1m, 1h, 1d or PT1M, but was '-1s'",
+        "redisBreakerFailures | 0   | init-param 'redisBreakerFailures' must be a whole number between 1 and 1000, but was '0'",
+        "redisBreakerCoolDown | 11m | init-param 'redisBreakerCoolDown' must be a duration from 1ms to 10m, but was '11m'",
+        "redisBreakerCoolDown | 0ms | init-param 'redisBreakerCoolDown' must be a duration from 1ms to 10m, but was '0ms'",
+        "calendar       | year      | init-param 'calendar' must be one of day, week, month, but was 'year'",
+        "timeZone       | Mars/Base | init-param 'timeZone' must be a time zone such as UTC or Europe/Berlin, but was 'Mars/Base'",
         "window         | 0s        | init-param 'window' must be between 1ms and 365d, but was 0ms",
         "window         | 400d      | init-param 'window' must be between 1ms and 365d, but was 400d",
         "algorithm      | fast      | init-param 'algorithm' must be one of fixed-window, sliding-log, sliding-window, token-bucket, leaky-bucket, gcra, but was 'fast'",
