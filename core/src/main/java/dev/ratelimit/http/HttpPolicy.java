@@ -12,6 +12,10 @@ import dev.ratelimit.Transport;
 import dev.ratelimit.internal.Durations;
 import dev.ratelimit.internal.RedisKeys;
 import dev.ratelimit.internal.TransactionEvaluator;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 
 /**
@@ -38,6 +42,11 @@ public final class HttpPolicy {
     private final TrustedProxies trustedProxies;
     private final KeyResolver keyResolver;
     private final RequestMatcher matcher;
+    private final Tiers tiers;
+    /** Each tier's rule: the policy's rule at the tier's limit. */
+    private final Map<String, Rule> tierRules;
+    private final AddressBlocks exemptAddresses;
+    private final List<String> exemptRoles;
     private final boolean enforce;
     private final int statusCode;
     private final HeaderMode headerMode;
@@ -53,6 +62,10 @@ public final class HttpPolicy {
                 .withIpv6Prefix(Math.toIntExact(in.get(Settings.IPV6_PREFIX)));
         this.keyResolver = in.keyResolver(trustedProxies);
         this.matcher = new RequestMatcher(in.get(Settings.METHODS), in.get(Settings.EXCLUDE_PATHS));
+        this.tiers = in.tiers();
+        this.tierRules = tierRules(rule, tiers);
+        this.exemptAddresses = in.get(Settings.EXEMPT_ADDRESSES);
+        this.exemptRoles = in.get(Settings.EXEMPT_ROLES);
         this.transport = in.get(Settings.TRANSPORT);
         this.failurePolicy = in.get(Settings.ON_REDIS_FAILURE);
         this.localLimit = in.localLimit(failurePolicy, rule);
@@ -106,12 +119,63 @@ public final class HttpPolicy {
 
     /** A limiter for this policy over the given Redis. */
     public RateLimiter newLimiter(RedisStore store) {
-        RateLimiterBuilder builder = RateLimiter.builder(store).policyName(policyName).keyPrefix(keyPrefix).rule(rule)
+        return newLimiter(store, policyName, rule, localLimit);
+    }
+
+    /**
+     * A limiter per tier, in the listed order: the policy's rule at the tier's limit, under the
+     * policy name {@code <policyName>.<tier>}, so each tier counts in keys of its own (a bucket's
+     * stored tokens are in units of its rate, and a client whose tier changes starts afresh).
+     */
+    public Map<String, RateLimiter> newTierLimiters(RedisStore store) {
+        Map<String, RateLimiter> limiters = new LinkedHashMap<>();
+        tierRules.forEach((tier, tierRule) -> limiters.put(tier, newLimiter(store, policyName + "." + tier, tierRule,
+                localLimit == null ? null : Math.max(1, localLimit * tierRule.limit() / rule.limit()))));
+        return limiters;
+    }
+
+    private RateLimiter newLimiter(RedisStore store, String name, Rule limit, Long local) {
+        RateLimiterBuilder builder = RateLimiter.builder(store).policyName(name).keyPrefix(keyPrefix).rule(limit)
                 .transport(transport).onRedisFailure(failurePolicy).localDenyCache(localDenyCache).adaptive(adaptive);
-        if (localLimit != null) {
-            builder.localLimit(localLimit);
+        if (local != null) {
+            builder.localLimit(local);
         }
         return builder.build();
+    }
+
+    /** The rule at each tier's limit; a bucket's burst scales in the same proportion (at least 1). */
+    private static Map<String, Rule> tierRules(Rule rule, Tiers tiers) {
+        Map<String, Rule> rules = new LinkedHashMap<>();
+        tiers.limits().forEach((tier, limit) -> {
+            Rule.Builder builder = rule.calendar() != null ? Rule.calendar(limit, rule.calendar(), rule.timeZone())
+                    : Rule.builder(rule.algorithm(), limit, rule.window());
+            if (rule.algorithm().usesBurst() && rule.burst() != rule.limit()) {
+                builder.burst(Math.max(1, (long) ((double) rule.burst() * limit / rule.limit())));
+            }
+            rules.put(tier, builder.cost(rule.cost()).build());
+        });
+        return Collections.unmodifiableMap(rules);
+    }
+
+    /** The request's tier ({@code tiers}, {@code tierFrom}), or null: the policy's own limit. */
+    public String tierOf(RequestView request) {
+        return tiers.isEmpty() ? null : tiers.of(request);
+    }
+
+    /**
+     * Whether the request is exempt: its client address (resolved as for the {@code ip} key, through
+     * the trusted proxies) is in {@code exemptAddresses}, or its user has one of {@code exemptRoles}.
+     */
+    public boolean exempt(RequestView request) {
+        if (!exemptAddresses.isEmpty() && exemptAddresses.contains(trustedProxies.client(request))) {
+            return true;
+        }
+        for (String role : exemptRoles) {
+            if (request.isUserInRole(role)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     public String policyName() {
@@ -190,6 +254,9 @@ public final class HttpPolicy {
                 + (trustedProxies.ipv6Prefix() == TrustedProxies.DEFAULT_IPV6_PREFIX ? ""
                         : ", ipv6Prefix " + trustedProxies.ipv6Prefix())
                 + ", " + matcher
+                + (tiers.isEmpty() ? "" : ", tiers " + tiers)
+                + (exemptAddresses.isEmpty() ? "" : ", exemptAddresses " + exemptAddresses)
+                + (exemptRoles.isEmpty() ? "" : ", exemptRoles " + String.join(",", exemptRoles))
                 + ", enforce " + enforce + ", statusCode " + statusCode + ", headers " + headerMode
                 + ", transport " + transport + ", onRedisFailure " + failurePolicy
                 + (localLimit == null ? "" : ", localLimit " + localLimit)

@@ -201,6 +201,22 @@ public final class PolicyReader {
         return Rule.calendar(required(Settings.LIMIT), period, timeZone);
     }
 
+    /** {@code tiers} with {@code tierFrom}: each needs the other. */
+    Tiers tiers() {
+        String tiers = text(Settings.TIERS);
+        String from = text(Settings.TIER_FROM);
+        if (tiers == null && from == null) {
+            return Tiers.NONE;
+        }
+        if (tiers == null || from == null) {
+            Setting<?> given = tiers == null ? Settings.TIER_FROM : Settings.TIERS;
+            Setting<?> missing = tiers == null ? Settings.TIERS : Settings.TIER_FROM;
+            throw new IllegalArgumentException(label(given) + " needs " + label(missing) + ", which is not set ("
+                    + given.name() + " was '" + text(given) + "')");
+        }
+        return Tiers.parse(tiers, from);
+    }
+
     /** {@code adaptive} and {@code adaptiveLatency}: null when limits do not adapt. */
     AdaptiveLimit adaptive() {
         int floorPercent = get(Settings.ADAPTIVE);

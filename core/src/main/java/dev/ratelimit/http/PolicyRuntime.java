@@ -4,6 +4,7 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RedisStore;
 import dev.ratelimit.RedisStoreRegistry;
 import dev.ratelimit.jmx.RateLimiterJmx;
+import java.util.Map;
 
 /**
  * One running policy: its share of the webapp's Redis client, its limiter, its JMX bean and its
@@ -20,11 +21,12 @@ public final class PolicyRuntime implements AutoCloseable {
     private Runnable onClose;
     private boolean closed;
 
-    private PolicyRuntime(HttpPolicy policy, RedisStoreRegistry registry, RateLimiter limiter) {
+    private PolicyRuntime(HttpPolicy policy, RedisStoreRegistry registry, RateLimiter limiter,
+            Map<String, RateLimiter> tierLimiters) {
         this.policy = policy;
         this.registry = registry;
         this.limiter = limiter;
-        this.pipeline = new RateLimitPipeline(policy, limiter);
+        this.pipeline = new RateLimitPipeline(policy, limiter, tierLimiters);
     }
 
     /**
@@ -40,13 +42,15 @@ public final class PolicyRuntime implements AutoCloseable {
     public static PolicyRuntime start(HttpPolicy policy, RedisStoreRegistry registry, String webapp) {
         RedisStore store = registry.acquire(policy.redisSettings());
         RateLimiter limiter;
+        Map<String, RateLimiter> tierLimiters;
         try {
             limiter = policy.newLimiter(store);
+            tierLimiters = policy.newTierLimiters(store);
         } catch (RuntimeException e) {
             registry.release(policy.redisSettings());
             throw e;
         }
-        PolicyRuntime runtime = new PolicyRuntime(policy, registry, limiter);
+        PolicyRuntime runtime = new PolicyRuntime(policy, registry, limiter, tierLimiters);
         if (policy.jmx()) {
             try {
                 runtime.bean = RateLimiterJmx.register(limiter, webapp, policy.toString());

@@ -3,6 +3,8 @@ package dev.ratelimit.http;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimiter;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -21,6 +23,8 @@ public final class RateLimitPipeline {
 
     private final HttpPolicy policy;
     private final RateLimiter limiter;
+    /** Each tier's limiter, by tier name; empty without tiers. */
+    private final Map<String, RateLimiter> tierLimiters;
     /** What {@link RequestView#firstVisit} remembers: unique to this pipeline, so two policies on one request each decide it. */
     private final String marker;
     private final AtomicLong dryRunDenials = new AtomicLong();
@@ -28,8 +32,17 @@ public final class RateLimitPipeline {
 
     /** @param limiter built from the policy ({@link HttpPolicy#newLimiter}) */
     public RateLimitPipeline(HttpPolicy policy, RateLimiter limiter) {
+        this(policy, limiter, Collections.emptyMap());
+    }
+
+    /**
+     * @param limiter built from the policy ({@link HttpPolicy#newLimiter})
+     * @param tierLimiters the tiers' limiters ({@link HttpPolicy#newTierLimiters})
+     */
+    public RateLimitPipeline(HttpPolicy policy, RateLimiter limiter, Map<String, RateLimiter> tierLimiters) {
         this.policy = policy;
         this.limiter = limiter;
+        this.tierLimiters = tierLimiters;
         this.marker = RateLimitPipeline.class.getName() + "." + policy.policyName() + "@"
                 + Integer.toHexString(System.identityHashCode(this));
     }
@@ -44,10 +57,11 @@ public final class RateLimitPipeline {
      * the policy did not cover is not marked, so a forward from it to a covered path counts.
      */
     public Admission before(RequestView request) {
-        if (!policy.appliesTo(request.method(), request.path()) || !request.firstVisit(marker)) {
+        if (!policy.appliesTo(request.method(), request.path()) || !request.firstVisit(marker)
+                || policy.exempt(request)) {
             return Admission.UNLIMITED;
         }
-        Decision decision = limiter.tryAcquire(policy.clientKey(request));
+        Decision decision = limiterFor(request).tryAcquire(policy.clientKey(request));
         if (decision.allowed()) {
             // Adaptive limits watch how long admitted requests take; nobody else needs the clock read.
             boolean timed = policy.adaptive();
@@ -73,6 +87,16 @@ public final class RateLimitPipeline {
         if (admission.timed()) {
             limiter.recordAdmittedLatency(Duration.ofNanos(System.nanoTime() - admission.admittedAtNanos()));
         }
+    }
+
+    /** The limiter of the request's tier, or the policy's own. */
+    private RateLimiter limiterFor(RequestView request) {
+        if (tierLimiters.isEmpty()) {
+            return limiter;
+        }
+        String tier = policy.tierOf(request);
+        RateLimiter tierLimiter = tier == null ? null : tierLimiters.get(tier);
+        return tierLimiter != null ? tierLimiter : limiter;
     }
 
     /** The policy this pipeline applies. */

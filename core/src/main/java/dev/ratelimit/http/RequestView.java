@@ -38,6 +38,16 @@ public interface RequestView {
     /** The id of the request's existing session, or null; never creates a session. */
     String sessionId();
 
+    /** Whether the authenticated user has the role (the container's or JAX-RS' security); false when anonymous. */
+    default boolean isUserInRole(String role) {
+        return false;
+    }
+
+    /** A request attribute (what the application's own authentication may set), or null. */
+    default Object attribute(String name) {
+        return null;
+    }
+
     /**
      * Whether this is the first time {@code marker} asks about this request, remembering that it
      * asked: true once, false afterwards. A request the container dispatches several times through

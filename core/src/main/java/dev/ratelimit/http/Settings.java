@@ -72,6 +72,12 @@ public final class Settings {
             "a whole number of at least 1", "bucket capacity, for token-bucket, leaky-bucket and gcra");
     public static final Setting<Long> COST = wholeNumber("cost", "1", 1L, Long.MIN_VALUE, Long.MAX_VALUE,
             "a whole number of at least 1", "permits one request takes");
+    public static final Setting<String> TIERS = Setting.of("tiers", "", null,
+            "name:limit pairs such as partner:1000, staff:5000", Function.identity(),
+            "with tierFrom: the first matching tier, in this order, gives the request's limit");
+    public static final Setting<String> TIER_FROM = Setting.of("tierFrom", "", null,
+            "role, attribute:NAME or header:NAME", Function.identity(),
+            "with tiers: where a request's tier comes from");
     public static final Setting<String> KEY = Setting.of("key", "ip", "ip", "a key such as ip or header:X-Api-Key",
             Function.identity(), "ip, user, session, header:NAME, param:NAME, cookie:NAME, global; join with +");
     public static final Setting<String> KEY_RESOLVER_CLASS = Setting.of("keyResolverClass", "", null,
@@ -93,6 +99,12 @@ public final class Settings {
             "HTTP methods such as GET,POST", Settings::methods, "HTTP methods that are limited, e.g. POST,PUT");
     public static final Setting<List<String>> EXCLUDE_PATHS = Setting.of("excludePaths", "none", Immutable.listOf(),
             "paths starting with '/'", Settings::paths, "paths within the webapp that are not limited");
+    public static final Setting<AddressBlocks> EXEMPT_ADDRESSES = Setting.of("exemptAddresses", "none",
+            AddressBlocks.NONE, "CIDR blocks separated by commas",
+            text -> AddressBlocks.parse("exemptAddresses", text),
+            "client addresses (resolved as for the ip key) that are never limited and get no headers");
+    public static final Setting<List<String>> EXEMPT_ROLES = Setting.of("exemptRoles", "none", Immutable.listOf(),
+            "role names separated by commas", Settings::list, "roles whose requests are never limited");
     public static final Setting<Boolean> ENFORCE = bool("enforce", true,
             "false = dry run: count, send headers and log, never block");
     public static final Setting<FailurePolicy> ON_REDIS_FAILURE = Setting.of("onRedisFailure", "allow",
@@ -119,9 +131,9 @@ public final class Settings {
 
     /** Every setting, in the documented order. */
     public static final List<Setting<?>> ALL = Immutable.listOf(REDIS_URI, REDIS_SENTINEL_MASTER, REDIS_SENTINEL_NODES,
-            REDIS_CLUSTER_NODES, REDIS_TIMEOUT, REDIS_POOL_SIZE, REDIS_BREAKER_FAILURES, REDIS_BREAKER_COOL_DOWN, ALGORITHM, LIMIT, WINDOW, CALENDAR, TIME_ZONE, BURST, COST, KEY,
+            REDIS_CLUSTER_NODES, REDIS_TIMEOUT, REDIS_POOL_SIZE, REDIS_BREAKER_FAILURES, REDIS_BREAKER_COOL_DOWN, ALGORITHM, LIMIT, WINDOW, CALENDAR, TIME_ZONE, BURST, COST, TIERS, TIER_FROM, KEY,
             KEY_RESOLVER_CLASS, TRUSTED_PROXIES, FORWARDED_HEADER, IPV6_PREFIX, POLICY_NAME, KEY_PREFIX, METHODS,
-            EXCLUDE_PATHS, ENFORCE, ON_REDIS_FAILURE, LOCAL_LIMIT, STATUS_CODE, HEADERS, TRANSPORT, LOCAL_DENY_CACHE, JMX, ADAPTIVE,
+            EXCLUDE_PATHS, EXEMPT_ADDRESSES, EXEMPT_ROLES, ENFORCE, ON_REDIS_FAILURE, LOCAL_LIMIT, STATUS_CODE, HEADERS, TRANSPORT, LOCAL_DENY_CACHE, JMX, ADAPTIVE,
             ADAPTIVE_LATENCY);
 
     /** The prefix of webapp-wide defaults: context-params and JAX-RS properties {@code ratelimit.<name>}. */

@@ -1,8 +1,5 @@
 package dev.ratelimit.http;
 
-import dev.ratelimit.internal.Immutable;
-import dev.ratelimit.internal.BadArgument;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -29,15 +26,15 @@ public final class TrustedProxies {
     /** The prefix length IPv6 clients are grouped by unless set. */
     public static final int DEFAULT_IPV6_PREFIX = 64;
 
-    private static final TrustedProxies NONE = new TrustedProxies(Immutable.listOf(), "none",
+    private static final TrustedProxies NONE = new TrustedProxies(AddressBlocks.NONE, "none",
             ProxyHeader.X_FORWARDED_FOR, DEFAULT_IPV6_PREFIX);
 
-    private final List<Block> blocks;
+    private final AddressBlocks blocks;
     private final String text;
     private final ProxyHeader header;
     private final int ipv6Prefix;
 
-    private TrustedProxies(List<Block> blocks, String text, ProxyHeader header, int ipv6Prefix) {
+    private TrustedProxies(AddressBlocks blocks, String text, ProxyHeader header, int ipv6Prefix) {
         this.blocks = blocks;
         this.text = text;
         this.header = header;
@@ -60,13 +57,8 @@ public final class TrustedProxies {
         if (cidrs == null || cidrs.trim().isEmpty()) {
             return NONE;
         }
-        String[] entries = cidrs.trim().split("[,\\s]+");
-        List<Block> blocks = new ArrayList<>();
-        for (String entry : entries) {
-            blocks.add(Block.parse(entry, cidrs));
-        }
-        return new TrustedProxies(Immutable.copyOf(blocks), String.join(", ", entries), ProxyHeader.X_FORWARDED_FOR,
-                DEFAULT_IPV6_PREFIX);
+        AddressBlocks blocks = AddressBlocks.parse("trustedProxies", cidrs);
+        return new TrustedProxies(blocks, blocks.toString(), ProxyHeader.X_FORWARDED_FOR, DEFAULT_IPV6_PREFIX);
     }
 
     /** The same proxies, writing that header (the other is ignored). */
@@ -108,12 +100,7 @@ public final class TrustedProxies {
     }
 
     private boolean contains(byte[] address) {
-        for (Block block : blocks) {
-            if (block.contains(address)) {
-                return true;
-            }
-        }
-        return false;
+        return blocks.contains(address);
     }
 
     /**
@@ -123,10 +110,22 @@ public final class TrustedProxies {
      * container can give) is its text in lower case.
      */
     public String clientAddress(RequestView request) {
-        String peer = request.remoteAddress();
-        byte[] client = literal(peer);
+        byte[] client = client(request);
         if (client == null) {
+            String peer = request.remoteAddress();
             return peer == null ? null : peer.toLowerCase(Locale.ROOT);
+        }
+        return IpLiteral.key(client, ipv6Prefix);
+    }
+
+    /**
+     * The client's address as bytes (4 or 16; an IPv4-mapped address as its 4), found as
+     * {@link #clientAddress} finds it, or null when the peer is no address literal.
+     */
+    byte[] client(RequestView request) {
+        byte[] client = literal(request.remoteAddress());
+        if (client == null) {
+            return null;
         }
         if (!blocks.isEmpty() && contains(client)) {
             List<Hop> hops = header.hops(request);
@@ -141,7 +140,7 @@ public final class TrustedProxies {
                 }
             }
         }
-        return IpLiteral.key(client, ipv6Prefix);
+        return client;
     }
 
     /**
@@ -166,52 +165,5 @@ public final class TrustedProxies {
     @Override
     public String toString() {
         return text;
-    }
-
-    private static final class Block {
-        final byte[] network;
-        final int prefixLength;
-
-        Block(byte[] network, int prefixLength) {
-            this.network = network;
-            this.prefixLength = prefixLength;
-        }
-
-        static Block parse(String entry, String all) {
-            int slash = entry.indexOf('/');
-            byte[] network = literal(slash < 0 ? entry : entry.substring(0, slash));
-            int bits = network == null ? 0 : network.length * 8;
-            int prefixLength = bits;
-            if (network != null && slash >= 0) {
-                try {
-                    prefixLength = Integer.parseInt(entry.substring(slash + 1));
-                } catch (NumberFormatException e) {
-                    prefixLength = -1;
-                }
-            }
-            if (network == null || prefixLength < 0 || prefixLength > bits) {
-                throw new BadArgument("trustedProxies", "trustedProxies must list CIDR blocks such as 10.0.0.0/8 or "
-                        + "2001:db8::/32 separated by commas, but '" + entry + "' in '" + all + "' is not one");
-            }
-            return new Block(network, prefixLength);
-        }
-
-        boolean contains(byte[] address) {
-            if (address.length != network.length) {
-                return false;
-            }
-            int fullBytes = prefixLength / 8;
-            for (int i = 0; i < fullBytes; i++) {
-                if (address[i] != network[i]) {
-                    return false;
-                }
-            }
-            int restBits = prefixLength % 8;
-            if (restBits == 0) {
-                return true;
-            }
-            int mask = 0xff << (8 - restBits);
-            return (address[fullBytes] & mask) == (network[fullBytes] & mask);
-        }
     }
 }

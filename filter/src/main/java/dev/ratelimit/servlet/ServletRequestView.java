@@ -102,6 +102,16 @@ final class ServletRequestView implements RequestView {
         return session == null ? null : session.getId();
     }
 
+    @Override
+    public boolean isUserInRole(String role) {
+        return request.isUserInRole(role);
+    }
+
+    @Override
+    public Object attribute(String name) {
+        return request.getAttribute(name);
+    }
+
     /**
      * A request attribute: it survives the container's later dispatches of the same request
      * (forward, include, error page, async), whatever {@code <dispatcher>} maps the filter.

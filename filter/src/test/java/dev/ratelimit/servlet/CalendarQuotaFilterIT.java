@@ -12,15 +12,11 @@ import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.net.URI;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -35,32 +31,16 @@ class CalendarQuotaFilterIT {
     static final RedisServerExtension redis = new RedisServerExtension();
 
     private static final ServletContainers.Pool containers = new ServletContainers.Pool();
-    private static final Pattern PARAM = Pattern.compile(
-            "<param-name>([^<]+)</param-name><param-value>([^<]*)</param-value>");
 
     @AfterAll
     static void stop() {
         containers.close();
     }
 
-    /** The init-params of the README's calendar snippet. */
-    private static Map<String, String> readmeParams() throws Exception {
-        String readme = Files.readString(Path.of("..", "README.md"));
-        int marker = readme.indexOf("<!-- web.xml calendar quota");
-        assertThat(marker).as("README marks its calendar snippet").isPositive();
-        int start = readme.indexOf("```xml", marker);
-        Matcher param = PARAM.matcher(readme.substring(start, readme.indexOf("```", start + 6)));
-        Map<String, String> params = new LinkedHashMap<>();
-        while (param.find()) {
-            params.put(param.group(1), param.group(2));
-        }
-        return params;
-    }
-
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
     void aDailyQuotaInBerlinDeniesUntilBerlinMidnight(Kind kind) throws Exception {
-        Map<String, String> params = readmeParams();
+        Map<String, String> params = ReadmeSnippets.initParams("web.xml calendar quota");
         assertThat(params).containsEntry("calendar", "day").containsEntry("timeZone", "Europe/Berlin");
         params.put("redisUri", redis.uri());
         params.put("keyPrefix", redis.keyPrefix() + kind + ":");

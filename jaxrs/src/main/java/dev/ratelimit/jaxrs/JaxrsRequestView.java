@@ -68,6 +68,23 @@ final class JaxrsRequestView implements RequestView {
         return principal == null ? null : principal.getName();
     }
 
+    /** The SecurityContext's roles, as {@link #userName()} reads its principal. */
+    @Override
+    public boolean isUserInRole(String role) {
+        SecurityContext security = request.getSecurityContext();
+        return security != null && security.isUserInRole(role);
+    }
+
+    /** A request property: on a servlet container, the servlet request's attributes. */
+    @Override
+    public Object attribute(String name) {
+        Object property = request.getProperty(name);
+        if (property == null && servletRequest != null) {
+            property = servletRequest.getAttribute(name);
+        }
+        return property;
+    }
+
     @Override
     public String sessionId() {
         HttpSession session = servletRequest == null ? null : servletRequest.getSession(false);
