@@ -20,6 +20,9 @@ final class AnnotationSettings {
         putText(settings, Settings.ALGORITHM.name(), annotation.algorithm());
         putNumber(settings, Settings.BURST.name(), annotation.burst());
         putNumber(settings, Settings.COST.name(), annotation.cost());
+        putText(settings, Settings.TIERS.name(), annotation.tiers());
+        putText(settings, Settings.TIER_FROM.name(), annotation.tierFrom());
+        putText(settings, Settings.EXEMPT_ROLES.name(), annotation.exemptRoles());
         putText(settings, Settings.KEY.name(), annotation.key());
         putText(settings, Settings.POLICY_NAME.name(), annotation.policy());
         return settings;

@@ -61,6 +61,15 @@ public @interface RateLimited {
     /** {@code ip} (default), {@code user} (the SecurityContext principal), {@code session}, {@code header:NAME}, {@code param:NAME}, {@code cookie:NAME}, {@code global}, joined with {@code +}. */
     String key() default "";
 
+    /** {@code name:limit} pairs such as {@code partner:1000, staff:5000}, with {@code tierFrom}: the first tier the request belongs to gives its limit. */
+    String tiers() default "";
+
+    /** With {@code tiers}: {@code role} (the SecurityContext's roles), {@code attribute:NAME} or {@code header:NAME}. */
+    String tierFrom() default "";
+
+    /** Roles (the SecurityContext's) whose requests are not limited and get no rate-limit headers, separated by commas. */
+    String exemptRoles() default "";
+
     /** The policy name in headers and Redis keys; {@code <ResourceClass>.<method>} unless set. */
     String policy() default "";
 }

@@ -148,6 +148,24 @@ abstract class RateLimitedResourcesContract {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void tiersByRoleAndExemptRolesOnOneMethod(Kind kind) throws Exception {
+        URI tiered = deploy(kind).resolve("rest/tiered");
+        assertThat(get(tiered, "X-User", "pat", "X-Roles", "partner").headers().firstValue("RateLimit-Policy"))
+                .as("the partner tier's quota").hasValueSatisfying(policy -> assertThat(policy).contains(";q=3;"));
+        assertThat(get(tiered, "X-User", "pat", "X-Roles", "partner").statusCode()).isEqualTo(200);
+        assertThat(get(tiered, "X-User", "pat", "X-Roles", "partner").statusCode()).isEqualTo(200);
+        assertThat(get(tiered, "X-User", "pat", "X-Roles", "partner").statusCode()).isEqualTo(429);
+        assertThat(get(tiered, "X-User", "joe").statusCode()).isEqualTo(200);
+        assertThat(get(tiered, "X-User", "joe").statusCode()).as("no tier: limit 1").isEqualTo(429);
+        for (int i = 0; i < 5; i++) {
+            var admin = get(tiered, "X-User", "root", "X-Roles", "admin");
+            assertThat(admin.statusCode()).isEqualTo(200);
+            assertThat(admin.headers().firstValue("RateLimit")).as("exempt: no headers").isEmpty();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
     void eachRequestTakesItsCost(Kind kind) throws Exception {
         URI app = deploy(kind);
         URI report = app.resolve("rest/account/report");

@@ -71,7 +71,18 @@ final class Resources {
         }
     }
 
-    /** Authenticates whoever names themselves in X-User: enough for key = "user". */
+    /** Tiers by role and an exempt role, for one method. */
+    @Path("tiered")
+    public static class Tiered {
+        @GET
+        @RateLimited(limit = 1, window = "1m", key = "user", tiers = "partner:3", tierFrom = "role",
+                exemptRoles = "admin")
+        public String get() {
+            return "tiered";
+        }
+    }
+
+    /** Authenticates whoever names themselves in X-User, with the roles in X-Roles: enough for key = "user". */
     @Provider
     @Priority(Priorities.AUTHENTICATION)
     public static class HeaderAuthentication implements ContainerRequestFilter {
@@ -81,6 +92,8 @@ final class Resources {
             if (user == null) {
                 return;
             }
+            String roles = request.getHeaderString("X-Roles");
+            java.util.List<String> granted = roles == null ? java.util.List.of() : java.util.List.of(roles.split(","));
             Principal principal = () -> user;
             request.setSecurityContext(new SecurityContext() {
                 @Override
@@ -90,7 +103,7 @@ final class Resources {
 
                 @Override
                 public boolean isUserInRole(String role) {
-                    return false;
+                    return granted.contains(role);
                 }
 
                 @Override
@@ -110,8 +123,8 @@ final class Resources {
     public static class LimitedApplication extends Application {
         @Override
         public Set<Class<?>> getClasses() {
-            return Set.of(Orders.class, Shared.class, Free.class, Account.class, HeaderAuthentication.class,
-                    RateLimitFeature.class);
+            return Set.of(Orders.class, Shared.class, Free.class, Account.class, Tiered.class,
+                    HeaderAuthentication.class, RateLimitFeature.class);
         }
     }
 
