@@ -87,6 +87,36 @@ public final class RateLimiter {
     }
 
     /**
+     * Takes each rule's cost if every rule allows it, each rule counting a client of its own: the
+     * dimensions of one request, such as {@code global}, the user and the API key. All rules are
+     * decided at once, all or nothing: a denial by one takes nothing from the others; the decision
+     * is the governing rule's. Keys are {@code <keyPrefix><policyName>:{<policyName>}:<rule name>:<client>}:
+     * one Cluster slot per policy, so the decision stays one exact script call there too.
+     *
+     * @param clientKeys one client key per rule, in the rules' order
+     * @throws IllegalArgumentException if the number of keys is not the number of rules, or a key is
+     *     null or empty
+     * @throws IllegalStateException with {@code onRedisFailure=local}, which keeps one client per decision
+     * @throws RedisFailureException if Redis cannot be asked and no failure policy is set
+     */
+    public Decision tryAcquireEach(List<String> clientKeys) {
+        if (clientKeys == null || clientKeys.size() != rules.size()) {
+            throw new IllegalArgumentException("clientKeys must hold one key per rule (" + rules.size()
+                    + "), but was " + clientKeys);
+        }
+        if (failurePolicy == FailurePolicy.LOCAL) {
+            throw new IllegalStateException("onRedisFailure=local limits one client per decision; policy '"
+                    + policyName + "' decides one client per rule: use allow or deny");
+        }
+        List<String> keys = new ArrayList<>(rules.size());
+        for (int i = 0; i < rules.size(); i++) {
+            keys.add(RedisKeys.dimensionKey(keyPrefix, policyName, rules.get(i).name(),
+                    RedisKeys.checkClientKey("clientKeys", clientKeys.get(i))));
+        }
+        return acquireOnce(String.join(" + ", clientKeys), keys, 0);
+    }
+
+    /**
      * Takes {@code permits} from every rule if every rule allows it; otherwise takes nothing.
      *
      * @throws IllegalArgumentException if the key is null or empty, or permits is below 1 or above a

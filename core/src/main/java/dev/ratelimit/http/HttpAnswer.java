@@ -73,10 +73,10 @@ public final class HttpAnswer {
         }
         HeaderMode mode = policy.headerMode();
         if (mode.draft()) {
-            String name = policy.quotedPolicyName();
+            String name = policy.quotedNameFor(decision);
             // On a denial t is the Retry-After value: the draft (-10) says Retry-After must not point earlier.
             long reset = decision.allowed() ? decision.resetAfterSeconds() : decision.retryAfterSeconds();
-            headers.add("RateLimit-Policy", name + ";q=" + decision.limit() + ";w=" + policy.windowSeconds());
+            headers.add("RateLimit-Policy", name + ";q=" + decision.limit() + ";w=" + policy.windowSecondsFor(decision));
             headers.add("RateLimit", name + ";r=" + decision.remaining() + ";t=" + reset);
         }
         if (mode.legacy()) {
@@ -98,11 +98,11 @@ public final class HttpAnswer {
         String detail = failedOpen
                 ? "The rate limiter cannot reach Redis and policy '" + policy.policyName()
                         + "' is set to deny when that happens. Try again in " + seconds(retryAfter) + "."
-                : "Policy '" + policy.policyName() + "' allows " + decision.limit() + " requests per "
-                        + policy.windowText() + (decision.local() ? " on this server while the rate limiter cannot "
+                : "Policy '" + policy.nameFor(decision) + "' allows " + decision.limit() + " requests per "
+                        + policy.windowTextFor(decision) + (decision.local() ? " on this server while the rate limiter cannot "
                         + "reach Redis" : "") + ". Try again in " + seconds(retryAfter) + ".";
         String type = failedOpen ? TEMPORARY_REDUCED_CAPACITY : QUOTA_EXCEEDED;
-        String violated = failedOpen ? "" : ",\"violated-policies\":[" + json(policy.policyName()) + "]";
+        String violated = failedOpen ? "" : ",\"violated-policies\":[" + json(policy.nameFor(decision)) + "]";
         return "{\"type\":" + json(type) + ",\"title\":" + json(title(status)) + ",\"status\":" + status
                 + ",\"detail\":" + json(detail) + violated + ",\"retryAfter\":" + retryAfter
                 + ",\"policy\":" + json(policy.policyName()) + "}";

@@ -2,6 +2,7 @@ package dev.ratelimit.http;
 
 import dev.ratelimit.internal.Immutable;
 import dev.ratelimit.AdaptiveLimit;
+import dev.ratelimit.Decision;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimiterBuilder;
@@ -30,7 +31,12 @@ public final class HttpPolicy {
 
     private final String policyName;
     private final String keyPrefix;
+    /** The rule; with {@code limits}, the first entry's. */
     private final Rule rule;
+    /** Every rule: the rule, or one per {@code limits} entry. */
+    private final List<Rule> rules;
+    /** With {@code limits}: the entries' rules and keys; otherwise null. */
+    private final Dimensions dimensions;
     private final Transport transport;
     private final FailurePolicy failurePolicy;
     /** With {@code onRedisFailure=local}, the limit each node applies alone; otherwise null. */
@@ -57,9 +63,11 @@ public final class HttpPolicy {
     /** Reads every setting; each check runs now, not when the first request comes. */
     HttpPolicy(PolicyReader in) {
         this.redis = in.redisSettings();
-        this.rule = in.rule();
         this.trustedProxies = in.get(Settings.TRUSTED_PROXIES).withHeader(in.get(Settings.FORWARDED_HEADER))
                 .withIpv6Prefix(Math.toIntExact(in.get(Settings.IPV6_PREFIX)));
+        this.dimensions = in.dimensions(trustedProxies);
+        this.rules = dimensions != null ? dimensions.rules() : Immutable.listOf(in.rule());
+        this.rule = rules.get(0);
         this.keyResolver = in.keyResolver(trustedProxies);
         this.matcher = new RequestMatcher(in.get(Settings.METHODS), in.get(Settings.EXCLUDE_PATHS));
         this.tiers = in.tiers();
@@ -80,10 +88,10 @@ public final class HttpPolicy {
                 RateLimiter.MAX_NAME_LENGTH);
         // The limiter's own cross-checks, run at startup rather than when the first request comes.
         if (transport == Transport.TRANSACTION) {
-            TransactionEvaluator.checkSupported(Immutable.listOf(rule));
+            TransactionEvaluator.checkSupported(rules);
         }
         if (adaptive != null) {
-            AdaptiveLimit.checkApplies(Immutable.listOf(rule));
+            AdaptiveLimit.checkApplies(rules);
         }
         this.quotedPolicyName = HttpAnswer.quoted(policyName);
         // A calendar period's length varies (23 to 25 hours a day): the draft's w gets the usual one.
@@ -111,6 +119,34 @@ public final class HttpPolicy {
         return matcher.matches(method, path);
     }
 
+    /** With {@code limits}: the entries, whose client keys {@link Dimensions#clientKeys} gives; otherwise null. */
+    public Dimensions dimensions() {
+        return dimensions;
+    }
+
+    /**
+     * The name answers carry for a decision: the policy's, or with {@code limits} the governing
+     * entry's as {@code <policy>/<entry>}, e.g. {@code api/user}.
+     */
+    public String nameFor(Decision decision) {
+        return dimensions == null ? policyName : policyName + "/" + decision.rule().name();
+    }
+
+    /** {@link #nameFor} as the draft's structured fields carry it. */
+    String quotedNameFor(Decision decision) {
+        return dimensions == null ? quotedPolicyName : HttpAnswer.quoted(nameFor(decision));
+    }
+
+    /** The window, in whole seconds, of the rule a decision reports. */
+    long windowSecondsFor(Decision decision) {
+        return dimensions == null ? windowSeconds : Durations.ceilSeconds(decision.rule().window());
+    }
+
+    /** The window as configured, of the rule a decision reports. */
+    String windowTextFor(Decision decision) {
+        return dimensions == null ? windowText() : Durations.format(decision.rule().window());
+    }
+
     /** The request's client key; {@link #MISSING_KEY} when it has none. */
     public String clientKey(RequestView request) {
         String key = keyResolver.resolve(request);
@@ -135,8 +171,11 @@ public final class HttpPolicy {
     }
 
     private RateLimiter newLimiter(RedisStore store, String name, Rule limit, Long local) {
-        RateLimiterBuilder builder = RateLimiter.builder(store).policyName(name).keyPrefix(keyPrefix).rule(limit)
-                .transport(transport).onRedisFailure(failurePolicy).localDenyCache(localDenyCache).adaptive(adaptive);
+        RateLimiterBuilder builder = RateLimiter.builder(store).policyName(name).keyPrefix(keyPrefix);
+        for (Rule each : limit == rule ? rules : Immutable.listOf(limit)) {
+            builder.rule(each);
+        }
+        builder.transport(transport).onRedisFailure(failurePolicy).localDenyCache(localDenyCache).adaptive(adaptive);
         if (local != null) {
             builder.localLimit(local);
         }
@@ -246,7 +285,8 @@ public final class HttpPolicy {
     /** The effective configuration, one line, without secrets: for the startup log and the JMX bean. */
     @Override
     public String toString() {
-        return "policy '" + policyName + "': " + rule.algorithm() + " " + rule.limit() + " per " + windowText()
+        return "policy '" + policyName + "': " + (dimensions != null ? rule.algorithm() + " limits " + dimensions
+                : rule.algorithm() + " " + rule.limit() + " per " + windowText())
                 + (rule.algorithm().usesBurst() ? ", burst " + rule.burst() : "") + ", cost " + rule.cost()
                 + ", key " + keyResolver + ", trustedProxies " + trustedProxies
                 + (trustedProxies.header() == Settings.FORWARDED_HEADER.defaultValue() ? ""

@@ -201,6 +201,32 @@ public final class PolicyReader {
         return Rule.calendar(required(Settings.LIMIT), period, timeZone);
     }
 
+    /**
+     * {@code limits}: several dimensions, or null when not set. It replaces {@code limit},
+     * {@code window} and {@code key}, which must then not be set, and takes {@code algorithm},
+     * {@code burst} and {@code cost} for every entry.
+     */
+    Dimensions dimensions(TrustedProxies proxies) {
+        String limits = text(Settings.LIMITS);
+        if (limits == null) {
+            return null;
+        }
+        for (Setting<?> excluded : Immutable.listOf(Settings.LIMIT, Settings.WINDOW, Settings.CALENDAR, Settings.KEY,
+                Settings.KEY_RESOLVER_CLASS, Settings.TIERS, Settings.TIER_FROM)) {
+            if (ownValue(excluded)) {
+                throw new IllegalArgumentException(label(Settings.LIMITS) + " and " + label(excluded)
+                        + " exclude each other, but both were set: '" + limits + "' and '" + text(excluded)
+                        + "'; keep " + Settings.LIMITS.name());
+            }
+        }
+        if (get(Settings.ON_REDIS_FAILURE) == FailurePolicy.LOCAL) {
+            throw new IllegalArgumentException(label(Settings.ON_REDIS_FAILURE) + " is 'local', which limits one "
+                    + "client per request, but " + label(Settings.LIMITS) + " decides one per dimension; use allow "
+                    + "or deny");
+        }
+        return Dimensions.parse(limits, get(Settings.ALGORITHM), get(Settings.BURST), get(Settings.COST), proxies);
+    }
+
     /** {@code tiers} with {@code tierFrom}: each needs the other. */
     Tiers tiers() {
         String tiers = text(Settings.TIERS);

@@ -61,7 +61,9 @@ public final class RateLimitPipeline {
                 || policy.exempt(request)) {
             return Admission.UNLIMITED;
         }
-        Decision decision = limiterFor(request).tryAcquire(policy.clientKey(request));
+        Decision decision = policy.dimensions() != null
+                ? limiter.tryAcquireEach(policy.dimensions().clientKeys(request))
+                : limiterFor(request).tryAcquire(policy.clientKey(request));
         if (decision.allowed()) {
             // Adaptive limits watch how long admitted requests take; nobody else needs the clock read.
             boolean timed = policy.adaptive();

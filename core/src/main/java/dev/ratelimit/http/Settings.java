@@ -58,6 +58,9 @@ public final class Settings {
             "how long an open breaker sends nothing to its node before one probe");
     public static final Setting<Algorithm> ALGORITHM = Setting.of("algorithm", "sliding-log",
             Algorithm.SLIDING_LOG, "an algorithm", Algorithm::fromConfigName, "how requests are counted");
+    public static final Setting<String> LIMITS = Setting.of("limits", "", null,
+            "entries such as '100 per 1m by user' separated by ';'", Function.identity(),
+            "several dimensions decided together, instead of limit, window and key");
     public static final Setting<Long> LIMIT = wholeNumber("limit", "required", null, 1, Long.MAX_VALUE,
             "a whole number of at least 1, such as 100", "requests per window");
     public static final Setting<Duration> WINDOW = Setting.of("window", "required", null, DURATION,
@@ -131,7 +134,7 @@ public final class Settings {
 
     /** Every setting, in the documented order. */
     public static final List<Setting<?>> ALL = Immutable.listOf(REDIS_URI, REDIS_SENTINEL_MASTER, REDIS_SENTINEL_NODES,
-            REDIS_CLUSTER_NODES, REDIS_TIMEOUT, REDIS_POOL_SIZE, REDIS_BREAKER_FAILURES, REDIS_BREAKER_COOL_DOWN, ALGORITHM, LIMIT, WINDOW, CALENDAR, TIME_ZONE, BURST, COST, TIERS, TIER_FROM, KEY,
+            REDIS_CLUSTER_NODES, REDIS_TIMEOUT, REDIS_POOL_SIZE, REDIS_BREAKER_FAILURES, REDIS_BREAKER_COOL_DOWN, ALGORITHM, LIMITS, LIMIT, WINDOW, CALENDAR, TIME_ZONE, BURST, COST, TIERS, TIER_FROM, KEY,
             KEY_RESOLVER_CLASS, TRUSTED_PROXIES, FORWARDED_HEADER, IPV6_PREFIX, POLICY_NAME, KEY_PREFIX, METHODS,
             EXCLUDE_PATHS, EXEMPT_ADDRESSES, EXEMPT_ROLES, ENFORCE, ON_REDIS_FAILURE, LOCAL_LIMIT, STATUS_CODE, HEADERS, TRANSPORT, LOCAL_DENY_CACHE, JMX, ADAPTIVE,
             ADAPTIVE_LATENCY);

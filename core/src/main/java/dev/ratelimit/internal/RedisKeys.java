@@ -24,6 +24,16 @@ public final class RedisKeys {
     }
 
     /**
+     * The key of one rule's client when each rule of a decision has a client of its own (several
+     * dimensions: global, per user, per API key): {@code <keyPrefix><policyName>:{<policyName>}:<rule
+     * name>:<clientKey>}. The policy name is the hash tag, so the keys of every dimension of a
+     * decision share one Cluster slot and one script decides them all at once.
+     */
+    public static String dimensionKey(String keyPrefix, String policyName, String ruleName, String clientKey) {
+        return keyPrefix + policyName + ":{" + policyName + "}:" + ruleName + ':' + clientPart(clientKey);
+    }
+
+    /**
      * The client key as stored: itself when it is short printable ASCII, otherwise {@code #} and
      * the unpadded base64url SHA-256 of its UTF-8 bytes (44 characters). Braces are digested too:
      * a {@code }} inside would end the hash tag early and could split one decision's keys across
