@@ -2,6 +2,7 @@ package dev.ratelimit.servlet;
 
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
+import jakarta.servlet.FilterConfig;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
@@ -19,6 +20,18 @@ import java.util.List;
  * {@code X-Test-Plan}. Tests only: it trusts the client entirely.
  */
 public class HeaderAuthenticationFilter implements Filter {
+    /** Servlet 3.1 (the javax copy) has no default for it. */
+    @Override
+    public void init(FilterConfig config) {
+        // nothing to read
+    }
+
+    /** Servlet 3.1 (the javax copy) has no default for it. */
+    @Override
+    public void destroy() {
+        // nothing held
+    }
+
     @Override
     public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
             throws IOException, ServletException {
