@@ -115,8 +115,10 @@ class RateLimitFilterLocalFallbackIT {
                 assertThat(answer.body()).contains("\"status\":429", "quota-exceeded",
                         "allows 3 requests per 1m on this server while the rate limiter cannot reach Redis");
             } else {
+                // Admissions in one microsecond are stamped one after the other (as the script does),
+                // so the last of a burst can clear a microsecond past the window: 61 s rounded up.
                 assertThat(answer.headers().firstValue("RateLimit")).hasValueSatisfying(
-                        value -> assertThat(value).matches("\"" + policy + "\";r=[012];t=(59|60)"));
+                        value -> assertThat(value).matches("\"" + policy + "\";r=[012];t=(59|60|61)"));
             }
         }
     }
