@@ -12,7 +12,7 @@ import dev.ratelimit.Decision;
  */
 public final class Admission {
     /** A request no policy limits: no headers, nothing to do afterwards. */
-    static final Admission UNLIMITED = new Admission(null, null, false, false, 0);
+    static final Admission UNLIMITED = new Admission(null, null, false, false, 0, null);
 
     private final HttpPolicy policy;
     private final Decision decision;
@@ -20,13 +20,17 @@ public final class Admission {
     /** Whether the handler's time is measured (for adaptive limits), and from when, in nanoseconds. */
     private final boolean timed;
     private final long admittedAtNanos;
+    /** The client key, kept when the permits may be given back after the handler ({@code countStatus}). */
+    private final String refundKey;
 
-    Admission(HttpPolicy policy, Decision decision, boolean denied, boolean timed, long admittedAtNanos) {
+    Admission(HttpPolicy policy, Decision decision, boolean denied, boolean timed, long admittedAtNanos,
+            String refundKey) {
         this.policy = policy;
         this.decision = decision;
         this.denied = denied;
         this.timed = timed;
         this.admittedAtNanos = admittedAtNanos;
+        this.refundKey = refundKey;
     }
 
     /** Whether a policy counted the request (then it carries rate-limit headers). */
@@ -75,6 +79,10 @@ public final class Admission {
 
     long admittedAtNanos() {
         return admittedAtNanos;
+    }
+
+    String refundKey() {
+        return refundKey;
     }
 
     @Override

@@ -47,21 +47,23 @@ public final class RateLimitPipeline {
         if (!policy.appliesTo(request.method(), request.path()) || !request.firstVisit(marker)) {
             return Admission.UNLIMITED;
         }
-        Decision decision = limiter.tryAcquire(policy.clientKey(request));
+        String clientKey = policy.clientKey(request);
+        Decision decision = limiter.tryAcquire(clientKey);
         if (decision.allowed()) {
             // Adaptive limits watch how long admitted requests take; nobody else needs the clock read.
             boolean timed = policy.adaptive();
-            return new Admission(policy, decision, false, timed, timed ? System.nanoTime() : 0);
+            return new Admission(policy, decision, false, timed, timed ? System.nanoTime() : 0,
+                    policy.countStatus() == null ? null : clientKey);
         }
         if (!policy.enforce()) {
             logDryRunDenial();
-            return new Admission(policy, decision, false, false, 0);
+            return new Admission(policy, decision, false, false, 0, null);
         }
         if (log.isDebugEnabled()) {
             log.debug("Rate limit policy '{}' denied {} {}: {}", policy.policyName(), request.method(),
                     request.path(), decision);
         }
-        return new Admission(policy, decision, true, false, 0);
+        return new Admission(policy, decision, true, false, 0, null);
     }
 
     /**
@@ -72,6 +74,21 @@ public final class RateLimitPipeline {
     public void after(Admission admission, int status) {
         if (admission.timed()) {
             limiter.recordAdmittedLatency(Duration.ofNanos(System.nanoTime() - admission.admittedAtNanos()));
+        }
+        refundUncounted(admission, status);
+    }
+
+    /**
+     * {@code countStatus}: the permits were taken up front, so concurrent requests can never pass the
+     * limit; an answer whose status does not count gives them back. Only an admission carries the
+     * key for it (a denial, dry run or not, took nothing); a degraded admission took nothing in
+     * Redis, so the limiter finds nothing to give back. Never throws: a failed refund leaves the
+     * permits counted.
+     */
+    private void refundUncounted(Admission admission, int status) {
+        String key = admission.refundKey();
+        if (key != null && !policy.countStatus().matches(status)) {
+            limiter.refund(key, admission.decision());
         }
     }
 
