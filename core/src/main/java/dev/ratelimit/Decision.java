@@ -1,6 +1,8 @@
 package dev.ratelimit;
 
+import dev.ratelimit.internal.DecisionAccess;
 import dev.ratelimit.internal.Durations;
+import dev.ratelimit.internal.Receipt;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -12,6 +14,21 @@ import java.util.Objects;
  * left.
  */
 public final class Decision {
+    static {
+        DecisionAccess.install(new DecisionAccess.Bridge() {
+            @Override
+            public Decision withReceipt(Decision decision, Receipt receipt) {
+                return new Decision(decision.allowed, decision.rule, decision.remaining, decision.retryAfter,
+                        decision.resetAfter, decision.degraded, decision.local, receipt);
+            }
+
+            @Override
+            public Receipt receipt(Decision decision) {
+                return decision.receipt;
+            }
+        });
+    }
+
     private final boolean allowed;
     private final Rule rule;
     private final long remaining;
@@ -19,9 +36,16 @@ public final class Decision {
     private final Duration resetAfter;
     private final boolean degraded;
     private final boolean local;
+    /** What an admission took, for {@link RateLimiter#refund}; null when nothing can be given back. */
+    private final Receipt receipt;
 
     private Decision(boolean allowed, Rule rule, long remaining, Duration retryAfter, Duration resetAfter,
             boolean degraded, boolean local) {
+        this(allowed, rule, remaining, retryAfter, resetAfter, degraded, local, null);
+    }
+
+    private Decision(boolean allowed, Rule rule, long remaining, Duration retryAfter, Duration resetAfter,
+            boolean degraded, boolean local, Receipt receipt) {
         this.allowed = allowed;
         this.rule = Objects.requireNonNull(rule, "rule");
         this.remaining = remaining;
@@ -29,6 +53,7 @@ public final class Decision {
         this.resetAfter = Objects.requireNonNull(resetAfter, "resetAfter");
         this.degraded = degraded;
         this.local = local;
+        this.receipt = receipt;
     }
 
     /**

@@ -55,6 +55,7 @@ public final class RateLimiter {
     private final FailureAnswer onFailure;
     private final LocalDenyCache denyCache;
     private final DecisionAccounting accounting;
+    private final Refunds refunds;
 
     RateLimiter(RateLimiterBuilder builder) {
         this.policyName = builder.policyName;
@@ -68,6 +69,7 @@ public final class RateLimiter {
                 builder.nanoClock);
         this.denyCache = builder.localDenyCache ? new LocalDenyCache(LOCAL_DENY_CACHE_SIZE, builder.nanoClock) : null;
         this.accounting = new DecisionAccounting(policyName, builder.listeners);
+        this.refunds = new Refunds(policyName);
     }
 
     /** Starts a limiter that keeps its state in the given Redis. */
@@ -186,6 +188,30 @@ public final class RateLimiter {
         if (denyCache != null) {
             denyCache.forget(key + '\n');
         }
+    }
+
+    /**
+     * Gives back the permits an admission took, as if the request had not been made, as far as the
+     * client's state still holds them: for example when only some outcomes should count (HTTP's
+     * {@code countStatus}). In one round trip, for every rule of the decision; per algorithm, see
+     * README's "Login protection". Nothing happens for a denial, a peek, a degraded decision that
+     * took nothing, a {@code transaction} transport's decision, or a decision already refunded (each
+     * admission is given back at most once), nor once the admission's window has passed. Never
+     * throws for a Redis failure: it is logged, and the permits stay counted until their window or
+     * bucket frees them (so a failure errs toward denying, never toward admitting more).
+     *
+     * @param key the client the decision was made for
+     * @param decision what {@link #tryAcquire} returned for it
+     * @return whether permits were given back
+     * @throws IllegalArgumentException if the key is null or empty, or the decision was made for another key
+     */
+    public boolean refund(String key, Decision decision) {
+        boolean back = refunds.refund(keys(key), decision);
+        if (back && denyCache != null) {
+            // A denial remembered before the refund may no longer hold: never deny what Redis would allow.
+            denyCache.forget(key + '\n');
+        }
+        return back;
     }
 
     /** Redis failures met so far (each one decided by the failure policy or thrown). */

@@ -1,6 +1,7 @@
 package dev.ratelimit.http;
 
 import dev.ratelimit.Decision;
+import dev.ratelimit.RateLimiter;
 
 /**
  * What the {@link RateLimitPipeline} decided for one request before its handler runs: not limited
@@ -12,7 +13,7 @@ import dev.ratelimit.Decision;
  */
 public final class Admission {
     /** A request no policy limits: no headers, nothing to do afterwards. */
-    static final Admission UNLIMITED = new Admission(null, null, false, false, 0);
+    static final Admission UNLIMITED = new Admission(null, null, false, false, 0, null, null);
 
     private final HttpPolicy policy;
     private final Decision decision;
@@ -20,13 +21,20 @@ public final class Admission {
     /** Whether the handler's time is measured (for adaptive limits), and from when, in nanoseconds. */
     private final boolean timed;
     private final long admittedAtNanos;
+    /** The client key, kept when the permits may be given back after the handler ({@code countStatus}). */
+    private final String refundKey;
+    /** The limiter that decided (the policy's or its tier's), to give the permits back to; or null. */
+    private final RateLimiter limiter;
 
-    Admission(HttpPolicy policy, Decision decision, boolean denied, boolean timed, long admittedAtNanos) {
+    Admission(HttpPolicy policy, Decision decision, boolean denied, boolean timed, long admittedAtNanos,
+            String refundKey, RateLimiter limiter) {
         this.policy = policy;
         this.decision = decision;
         this.denied = denied;
         this.timed = timed;
         this.admittedAtNanos = admittedAtNanos;
+        this.refundKey = refundKey;
+        this.limiter = limiter;
     }
 
     /** Whether a policy counted the request (then it carries rate-limit headers). */
@@ -75,6 +83,14 @@ public final class Admission {
 
     long admittedAtNanos() {
         return admittedAtNanos;
+    }
+
+    String refundKey() {
+        return refundKey;
+    }
+
+    RateLimiter limiter() {
+        return limiter;
     }
 
     @Override

@@ -55,6 +55,8 @@ public final class HttpPolicy {
     private final List<String> exemptRoles;
     private final boolean enforce;
     private final int statusCode;
+    /** {@code countStatus}: null when every answer counts. */
+    private final StatusMatcher countStatus;
     private final HeaderMode headerMode;
     /** What every answer's headers repeat, worked out once: the quoted name and the window in seconds. */
     private final String quotedPolicyName;
@@ -83,6 +85,7 @@ public final class HttpPolicy {
         this.adaptive = in.adaptive();
         this.enforce = in.get(Settings.ENFORCE);
         this.statusCode = Math.toIntExact(in.get(Settings.STATUS_CODE));
+        this.countStatus = in.get(Settings.COUNT_STATUS);
         this.policyName = RedisKeys.checkKeyPart("policyName", in.policyName(), 1, RateLimiter.MAX_NAME_LENGTH);
         this.keyPrefix = RedisKeys.checkKeyPart("keyPrefix", in.get(Settings.KEY_PREFIX), 0,
                 RateLimiter.MAX_NAME_LENGTH);
@@ -233,6 +236,11 @@ public final class HttpPolicy {
     /** False for a dry run: count and send headers, never refuse. */
     public boolean enforce() {
         return enforce;
+    }
+
+    /** Which answers count ({@code countStatus}), or null when all do. */
+    public StatusMatcher countStatus() {
+        return countStatus;
     }
 
     public int statusCode() {

@@ -212,7 +212,7 @@ public final class PolicyReader {
             return null;
         }
         for (Setting<?> excluded : Immutable.listOf(Settings.LIMIT, Settings.WINDOW, Settings.CALENDAR, Settings.KEY,
-                Settings.KEY_RESOLVER_CLASS, Settings.TIERS, Settings.TIER_FROM)) {
+                Settings.KEY_RESOLVER_CLASS, Settings.TIERS, Settings.TIER_FROM, Settings.COUNT_STATUS)) {
             if (ownValue(excluded)) {
                 throw new IllegalArgumentException(label(Settings.LIMITS) + " and " + label(excluded)
                         + " exclude each other, but both were set: '" + limits + "' and '" + text(excluded)

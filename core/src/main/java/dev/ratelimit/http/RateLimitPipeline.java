@@ -61,23 +61,25 @@ public final class RateLimitPipeline {
                 || policy.exempt(request)) {
             return Admission.UNLIMITED;
         }
-        Decision decision = policy.dimensions() != null
-                ? limiter.tryAcquireEach(policy.dimensions().clientKeys(request))
-                : limiterFor(request).tryAcquire(policy.clientKey(request));
+        RateLimiter decider = policy.dimensions() != null ? limiter : limiterFor(request);
+        String clientKey = policy.dimensions() != null ? null : policy.clientKey(request);
+        Decision decision = clientKey == null ? limiter.tryAcquireEach(policy.dimensions().clientKeys(request))
+                : decider.tryAcquire(clientKey);
         if (decision.allowed()) {
             // Adaptive limits watch how long admitted requests take; nobody else needs the clock read.
             boolean timed = policy.adaptive();
-            return new Admission(policy, decision, false, timed, timed ? System.nanoTime() : 0);
+            return new Admission(policy, decision, false, timed, timed ? System.nanoTime() : 0,
+                    policy.countStatus() == null ? null : clientKey, decider);
         }
         if (!policy.enforce()) {
             logDryRunDenial();
-            return new Admission(policy, decision, false, false, 0);
+            return new Admission(policy, decision, false, false, 0, null, null);
         }
         if (log.isDebugEnabled()) {
             log.debug("Rate limit policy '{}' denied {} {}: {}", policy.policyName(), request.method(),
                     request.path(), decision);
         }
-        return new Admission(policy, decision, true, false, 0);
+        return new Admission(policy, decision, true, false, 0, null, null);
     }
 
     /**
@@ -88,6 +90,21 @@ public final class RateLimitPipeline {
     public void after(Admission admission, int status) {
         if (admission.timed()) {
             limiter.recordAdmittedLatency(Duration.ofNanos(System.nanoTime() - admission.admittedAtNanos()));
+        }
+        refundUncounted(admission, status);
+    }
+
+    /**
+     * {@code countStatus}: the permits were taken up front, so concurrent requests can never pass the
+     * limit; an answer whose status does not count gives them back. Only an admission carries the
+     * key for it (a denial, dry run or not, took nothing); a degraded admission took nothing in
+     * Redis, so the limiter finds nothing to give back. Never throws: a failed refund leaves the
+     * permits counted.
+     */
+    private void refundUncounted(Admission admission, int status) {
+        String key = admission.refundKey();
+        if (key != null && !policy.countStatus().matches(status)) {
+            admission.limiter().refund(key, admission.decision());
         }
     }
 

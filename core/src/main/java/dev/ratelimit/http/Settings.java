@@ -119,6 +119,9 @@ public final class Settings {
             + "admits alone while Redis cannot be asked");
     public static final Setting<Long> STATUS_CODE = wholeNumber("statusCode", "429", 429L, 400, 599,
             "an HTTP error status between 400 and 599, such as 429", "status of a denial");
+    public static final Setting<StatusMatcher> COUNT_STATUS = Setting.of("countStatus", "all", null,
+            "HTTP statuses or classes such as 401,403 or 4xx", StatusMatcher::parse,
+            "only answers with these statuses count: the permits of any other answer are given back");
     public static final Setting<HeaderMode> HEADERS = Setting.of("headers", "draft", HeaderMode.DRAFT,
             "draft, legacy, both or none", HeaderMode::fromConfigName, "which rate-limit headers answers carry");
     public static final Setting<Transport> TRANSPORT = Setting.of("transport", "lua", Transport.LUA,
@@ -136,7 +139,7 @@ public final class Settings {
     public static final List<Setting<?>> ALL = Immutable.listOf(REDIS_URI, REDIS_SENTINEL_MASTER, REDIS_SENTINEL_NODES,
             REDIS_CLUSTER_NODES, REDIS_TIMEOUT, REDIS_POOL_SIZE, REDIS_BREAKER_FAILURES, REDIS_BREAKER_COOL_DOWN, ALGORITHM, LIMITS, LIMIT, WINDOW, CALENDAR, TIME_ZONE, BURST, COST, TIERS, TIER_FROM, KEY,
             KEY_RESOLVER_CLASS, TRUSTED_PROXIES, FORWARDED_HEADER, IPV6_PREFIX, POLICY_NAME, KEY_PREFIX, METHODS,
-            EXCLUDE_PATHS, EXEMPT_ADDRESSES, EXEMPT_ROLES, ENFORCE, ON_REDIS_FAILURE, LOCAL_LIMIT, STATUS_CODE, HEADERS, TRANSPORT, LOCAL_DENY_CACHE, JMX, ADAPTIVE,
+            EXCLUDE_PATHS, EXEMPT_ADDRESSES, EXEMPT_ROLES, ENFORCE, ON_REDIS_FAILURE, LOCAL_LIMIT, STATUS_CODE, COUNT_STATUS, HEADERS, TRANSPORT, LOCAL_DENY_CACHE, JMX, ADAPTIVE,
             ADAPTIVE_LATENCY);
 
     /** The prefix of webapp-wide defaults: context-params and JAX-RS properties {@code ratelimit.<name>}. */

@@ -10,10 +10,12 @@ import java.util.List;
 import java.util.Map;
 
 /** Runs the algorithm's Lua script for all rules of a limiter at once: all or nothing. */
-public final class LuaEvaluator implements Evaluator {
+public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
     private static final Map<Algorithm, LuaScript> SCRIPTS = new EnumMap<>(Algorithm.class);
     /** Calendar rules: fixed-window counting per calendar period. */
     private static final LuaScript CALENDAR_SCRIPT = LuaScript.limiter("calendar-window");
+    /** Gives an admission back, for every algorithm: see its header. */
+    private static final LuaScript REFUND_SCRIPT = LuaScript.load("refund");
 
     static {
         for (Algorithm algorithm : Algorithm.values()) {
@@ -29,6 +31,8 @@ public final class LuaEvaluator implements Evaluator {
     /** Each calendar rule's period starts, which change when a period ends; empty without calendar rules. */
     private final List<CalendarBounds> calendarBounds = new ArrayList<>();
     private final int argCount;
+    /** The script's name, as refund.lua knows it. */
+    private final String scriptName;
 
     /**
      * @param rules one or more rules, all of one algorithm (checked by the caller)
@@ -38,6 +42,7 @@ public final class LuaEvaluator implements Evaluator {
         this.rules = Immutable.copyOf(rules);
         boolean calendar = rules.get(0).calendar() != null;
         this.script = calendar ? CALENDAR_SCRIPT : SCRIPTS.get(rules.get(0).algorithm());
+        this.scriptName = calendar ? "calendar-window" : rules.get(0).algorithm().configName();
         int count = 1;
         for (Rule rule : rules) {
             List<String> args = calendar ? Immutable.listOf(Long.toString(rule.limit()))
@@ -73,7 +78,40 @@ public final class LuaEvaluator implements Evaluator {
             }
         }
         List<Long> reply = gateway.eval(script, keys, args);
-        return governing(reply);
+        Decision decision = governing(reply);
+        int receipts = 1 + 4 * rules.size();
+        if (reply.size() == receipts + rules.size()) {
+            // An admission that consumed: the driver added each rule's stamp for refund.lua.
+            long[] stamps = new long[rules.size()];
+            for (int i = 0; i < stamps.length; i++) {
+                stamps[i] = reply.get(receipts + i);
+            }
+            decision = DecisionAccess.withReceipt(decision, new Receipt(this, keys, permits, stamps));
+        }
+        return decision;
+    }
+
+    /** One round trip to refund.lua: each rule's permits and stamp, then its limiter arguments. */
+    @Override
+    public boolean giveBack(Receipt receipt) {
+        List<String> args = new ArrayList<>(2 + argCount + rules.size());
+        args.add(scriptName);
+        args.add(Integer.toString(2 + ruleArgs.get(0).size()));
+        for (int i = 0; i < rules.size(); i++) {
+            args.add(Long.toString(receipt.permits(i)));
+            args.add(Long.toString(receipt.stamp(i)));
+            args.addAll(ruleArgs.get(i));
+        }
+        boolean back = false;
+        for (long given : gateway.eval(REFUND_SCRIPT, receipt.keys(), args)) {
+            back |= given == 1;
+        }
+        return back;
+    }
+
+    /** The refund script, for tests that need to reach Redis the same way. */
+    static LuaScript refundScript() {
+        return REFUND_SCRIPT;
     }
 
     /**

@@ -65,5 +65,6 @@ end
 local function commit(key, remaining, count, start, left)
   -- string.format: concatenation would print 16-digit microseconds as %.14g.
   redis.call('SET', key, string.format('c%d:%d', start, count), 'PX', math.ceil(left / 1000))
-  return remaining, left
+  -- The receipt is the period: refund.lua gives back only within it.
+  return remaining, left, start
 end

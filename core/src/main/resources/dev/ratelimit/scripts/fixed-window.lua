@@ -12,8 +12,10 @@
 -- check() and commit() are run by limiter-driver.lua, appended when the script is loaded; it
 -- returns {all_allowed, then per rule: allowed, remaining, retry_after_us, reset_after_us}.
 -- A denial (by any rule) writes nothing.
--- Clock: none to inject, so a last ARGV after the rules' arguments (the other scripts' `now`) is
--- ignored; tests move this clock by setting the key's TTL (PEXPIRE) instead.
+-- Clock: none to decide with; tests move this clock by setting the key's TTL (PEXPIRE) instead.
+-- Only an admission reads TIME (or a last ARGV after the rules' arguments, the other scripts'
+-- `now`), for its receipt: the window's end in microseconds, which tells refund.lua whether the
+-- counter it finds is still this admission's window.
 
 local ARGS_PER_RULE = 3
 local consume = ARGV[1] == '1'
@@ -37,13 +39,22 @@ local function check(key, permits_arg, limit_arg, window_arg)
   return 1, limit - count, 0, left, limit - count - permits, permits_arg, pttl, tonumber(window_arg)
 end
 
+local function clock()
+  if #ARGV > 1 + #KEYS * ARGS_PER_RULE then
+    return tonumber(ARGV[#ARGV])
+  end
+  local t = redis.call('TIME')
+  return t[1] * 1000000 + t[2]
+end
+
 local function commit(key, remaining, permits_arg, pttl, window)
   if pttl < 0 then
     -- A new window (or a counter that lost its TTL, or another algorithm's state): start it,
     -- TTL and value in one command.
-    redis.call('SET', key, permits_arg, 'PX', math.ceil(window / 1000))
-    return remaining, window
+    local ttl = math.ceil(window / 1000)
+    redis.call('SET', key, permits_arg, 'PX', ttl)
+    return remaining, window, clock() + ttl * 1000
   end
   redis.call('INCRBY', key, permits_arg)
-  return remaining, (pttl + 1) * 1000
+  return remaining, (pttl + 1) * 1000, clock() + (pttl + 1) * 1000
 end

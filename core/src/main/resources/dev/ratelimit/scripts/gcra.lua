@@ -48,5 +48,5 @@ end
 
 local function commit(key, remaining, new_tat)
   redis.call('SET', key, string.format('-%d', new_tat), 'PX', math.max(1, math.ceil((new_tat - now) / 1000)))
-  return remaining, new_tat - now
+  return remaining, new_tat - now, 0
 end

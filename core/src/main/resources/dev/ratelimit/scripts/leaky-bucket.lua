@@ -57,5 +57,5 @@ end
 
 local function commit(key, remaining, filled, drain_time)
   redis.call('SET', key, string.format('l%d %d', filled, now), 'PX', math.max(1, math.ceil(drain_time / 1000)))
-  return remaining, drain_time
+  return remaining, drain_time, 0
 end

@@ -6,12 +6,16 @@
 --   check(key, args...)  reads the rule's state; returns allowed, remaining, retry_after_us,
 --                        reset_after_us, then at most five values for commit(). Writes nothing.
 --   commit(key, ...)     takes those values, writes, and returns remaining and reset_after_us
---                        after the request.
+--                        after the request, and the admission's receipt: what refund.lua needs to
+--                        find this admission's permits again (a window, a period, a log entry's
+--                        score; 0 for the buckets and gcra, whose refund needs none).
 -- One rule, the common case, builds no table but the reply; nothing anywhere builds closures: both
 -- cost Redis CPU on every call. Several rules are all or nothing: every rule is checked before any
 -- is committed, and nothing is committed on a peek.
 --
--- Returns {all_allowed, then per rule: allowed, remaining, retry_after_us, reset_after_us}.
+-- Returns {all_allowed, then per rule: allowed, remaining, retry_after_us, reset_after_us}, and
+-- after an admission that consumed, one receipt per rule at the end (peeks and denials keep the
+-- short reply: only an admission can be refunded).
 --
 -- Clock seam, for tests: one ARGV more than 1 + #KEYS * ARGS_PER_RULE is `now` (microseconds), read
 -- by the script instead of TIME so a test can run it at exact instants. LuaEvaluator never sends it.
@@ -25,7 +29,11 @@
 
 if #KEYS == 1 then
   local allowed, remaining, retry, reset, s1, s2, s3, s4, s5 = check(KEYS[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])
-  if allowed == 1 and consume then remaining, reset = commit(KEYS[1], s1, s2, s3, s4, s5) end
+  if allowed == 1 and consume then
+    local receipt
+    remaining, reset, receipt = commit(KEYS[1], s1, s2, s3, s4, s5)
+    return {allowed, allowed, remaining, retry, reset, receipt}
+  end
   return {allowed, allowed, remaining, retry, reset}
 end
 local checked, all_allowed = {}, 1
@@ -35,10 +43,13 @@ for i = 1, #KEYS do
   if checked[i][1] == 0 then all_allowed = 0 end
 end
 local reply = {all_allowed}
+local committing = all_allowed == 1 and consume
 for i, r in ipairs(checked) do
   local remaining, reset = r[2], r[4]
-  if all_allowed == 1 and consume then remaining, reset = commit(KEYS[i], unpack(r, 5)) end
   local at = 4 * i - 2
+  if committing then
+    remaining, reset, reply[1 + 4 * #KEYS + i] = commit(KEYS[i], unpack(r, 5))
+  end
   reply[at], reply[at + 1], reply[at + 2], reply[at + 3] = r[1], remaining, r[3], reset
 end
 return reply

@@ -153,5 +153,6 @@ local function commit(key, remaining, new_total, window, stamp, trim)
   redis.call('ZADD', key, int(stamp), int(new_total))
   local left = stamp + window - now
   redis.call('PEXPIRE', key, math.ceil(left / 1000))
-  return remaining, left
+  -- The receipt is the entry's score, unique in the log: refund.lua removes that entry.
+  return remaining, left, stamp
 end

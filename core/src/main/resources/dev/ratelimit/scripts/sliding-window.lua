@@ -73,5 +73,6 @@ end
 
 local function commit(key, remaining, reset, index, current, previous)
   redis.call('SET', key, string.format('w%d %d %d', index, current, previous), 'PX', math.ceil(reset / 1000))
-  return remaining, reset
+  -- The receipt is the window's number: refund.lua gives back only while it is current.
+  return remaining, reset, index
 end

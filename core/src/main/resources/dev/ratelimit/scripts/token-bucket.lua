@@ -57,5 +57,5 @@ end
 
 local function commit(key, remaining, left, refill_time)
   redis.call('SET', key, string.format('t%d %d', left, now), 'PX', math.max(1, math.ceil(refill_time / 1000)))
-  return remaining, refill_time
+  return remaining, refill_time, 0
 end

@@ -15,7 +15,9 @@ import redis.clients.jedis.UnifiedJedis;
  * for the *ClockIT tests, the trailing {@code now} in microseconds that the scripts read instead of
  * Redis' TIME. Every rule takes the same number of permits.
  *
- * <p>Replies are {all_allowed, then per rule: allowed, remaining, retry_after_us, reset_after_us}.
+ * <p>Replies are {all_allowed, then per rule: allowed, remaining, retry_after_us, reset_after_us};
+ * {@link #admit} also returns an admission's receipts, one per rule, which {@link #refund} sends
+ * to {@code refund.lua} as {@link LuaEvaluator#giveBack} does.
  */
 final class FrozenClockScript {
     private final UnifiedJedis client;
@@ -40,17 +42,49 @@ final class FrozenClockScript {
 
     /** Takes {@code permits} from every rule, the clock frozen at {@code now} microseconds. */
     List<Long> consume(long now, long permits, String... keys) {
+        return decision(run(keys, args(true, permits, now)));
+    }
+
+    /** As {@link #consume}, with the receipts that follow an admission: the whole reply. */
+    List<Long> admit(long now, long permits, String... keys) {
         return run(keys, args(true, permits, now));
+    }
+
+    /**
+     * Gives back what an admission took, as {@link LuaEvaluator#giveBack} sends it, the clock frozen
+     * at {@code now}: each rule's permits and receipt (from {@link #admit}'s reply), then its script
+     * arguments. Returns per rule 1 when something was given back.
+     */
+    List<Long> refund(long now, long permits, List<Long> admitted, String... keys) {
+        assertThat(admitted).as("an admission's reply, with its receipts").hasSize(1 + 5 * rules.size());
+        LuaScript refund = LuaEvaluator.refundScript();
+        List<String> args = new ArrayList<>();
+        args.add(rules.get(0).algorithm().configName());
+        args.add(Integer.toString(2 + rules.get(0).algorithm().scriptArguments(rules.get(0)).size()));
+        for (int i = 0; i < rules.size(); i++) {
+            args.add(Long.toString(permits));
+            args.add(Long.toString(admitted.get(1 + 4 * rules.size() + i)));
+            args.addAll(rules.get(i).algorithm().scriptArguments(rules.get(i)));
+        }
+        args.add(Long.toString(now));
+        @SuppressWarnings("unchecked")
+        List<Long> reply = (List<Long>) client.eval(refund.source(), Arrays.asList(keys), args);
+        return reply;
+    }
+
+    /** The decision without an admission's receipts, which {@link #admit} shows. */
+    private List<Long> decision(List<Long> reply) {
+        return reply.subList(0, Math.min(reply.size(), 1 + 4 * rules.size()));
     }
 
     /** Asks, writing nothing, whether every rule has {@code permits}, the clock frozen at {@code now}. */
     List<Long> peek(long now, long permits, String... keys) {
-        return run(keys, args(false, permits, now));
+        return decision(run(keys, args(false, permits, now)));
     }
 
     /** Takes {@code permits} from every rule with exactly what production sends: Redis' own clock. */
     List<Long> consumeOnRedisClock(long permits, String... keys) {
-        return run(keys, args(true, permits));
+        return decision(run(keys, args(true, permits)));
     }
 
     /** What {@link LuaEvaluator#decide} sends: consume flag, then per rule its permits and script arguments. */

@@ -23,6 +23,7 @@ final class AnnotationSettings {
         putText(settings, Settings.TIERS.name(), annotation.tiers());
         putText(settings, Settings.TIER_FROM.name(), annotation.tierFrom());
         putText(settings, Settings.EXEMPT_ROLES.name(), annotation.exemptRoles());
+        putText(settings, Settings.COUNT_STATUS.name(), annotation.countStatus());
         putText(settings, Settings.KEY.name(), annotation.key());
         putText(settings, Settings.POLICY_NAME.name(), annotation.policy());
         return settings;

@@ -70,6 +70,9 @@ public @interface RateLimited {
     /** Roles (the SecurityContext's) whose requests are not limited and get no rate-limit headers, separated by commas. */
     String exemptRoles() default "";
 
+    /** Only answers with these statuses count, such as {@code 401,403} or {@code 4xx}; others give their permits back. */
+    String countStatus() default "";
+
     /** The policy name in headers and Redis keys; {@code <ResourceClass>.<method>} unless set. */
     String policy() default "";
 }

@@ -166,6 +166,28 @@ abstract class RateLimitedResourcesContract {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void onlyFailedLoginsCountWithCountStatus(Kind kind) throws Exception {
+        URI login = deploy(kind).resolve("rest/login");
+        for (int i = 0; i < 10; i++) {
+            assertThat(post(login, "X-Client", "c", "X-Password", "good").statusCode()).as("success %d", i)
+                    .isEqualTo(200);
+        }
+        assertThat(post(login, "X-Client", "c", "X-Password", "bad").statusCode()).isEqualTo(401);
+        assertThat(post(login, "X-Client", "c", "X-Password", "bad").statusCode()).isEqualTo(401);
+        assertThat(post(login, "X-Client", "c", "X-Password", "good").statusCode())
+                .as("two failures spent the quota: even a good password waits").isEqualTo(429);
+    }
+
+    private static HttpResponse<String> post(URI uri, String... headers) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri).POST(HttpRequest.BodyPublishers.noBody());
+        for (int i = 0; i < headers.length; i += 2) {
+            request.header(headers[i], headers[i + 1]);
+        }
+        return Http.CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
     void eachRequestTakesItsCost(Kind kind) throws Exception {
         URI app = deploy(kind);
         URI report = app.resolve("rest/account/report");

@@ -82,6 +82,17 @@ final class Resources {
         }
     }
 
+    /** Login protection: only failed logins (401) count, 2 per minute per client. */
+    @Path("login")
+    public static class Login {
+        @POST
+        @RateLimited(limit = 2, window = "1m", key = "header:X-Client", countStatus = "401")
+        public jakarta.ws.rs.core.Response login(@jakarta.ws.rs.HeaderParam("X-Password") String password) {
+            return "good".equals(password) ? jakarta.ws.rs.core.Response.ok("welcome").build()
+                    : jakarta.ws.rs.core.Response.status(401).entity("no").build();
+        }
+    }
+
     /** Authenticates whoever names themselves in X-User, with the roles in X-Roles: enough for key = "user". */
     @Provider
     @Priority(Priorities.AUTHENTICATION)
@@ -123,7 +134,7 @@ final class Resources {
     public static class LimitedApplication extends Application {
         @Override
         public Set<Class<?>> getClasses() {
-            return Set.of(Orders.class, Shared.class, Free.class, Account.class, Tiered.class,
+            return Set.of(Orders.class, Shared.class, Free.class, Account.class, Tiered.class, Login.class,
                     HeaderAuthentication.class, RateLimitFeature.class);
         }
     }

@@ -1,0 +1,191 @@
+-- refund: gives back the permits of one admission, for every rule of the decision, in one call.
+--
+-- A caller that counts only some outcomes (an HTTP policy with countStatus: only failed logins)
+-- takes the permits up front, so that concurrent requests can never overrun the limit, and gives
+-- them back once the outcome does not count. Each rule's state is left as if the admission had not
+-- happened, as far as the state still holds it:
+--   fixed-window     DECRBY, never below 0, only in the admission's window (the receipt is the
+--                    window's end: the key's end now must be within half a window of it, since
+--                    two windows of one key end at least one window apart).
+--   calendar-window  the period's count lowered, only in the admission's period (the receipt).
+--   sliding-window   the current window's count lowered, only while the admission's window (the
+--                    receipt) is still the current one; once it is the previous window, nothing.
+--   sliding-log      the admission's entry (the receipt is its score, unique in the log) removed
+--                    and the running totals of the entries after it lowered by its permits: a
+--                    response ends quickly, so they are few. Nothing once the entry has left the
+--                    window (or is gone), or when the entry does not hold exactly these permits
+--                    (the first entry after a rebase of a log near 2^52, or the wrong receipt).
+--   token-bucket     the tokens back, capped at the capacity: exactly the bucket without the
+--                    request, since refill is capped the same way.
+--   leaky-bucket     the level lowered by the permits, never below empty.
+--   gcra             the TAT moved back by permits x interval, never before now.
+-- A state of another algorithm or of another format is left alone. Writes keep the key's TTL rule
+-- (no longer than its state matters). Idempotence is the caller's: a receipt is sent at most once.
+--
+-- ARGV[1]: the script's name (the algorithm, or calendar-window). ARGV[2]: arguments per rule.
+-- ARGV per rule: permits, receipt, then the rule's limiter arguments after its permits
+-- (Algorithm.scriptArguments: limit and window; or capacity, scale and refill or leak per
+-- microsecond; or interval and burst; or only the limit for calendar rules).
+-- Returns per rule 1 when something was given back, else 0.
+-- Clock: Redis' TIME, unless a last ARGV follows the rules' arguments (tests only).
+
+local name, per_rule = ARGV[1], tonumber(ARGV[2])
+local now
+if #ARGV > 2 + #KEYS * per_rule then
+  now = tonumber(ARGV[#ARGV])
+else
+  local t = redis.call('TIME')
+  now = t[1] * 1000000 + t[2]
+end
+
+local function int(value)
+  return string.format('%d', value)
+end
+
+local function get(key)
+  local value = redis.pcall('GET', key)
+  if type(value) == 'string' then
+    return value
+  end
+end
+
+local function fixed_window(key, permits, window_end, a)
+  local value = get(key)
+  if not value or not string.match(value, '^%d+$') then
+    return 0
+  end
+  local pttl = redis.call('PTTL', key)
+  local window = tonumber(ARGV[a + 3])
+  if pttl < 0 or math.abs(now + (pttl + 1) * 1000 - window_end) * 2 >= window then
+    return 0
+  end
+  local back = math.min(permits, tonumber(value))
+  if back == 0 then
+    return 0
+  end
+  redis.call('DECRBY', key, back)
+  return 1
+end
+
+local function calendar_window(key, permits, start)
+  local value = get(key)
+  local counted_start, counted = string.match(value or '', '^c(%d+):(%d+)$')
+  if not counted_start or tonumber(counted_start) ~= start or tonumber(counted) == 0 then
+    return 0
+  end
+  local pttl = redis.call('PTTL', key)
+  if pttl <= 0 then
+    return 0
+  end
+  redis.call('SET', key, string.format('c%d:%d', start, math.max(0, tonumber(counted) - permits)), 'PX', pttl)
+  return 1
+end
+
+local function sliding_window(key, permits, index, a)
+  local value = get(key)
+  local stored, current, previous = string.match(value or '', '^w(%d+) (%d+) (%d+)$')
+  if not stored or tonumber(stored) ~= index or math.floor(now / tonumber(ARGV[a + 3])) > index
+      or tonumber(current) == 0 then
+    return 0
+  end
+  local pttl = redis.call('PTTL', key)
+  if pttl <= 0 then
+    return 0
+  end
+  redis.call('SET', key, string.format('w%d %d %d', index, math.max(0, tonumber(current) - permits), previous),
+      'PX', pttl)
+  return 1
+end
+
+local function sliding_log(key, permits, stamp, a)
+  if stamp <= now - tonumber(ARGV[a + 3]) then
+    return 0
+  end
+  local entry = redis.pcall('ZRANGEBYSCORE', key, int(stamp), int(stamp))
+  if entry.err or #entry ~= 1 or not tonumber(entry[1]) then
+    return 0
+  end
+  local total = tonumber(entry[1])
+  local before = redis.call('ZREVRANGEBYSCORE', key, '(' .. int(stamp), '-inf', 'LIMIT', 0, 1)
+  if total - ((before[1] and tonumber(before[1])) or 0) ~= permits then
+    return 0
+  end
+  local later = redis.call('ZRANGEBYSCORE', key, '(' .. int(stamp), '+inf', 'WITHSCORES')
+  redis.call('ZREM', key, entry[1])
+  -- In ascending order, so that no lowered total meets one not yet lowered.
+  for i = 1, #later, 2 do
+    redis.call('ZREM', key, later[i])
+    redis.call('ZADD', key, later[i + 1], int(tonumber(later[i]) - permits))
+  end
+  return 1
+end
+
+local function token_bucket(key, permits, _, a)
+  local capacity, scale, refill = tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
+  local counted, at = string.match(get(key) or '', '^t(%d+) (%d+)$')
+  if not counted then
+    return 0
+  end
+  local tokens = tonumber(counted)
+  local elapsed = math.max(0, now - tonumber(at))
+  if elapsed >= math.ceil((capacity - tokens) / refill) then
+    return 0
+  end
+  tokens = math.min(capacity, tokens + elapsed * refill + permits * scale)
+  if tokens == capacity then
+    redis.call('DEL', key)
+  else
+    redis.call('SET', key, string.format('t%d %d', tokens, now), 'PX',
+        math.max(1, math.ceil(math.ceil((capacity - tokens) / refill) / 1000)))
+  end
+  return 1
+end
+
+local function leaky_bucket(key, permits, _, a)
+  local scale, leak = tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
+  local measured, at = string.match(get(key) or '', '^l(%d+) (%d+)$')
+  if not measured then
+    return 0
+  end
+  local level = tonumber(measured)
+  local elapsed = math.max(0, now - tonumber(at))
+  if elapsed >= math.ceil(level / leak) then
+    return 0
+  end
+  level = math.max(0, level - elapsed * leak - permits * scale)
+  if level == 0 then
+    redis.call('DEL', key)
+  else
+    redis.call('SET', key, string.format('l%d %d', level, now), 'PX', math.max(1, math.ceil(math.ceil(level / leak) / 1000)))
+  end
+  return 1
+end
+
+local function gcra(key, permits, _, a)
+  local stored = string.match(get(key) or '', '^%-(%d+)$')
+  if not stored or tonumber(stored) <= now then
+    return 0
+  end
+  local tat = math.max(now, tonumber(stored) - permits * tonumber(ARGV[a + 2]))
+  if tat == now then
+    redis.call('DEL', key)
+  else
+    redis.call('SET', key, string.format('-%d', tat), 'PX', math.max(1, math.ceil((tat - now) / 1000)))
+  end
+  return 1
+end
+
+local refunds = {
+  ['fixed-window'] = fixed_window, ['calendar-window'] = calendar_window, ['sliding-window'] = sliding_window,
+  ['sliding-log'] = sliding_log, ['token-bucket'] = token_bucket, ['leaky-bucket'] = leaky_bucket, ['gcra'] = gcra
+}
+local refund = refunds[name]
+if not refund then
+  return redis.error_reply('ERR refund: no algorithm ' .. tostring(name))
+end
+local reply = {}
+for i = 1, #KEYS do
+  local a = 3 + (i - 1) * per_rule
+  reply[i] = refund(KEYS[i], tonumber(ARGV[a]), tonumber(ARGV[a + 1]), a)
+end
+return reply

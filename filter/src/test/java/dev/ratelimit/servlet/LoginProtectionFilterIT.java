@@ -1,0 +1,93 @@
+package dev.ratelimit.servlet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ratelimit.servlet.containers.Http;
+import dev.ratelimit.servlet.containers.ServletContainers;
+import dev.ratelimit.servlet.containers.ServletContainers.Kind;
+import dev.ratelimit.servlet.containers.WebApp;
+import dev.ratelimit.testing.RedisServerExtension;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * README's login protection, deployed as written (only the Redis address is this test's):
+ * {@code countStatus=401}, 5 per window. Failed logins count, successful ones are given back, a
+ * client over its quota is denied up front with 429.
+ */
+class LoginProtectionFilterIT {
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private static final ServletContainers.Pool containers = new ServletContainers.Pool();
+    private static final Pattern PARAM = Pattern.compile(
+            "<param-name>([^<]+)</param-name><param-value>([^<]*)</param-value>");
+
+    @AfterAll
+    static void stop() {
+        containers.close();
+    }
+
+    /** The init-params of the README's login snippet. */
+    private static Map<String, String> readmeParams() throws Exception {
+        String readme = Files.readString(Path.of("..", "README.md"));
+        int marker = readme.indexOf("<!-- web.xml login protection");
+        assertThat(marker).as("README marks its login snippet").isPositive();
+        int start = readme.indexOf("```xml", marker);
+        Matcher param = PARAM.matcher(readme.substring(start, readme.indexOf("```", start + 6)));
+        Map<String, String> params = new LinkedHashMap<>();
+        while (param.find()) {
+            params.put(param.group(1), param.group(2));
+        }
+        assertThat(params).containsEntry("countStatus", "401").containsEntry("limit", "5");
+        return params;
+    }
+
+    private static URI deploy(Kind kind, String path, String keyPrefix) throws Exception {
+        Map<String, String> params = readmeParams();
+        params.put("redisUri", redis.uri());
+        params.put("keyPrefix", keyPrefix);
+        return containers.get(kind).deploy(WebApp.builder(path)
+                .filter("login", RateLimitFilter.class.getName(), params, "/login")
+                .servlet("login", LoginServlet.class.getName(), "/login").build()).resolve(path + "/login");
+    }
+
+    private static int login(URI app, String password) {
+        return Http.get(URI.create(app + "?password=" + password)).statusCode();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void fiveFailedLoginsLockTheClientOutAHundredSuccessfulOnesNever(Kind kind) throws Exception {
+        URI app = deploy(kind, "/login-" + kind, redis.keyPrefix() + kind + ":");
+        for (int i = 0; i < 100; i++) {
+            assertThat(login(app, "good")).as("success %d costs nothing", i).isEqualTo(200);
+        }
+        for (int i = 0; i < 5; i++) {
+            assertThat(login(app, "bad")).as("failure %d counts", i).isEqualTo(401);
+        }
+        assertThat(login(app, "bad")).as("denied up front").isEqualTo(429);
+        assertThat(login(app, "good")).as("even the right password, until the window frees up").isEqualTo(429);
+    }
+
+    @Test
+    void fiftyConcurrentFailuresOnTwoContainersAdmitNoMoreThanFive() throws Exception {
+        String prefix = redis.keyPrefix() + "shared:";
+        URI tomcat = deploy(Kind.TOMCAT, "/login-shared", prefix);
+        URI jetty = deploy(Kind.JETTY, "/login-shared", prefix);
+        Map<Integer, Integer> statuses = Http.concurrentStatuses(50,
+                i -> URI.create((i % 2 == 0 ? tomcat : jetty) + "?password=bad"));
+        assertThat(statuses).as("one quota in Redis for both nodes").containsExactlyInAnyOrderEntriesOf(
+                Map.of(401, 5, 429, 45));
+    }
+}
