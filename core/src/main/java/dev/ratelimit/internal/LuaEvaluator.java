@@ -63,6 +63,12 @@ public final class LuaEvaluator implements Evaluator {
 
     @Override
     public Decision decide(List<String> keys, long[] permits, boolean consume) {
+        ScriptCall call = call(keys, permits, consume);
+        return decision(gateway.eval(call.script, call.keys, call.args));
+    }
+
+    /** The call {@link #decide} makes, for a batch to send with others ({@link RedisGateway#evalAll}). */
+    public ScriptCall call(List<String> keys, long[] permits, boolean consume) {
         List<String> args = new ArrayList<>(argCount);
         args.add(consume ? "1" : "0");
         for (int i = 0; i < rules.size(); i++) {
@@ -72,7 +78,11 @@ public final class LuaEvaluator implements Evaluator {
                 args.add(calendarBounds.get(i).text());
             }
         }
-        List<Long> reply = gateway.eval(script, keys, args);
+        return new ScriptCall(script, keys, args);
+    }
+
+    /** The decision a reply to {@link #call} holds, as {@link #decide} would return it. */
+    public Decision decision(List<Long> reply) {
         return governing(reply);
     }
 
