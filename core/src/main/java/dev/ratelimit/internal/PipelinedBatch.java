@@ -98,7 +98,7 @@ final class PipelinedBatch {
         }
         Object[] replies;
         try {
-            replies = gateway.onNode(node, target.asking, "running a batch of " + indices.size() + " scripts",
+            replies = gateway.onNode(node, target.asking, "running " + indices.size() + " script call(s) in a pipeline",
                     (connection, asking) -> pipeline(connection, node, indices, asking));
         } catch (NodeGateway.NotSentFailure failed) {
             // Nothing went out: a renewed slot map may name another node (a promoted replica).
