@@ -8,6 +8,7 @@ import dev.ratelimit.internal.StoreAccess;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -56,6 +57,7 @@ public final class RateLimiter {
     private final LocalDenyCache denyCache;
     private final DecisionAccounting accounting;
     private final Refunds refunds;
+    private final BatchDecisions batches;
 
     RateLimiter(RateLimiterBuilder builder) {
         this.policyName = builder.policyName;
@@ -70,6 +72,8 @@ public final class RateLimiter {
         this.denyCache = builder.localDenyCache ? new LocalDenyCache(LOCAL_DENY_CACHE_SIZE, builder.nanoClock) : null;
         this.accounting = new DecisionAccounting(policyName, builder.listeners);
         this.refunds = new Refunds(policyName);
+        this.batches = new BatchDecisions(rules, transport, gateway, inForce, failurePolicy, onFailure, denyCache,
+                accounting, this::keys);
     }
 
     /** Starts a limiter that keeps its state in the given Redis. */
@@ -128,6 +132,46 @@ public final class RateLimiter {
     public Decision tryAcquire(String key, long permits) {
         checkPermits(permits);
         return acquireOnce(key, keys(key), permits);
+    }
+
+    /**
+     * Decides many clients at once, each with its permits, in one round trip to Redis (on Cluster,
+     * one per node holding some of the keys). Each client is decided on its own, exactly as
+     * {@link #tryAcquire(String, long)} would decide it: a denial of one takes nothing from another;
+     * the local deny cache, adaptive limits, listeners and counts apply per key, and so does the
+     * failure policy (on Cluster, a node that fails degrades only the keys it holds).
+     *
+     * <pre>{@code
+     * Map<String, Long> batch = new LinkedHashMap<>();
+     * batch.put("tenant-1", 3L);
+     * batch.put("tenant-2", 1L);
+     * Map<String, Decision> decisions = limiter.tryAcquireAll(batch);
+     * }</pre>
+     *
+     * @param permitsByKey each client and its permits; may be empty
+     * @return each client's decision, in the map's iteration order; unmodifiable
+     * @throws IllegalArgumentException if the map is null, or a key is null or empty, or permits are
+     *     null, below 1 or above a rule's capacity; the message names the key, and nothing is taken
+     * @throws UnsupportedOperationException with transport {@link Transport#TRANSACTION}, whose
+     *     MULTI/EXEC counter is not batched: call {@code tryAcquire} per key there
+     * @throws RedisFailureException if Redis cannot be asked for some key and no failure policy is
+     *     set; the keys Redis answered took their permits
+     */
+    public Map<String, Decision> tryAcquireAll(Map<String, Long> permitsByKey) {
+        return batches.tryAcquireAll(permitsByKey);
+    }
+
+    /**
+     * Decides many clients at once, each for each rule's {@link Rule#cost() cost}, in one round trip
+     * as {@link #tryAcquireAll(Map)} does. A key listed twice is decided twice, in order.
+     *
+     * @return each key's decision, in the list's order
+     * @throws IllegalArgumentException if the list is null or holds a null or empty key
+     * @throws UnsupportedOperationException with transport {@link Transport#TRANSACTION}
+     * @throws RedisFailureException if Redis cannot be asked for some key and no failure policy is set
+     */
+    public List<Decision> tryAcquireAll(List<String> keys) {
+        return batches.tryAcquireAll(keys);
     }
 
     /**

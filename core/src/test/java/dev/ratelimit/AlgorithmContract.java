@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -13,6 +15,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -284,6 +287,89 @@ abstract class AlgorithmContract {
             assertThat(admin().exists(key)).isTrue();
             assertThat(admin().pttl(key)).isPositive();
         }
+    }
+
+
+    /**
+     * A batch of 100 keys with mixed permits, five times over (so most keys end denied): each key's
+     * decision, allowed, remaining and governing rule, is the one single calls give a twin key.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Algorithm.class)
+    void aBatchDecidesEachKeyAsSingleCallsWould(Algorithm algorithm) {
+        Rule rule = Rule.of(algorithm, 10, Duration.ofHours(1));
+        RateLimiter batched = limiter(nodeA, newPolicy(algorithm), rule);
+        RateLimiter single = limiter(nodeB, newPolicy(algorithm), rule);
+        Map<String, Long> batch = new LinkedHashMap<>();
+        for (int i = 0; i < 100; i++) {
+            batch.put("client-" + i, 1L + i % 4);
+        }
+        int denied = 0;
+        for (int round = 0; round < 5; round++) {
+            Map<String, Decision> decisions = batched.tryAcquireAll(batch);
+            assertThat(decisions.keySet()).containsExactlyElementsOf(batch.keySet());
+            for (Map.Entry<String, Long> entry : batch.entrySet()) {
+                Decision alone = single.tryAcquire(entry.getKey(), entry.getValue());
+                Decision inBatch = decisions.get(entry.getKey());
+                assertThat(inBatch.degraded()).isFalse();
+                assertThat(List.of(inBatch.allowed(), inBatch.remaining(), inBatch.rule().name()))
+                        .as("round %d, %s with %d permits", round, entry.getKey(), entry.getValue())
+                        .isEqualTo(List.of(alone.allowed(), alone.remaining(), alone.rule().name()));
+                denied += inBatch.allowed() ? 0 : 1;
+            }
+        }
+        assertThat(denied).as("denials among 500 decisions").isGreaterThan(100);
+    }
+
+    /**
+     * Two limiters (two application nodes) and 16 threads send batches of overlapping keys: each key
+     * admits exactly its limit, as single calls do.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Algorithm.class)
+    void twoNodesAndManyThreadsBatchingOverlappingKeysAdmitExactlyTheLimit(Algorithm algorithm) throws Exception {
+        Rule rule = Rule.of(algorithm, 20, Duration.ofHours(1));
+        String policy = newPolicy(algorithm);
+        RateLimiter onA = limiter(nodeA, policy, Transport.LUA, rule);
+        RateLimiter onB = limiter(nodeB, policy, Transport.LUA, rule);
+        int keys = 8;
+        AtomicIntegerArray admitted = new AtomicIntegerArray(keys);
+        // 320 batches of 4 keys each: 160 attempts per key, eight times its limit.
+        hammer(320, 16, i -> {
+            List<String> batch = new ArrayList<>();
+            for (int k = 0; k < 4; k++) {
+                batch.add("client-" + (i + k) % keys);
+            }
+            List<Decision> decisions = (i % 2 == 0 ? onA : onB).tryAcquireAll(batch);
+            for (int k = 0; k < 4; k++) {
+                assertThat(decisions.get(k).degraded()).isFalse();
+                if (decisions.get(k).allowed()) {
+                    admitted.incrementAndGet((i + k) % keys);
+                }
+            }
+            return true;
+        });
+        for (int k = 0; k < keys; k++) {
+            if (algorithm.isExact()) {
+                assertThat(admitted.get(k)).as("admitted for client-%d", k).isEqualTo(20);
+            } else {
+                assertThat(admitted.get(k)).as("admitted for client-%d", k).isBetween(20, 40);
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Algorithm.class)
+    void scriptFlushBetweenTwoBatchesIsHealed(Algorithm algorithm) {
+        RateLimiter limiter = limiter(nodeA, newPolicy(algorithm), Rule.of(algorithm, 3, Duration.ofMinutes(1)));
+        List<String> keys = List.of("a", "b", "c", "d", "e", "f");
+        assertThat(limiter.tryAcquireAll(keys)).extracting(Decision::remaining).containsOnly(2L);
+
+        flushScripts();
+
+        assertThat(limiter.tryAcquireAll(keys)).extracting(Decision::remaining).containsOnly(1L);
+        assertThat(limiter.tryAcquireAll(keys)).extracting(Decision::remaining).containsOnly(0L);
+        assertThat(limiter.tryAcquireAll(keys)).extracting(Decision::allowed).containsOnly(false);
     }
 
     @ParameterizedTest(name = "{0}")

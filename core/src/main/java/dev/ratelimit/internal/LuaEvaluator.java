@@ -68,6 +68,12 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
 
     @Override
     public Decision decide(List<String> keys, long[] permits, boolean consume) {
+        ScriptCall call = call(keys, permits, consume);
+        return decision(keys, permits, gateway.eval(call.script, call.keys, call.args));
+    }
+
+    /** The call {@link #decide} makes, for a batch to send with others ({@link RedisGateway#evalAll}). */
+    public ScriptCall call(List<String> keys, long[] permits, boolean consume) {
         List<String> args = new ArrayList<>(argCount);
         args.add(consume ? "1" : "0");
         for (int i = 0; i < rules.size(); i++) {
@@ -77,11 +83,17 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
                 args.add(calendarBounds.get(i).text());
             }
         }
-        List<Long> reply = gateway.eval(script, keys, args);
+        return new ScriptCall(script, keys, args);
+    }
+
+    /**
+     * The decision a reply to {@link #call} holds, as {@link #decide} would return it: an admission
+     * that consumed carries a receipt for {@link #giveBack} (the driver adds each rule's stamp).
+     */
+    public Decision decision(List<String> keys, long[] permits, List<Long> reply) {
         Decision decision = governing(reply);
         int receipts = 1 + 4 * rules.size();
         if (reply.size() == receipts + rules.size()) {
-            // An admission that consumed: the driver added each rule's stamp for refund.lua.
             long[] stamps = new long[rules.size()];
             for (int i = 0; i < stamps.length; i++) {
                 stamps[i] = reply.get(receipts + i);

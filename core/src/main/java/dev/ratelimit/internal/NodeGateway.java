@@ -44,7 +44,7 @@ import redis.clients.jedis.providers.SentineledConnectionProvider;
  */
 public final class NodeGateway implements RedisGateway {
     /** Redirects followed in one call at most, and the pause before each TRYAGAIN. */
-    private static final long[] REDIRECT_PAUSES_MILLIS = {0, 1, 2, 5, 10, 20};
+    static final long[] REDIRECT_PAUSES_MILLIS = {0, 1, 2, 5, 10, 20};
 
     private final RedisNodes nodes;
     private final Supplier<CircuitBreaker> newBreaker;
@@ -97,6 +97,12 @@ public final class NodeGateway implements RedisGateway {
             }
         });
         return toLongs(reply, script);
+    }
+
+    /** One pipeline per node holding calls, the nodes one after another: see {@link PipelinedBatch}. */
+    @Override
+    public List<ScriptCall.Outcome> evalAll(List<ScriptCall> calls) {
+        return new PipelinedBatch(this, commands, calls).run();
     }
 
     @Override
@@ -181,7 +187,7 @@ public final class NodeGateway implements RedisGateway {
      * One call on one node, through its breaker. Returns the result, throws the error reply as it
      * came (the caller follows redirects), or a {@link RedisFailureException}.
      */
-    private <T> T onNode(HostAndPort node, boolean asking, String action, NodeConnections.Command<T> command) {
+    <T> T onNode(HostAndPort node, boolean asking, String action, NodeConnections.Command<T> command) {
         NodeHealth health = healthOf(node);
         CircuitBreaker breaker = health.breaker;
         if (!breaker.allowCall()) {
@@ -228,11 +234,11 @@ public final class NodeGateway implements RedisGateway {
     }
 
     /** Where a call went, for messages: the settings' location, and the node when there are several. */
-    private String where(HostAndPort node) {
+    String where(HostAndPort node) {
         return nodes.single() ? description : description + " (node " + node + ")";
     }
 
-    private NodeHealth healthOf(HostAndPort node) {
+    NodeHealth healthOf(HostAndPort node) {
         String address = node.toString();
         NodeHealth known = healthByNode.get(address);
         return known != null ? known : healthByNode.computeIfAbsent(address, a -> new NodeHealth(newBreaker.get(), clock.getAsLong(), nodes::slotsMoved));
@@ -256,6 +262,10 @@ public final class NodeGateway implements RedisGateway {
         return worst.name();
     }
 
+    RedisNodes nodes() {
+        return nodes;
+    }
+
     @Override
     public boolean supportsTransactions() {
         return !nodes.cluster();
@@ -266,7 +276,7 @@ public final class NodeGateway implements RedisGateway {
         nodes.close();
     }
 
-    private List<Long> toLongs(Object reply, LuaScript script) {
+    List<Long> toLongs(Object reply, LuaScript script) {
         if (!(reply instanceof List)) {
             throw new RedisFailureException("Redis at " + description + " answered " + script + " with " + reply
                     + " instead of an array", null, true);
@@ -289,7 +299,7 @@ public final class NodeGateway implements RedisGateway {
     }
 
     /** A failure before any command went out: the call may be sent to another node. */
-    private static final class NotSentFailure extends RedisFailureException {
+    static final class NotSentFailure extends RedisFailureException {
         private static final long serialVersionUID = 1L;
 
         NotSentFailure(String message, Throwable cause) {

@@ -1,5 +1,7 @@
 package dev.ratelimit.internal;
 
+import dev.ratelimit.RedisFailureException;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -15,6 +17,26 @@ public interface RedisGateway extends AutoCloseable {
      * @return the script's reply: an array of integers
      */
     List<Long> eval(LuaScript script, List<String> keys, List<String> args);
+
+    /**
+     * Runs many independent script calls, each as {@link #eval} would, and answers each on its own:
+     * a failure fails only the calls it concerns. A gateway that can sends them together (one
+     * round trip per node, see {@link NodeGateway}); this default runs them one after another, so
+     * that every gateway can batch.
+     *
+     * @return one outcome per call, in the calls' order
+     */
+    default List<ScriptCall.Outcome> evalAll(List<ScriptCall> calls) {
+        List<ScriptCall.Outcome> outcomes = new ArrayList<>(calls.size());
+        for (ScriptCall call : calls) {
+            try {
+                outcomes.add(ScriptCall.Outcome.of(eval(call.script, call.keys, call.args)));
+            } catch (RedisFailureException e) {
+                outcomes.add(ScriptCall.Outcome.failed(e));
+            }
+        }
+        return outcomes;
+    }
 
     /**
      * In one MULTI/EXEC: creates {@code key} at 0 with a TTL of {@code windowMillis} if it does not

@@ -1,0 +1,62 @@
+package dev.ratelimit.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.RedisStore;
+import dev.ratelimit.Rule;
+import dev.ratelimit.testing.RedisServerExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.Jedis;
+
+/** {@link NodeGateway#evalAll}'s pipeline on a standalone Redis, where a single limiter cannot reach. */
+class PipelinedBatchIT {
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    /**
+     * One pipeline holding two scripts, only one of them loaded: exactly the calls answered NOSCRIPT
+     * go out again with EVAL, and every call gets its own reply, in order.
+     */
+    @Test
+    void onlyTheCallsAnsweredNoScriptAreSentAgainWithEval() {
+        try (RedisStore store = RedisStore.connect(redis.uri()); Jedis admin = new Jedis(redis.host(), redis.port())) {
+            RedisGateway gateway = StoreAccess.gateway(store);
+            LuaEvaluator loaded = new LuaEvaluator(gateway, List.of(Rule.of(Algorithm.GCRA, 5, Duration.ofHours(1))));
+            LuaEvaluator flushed = new LuaEvaluator(gateway,
+                    List.of(Rule.of(Algorithm.TOKEN_BUCKET, 7, Duration.ofHours(1))));
+            admin.scriptFlush();
+            admin.scriptLoad(LuaEvaluator.script(Algorithm.GCRA).source());
+            List<ScriptCall> calls = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                LuaEvaluator evaluator = i % 2 == 0 ? loaded : flushed;
+                calls.add(evaluator.call(List.of(RedisKeys.key(redis.keyPrefix(), "pipeline", "c" + i)),
+                        new long[] {1 + i % 3}, true));
+            }
+            long evalsBefore = calls(admin, "eval");
+            long evalshasBefore = calls(admin, "evalsha");
+
+            List<ScriptCall.Outcome> outcomes = gateway.evalAll(calls);
+
+            assertThat(calls(admin, "eval") - evalsBefore).as("EVAL calls").isEqualTo(10);
+            assertThat(calls(admin, "evalsha") - evalshasBefore).as("EVALSHA calls").isEqualTo(20);
+            for (int i = 0; i < 20; i++) {
+                long capacity = i % 2 == 0 ? 5 : 7;
+                assertThat(outcomes.get(i).reply()).as("reply %d", i).startsWith(1L, 1L, capacity - 1 - i % 3);
+            }
+        }
+    }
+
+    private static long calls(Jedis admin, String command) {
+        for (String line : admin.info("commandstats").split("\r?\n")) {
+            if (line.startsWith("cmdstat_" + command + ":")) {
+                return Long.parseLong(line.replaceAll("^cmdstat_\\w+:calls=(\\d+),.*", "$1"));
+            }
+        }
+        return 0;
+    }
+}
