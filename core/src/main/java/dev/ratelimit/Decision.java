@@ -19,9 +19,16 @@ public final class Decision {
     private final Duration resetAfter;
     private final boolean degraded;
     private final boolean local;
+    /** The lease an admission by {@link Algorithm#CONCURRENCY} holds in Redis, or null. */
+    private final Lease lease;
 
     private Decision(boolean allowed, Rule rule, long remaining, Duration retryAfter, Duration resetAfter,
             boolean degraded, boolean local) {
+        this(allowed, rule, remaining, retryAfter, resetAfter, degraded, local, null);
+    }
+
+    private Decision(boolean allowed, Rule rule, long remaining, Duration retryAfter, Duration resetAfter,
+            boolean degraded, boolean local, Lease lease) {
         this.allowed = allowed;
         this.rule = Objects.requireNonNull(rule, "rule");
         this.remaining = remaining;
@@ -29,6 +36,26 @@ public final class Decision {
         this.resetAfter = Objects.requireNonNull(resetAfter, "resetAfter");
         this.degraded = degraded;
         this.local = local;
+        this.lease = lease;
+    }
+
+    /** This admission, holding the lease Redis recorded for it. */
+    Decision withLease(Lease lease) {
+        return new Decision(allowed, rule, remaining, retryAfter, resetAfter, degraded, local, lease);
+    }
+
+    Lease lease() {
+        return lease;
+    }
+
+    /**
+     * Whether this admission holds a lease ({@link Algorithm#CONCURRENCY}) that
+     * {@link RateLimiter#release(Decision)} must give back when the work it admitted ends; until
+     * then, or until the rule's {@code window} passes, it counts as in flight. False for every other
+     * decision, denials and degraded ones included.
+     */
+    public boolean holdsLease() {
+        return lease != null;
     }
 
     /**

@@ -55,6 +55,8 @@ public final class RateLimiter {
     private final FailureAnswer onFailure;
     private final LocalDenyCache denyCache;
     private final DecisionAccounting accounting;
+    /** Null unless the rules hold leases ({@link Algorithm#CONCURRENCY}). */
+    private final Leases leases;
 
     RateLimiter(RateLimiterBuilder builder) {
         this.policyName = builder.policyName;
@@ -66,7 +68,11 @@ public final class RateLimiter {
         this.failurePolicy = builder.failurePolicy;
         this.onFailure = new FailureAnswer(failurePolicy, rules, builder.localRules, builder.localLimiterSize,
                 builder.nanoClock);
-        this.denyCache = builder.localDenyCache ? new LocalDenyCache(LOCAL_DENY_CACHE_SIZE, builder.nanoClock) : null;
+        this.leases = rules.get(0).algorithm().holdsLeases() ? new Leases(policyName, gateway) : null;
+        // A lease may be given back long before a denial's retry-after: a cached denial would deny
+        // what Redis admits.
+        this.denyCache = builder.localDenyCache && leases == null
+                ? new LocalDenyCache(LOCAL_DENY_CACHE_SIZE, builder.nanoClock) : null;
         this.accounting = new DecisionAccounting(policyName, builder.listeners);
     }
 
@@ -155,6 +161,22 @@ public final class RateLimiter {
         gateway.delete(keys);
         if (denyCache != null) {
             denyCache.forget(key + '\n');
+        }
+    }
+
+    /**
+     * Gives back the lease an admission of {@link Algorithm#CONCURRENCY} holds
+     * ({@link Decision#holdsLease()}), so that the client's request no longer counts as in flight:
+     * call it once the admitted work has ended, however it ended (a {@code finally}). One round trip.
+     * Idempotent: a second release, or one of a decision holding no lease (a denial, a degraded
+     * answer, another algorithm's), does nothing. Never throws for a Redis failure: that is logged,
+     * and the lease expires by itself once the rule's {@code window} has passed.
+     *
+     * @param decision a decision this limiter handed out
+     */
+    public void release(Decision decision) {
+        if (leases != null) {
+            leases.release(decision);
         }
     }
 
@@ -260,7 +282,13 @@ public final class RateLimiter {
             long callerPermits, boolean consume) {
         long start = System.nanoTime();
         try {
-            Decision decision = current.evaluator.decide(keys, permits, consume);
+            Decision decision;
+            if (leases != null && consume) {
+                String lease = leases.nextId();
+                decision = Leases.held(current.evaluator.decide(keys, permits, true, lease), keys, lease);
+            } else {
+                decision = current.evaluator.decide(keys, permits, consume);
+            }
             accounting.redisAnswered(System.nanoTime() - start);
             onFailure.redisAnswered();
             return decision;
@@ -310,6 +338,10 @@ public final class RateLimiter {
     /** Permits are checked against the configured rules: a request no rule could ever allow is a caller's bug. */
     private void checkPermits(long permits) {
         for (Rule rule : rules) {
+            if (rule.algorithm().holdsLeases() && permits != 1) {
+                throw new IllegalArgumentException("permits must be 1 for algorithm " + rule.algorithm()
+                        + " (a request holds one lease while it is served), but was " + permits);
+            }
             if (permits < 1 || permits > rule.capacity()) {
                 throw new IllegalArgumentException("permits must be between 1 and " + rule.capacity()
                         + " (the capacity of rule " + rule.name() + "), but was " + permits);

@@ -14,6 +14,8 @@ public final class LuaEvaluator implements Evaluator {
     private static final Map<Algorithm, LuaScript> SCRIPTS = new EnumMap<>(Algorithm.class);
     /** Calendar rules: fixed-window counting per calendar period. */
     private static final LuaScript CALENDAR_SCRIPT = LuaScript.limiter("calendar-window");
+    /** Gives back a lease of {@code concurrency}: a script of its own, as the driver decides nothing here. */
+    private static final LuaScript RELEASE_SCRIPT = LuaScript.load("concurrency-release");
 
     static {
         for (Algorithm algorithm : Algorithm.values()) {
@@ -29,6 +31,8 @@ public final class LuaEvaluator implements Evaluator {
     /** Each calendar rule's period starts, which change when a period ends; empty without calendar rules. */
     private final List<CalendarBounds> calendarBounds = new ArrayList<>();
     private final int argCount;
+    /** Whether the script takes a lease id after the rules' arguments. */
+    private final boolean leases;
 
     /**
      * @param rules one or more rules, all of one algorithm (checked by the caller)
@@ -48,7 +52,19 @@ public final class LuaEvaluator implements Evaluator {
                 calendarBounds.add(new CalendarBounds(rule.calendar(), rule.timeZone(), System::currentTimeMillis));
             }
         }
-        this.argCount = count;
+        this.leases = !calendar && rules.get(0).algorithm().holdsLeases();
+        this.argCount = count + (leases ? 1 : 0);
+    }
+
+    /**
+     * Gives back a lease that an admission of {@code concurrency} recorded under the keys: one
+     * round trip, and nothing happens when it is gone already (released, or expired).
+     *
+     * @return how many leases were removed: 0 or, for a lease still held, 1
+     * @throws dev.ratelimit.RedisFailureException if Redis cannot be asked
+     */
+    public static long release(RedisGateway gateway, List<String> keys, String lease) {
+        return gateway.eval(RELEASE_SCRIPT, keys, Immutable.listOf(lease)).get(0);
     }
 
     /** The script of calendar rules, for tests that need to reach Redis the same way. */
@@ -63,6 +79,11 @@ public final class LuaEvaluator implements Evaluator {
 
     @Override
     public Decision decide(List<String> keys, long[] permits, boolean consume) {
+        return decide(keys, permits, consume, null);
+    }
+
+    @Override
+    public Decision decide(List<String> keys, long[] permits, boolean consume, String lease) {
         List<String> args = new ArrayList<>(argCount);
         args.add(consume ? "1" : "0");
         for (int i = 0; i < rules.size(); i++) {
@@ -71,6 +92,10 @@ public final class LuaEvaluator implements Evaluator {
             if (!calendarBounds.isEmpty()) {
                 args.add(calendarBounds.get(i).text());
             }
+        }
+        if (leases) {
+            // A peek adds nothing; the script still finds its lease argument where it looks.
+            args.add(lease == null ? "" : lease);
         }
         List<Long> reply = gateway.eval(script, keys, args);
         return governing(reply);
