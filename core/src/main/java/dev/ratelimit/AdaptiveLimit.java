@@ -95,7 +95,8 @@ public final class AdaptiveLimit {
             if (!rule.algorithm().adapts()) {
                 throw new BadArgument("adaptive", "adaptive limits apply to " + Algorithm.namesWhere(Algorithm::adapts)
                         + ", but rule " + rule.name() + " uses " + rule.algorithm()
-                        + " (its stored tokens are counted in units of the configured rate)");
+                        + (rule.algorithm().holdsLeases() ? " (it limits requests in flight; lower its limit instead)"
+                        : " (its stored tokens are counted in units of the configured rate)"));
             }
         }
     }

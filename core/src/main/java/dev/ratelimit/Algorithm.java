@@ -29,6 +29,8 @@ import java.util.function.Predicate;
  *   <tr><td>{@code leaky-bucket}</td><td>level and time of last leak</td><td>yes</td>
  *       <td>O(1)</td></tr>
  *   <tr><td>{@code gcra}</td><td>theoretical arrival time</td><td>yes</td><td>O(1)</td></tr>
+ *   <tr><td>{@code concurrency}</td><td>sorted set of the leases of requests in flight, each expiring
+ *       after {@code window}</td><td>yes</td><td>O(limit)</td></tr>
  * </table>
  */
 public enum Algorithm {
@@ -43,7 +45,14 @@ public enum Algorithm {
     /** A bucket of size {@code burst} that drains at {@code limit} per {@code window}. */
     LEAKY_BUCKET("leaky-bucket", Algorithm::bucketUnits, Trait.EXACT, Trait.BURST, Trait.UNITS),
     /** Generic cell rate algorithm: a token bucket kept as one timestamp. */
-    GCRA("gcra", Algorithm::emissionInterval, Trait.EXACT, Trait.BURST, Trait.ADAPTIVE, Trait.INTERVAL);
+    GCRA("gcra", Algorithm::emissionInterval, Trait.EXACT, Trait.BURST, Trait.ADAPTIVE, Trait.INTERVAL),
+    /**
+     * Not a rate but the requests in flight: at most {@code limit} requests of one client are being
+     * served at once. An admission holds a lease until {@link RateLimiter#release(Decision)} gives it
+     * back; {@code window} is the lease timeout, after which the lease of a node that crashed or hung
+     * stops counting. One lease per request: {@code cost} is 1 and {@code burst} does not apply.
+     */
+    CONCURRENCY("concurrency", Algorithm::limitAndWindow, Trait.EXACT, Trait.LEASES);
 
     /**
      * What an algorithm accepts and promises. Adding an algorithm means a constant here (its
@@ -62,7 +71,9 @@ public enum Algorithm {
         /** Keeps its state in integer units of 1/scale permit, which must stay exact as Lua doubles. */
         UNITS,
         /** Keeps a time a whole burst of emission intervals ahead, which must stay exact as a Lua double. */
-        INTERVAL
+        INTERVAL,
+        /** Admits by handing out a lease that the caller gives back when its request ends. */
+        LEASES
     }
 
     private final String configName;
@@ -120,6 +131,15 @@ public enum Algorithm {
         return traits.contains(Trait.INTERVAL);
     }
 
+    /**
+     * Whether an admission holds a lease until {@link RateLimiter#release(Decision)} gives it back
+     * ({@code concurrency}): it limits requests in flight, not requests per window, and
+     * {@code window} is the lease timeout.
+     */
+    public boolean holdsLeases() {
+        return traits.contains(Trait.LEASES);
+    }
+
     /** Whether {@link Transport#TRANSACTION} (MULTI/EXEC) can decide it. */
     public boolean runsAsTransaction() {
         return traits.contains(Trait.TRANSACTION);
@@ -166,7 +186,7 @@ public enum Algorithm {
         return configName;
     }
 
-    /** fixed-window, sliding-log, sliding-window: limit, window in microseconds. */
+    /** fixed-window, sliding-log, sliding-window: limit, window in microseconds; concurrency: limit, lease timeout. */
     private static List<String> limitAndWindow(Rule rule) {
         return Immutable.listOf(Long.toString(rule.limit()), Long.toString(rule.windowMicros()));
     }

@@ -19,7 +19,7 @@ public final class Decision {
             @Override
             public Decision withReceipt(Decision decision, Receipt receipt) {
                 return new Decision(decision.allowed, decision.rule, decision.remaining, decision.retryAfter,
-                        decision.resetAfter, decision.degraded, decision.local, receipt);
+                        decision.resetAfter, decision.degraded, decision.local, receipt, decision.lease);
             }
 
             @Override
@@ -38,14 +38,16 @@ public final class Decision {
     private final boolean local;
     /** What an admission took, for {@link RateLimiter#refund}; null when nothing can be given back. */
     private final Receipt receipt;
+    /** The lease an admission by {@link Algorithm#CONCURRENCY} holds in Redis, or null. */
+    private final Lease lease;
 
     private Decision(boolean allowed, Rule rule, long remaining, Duration retryAfter, Duration resetAfter,
             boolean degraded, boolean local) {
-        this(allowed, rule, remaining, retryAfter, resetAfter, degraded, local, null);
+        this(allowed, rule, remaining, retryAfter, resetAfter, degraded, local, null, null);
     }
 
     private Decision(boolean allowed, Rule rule, long remaining, Duration retryAfter, Duration resetAfter,
-            boolean degraded, boolean local, Receipt receipt) {
+            boolean degraded, boolean local, Receipt receipt, Lease lease) {
         this.allowed = allowed;
         this.rule = Objects.requireNonNull(rule, "rule");
         this.remaining = remaining;
@@ -54,6 +56,26 @@ public final class Decision {
         this.degraded = degraded;
         this.local = local;
         this.receipt = receipt;
+        this.lease = lease;
+    }
+
+    /** This admission, holding the lease Redis recorded for it. */
+    Decision withLease(Lease lease) {
+        return new Decision(allowed, rule, remaining, retryAfter, resetAfter, degraded, local, receipt, lease);
+    }
+
+    Lease lease() {
+        return lease;
+    }
+
+    /**
+     * Whether this admission holds a lease ({@link Algorithm#CONCURRENCY}) that
+     * {@link RateLimiter#release(Decision)} must give back when the work it admitted ends; until
+     * then, or until the rule's {@code window} passes, it counts as in flight. False for every other
+     * decision, denials and degraded ones included.
+     */
+    public boolean holdsLease() {
+        return lease != null;
     }
 
     /**

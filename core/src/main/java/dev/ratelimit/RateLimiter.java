@@ -58,6 +58,8 @@ public final class RateLimiter {
     private final DecisionAccounting accounting;
     private final Refunds refunds;
     private final BatchDecisions batches;
+    /** Null unless the rules hold leases ({@link Algorithm#CONCURRENCY}). */
+    private final Leases leases;
 
     RateLimiter(RateLimiterBuilder builder) {
         this.policyName = builder.policyName;
@@ -69,7 +71,11 @@ public final class RateLimiter {
         this.failurePolicy = builder.failurePolicy;
         this.onFailure = new FailureAnswer(failurePolicy, rules, builder.localRules, builder.localLimiterSize,
                 builder.nanoClock);
-        this.denyCache = builder.localDenyCache ? new LocalDenyCache(LOCAL_DENY_CACHE_SIZE, builder.nanoClock) : null;
+        this.leases = rules.get(0).algorithm().holdsLeases() ? new Leases(policyName, gateway) : null;
+        // A lease may be given back long before a denial's retry-after: a cached denial would deny
+        // what Redis admits.
+        this.denyCache = builder.localDenyCache && leases == null
+                ? new LocalDenyCache(LOCAL_DENY_CACHE_SIZE, builder.nanoClock) : null;
         this.accounting = new DecisionAccounting(policyName, builder.listeners);
         this.refunds = new Refunds(policyName);
         this.batches = new BatchDecisions(rules, transport, gateway, inForce, failurePolicy, onFailure, denyCache,
@@ -158,7 +164,16 @@ public final class RateLimiter {
      *     set; the keys Redis answered took their permits
      */
     public Map<String, Decision> tryAcquireAll(Map<String, Long> permitsByKey) {
+        refuseLeasesInBatches();
         return batches.tryAcquireAll(permitsByKey);
+    }
+
+    /** A batch holds no leases: each admission of concurrency needs its own, released by its own request. */
+    private void refuseLeasesInBatches() {
+        if (leases != null) {
+            throw new UnsupportedOperationException("batches take no leases, but policy '" + policyName
+                    + "' uses algorithm concurrency: decide each request with tryAcquire and release it");
+        }
     }
 
     /**
@@ -171,6 +186,7 @@ public final class RateLimiter {
      * @throws RedisFailureException if Redis cannot be asked for some key and no failure policy is set
      */
     public List<Decision> tryAcquireAll(List<String> keys) {
+        refuseLeasesInBatches();
         return batches.tryAcquireAll(keys);
     }
 
@@ -256,6 +272,22 @@ public final class RateLimiter {
             denyCache.forget(key + '\n');
         }
         return back;
+    }
+
+    /**
+     * Gives back the lease an admission of {@link Algorithm#CONCURRENCY} holds
+     * ({@link Decision#holdsLease()}), so that the client's request no longer counts as in flight:
+     * call it once the admitted work has ended, however it ended (a {@code finally}). One round trip.
+     * Idempotent: a second release, or one of a decision holding no lease (a denial, a degraded
+     * answer, another algorithm's), does nothing. Never throws for a Redis failure: that is logged,
+     * and the lease expires by itself once the rule's {@code window} has passed.
+     *
+     * @param decision a decision this limiter handed out
+     */
+    public void release(Decision decision) {
+        if (leases != null) {
+            leases.release(decision);
+        }
     }
 
     /** Redis failures met so far (each one decided by the failure policy or thrown). */
@@ -360,7 +392,13 @@ public final class RateLimiter {
             long callerPermits, boolean consume) {
         long start = System.nanoTime();
         try {
-            Decision decision = current.evaluator.decide(keys, permits, consume);
+            Decision decision;
+            if (leases != null && consume) {
+                String lease = leases.nextId();
+                decision = Leases.held(current.evaluator.decide(keys, permits, true, lease), keys, lease);
+            } else {
+                decision = current.evaluator.decide(keys, permits, consume);
+            }
             accounting.redisAnswered(System.nanoTime() - start);
             onFailure.redisAnswered();
             return decision;
@@ -410,6 +448,10 @@ public final class RateLimiter {
     /** Permits are checked against the configured rules: a request no rule could ever allow is a caller's bug. */
     private void checkPermits(long permits) {
         for (Rule rule : rules) {
+            if (rule.algorithm().holdsLeases() && permits != 1) {
+                throw new IllegalArgumentException("permits must be 1 for algorithm " + rule.algorithm()
+                        + " (a request holds one lease while it is served), but was " + permits);
+            }
             if (permits < 1 || permits > rule.capacity()) {
                 throw new IllegalArgumentException("permits must be between 1 and " + rule.capacity()
                         + " (the capacity of rule " + rule.name() + "), but was " + permits);

@@ -152,6 +152,11 @@ public final class RateLimiterBuilder {
                         + "calendar rules or none (one script decides them all at once), but were " + rules);
             }
         }
+        if (rules.size() > 1 && rules.get(0).algorithm().holdsLeases()) {
+            throw new IllegalArgumentException("rules of algorithm " + rules.get(0).algorithm() + " must be one per "
+                    + "limiter (several limits of requests in flight for one client would only repeat the lowest), "
+                    + "but were " + rules + "; use a limiter per client key instead");
+        }
         if (transport == Transport.TRANSACTION && rules.get(0).calendar() != null) {
             throw new IllegalArgumentException("transport 'transaction' counts fixed windows only, but the rules "
                     + "were calendar rules " + rules + "; use transport 'lua'");

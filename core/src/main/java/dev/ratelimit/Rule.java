@@ -254,6 +254,10 @@ public final class Rule {
                 throw new BadArgument("cost", "cost must be between 1 and the rule's capacity " + capacity
                         + ", but was " + cost);
             }
+            if (cost != 1 && algorithm.holdsLeases()) {
+                throw new BadArgument("cost", "cost must be 1 for algorithm " + algorithm + " (a request holds one "
+                        + "lease while it is served), but was " + cost);
+            }
             if (name != null) {
                 RedisKeys.checkKeyPart("name", name, 1, MAX_NAME_LENGTH);
             }

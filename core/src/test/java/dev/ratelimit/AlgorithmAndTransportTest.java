@@ -36,7 +36,7 @@ class AlgorithmAndTransportTest {
         assertThatThrownBy(() -> Algorithm.fromConfigName("fast"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("algorithm must be one of fixed-window, sliding-log, sliding-window, token-bucket, "
-                        + "leaky-bucket, gcra, but was 'fast'");
+                        + "leaky-bucket, gcra, concurrency, but was 'fast'");
     }
 
     @Test

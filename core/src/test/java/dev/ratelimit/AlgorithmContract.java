@@ -93,6 +93,17 @@ abstract class AlgorithmContract {
         return cases.stream();
     }
 
+    /**
+     * The cases about rates, retries and permits, without {@code concurrency}: it limits requests in
+     * flight with one lease each (no permits above 1, no several rules: both refused at build, see
+     * {@link #concurrencyHoldsOneLeasePerRequestUntilReleased}) and its retry-after is at least a
+     * second whatever its window (leases are usually released long before they expire). Its own
+     * cases below run on every topology instead.
+     */
+    Stream<Arguments> rateAlgorithmsAndTransports() {
+        return algorithmsAndTransports().filter(arguments -> !((Algorithm) arguments.get()[0]).holdsLeases());
+    }
+
     RateLimiter limiter(RedisStore store, String policy, Transport transport, Rule... rules) {
         // No local deny cache: these tests are about what the scripts do in Redis.
         return RateLimiter.builder(store).keyPrefix(keyPrefix()).policyName(policy).transport(transport)
@@ -155,7 +166,7 @@ abstract class AlgorithmContract {
     }
 
     @ParameterizedTest(name = "{0} over {1}")
-    @MethodSource("algorithmsAndTransports")
+    @MethodSource("rateAlgorithmsAndTransports")
     void aRetryAtRetryAfterIsAdmittedAndOneClearlyBeforeIsDenied(Algorithm algorithm, Transport transport)
             throws Exception {
         Rule rule = Rule.of(algorithm, 5, Duration.ofMillis(500));
@@ -208,7 +219,7 @@ abstract class AlgorithmContract {
     }
 
     @ParameterizedTest(name = "{0} over {1}")
-    @MethodSource("algorithmsAndTransports")
+    @MethodSource("rateAlgorithmsAndTransports")
     void permitsAreTakenTogether(Algorithm algorithm, Transport transport) {
         RateLimiter limiter = limiter(nodeA, newPolicy(algorithm), transport, Rule.of(algorithm, 10, Duration.ofHours(1)));
 
@@ -224,7 +235,7 @@ abstract class AlgorithmContract {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(Algorithm.class)
+    @EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE) // see rateAlgorithmsAndTransports
     void largePermitsAreDeniedWithoutTakingSmallerOnes(Algorithm algorithm) {
         RateLimiter limiter = limiter(nodeA, newPolicy(algorithm), Rule.of(algorithm, 10, Duration.ofHours(1)));
         assertThat(limiter.tryAcquire("c", 7).allowed()).isTrue();
@@ -235,7 +246,7 @@ abstract class AlgorithmContract {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(Algorithm.class)
+    @EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE) // see rateAlgorithmsAndTransports
     void severalRulesAreAllOrNothing(Algorithm algorithm) {
         Rule tight = Rule.builder(algorithm, 3, Duration.ofHours(1)).name("tight").build();
         Rule loose = Rule.builder(algorithm, 5, Duration.ofHours(2)).name("loose").build();
@@ -453,6 +464,39 @@ abstract class AlgorithmContract {
 
         assertThat(admin().exists(limiter.redisKeys("c").get(0))).isFalse();
         assertThat(limiter.tryAcquire("c").remaining()).isEqualTo(2);
+    }
+
+    @org.junit.jupiter.api.Test
+    void concurrencyHoldsOneLeasePerRequestUntilReleased() {
+        Rule rule = Rule.of(Algorithm.CONCURRENCY, 2, Duration.ofHours(1));
+        String policy = newPolicy(Algorithm.CONCURRENCY);
+        RateLimiter onA = limiter(nodeA, policy, Transport.LUA, rule);
+        RateLimiter onB = limiter(nodeB, policy, Transport.LUA, rule);
+        String key = onA.redisKeys("c").get(0);
+
+        Decision first = onA.tryAcquire("c");
+        Decision second = onB.tryAcquire("c");
+        assertThat(first.holdsLease()).isTrue();
+        assertThat(second.remaining()).as("limit - in flight").isZero();
+        Decision denied = onA.tryAcquire("c");
+        assertThat(denied.allowed()).isFalse();
+        assertThat(denied.holdsLease()).isFalse();
+        assertThat(denied.retryAfter()).as("until the earliest lease expires")
+                .isGreaterThan(Duration.ofMinutes(59)).isLessThanOrEqualTo(Duration.ofHours(1));
+        assertThat(admin().zcard(key)).as("two leases, the denial wrote nothing").isEqualTo(2L);
+
+        onA.release(denied);
+        onB.release(first);
+        assertThat(admin().zcard(key)).as("released on the other node: the lease names its keys").isEqualTo(1L);
+        Decision third = onA.tryAcquire("c");
+        assertThat(third.allowed()).as("the released place, at once").isTrue();
+        onA.release(first);
+        assertThat(onB.tryAcquire("c").allowed()).as("a second release freed nothing more").isFalse();
+
+        onA.release(second);
+        onA.release(third);
+        assertThat(admin().exists(key)).as("no lease left, no key left").isFalse();
+        assertThat(onA.tryAcquire("other").holdsLease()).isTrue(); // left held: its key must have a TTL
     }
 
     @ParameterizedTest(name = "{0}")

@@ -78,7 +78,7 @@ class RuleTest {
     void algorithmIsRequired() {
         assertThatThrownBy(() -> Rule.of(null, 1, Duration.ofSeconds(1)))
                 .hasMessage("algorithm must be one of fixed-window, sliding-log, sliding-window, token-bucket, "
-                        + "leaky-bucket, gcra, but was null");
+                        + "leaky-bucket, gcra, concurrency, but was null");
     }
 
     @Test

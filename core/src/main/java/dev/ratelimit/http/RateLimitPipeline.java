@@ -85,11 +85,18 @@ public final class RateLimitPipeline {
     /**
      * Hears how a request that was let through ended: its response status and (measured here) how
      * long the handler took. Call it once per {@link #before} that was not a denial, after the
-     * handler, also when it threw.
+     * handler, also when it threw; for a request that went asynchronous, once it completes. It
+     * gives back a {@code concurrency} admission's lease (never throwing for a Redis failure).
      */
     public void after(Admission admission, int status) {
+        if (admission.decision() == null) {
+            return;
+        }
+        // The limiter that decided: the policy's, or the request's tier's.
+        RateLimiter decider = admission.limiter() != null ? admission.limiter() : limiter;
+        decider.release(admission.decision());
         if (admission.timed()) {
-            limiter.recordAdmittedLatency(Duration.ofNanos(System.nanoTime() - admission.admittedAtNanos()));
+            decider.recordAdmittedLatency(Duration.ofNanos(System.nanoTime() - admission.admittedAtNanos()));
         }
         refundUncounted(admission, status);
     }

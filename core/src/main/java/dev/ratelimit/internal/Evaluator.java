@@ -13,4 +13,13 @@ public interface Evaluator {
      * @return the decision of the governing rule
      */
     Decision decide(List<String> keys, long[] permits, boolean consume);
+
+    /**
+     * As {@link #decide(List, long[], boolean)}, and an admission of an algorithm that
+     * {@link dev.ratelimit.Algorithm#holdsLeases() holds leases} records {@code lease} as its own;
+     * the others ignore it.
+     */
+    default Decision decide(List<String> keys, long[] permits, boolean consume, String lease) {
+        return decide(keys, permits, consume);
+    }
 }

@@ -100,6 +100,13 @@ public final class LocalLimiter {
             throw new BadArgument("localLimit", "localLimit must be a whole number between 1 and " + Rule.MAX_LIMIT
                     + ", but was " + localLimit);
         }
+        if (rules.get(0).algorithm().holdsLeases()) {
+            // A local twin would have to take back, on this node, leases handed out while Redis was
+            // down and released after it came back: refused rather than half right.
+            throw new BadArgument("onRedisFailure", "onRedisFailure must be allow or deny for algorithm "
+                    + rules.get(0).algorithm() + " (requests in flight are counted in Redis alone; a node cannot "
+                    + "take back alone the leases it handed out), but was 'local'");
+        }
         long base = rules.get(0).limit();
         List<Rule> local = new ArrayList<>(rules.size());
         for (Rule rule : rules) {

@@ -16,6 +16,8 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
     private static final LuaScript CALENDAR_SCRIPT = LuaScript.limiter("calendar-window");
     /** Gives an admission back, for every algorithm: see its header. */
     private static final LuaScript REFUND_SCRIPT = LuaScript.load("refund");
+    /** Gives back a lease of {@code concurrency}: a script of its own, as the driver decides nothing here. */
+    private static final LuaScript RELEASE_SCRIPT = LuaScript.load("concurrency-release");
 
     static {
         for (Algorithm algorithm : Algorithm.values()) {
@@ -33,6 +35,8 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
     private final int argCount;
     /** The script's name, as refund.lua knows it. */
     private final String scriptName;
+    /** Whether the script takes a lease id after the rules' arguments. */
+    private final boolean leases;
 
     /**
      * @param rules one or more rules, all of one algorithm (checked by the caller)
@@ -53,7 +57,19 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
                 calendarBounds.add(new CalendarBounds(rule.calendar(), rule.timeZone(), System::currentTimeMillis));
             }
         }
-        this.argCount = count;
+        this.leases = !calendar && rules.get(0).algorithm().holdsLeases();
+        this.argCount = count + (leases ? 1 : 0);
+    }
+
+    /**
+     * Gives back a lease that an admission of {@code concurrency} recorded under the keys: one
+     * round trip, and nothing happens when it is gone already (released, or expired).
+     *
+     * @return how many leases were removed: 0 or, for a lease still held, 1
+     * @throws dev.ratelimit.RedisFailureException if Redis cannot be asked
+     */
+    public static long release(RedisGateway gateway, List<String> keys, String lease) {
+        return gateway.eval(RELEASE_SCRIPT, keys, Immutable.listOf(lease)).get(0);
     }
 
     /** The script of calendar rules, for tests that need to reach Redis the same way. */
@@ -68,12 +84,21 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
 
     @Override
     public Decision decide(List<String> keys, long[] permits, boolean consume) {
-        ScriptCall call = call(keys, permits, consume);
+        return decide(keys, permits, consume, null);
+    }
+
+    @Override
+    public Decision decide(List<String> keys, long[] permits, boolean consume, String lease) {
+        ScriptCall call = call(keys, permits, consume, lease);
         return decision(keys, permits, gateway.eval(call.script, call.keys, call.args));
     }
 
     /** The call {@link #decide} makes, for a batch to send with others ({@link RedisGateway#evalAll}). */
     public ScriptCall call(List<String> keys, long[] permits, boolean consume) {
+        return call(keys, permits, consume, null);
+    }
+
+    private ScriptCall call(List<String> keys, long[] permits, boolean consume, String lease) {
         List<String> args = new ArrayList<>(argCount);
         args.add(consume ? "1" : "0");
         for (int i = 0; i < rules.size(); i++) {
@@ -82,6 +107,10 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
             if (!calendarBounds.isEmpty()) {
                 args.add(calendarBounds.get(i).text());
             }
+        }
+        if (leases) {
+            // A peek adds nothing; the script still finds its lease argument where it looks.
+            args.add(lease == null ? "" : lease);
         }
         return new ScriptCall(script, keys, args);
     }

@@ -150,7 +150,7 @@ class HttpPolicyTest {
         "timeZone       | Mars/Base | init-param 'timeZone' must be a time zone such as UTC or Europe/Berlin, but was 'Mars/Base'",
         "window         | 0s        | init-param 'window' must be between 1ms and 365d, but was 0ms",
         "window         | 400d      | init-param 'window' must be between 1ms and 365d, but was 400d",
-        "algorithm      | fast      | init-param 'algorithm' must be one of fixed-window, sliding-log, sliding-window, token-bucket, leaky-bucket, gcra, but was 'fast'",
+        "algorithm      | fast      | init-param 'algorithm' must be one of fixed-window, sliding-log, sliding-window, token-bucket, leaky-bucket, gcra, concurrency, but was 'fast'",
         "key            | header:   | init-param 'key' must be ip, user, session, global, header:NAME, param:NAME or cookie:NAME, joined with '+', but was 'header:' ('header:' names no header)",
         "trustedProxies | 10.0.0/8  | init-param 'trustedProxies' must list CIDR blocks such as 10.0.0.0/8 or 2001:db8::/32 separated by commas, but '10.0.0/8' in '10.0.0/8' is not one",
         "forwardedHeader | X-Real-IP | init-param 'forwardedHeader' must be X-Forwarded-For or Forwarded, but was 'X-Real-IP'",

@@ -105,6 +105,11 @@ final class FrozenClockScript {
         return args;
     }
 
+    /** Runs the script with the given arguments, as they are: for scripts that take more than the rules' (a lease). */
+    List<Long> run(List<String> args, String... keys) {
+        return run(keys, args);
+    }
+
     private List<Long> run(String[] keys, List<String> args) {
         assertThat(keys).as("one key per rule").hasSize(rules.size());
         @SuppressWarnings("unchecked")

@@ -39,9 +39,11 @@ import org.slf4j.LoggerFactory;
  * <p>Every init-param is checked in {@link #init}: an unknown name or a bad value throws a
  * {@link ServletException} naming the parameter and the value, so the container refuses to start
  * the webapp rather than run it unlimited. A denied request is answered here (status, {@code
- * Retry-After}, problem+json body) and never reaches the chain. Filters of one webapp with the same
- * Redis settings share one connection pool, closed when the last of them is destroyed. The
- * decisions themselves are the core's {@link RateLimitPipeline}; this class only translates.
+ * Retry-After}, problem+json body) and never reaches the chain. A request let through is ended
+ * (for {@code concurrency}, its lease released) once the chain returns or throws, or, if it went
+ * asynchronous, once it completes, fails or times out. Filters of one webapp with the same Redis
+ * settings share one connection pool, closed when the last of them is destroyed. The decisions
+ * themselves are the core's {@link RateLimitPipeline}; this class only translates.
  */
 public class RateLimitFilter implements Filter {
     private static final Logger log = LoggerFactory.getLogger(RateLimitFilter.class);
@@ -98,10 +100,35 @@ public class RateLimitFilter implements Filter {
             response.flushBuffer();
             return;
         }
+        boolean returned = false;
         try {
             chain.doFilter(req, res);
+            returned = true;
         } finally {
-            pipeline.after(admission, response.getStatus());
+            if (!returned || !admission.limited() || !afterAsync(req, admission, response)) {
+                pipeline.after(admission, response.getStatus());
+            }
+        }
+    }
+
+    /**
+     * For a request that went asynchronous, defers {@link RateLimitPipeline#after} (which gives
+     * back a {@code concurrency} lease) until the request ends. The listener is added while this
+     * dispatch still runs, when the container accepts it even if another thread already completed
+     * the request: the completion is only carried out once the dispatch returns.
+     *
+     * @return false when the request is not asynchronous, or the container refused the listener:
+     *     then the caller ends it now
+     */
+    private boolean afterAsync(ServletRequest req, Admission admission, HttpServletResponse response) {
+        if (!req.isAsyncStarted()) {
+            return false;
+        }
+        try {
+            req.getAsyncContext().addListener(new AfterAsync(pipeline, admission, response));
+            return true;
+        } catch (IllegalStateException alreadyOver) {
+            return false;
         }
     }
 

@@ -128,7 +128,7 @@ class RateLimitFilterIT {
             {"trustedProxies", "10.0.0.0/99", "init-param 'trustedProxies' must list CIDR blocks such as 10.0.0.0/8 or 2001:db8::/32 separated by commas, but '10.0.0.0/99' in '10.0.0.0/99' is not one"},
             {"forwardedHeader", "X-Real-IP", "init-param 'forwardedHeader' must be X-Forwarded-For or Forwarded, but was 'X-Real-IP'"},
             {"ipv6Prefix", "0", "init-param 'ipv6Prefix' must be a whole number between 1 and 128, but was '0'"},
-            {"algorithm", "fast", "init-param 'algorithm' must be one of fixed-window, sliding-log, sliding-window, token-bucket, leaky-bucket, gcra, but was 'fast'"},
+            {"algorithm", "fast", "init-param 'algorithm' must be one of fixed-window, sliding-log, sliding-window, token-bucket, leaky-bucket, gcra, concurrency, but was 'fast'"},
             {"keyResolverClass", "com.example.Missing", "init-param 'keyResolverClass' must name a public class implementing dev.ratelimit.http.KeyResolver with a public no-argument constructor, but was 'com.example.Missing' (no such class is visible to the webapp)"},
         };
         List<Arguments> arguments = new ArrayList<>();

@@ -16,6 +16,13 @@ import jakarta.ws.rs.core.Response;
  * The filter {@link RateLimitFeature} registers for one annotated resource method. It only
  * translates: the request to the core's {@link RateLimitPipeline}, a denial to an aborted request
  * with the servlet filter's answer, and the admission's headers to the response.
+ *
+ * <p>The response filter ends the request for the pipeline (for {@code concurrency}, gives its lease
+ * back): after the resource method, after an exception an {@code ExceptionMapper} answered, and
+ * for an asynchronous resource when it resumes. An exception no mapper answers bypasses response
+ * filters in Jersey and RESTEasy alike (it goes to the container as a 500): such a request's lease
+ * is only freed by its timeout, the rule's {@code window}. Map your exceptions, or limit the path
+ * with the servlet filter, which sees every way a request ends.
  */
 final class RateLimitContainerFilter implements ContainerRequestFilter, ContainerResponseFilter {
     private static final String ADMISSION = RateLimitContainerFilter.class.getName() + ".admission";

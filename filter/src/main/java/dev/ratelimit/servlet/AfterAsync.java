@@ -1,0 +1,56 @@
+package dev.ratelimit.servlet;
+
+import dev.ratelimit.http.Admission;
+import dev.ratelimit.http.RateLimitPipeline;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.http.HttpServletResponse;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Calls {@link RateLimitPipeline#after} for a request that went asynchronous, when it really ends:
+ * completed, failed (the container's onError, a client gone away among others) or timed out,
+ * whichever comes first, and only then: a container reports a timeout or an error and then the
+ * completion, and a {@code concurrency} lease must be given back once. A request started
+ * asynchronous again (after a dispatch) keeps this listener, as the Servlet spec asks of listeners
+ * that want the later events.
+ */
+final class AfterAsync implements AsyncListener {
+    private final RateLimitPipeline pipeline;
+    private final Admission admission;
+    private final HttpServletResponse response;
+    private final AtomicBoolean done = new AtomicBoolean();
+
+    AfterAsync(RateLimitPipeline pipeline, Admission admission, HttpServletResponse response) {
+        this.pipeline = pipeline;
+        this.admission = admission;
+        this.response = response;
+    }
+
+    /** Once, whoever calls first. */
+    void end() {
+        if (done.compareAndSet(false, true)) {
+            pipeline.after(admission, response.getStatus());
+        }
+    }
+
+    @Override
+    public void onComplete(AsyncEvent event) {
+        end();
+    }
+
+    @Override
+    public void onError(AsyncEvent event) {
+        end();
+    }
+
+    @Override
+    public void onTimeout(AsyncEvent event) {
+        end();
+    }
+
+    @Override
+    public void onStartAsync(AsyncEvent event) {
+        event.getAsyncContext().addListener(this);
+    }
+}
