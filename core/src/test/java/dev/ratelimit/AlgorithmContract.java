@@ -21,6 +21,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import redis.clients.jedis.UnifiedJedis;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -306,7 +307,7 @@ abstract class AlgorithmContract {
      * decision, allowed, remaining and governing rule, is the one single calls give a twin key.
      */
     @ParameterizedTest(name = "{0}")
-    @EnumSource(Algorithm.class)
+    @EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE) // batches take no leases
     void aBatchDecidesEachKeyAsSingleCallsWould(Algorithm algorithm) {
         Rule rule = Rule.of(algorithm, 10, Duration.ofHours(1));
         RateLimiter batched = limiter(nodeA, newPolicy(algorithm), rule);
@@ -337,7 +338,7 @@ abstract class AlgorithmContract {
      * admits exactly its limit, as single calls do.
      */
     @ParameterizedTest(name = "{0}")
-    @EnumSource(Algorithm.class)
+    @EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE) // batches take no leases
     void twoNodesAndManyThreadsBatchingOverlappingKeysAdmitExactlyTheLimit(Algorithm algorithm) throws Exception {
         Rule rule = Rule.of(algorithm, 20, Duration.ofHours(1));
         String policy = newPolicy(algorithm);
@@ -369,8 +370,18 @@ abstract class AlgorithmContract {
         }
     }
 
+    @Test
+    void aBatchRefusesConcurrencyWhoseLeasesBelongToOneRequestEach() {
+        RateLimiter limiter = limiter(nodeA, newPolicy(Algorithm.CONCURRENCY), Rule.of(Algorithm.CONCURRENCY, 2,
+                Duration.ofHours(1)));
+        assertThatThrownBy(() -> limiter.tryAcquireAll(List.of("a", "b")))
+                .isInstanceOf(UnsupportedOperationException.class)
+                .hasMessageContaining("batches take no leases");
+        assertThat(limiter.peek("a").remaining()).as("nothing taken").isEqualTo(2);
+    }
+
     @ParameterizedTest(name = "{0}")
-    @EnumSource(Algorithm.class)
+    @EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE) // batches take no leases
     void scriptFlushBetweenTwoBatchesIsHealed(Algorithm algorithm) {
         RateLimiter limiter = limiter(nodeA, newPolicy(algorithm), Rule.of(algorithm, 3, Duration.ofMinutes(1)));
         List<String> keys = List.of("a", "b", "c", "d", "e", "f");
