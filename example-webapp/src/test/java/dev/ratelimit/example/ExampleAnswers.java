@@ -1,6 +1,7 @@
 package dev.ratelimit.example;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 import java.io.IOException;
 import java.net.URI;
@@ -8,6 +9,11 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 
 /** What the example must answer, wherever it is deployed: the page, and 429s past each limit. */
 final class ExampleAnswers {
@@ -38,6 +44,30 @@ final class ExampleAnswers {
         assertThat(apiDenied.headers().firstValue("Retry-After")).isPresent();
         assertThat(apiDenied.headers().firstValue("RateLimit-Policy")).hasValue("\"api\";q=10;w=10");
         assertThat(get(base.resolve("api/health")).statusCode()).as("excluded").isEqualTo(200);
+
+        for (int i = 0; i < 10; i++) {
+            assertThat(get(base.resolve("api/login?password=secret")).statusCode()).as("a success never counts")
+                    .isEqualTo(200);
+        }
+        for (int i = 0; i < 3; i++) {
+            assertThat(get(base.resolve("api/login?password=wrong")).statusCode()).as("failed login %d", i + 1)
+                    .isEqualTo(401);
+        }
+        assertThat(get(base.resolve("api/login?password=secret")).statusCode()).as("locked out after 3 failures")
+                .isEqualTo(429);
+
+        List<CompletableFuture<HttpResponse<String>>> slow = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            slow.add(http.sendAsync(HttpRequest.newBuilder(base.resolve("api/slow")).timeout(Duration.ofSeconds(10))
+                    .build(), HttpResponse.BodyHandlers.ofString()));
+        }
+        Map<Integer, Long> statuses = new TreeMap<>();
+        for (CompletableFuture<HttpResponse<String>> answer : slow) {
+            statuses.merge(answer.join().statusCode(), 1L, Long::sum);
+        }
+        assertThat(statuses).as("2 in flight at once, the rest refused").containsExactly(entry(200, 2L),
+                entry(429, 4L));
+        assertThat(get(base.resolve("api/slow")).statusCode()).as("the leases were given back").isEqualTo(200);
 
         for (int i = 0; i < 5; i++) {
             assertThat(get(base.resolve("rest/demo/token-bucket"), "X-Demo-Run", "check").statusCode()).isEqualTo(200);
