@@ -85,7 +85,7 @@ public final class HttpPolicy {
         this.adaptive = in.adaptive();
         this.enforce = in.get(Settings.ENFORCE);
         this.statusCode = Math.toIntExact(in.get(Settings.STATUS_CODE));
-        this.countStatus = in.get(Settings.COUNT_STATUS);
+        this.countStatus = in.countStatus(rule);
         this.policyName = RedisKeys.checkKeyPart("policyName", in.policyName(), 1, RateLimiter.MAX_NAME_LENGTH);
         this.keyPrefix = RedisKeys.checkKeyPart("keyPrefix", in.get(Settings.KEY_PREFIX), 0,
                 RateLimiter.MAX_NAME_LENGTH);

@@ -227,6 +227,20 @@ public final class PolicyReader {
         return Dimensions.parse(limits, get(Settings.ALGORITHM), get(Settings.BURST), get(Settings.COST), proxies);
     }
 
+    /**
+     * {@code countStatus}, or null when every answer counts. Refused with {@code concurrency}: its
+     * lease is given back when any request ends, whatever its status.
+     */
+    StatusMatcher countStatus(Rule rule) {
+        StatusMatcher countStatus = get(Settings.COUNT_STATUS);
+        if (countStatus != null && rule.algorithm().holdsLeases()) {
+            throw new IllegalArgumentException(label(Settings.COUNT_STATUS) + " counts finished requests, but "
+                    + label(Settings.ALGORITHM) + " is 'concurrency', which counts requests in flight (countStatus "
+                    + "was '" + text(Settings.COUNT_STATUS) + "')");
+        }
+        return countStatus;
+    }
+
     /** {@code tiers} with {@code tierFrom}: each needs the other. */
     Tiers tiers() {
         String tiers = text(Settings.TIERS);

@@ -118,6 +118,14 @@ class HttpPolicyTest {
     }
 
     @Test
+    void countStatusIsRefusedWithConcurrencyWhoseLeasesEndWithEveryRequest() {
+        assertThatThrownBy(() -> parse("limit", "3", "window", "1m", "algorithm", "concurrency", "countStatus", "401"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("init-param 'countStatus' counts finished requests, but init-param 'algorithm' is "
+                        + "'concurrency', which counts requests in flight (countStatus was '401')");
+    }
+
+    @Test
     void theCircuitBreakerIsSetByInitParamsAndDefaultsToThreeFailuresAndHalfASecond() {
         assertThat(parse("limit", "1", "window", "1m").redisSettings().breakerCoolDown())
                 .isEqualTo(Duration.ofMillis(500));
@@ -147,6 +155,8 @@ class HttpPolicyTest {
         "redisBreakerCoolDown | 11m | init-param 'redisBreakerCoolDown' must be a duration from 1ms to 10m, but was '11m'",
         "redisBreakerCoolDown | 0ms | init-param 'redisBreakerCoolDown' must be a duration from 1ms to 10m, but was '0ms'",
         "calendar       | year      | init-param 'calendar' must be one of day, week, month, but was 'year'",
+        "countStatus    | 6xx       | init-param 'countStatus' must be HTTP statuses or classes such as 401,403 or 4xx, but was '6xx'",
+        "countStatus    | 4o1       | init-param 'countStatus' must be HTTP statuses or classes such as 401,403 or 4xx, but was '4o1'",
         "timeZone       | Mars/Base | init-param 'timeZone' must be a time zone such as UTC or Europe/Berlin, but was 'Mars/Base'",
         "window         | 0s        | init-param 'window' must be between 1ms and 365d, but was 0ms",
         "window         | 400d      | init-param 'window' must be between 1ms and 365d, but was 400d",

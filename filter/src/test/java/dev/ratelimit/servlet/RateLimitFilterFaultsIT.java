@@ -53,11 +53,13 @@ class RateLimitFilterFaultsIT {
     private static final long FAULT_BOUND_MILLIS = 2 * T + MARGIN_MILLIS;
     /** A Redis slow but answering within T each time: pool wait, handshake, PING, EVALSHA, EVAL. */
     private static final long SLOW_BOUND_MILLIS = 5 * T + MARGIN_MILLIS;
+    /** The breaker's default cool-down (redisBreakerCoolDown). */
+    private static final long COOL_DOWN_MILLIS = 500;
     /**
-     * Exact again within a second of healing, as the issue asks: the default cool-down (500 ms,
-     * redisBreakerCoolDown) plus a probe that may still time out (T) leaves 200 ms for scheduling.
+     * Exact again by design within cool-down + T (800 ms, under the second the issue asks for); the
+     * margin is for a busy machine's scheduling, not for Redis.
      */
-    private static final Duration RESUME_BOUND = Duration.ofSeconds(1);
+    private static final Duration RESUME_BOUND = Duration.ofMillis(COOL_DOWN_MILLIS + T + MARGIN_MILLIS);
 
     private FaultProxy proxy;
 
@@ -163,7 +165,7 @@ class RateLimitFilterFaultsIT {
         proxy.heal();
         Duration resumed = untilLimitingResumes(app);
         System.out.printf("FAULT %s %s %s: limiting resumed after %d ms%n", kind, name, onRedisFailure, resumed.toMillis());
-        assertThat(resumed).as("limiting resumes within a second").isLessThanOrEqualTo(RESUME_BOUND);
+        assertThat(resumed).as("limiting resumes within cool-down + timeout").isLessThanOrEqualTo(RESUME_BOUND);
         assertExact(app, "after-" + name);
     }
 

@@ -166,6 +166,24 @@ abstract class RateLimitedResourcesContract {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void anInFlightLimitHoldsOneExportAtATimeAndTheResponseGivesItBack(Kind kind) throws Exception {
+        URI export = deploy(kind).resolve("rest/export");
+        List<CompletableFuture<HttpResponse<String>>> answers = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            answers.add(HttpClient.newHttpClient().sendAsync(HttpRequest.newBuilder(export).header("X-Client", "c")
+                    .build(), HttpResponse.BodyHandlers.ofString()));
+        }
+        List<Integer> statuses = new ArrayList<>();
+        for (CompletableFuture<HttpResponse<String>> answer : answers) {
+            statuses.add(answer.join().statusCode());
+        }
+        assertThat(statuses).as("one in flight, the others refused").containsExactlyInAnyOrder(200, 429, 429);
+        assertThat(get(export, "X-Client", "c").statusCode()).as("the finished export gave its lease back")
+                .isEqualTo(200);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
     void onlyFailedLoginsCountWithCountStatus(Kind kind) throws Exception {
         URI login = deploy(kind).resolve("rest/login");
         for (int i = 0; i < 10; i++) {

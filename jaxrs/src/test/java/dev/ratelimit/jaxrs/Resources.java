@@ -93,6 +93,17 @@ final class Resources {
         }
     }
 
+    /** One export at a time per client, across servers: an in-flight limit whose lease the response filter gives back. */
+    @Path("export")
+    public static class Export {
+        @GET
+        @RateLimited(algorithm = "concurrency", limit = 1, window = "30s", key = "header:X-Client")
+        public String export() throws InterruptedException {
+            Thread.sleep(800);
+            return "exported";
+        }
+    }
+
     /** Authenticates whoever names themselves in X-User, with the roles in X-Roles: enough for key = "user". */
     @Provider
     @Priority(Priorities.AUTHENTICATION)
@@ -134,7 +145,7 @@ final class Resources {
     public static class LimitedApplication extends Application {
         @Override
         public Set<Class<?>> getClasses() {
-            return Set.of(Orders.class, Shared.class, Free.class, Account.class, Tiered.class, Login.class,
+            return Set.of(Orders.class, Shared.class, Free.class, Account.class, Tiered.class, Login.class, Export.class,
                     HeaderAuthentication.class, RateLimitFeature.class);
         }
     }
