@@ -5,7 +5,6 @@ import dev.ratelimit.internal.LuaEvaluator;
 import dev.ratelimit.internal.RedisGateway;
 import dev.ratelimit.internal.RedisKeys;
 import dev.ratelimit.internal.ScriptCall;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -180,7 +179,7 @@ final class BatchDecisions {
                             !entry.overCapacity);
                 }
                 if (entry.overCapacity) {
-                    entry.decision = deniedUntilLimitsRise(entry.decision);
+                    entry.decision = DecisionFlow.deniedUntilLimitsRise(entry.decision, inForce.untilNextAdaptation());
                 }
                 if (denyCache != null) {
                     denyCache.put(entry.cacheKey(), entry.decision);
@@ -200,17 +199,5 @@ final class BatchDecisions {
             decisions.add(entry.decision);
         }
         return decisions;
-    }
-
-    /** {@code RateLimiter.take}'s answer to permits above a rule scaled down: see there. */
-    private Decision deniedUntilLimitsRise(Decision state) {
-        if (state.degraded() && !state.local()) {
-            return state;
-        }
-        Duration retryAfter = state.resetAfter().compareTo(inForce.untilNextAdaptation()) >= 0
-                ? state.resetAfter() : inForce.untilNextAdaptation();
-        return state.local()
-                ? Decision.local(false, state.rule(), state.remaining(), retryAfter, state.resetAfter())
-                : Decision.of(false, state.rule(), state.remaining(), retryAfter, state.resetAfter());
     }
 }

@@ -58,6 +58,7 @@ public final class RateLimiter {
     private final DecisionAccounting accounting;
     private final Refunds refunds;
     private final BatchDecisions batches;
+    private final DecisionFlow flow;
     /** Null unless the rules hold leases ({@link Algorithm#CONCURRENCY}). */
     private final Leases leases;
 
@@ -78,6 +79,7 @@ public final class RateLimiter {
                 ? new LocalDenyCache(LOCAL_DENY_CACHE_SIZE, builder.nanoClock) : null;
         this.accounting = new DecisionAccounting(policyName, builder.listeners);
         this.refunds = new Refunds(policyName);
+        this.flow = new DecisionFlow(inForce, failurePolicy, onFailure, denyCache, accounting, leases);
         this.batches = new BatchDecisions(rules, transport, gateway, inForce, failurePolicy, onFailure, denyCache,
                 accounting, this::keys);
     }
@@ -95,7 +97,7 @@ public final class RateLimiter {
      * @throws RedisFailureException if Redis cannot be asked and no failure policy is set
      */
     public Decision tryAcquire(String key) {
-        return acquireOnce(key, keys(key), 0);
+        return flow.acquire(key, keys(key), 0);
     }
 
     /**
@@ -125,7 +127,7 @@ public final class RateLimiter {
             keys.add(RedisKeys.dimensionKey(keyPrefix, policyName, rules.get(i).name(),
                     RedisKeys.checkClientKey("clientKeys", clientKeys.get(i))));
         }
-        return acquireOnce(String.join(" + ", clientKeys), keys, 0);
+        return flow.acquire(String.join(" + ", clientKeys), keys, 0);
     }
 
     /**
@@ -137,7 +139,7 @@ public final class RateLimiter {
      */
     public Decision tryAcquire(String key, long permits) {
         checkPermits(permits);
-        return acquireOnce(key, keys(key), permits);
+        return flow.acquire(key, keys(key), permits);
     }
 
     /**
@@ -209,7 +211,7 @@ public final class RateLimiter {
         checkPermits(permits);
         long deadline = System.nanoTime() + maxWait.toNanos();
         while (true) {
-            Decision decision = acquireOnce(key, keys, permits);
+            Decision decision = flow.acquire(key, keys, permits);
             // A local decision is a true one (this node's): its denial is waited out like Redis's.
             if (decision.allowed() || (decision.degraded() && !decision.local())) {
                 return decision;
@@ -231,8 +233,7 @@ public final class RateLimiter {
      * @throws RedisFailureException if Redis cannot be asked
      */
     public Decision peek(String key) {
-        RulesInForce.Applied current = inForce.last();
-        return decide(current, key, keys(key), current.costs, 0, false);
+        return flow.peek(key, keys(key));
     }
 
     /**
@@ -319,32 +320,6 @@ public final class RateLimiter {
     }
 
     /**
-     * One try, answered from the local deny cache when it remembers a denial for this client and
-     * cost that has not yet run out.
-     *
-     * @param permits the caller's permits, or 0 for each rule's cost
-     */
-    private Decision acquireOnce(String key, List<String> keys, long permits) {
-        RulesInForce.Applied current = inForce.current();
-        long[] eachRule = permits == 0 ? current.costs : permitsForEachRule(current, permits);
-        Decision decision;
-        if (denyCache == null) {
-            decision = take(current, key, keys, eachRule, permits);
-        } else {
-            String cacheKey = key + '\n' + permits;
-            decision = denyCache.get(cacheKey);
-            if (decision != null) {
-                accounting.cachedDenial();
-            } else {
-                decision = take(current, key, keys, eachRule, permits);
-                denyCache.put(cacheKey, decision);
-            }
-        }
-        accounting.handedOut(key, decision);
-        return decision;
-    }
-
-    /**
      * Tells adaptive limits how long an admitted request took to serve; the HTTP adapters call it.
      * Without adaptive limits it does nothing worth the call.
      */
@@ -360,52 +335,6 @@ public final class RateLimiter {
     /** The adaptive factor last computed (1 without adaptive limits). */
     public double adaptiveFactor() {
         return inForce.last().factor;
-    }
-
-    /**
-     * Takes the permits, unless adaptive limits have scaled a rule below them: such a request cannot
-     * be admitted until the limits rise again, so it is denied without writing anything. Its
-     * retry-after is the later of the next adaptation (the limits cannot change before) and the
-     * moment the client's state is clear (then it fits as soon as the limits are back); its remaining
-     * and reset come from a peek, so the answer is as true as any other denial's.
-     */
-    private Decision take(RulesInForce.Applied current, String key, List<String> keys, long[] permits,
-            long callerPermits) {
-        for (int i = 0; i < permits.length; i++) {
-            if (permits[i] > current.rules.get(i).capacity()) {
-                Decision state = decide(current, key, keys, current.costs, 0, false);
-                if (state.degraded() && !state.local()) {
-                    return state;
-                }
-                Duration retryAfter = state.resetAfter().compareTo(inForce.untilNextAdaptation()) >= 0
-                        ? state.resetAfter() : inForce.untilNextAdaptation();
-                return state.local()
-                        ? Decision.local(false, state.rule(), state.remaining(), retryAfter, state.resetAfter())
-                        : Decision.of(false, state.rule(), state.remaining(), retryAfter, state.resetAfter());
-            }
-        }
-        return decide(current, key, keys, permits, callerPermits, true);
-    }
-
-    /** @param callerPermits what the caller asked for, or 0 for each rule's cost: for a local decision */
-    private Decision decide(RulesInForce.Applied current, String key, List<String> keys, long[] permits,
-            long callerPermits, boolean consume) {
-        long start = System.nanoTime();
-        try {
-            Decision decision;
-            if (leases != null && consume) {
-                String lease = leases.nextId();
-                decision = Leases.held(current.evaluator.decide(keys, permits, true, lease), keys, lease);
-            } else {
-                decision = current.evaluator.decide(keys, permits, consume);
-            }
-            accounting.redisAnswered(System.nanoTime() - start);
-            onFailure.redisAnswered();
-            return decision;
-        } catch (RedisFailureException e) {
-            accounting.redisFailed(key, e, failurePolicy);
-            return onFailure.decide(e, keys.get(0), callerPermits, consume);
-        }
     }
 
     /** The name in Redis keys and headers. */
@@ -457,12 +386,6 @@ public final class RateLimiter {
                         + " (the capacity of rule " + rule.name() + "), but was " + permits);
             }
         }
-    }
-
-    private static long[] permitsForEachRule(RulesInForce.Applied current, long permits) {
-        long[] eachRule = new long[current.rules.size()];
-        java.util.Arrays.fill(eachRule, permits);
-        return eachRule;
     }
 
     @Override
