@@ -8,12 +8,7 @@ import dev.ratelimit.servlet.containers.ServletContainers.Kind;
 import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.net.URI;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -30,8 +25,6 @@ class LoginProtectionFilterIT {
     static final RedisServerExtension redis = new RedisServerExtension();
 
     private static final ServletContainers.Pool containers = new ServletContainers.Pool();
-    private static final Pattern PARAM = Pattern.compile(
-            "<param-name>([^<]+)</param-name><param-value>([^<]*)</param-value>");
 
     @AfterAll
     static void stop() {
@@ -40,17 +33,21 @@ class LoginProtectionFilterIT {
 
     /** The init-params of the README's login snippet. */
     private static Map<String, String> readmeParams() throws Exception {
-        String readme = Files.readString(Path.of("..", "README.md"));
-        int marker = readme.indexOf("<!-- web.xml login protection");
-        assertThat(marker).as("README marks its login snippet").isPositive();
-        int start = readme.indexOf("```xml", marker);
-        Matcher param = PARAM.matcher(readme.substring(start, readme.indexOf("```", start + 6)));
-        Map<String, String> params = new LinkedHashMap<>();
-        while (param.find()) {
-            params.put(param.group(1), param.group(2));
-        }
+        Map<String, String> params = ReadmeSnippets.initParams("web.xml login protection");
         assertThat(params).containsEntry("countStatus", "401").containsEntry("limit", "5");
         return params;
+    }
+
+    /**
+     * Waits until the successes' refunds have all landed: each is sent after its answer is complete,
+     * so a client that fires its next request at once can meet the previous one still counted.
+     */
+    private static void untilRefunded(String keyPrefix) throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+        while (redis.client().keys(keyPrefix + "*").stream().mapToLong(key -> redis.client().zcard(key)).sum() > 0) {
+            assertThat(System.nanoTime()).as("refunds landed within 5 s").isLessThan(deadline);
+            Thread.sleep(10);
+        }
     }
 
     private static URI deploy(Kind kind, String path, String keyPrefix) throws Exception {
@@ -73,6 +70,7 @@ class LoginProtectionFilterIT {
         for (int i = 0; i < 100; i++) {
             assertThat(login(app, "good")).as("success %d costs nothing", i).isEqualTo(200);
         }
+        untilRefunded(redis.keyPrefix() + kind + ":");
         for (int i = 0; i < 5; i++) {
             assertThat(login(app, "bad")).as("failure %d counts", i).isEqualTo(401);
         }
