@@ -61,6 +61,7 @@ public final class RateLimiter {
     private final DecisionFlow flow;
     /** Null unless the rules hold leases ({@link Algorithm#CONCURRENCY}). */
     private final Leases leases;
+    private final Overrides overrides;
 
     RateLimiter(RateLimiterBuilder builder) {
         this.policyName = builder.policyName;
@@ -68,7 +69,8 @@ public final class RateLimiter {
         this.rules = Immutable.copyOf(builder.rules);
         this.transport = builder.transport;
         this.gateway = StoreAccess.gateway(builder.store);
-        this.inForce = new RulesInForce(policyName, rules, transport, gateway, builder.adaptive, builder.nanoClock);
+        this.overrides = new Overrides(keyPrefix, policyName, gateway, limit -> RulesInForce.atLimit(rules, limit),
+                builder.nanoClock);
         this.failurePolicy = builder.failurePolicy;
         this.onFailure = new FailureAnswer(failurePolicy, rules, builder.localRules, builder.localLimiterSize,
                 builder.nanoClock);
@@ -77,6 +79,8 @@ public final class RateLimiter {
         // what Redis admits.
         this.denyCache = builder.localDenyCache && leases == null
                 ? new LocalDenyCache(LOCAL_DENY_CACHE_SIZE, builder.nanoClock) : null;
+        this.inForce = new RulesInForce(policyName, rules, transport, gateway, builder.adaptive, builder.nanoClock,
+                overrides, denyCache == null ? () -> { } : () -> denyCache.forget(""));
         this.accounting = new DecisionAccounting(policyName, builder.listeners);
         this.refunds = new Refunds(policyName);
         this.flow = new DecisionFlow(inForce, failurePolicy, onFailure, denyCache, accounting, leases);
@@ -327,9 +331,17 @@ public final class RateLimiter {
         inForce.recordAdmittedLatency(latency);
     }
 
-    /** The rules as they apply now: the configured ones, or scaled by adaptive limits. */
+    /** The rules as they apply now: the configured ones, at a limit override, or scaled by adaptive limits. */
     public List<Rule> effectiveRules() {
         return inForce.last().rules;
+    }
+
+    /**
+     * The policy's live overrides, shared by every node through Redis: set or clear the limit (and
+     * the HTTP policy's {@code enforce}) while the application runs. See {@link Overrides}.
+     */
+    public Overrides overrides() {
+        return overrides;
     }
 
     /** The adaptive factor last computed (1 without adaptive limits). */

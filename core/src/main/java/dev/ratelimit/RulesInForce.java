@@ -17,9 +17,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A limiter's rules as they apply now, with the evaluator that decides them: the configured ones,
- * or, with adaptive limits, the configured ones scaled to the JVM's load (recomputed at most once
- * per second, swapped in whole when they change). Thread-safe.
+ * A limiter's rules as they apply now, with the evaluator that decides them: the configured ones
+ * (or, under a live {@link Overrides override} of the limit, the configured ones at that limit),
+ * and with adaptive limits those scaled to the JVM's load (recomputed at most once per second).
+ * Whatever changes is swapped in whole, with a new evaluator. Thread-safe.
  */
 final class RulesInForce {
     private static final Logger log = LoggerFactory.getLogger(RateLimiter.class);
@@ -42,6 +43,13 @@ final class RulesInForce {
 
     private final String policyName;
     private final List<Rule> configured;
+    /** The rules before adaptation: the configured ones, or those at the limit override. */
+    private volatile List<Rule> base;
+    private final Overrides overrides;
+    /** Runs when an override changes the rules: denials remembered under the old limit may no longer hold. */
+    private final Runnable onOverride;
+    /** The limit override the base rules were made for (-1 for none). */
+    private volatile long baseOverride = -1;
     private final Transport transport;
     private final RedisGateway gateway;
     private final AdaptiveLimit adaptive;
@@ -52,9 +60,12 @@ final class RulesInForce {
 
     /** @param adaptive null when the configured rules always apply */
     RulesInForce(String policyName, List<Rule> configured, Transport transport, RedisGateway gateway,
-            AdaptiveLimit adaptive, LongSupplier nanoClock) {
+            AdaptiveLimit adaptive, LongSupplier nanoClock, Overrides overrides, Runnable onOverride) {
         this.policyName = policyName;
         this.configured = Immutable.copyOf(configured);
+        this.base = this.configured;
+        this.overrides = overrides;
+        this.onOverride = onOverride;
         this.transport = transport;
         this.gateway = gateway;
         this.adaptive = adaptive;
@@ -65,6 +76,12 @@ final class RulesInForce {
 
     /** The rules to decide with now, adapted first when they are due. */
     Applied current() {
+        // One clock read and one volatile read per decision; Redis only once per interval and node.
+        overrides.refreshIfDue();
+        long wanted = overrides.state().limit;
+        if (wanted != baseOverride) {
+            rebase(wanted);
+        }
         adapt();
         return applied;
     }
@@ -113,7 +130,7 @@ final class RulesInForce {
         List<Rule> scaled = new ArrayList<>(configured.size());
         try {
             factor = adaptive.factor(adaptive.load().cpuLoad(), admittedLatency.percentileMicros(0.90));
-            for (Rule rule : configured) {
+            for (Rule rule : base) {
                 scaled.add(scale(rule, factor));
             }
         } catch (RuntimeException e) {
@@ -130,6 +147,63 @@ final class RulesInForce {
                     String.format(Locale.ROOT, "%.2f", factor), scaled);
             applied = new Applied(scaled, evaluator(scaled), factor);
         }
+    }
+
+    /**
+     * Takes the rules at a new limit override (or back to the configured ones), with the adaptive
+     * factor last computed; a limit the rules cannot take (written into Redis by hand) is logged
+     * and the rules stay as they are.
+     */
+    private synchronized void rebase(long wanted) {
+        if (wanted == baseOverride) {
+            return;
+        }
+        baseOverride = wanted;
+        List<Rule> rules;
+        try {
+            rules = wanted > 0 ? atLimit(configured, wanted) : configured;
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            log.warn("Rate limit policy '{}' ignores the limit override in Redis; the rules in force stay: {}",
+                    policyName, e.getMessage());
+            return;
+        }
+        base = rules;
+        Applied last = applied;
+        List<Rule> now = rules;
+        if (adaptive != null) {
+            now = new ArrayList<>(rules.size());
+            for (Rule rule : rules) {
+                now.add(scale(rule, last.factor));
+            }
+        }
+        applied = new Applied(now, evaluator(now), last.factor);
+        onOverride.run();
+    }
+
+    /**
+     * The configured rule at an overridden limit, checked as a configured rule is (the same
+     * messages); {@code gcra}'s burst scales in proportion, as tiers do.
+     *
+     * @throws IllegalStateException if the rules take no limit override
+     * @throws IllegalArgumentException if the rule cannot have that limit
+     */
+    static List<Rule> atLimit(List<Rule> configured, long limit) {
+        if (configured.size() != 1) {
+            throw new IllegalStateException("a limit override applies to a limiter of one rule, but this one has "
+                    + configured.size() + ": " + configured);
+        }
+        Rule rule = configured.get(0);
+        if (rule.algorithm().countsInUnits()) {
+            throw new IllegalStateException("a limit override does not apply to " + rule.algorithm() + " (its stored "
+                    + "tokens are counted in units of the configured rate); change its configuration instead");
+        }
+        Rule.Builder builder = rule.calendar() != null
+                ? Rule.calendar(limit, rule.calendar(), rule.timeZone()).name(rule.name())
+                : Rule.builder(rule.algorithm(), limit, rule.window()).name(rule.name());
+        if (rule.algorithm().usesBurst() && rule.burst() != rule.limit()) {
+            builder.burst(Math.max(1, (long) ((double) rule.burst() * limit / rule.limit())));
+        }
+        return Immutable.listOf(builder.cost(rule.cost()).build());
     }
 
     private Rule scale(Rule rule, double factor) {

@@ -53,7 +53,7 @@ public final class PolicyRuntime implements AutoCloseable {
         PolicyRuntime runtime = new PolicyRuntime(policy, registry, limiter, tierLimiters);
         if (policy.jmx()) {
             try {
-                runtime.bean = RateLimiterJmx.register(limiter, webapp, policy.toString());
+                runtime.bean = RateLimiterJmx.register(limiter, webapp, policy.toString(), policy.enforce());
             } catch (RuntimeException e) {
                 registry.release(policy.redisSettings());
                 throw new IllegalStateException("cannot register the JMX bean of policy '" + policy.policyName()

@@ -71,7 +71,8 @@ public final class RateLimitPipeline {
             return new Admission(policy, decision, false, timed, timed ? System.nanoTime() : 0,
                     policy.countStatus() == null ? null : clientKey, decider);
         }
-        if (!policy.enforce()) {
+        // enforce as configured, unless an operator overrides it live (read with the decision's rules).
+        if (!limiter.overrides().enforce(policy.enforce())) {
             logDryRunDenial();
             return new Admission(policy, decision, false, false, 0, null, null);
         }

@@ -2,6 +2,10 @@ package dev.ratelimit.jmx;
 
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimiterStats;
+import dev.ratelimit.http.Settings;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.time.Instant;
 import java.lang.management.ManagementFactory;
 import javax.management.InstanceAlreadyExistsException;
 import javax.management.JMException;
@@ -53,8 +57,17 @@ public final class RateLimiterJmx {
      * @param configuration the effective configuration to show, without secrets
      */
     public static Registration register(RateLimiter limiter, String webapp, String configuration) {
+        return register(limiter, webapp, configuration, true);
+    }
+
+    /**
+     * Registers the limiter's bean, which shows the effective {@code enforce} against the configured one.
+     *
+     * @param enforce the policy's configured {@code enforce}
+     */
+    public static Registration register(RateLimiter limiter, String webapp, String configuration, boolean enforce) {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        Bean bean = new Bean(limiter, configuration);
+        Bean bean = new Bean(limiter, configuration, enforce);
         for (int instance = 1; ; instance++) {
             ObjectName name = name(webapp, limiter.policyName(), instance);
             try {
@@ -91,10 +104,12 @@ public final class RateLimiterJmx {
     private static final class Bean implements RateLimiterMXBean {
         private final RateLimiter limiter;
         private final String configuration;
+        private final boolean enforce;
 
-        Bean(RateLimiter limiter, String configuration) {
+        Bean(RateLimiter limiter, String configuration, boolean enforce) {
             this.limiter = limiter;
             this.configuration = configuration;
+            this.enforce = enforce;
         }
 
         @Override
@@ -145,6 +160,59 @@ public final class RateLimiterJmx {
         @Override
         public String getConfiguration() {
             return configuration;
+        }
+
+        @Override
+        public long getLimitOverride() {
+            return limiter.overrides().limit();
+        }
+
+        @Override
+        public void setLimitOverride(long limit) {
+            // The settings' own parser first, so the message is web.xml's ("limit must be a whole number ...").
+            Settings.LIMIT.parse(Long.toString(limit));
+            limiter.overrides().setLimit(limit, origin());
+        }
+
+        @Override
+        public Boolean getEnforceOverride() {
+            return limiter.overrides().enforce();
+        }
+
+        @Override
+        public void setEnforceOverride(Boolean enforce) {
+            limiter.overrides().setEnforce(Settings.ENFORCE.parse(String.valueOf(enforce)), origin());
+        }
+
+        @Override
+        public void clearOverrides() {
+            limiter.overrides().clear(origin());
+        }
+
+        @Override
+        public String getOverrideOrigin() {
+            return limiter.overrides().origin();
+        }
+
+        @Override
+        public long getEffectiveLimit() {
+            return limiter.effectiveRules().get(0).limit();
+        }
+
+        @Override
+        public boolean getEffectiveEnforce() {
+            return limiter.overrides().enforce(enforce);
+        }
+
+        /** Who changed it: JMX, on which host, when (the operator's name is not known to JMX here). */
+        private static String origin() {
+            String host;
+            try {
+                host = InetAddress.getLocalHost().getHostName();
+            } catch (IOException | RuntimeException e) {
+                host = "unknown host";
+            }
+            return "JMX on " + host + " at " + Instant.now();
         }
     }
 }

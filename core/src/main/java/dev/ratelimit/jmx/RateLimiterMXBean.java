@@ -33,4 +33,32 @@ public interface RateLimiterMXBean {
 
     /** The effective configuration, password masked. */
     String getConfiguration();
+
+    /** The live limit override shared through Redis, or -1 when none. */
+    long getLimitOverride();
+
+    /**
+     * Sets the limit for every node sharing the Redis (JMX makes this the attribute's setter).
+     *
+     * @throws IllegalArgumentException for a limit web.xml would refuse, with its message
+     */
+    void setLimitOverride(long limit);
+
+    /** The live enforce override, or null when none. */
+    Boolean getEnforceOverride();
+
+    /** Sets enforce for every node: false makes the policy a dry run. */
+    void setEnforceOverride(Boolean enforce);
+
+    /** Removes every live override: the configured values apply again on every node. */
+    void clearOverrides();
+
+    /** Who set the overrides, from where and when; empty when none. */
+    String getOverrideOrigin();
+
+    /** The limit in force now: the override, else the configured one (adaptive limits may scale it). */
+    long getEffectiveLimit();
+
+    /** Whether denials block now: the enforce override, else the configured value. */
+    boolean getEffectiveEnforce();
 }

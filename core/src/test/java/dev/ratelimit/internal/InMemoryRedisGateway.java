@@ -42,6 +42,7 @@ public final class InMemoryRedisGateway implements RedisGateway {
     }
 
     private static final String FIXED_WINDOW_SHA1 = LuaEvaluator.script(Algorithm.FIXED_WINDOW).sha1();
+    private static final String OVERRIDES_SHA1 = LuaScript.load("overrides").sha1();
     private static final long NANOS_PER_MILLI = 1_000_000;
 
     /** A counter and the millisecond after which Redis considers it gone. */
@@ -150,6 +151,12 @@ public final class InMemoryRedisGateway implements RedisGateway {
 
     @Override
     public synchronized List<Long> eval(LuaScript script, List<String> keys, List<String> args) {
+        if (script.sha1().equals(OVERRIDES_SHA1) && args.get(0).equals("read")) {
+            // A limiter reads its live overrides every couple of seconds: here there are never any, and
+            // the read is neither counted nor failed, so the tests of decisions count decisions only.
+            // LiveOverridesIT tests overrides against real Redis.
+            return java.util.Arrays.asList(-1L, -1L);
+        }
         begin(Call.EVAL);
         if (!script.sha1().equals(FIXED_WINDOW_SHA1)) {
             throw new UnsupportedOperationException("InMemoryRedisGateway models fixed-window.lua only, not " + script
