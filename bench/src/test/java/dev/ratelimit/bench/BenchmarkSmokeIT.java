@@ -39,7 +39,9 @@ class BenchmarkSmokeIT {
         assertThat(report).contains("| bucket4j token bucket (Jedis) | distinct |", "| Redisson RRateLimiter | distinct |",
                 "| naive four-call sorted set | distinct |");
         assertThat(report).doesNotContain("| – |").as("every row has a figure");
-        assertThat(report).contains("| `gcra` | 1.00 |");
+        // One round trip per decision. A smoke run makes few decisions, so the once-per-2-s read of a
+        // policy's live overrides (and a first connection's PING) can show as a hundredth or two.
+        assertThat(report).containsPattern("\\| `gcra` \\| 1\\.0[0-4] \\|");
         assertThat(report).contains("| EVALSHA of one `SET PX` | distinct |",
                 "| `token-bucket` script alone (bare EVALSHA) | distinct |");
     }
