@@ -58,6 +58,8 @@ public final class HttpPolicy {
     /** {@code countStatus}: null when every answer counts. */
     private final StatusMatcher countStatus;
     private final HeaderMode headerMode;
+    /** {@code denialBody}: null for the problem+json default. */
+    private final DenialBody denialBody;
     /** What every answer's headers repeat, worked out once: the quoted name and the window in seconds. */
     private final String quotedPolicyName;
     private final long windowSeconds;
@@ -86,6 +88,7 @@ public final class HttpPolicy {
         this.enforce = in.get(Settings.ENFORCE);
         this.statusCode = Math.toIntExact(in.get(Settings.STATUS_CODE));
         this.countStatus = in.countStatus(rule);
+        this.denialBody = in.denialBody();
         this.policyName = RedisKeys.checkKeyPart("policyName", in.policyName(), 1, RateLimiter.MAX_NAME_LENGTH);
         this.keyPrefix = RedisKeys.checkKeyPart("keyPrefix", in.get(Settings.KEY_PREFIX), 0,
                 RateLimiter.MAX_NAME_LENGTH);
@@ -247,6 +250,11 @@ public final class HttpPolicy {
         return statusCode;
     }
 
+    /** {@code denialBody} as read at startup, or null for the problem+json default. */
+    DenialBody denialBody() {
+        return denialBody;
+    }
+
     public HeaderMode headerMode() {
         return headerMode;
     }
@@ -305,7 +313,8 @@ public final class HttpPolicy {
                 + (tiers.isEmpty() ? "" : ", tiers " + tiers)
                 + (exemptAddresses.isEmpty() ? "" : ", exemptAddresses " + exemptAddresses)
                 + (exemptRoles.isEmpty() ? "" : ", exemptRoles " + String.join(",", exemptRoles))
-                + ", enforce " + enforce + ", statusCode " + statusCode + ", headers " + headerMode
+                + ", enforce " + enforce + ", statusCode " + statusCode + (denialBody == null ? "" : ", " + denialBody)
+                + ", headers " + headerMode
                 + ", transport " + transport + ", onRedisFailure " + failurePolicy
                 + (localLimit == null ? "" : ", localLimit " + localLimit)
                 + ", localDenyCache " + localDenyCache + ", jmx " + jmx
