@@ -52,6 +52,37 @@ final class DenialBody {
     }
 
     /**
+     * {@code denialBody}, read now, with {@code denialContentType} (by default from its extension);
+     * null when not set. A missing file fails the start, naming the path.
+     */
+    static DenialBody configured(PolicyReader in) {
+        String path = in.get(Settings.DENIAL_BODY);
+        String contentType = in.get(Settings.DENIAL_CONTENT_TYPE);
+        if (path == null) {
+            if (contentType != null) {
+                throw new IllegalArgumentException(in.label(Settings.DENIAL_CONTENT_TYPE) + " applies only with "
+                        + Settings.DENIAL_BODY.name() + ", which is not set (denialContentType was '" + contentType
+                        + "')");
+            }
+            return null;
+        }
+        if (in.resources() == null) {
+            throw new IllegalArgumentException(in.label(Settings.DENIAL_BODY) + " names a webapp resource ('" + path
+                    + "'), but there is no servlet context to read it from; leave it out or run in a servlet "
+                    + "container");
+        }
+        if (contentType == null) {
+            contentType = DenialBody.guessContentType(path);
+            if (contentType == null) {
+                throw new IllegalArgumentException(in.label(Settings.DENIAL_CONTENT_TYPE) + " is required when "
+                        + in.label(Settings.DENIAL_BODY) + " ('" + path + "') does not end in .html, .htm, .json, .xml "
+                        + "or .txt: " + Settings.DENIAL_CONTENT_TYPE.expected());
+            }
+        }
+        return DenialBody.read(path, contentType, in.resources().apply(path), in.label(Settings.DENIAL_BODY));
+    }
+
+    /**
      * Reads the template as UTF-8.
      *
      * @param resource the webapp resource, or null when the webapp does not have it

@@ -307,35 +307,9 @@ public final class PolicyReader {
         return value;
     }
 
-    /**
-     * {@code denialBody}, read now, with {@code denialContentType} (by default from its extension);
-     * null when not set. A missing file fails the start, naming the path.
-     */
-    DenialBody denialBody() {
-        String path = get(Settings.DENIAL_BODY);
-        String contentType = get(Settings.DENIAL_CONTENT_TYPE);
-        if (path == null) {
-            if (contentType != null) {
-                throw new IllegalArgumentException(label(Settings.DENIAL_CONTENT_TYPE) + " applies only with "
-                        + Settings.DENIAL_BODY.name() + ", which is not set (denialContentType was '" + contentType
-                        + "')");
-            }
-            return null;
-        }
-        if (resources == null) {
-            throw new IllegalArgumentException(label(Settings.DENIAL_BODY) + " names a webapp resource ('" + path
-                    + "'), but there is no servlet context to read it from; leave it out or run in a servlet "
-                    + "container");
-        }
-        if (contentType == null) {
-            contentType = DenialBody.guessContentType(path);
-            if (contentType == null) {
-                throw new IllegalArgumentException(label(Settings.DENIAL_CONTENT_TYPE) + " is required when "
-                        + label(Settings.DENIAL_BODY) + " ('" + path + "') does not end in .html, .htm, .json, .xml "
-                        + "or .txt: " + Settings.DENIAL_CONTENT_TYPE.expected());
-            }
-        }
-        return DenialBody.read(path, contentType, resources.apply(path), label(Settings.DENIAL_BODY));
+    /** Where {@code denialBody} is read from; null outside a webapp. */
+    Function<String, InputStream> resources() {
+        return resources;
     }
 
     /** The client key: {@code keyResolverClass} if set, else {@code key} over {@code trustedProxies}. */

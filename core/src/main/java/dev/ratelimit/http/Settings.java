@@ -136,6 +136,9 @@ public final class Settings {
     public static final Setting<Boolean> LOCAL_DENY_CACHE = bool("localDenyCache", true,
             "remember denials in the JVM until their retry-after");
     public static final Setting<Boolean> JMX = bool("jmx", true, "publish the policy's counters as a JMX bean");
+    public static final Setting<String> METRICS = Setting.of("metrics", "none", "none", "none or micrometer",
+            Settings::metrics, "none, or micrometer: the policy's counters, Redis latency and breaker state in "
+            + "Micrometer's global registry (needs ratelimit-micrometer)");
     public static final Setting<Integer> ADAPTIVE = Setting.of("adaptive", "off", 0,
             "off or the lowest limit as a percentage of the configured one, such as 25%", Settings::percentOrOff,
             "off, or the floor as a percentage of limit: limits follow CPU load");
@@ -147,7 +150,7 @@ public final class Settings {
             REDIS_CLUSTER_NODES, REDIS_TIMEOUT, REDIS_POOL_SIZE, REDIS_BREAKER_FAILURES, REDIS_BREAKER_COOL_DOWN, ALGORITHM, LIMITS, LIMIT, WINDOW, CALENDAR, TIME_ZONE, BURST, COST, TIERS, TIER_FROM, KEY,
             KEY_RESOLVER_CLASS, TRUSTED_PROXIES, FORWARDED_HEADER, IPV6_PREFIX, POLICY_NAME, KEY_PREFIX, METHODS,
             EXCLUDE_PATHS, EXEMPT_ADDRESSES, EXEMPT_ROLES, ENFORCE, ON_REDIS_FAILURE, LOCAL_LIMIT, STATUS_CODE, DENIAL_BODY,
-            DENIAL_CONTENT_TYPE, COUNT_STATUS, HEADERS, TRANSPORT, LOCAL_DENY_CACHE, JMX, ADAPTIVE,
+            DENIAL_CONTENT_TYPE, COUNT_STATUS, HEADERS, TRANSPORT, LOCAL_DENY_CACHE, JMX, METRICS, ADAPTIVE,
             ADAPTIVE_LATENCY);
 
     /** The prefix of webapp-wide defaults: context-params and JAX-RS properties {@code ratelimit.<name>}. */
@@ -293,6 +296,14 @@ public final class Settings {
             }
         }
         return paths;
+    }
+
+    private static String metrics(String text) {
+        String lower = text.toLowerCase(Locale.ROOT);
+        if (!lower.equals("none") && !lower.equals("micrometer")) {
+            throw new IllegalArgumentException("not a metrics binding");
+        }
+        return lower;
     }
 
     /** A path within the webapp, as {@code ServletContext.getResourceAsStream} takes it. */
