@@ -74,8 +74,13 @@ class CalendarClockIT {
     @Test
     void aUtcDayEndsAtMidnightToTheMicrosecond() {
         Quota quota = new Quota(CalendarPeriod.DAY, UTC, 2, redis.key("utc-day"));
+        // Used up a minute before midnight: the key's TTL runs on Redis' real clock, so it must
+        // outlive this test's calls, which a microsecond before midnight it would not.
+        assertThat(retryAfterUsingUp(quota, at("2026-03-10T23:59:00+00:00", UTC))).isEqualTo(Duration.ofMinutes(1));
         Instant late = at("2026-03-10T23:59:59.999999+00:00", UTC);
-        assertThat(retryAfterUsingUp(quota, late)).isEqualTo(Duration.ofNanos(1000));
+        List<Long> lastMicrosecond = quota.run(false, 1, late, late);
+        assertThat(lastMicrosecond.get(0)).as("still the same day").isZero();
+        assertThat(lastMicrosecond.get(3)).as("retry-after: one microsecond").isEqualTo(1L);
 
         assertThat(quota.consume(at("2026-03-11T00:00:00+00:00", UTC)).subList(0, 3))
                 .as("a new day: full quota").containsExactly(1L, 1L, 1L);
