@@ -35,6 +35,8 @@ final class BatchDecisions {
         /** The permits sent per rule: what a receipt must give back. */
         long[] sentPermits;
         Decision decision;
+        /** Whether the local deny cache gave the decision. */
+        boolean cached;
 
         Entry(String key, long permits, List<String> redisKeys) {
             this.key = key;
@@ -143,6 +145,7 @@ final class BatchDecisions {
             entry.decision = denyCache == null ? null : denyCache.get(entry.cacheKey());
             if (entry.decision != null) {
                 accounting.cachedDenial();
+                entry.cached = true;
                 continue;
             }
             long[] permits = current.costs;
@@ -195,7 +198,7 @@ final class BatchDecisions {
         }
         List<Decision> decisions = new ArrayList<>(checked.size());
         for (Entry entry : checked) {
-            accounting.handedOut(entry.key, entry.decision);
+            accounting.handedOut(entry.key, entry.decision, entry.cached);
             decisions.add(entry.decision);
         }
         return decisions;

@@ -32,14 +32,19 @@ final class DecisionAccounting {
         this.listeners = Immutable.copyOf(listeners);
     }
 
-    /** Counts a handed-out decision and tells the listeners. */
-    void handedOut(String key, Decision decision) {
+    /**
+     * Counts a handed-out decision and tells the listeners.
+     *
+     * @param cachedDenial whether the local deny cache answered it (counted by {@link #cachedDenial()})
+     */
+    void handedOut(String key, Decision decision, boolean cachedDenial) {
         (decision.allowed() ? allowed : denied).incrementAndGet();
         if (decision.degraded()) {
             degraded.incrementAndGet();
         }
         for (RateLimitListener listener : listeners) {
             try {
+                listener.onDecision(policyName, key, decision, cachedDenial);
                 if (decision.allowed()) {
                     listener.onAllowed(policyName, key, decision);
                 } else {
@@ -59,6 +64,13 @@ final class DecisionAccounting {
     /** How long a Redis call that answered took. */
     void redisAnswered(long nanos) {
         redisLatency.record(nanos);
+        for (RateLimitListener listener : listeners) {
+            try {
+                listener.onRedisLatency(policyName, nanos);
+            } catch (RuntimeException e) {
+                log.warn("Rate limit listener {} failed on policy '{}'", listener, policyName, e);
+            }
+        }
     }
 
     /**

@@ -41,6 +41,7 @@ final class DecisionFlow {
         RulesInForce.Applied current = inForce.current();
         long[] eachRule = permits == 0 ? current.costs : permitsForEachRule(current, permits);
         Decision decision;
+        boolean cached = false;
         if (denyCache == null) {
             decision = take(current, key, keys, eachRule, permits);
         } else {
@@ -48,12 +49,13 @@ final class DecisionFlow {
             decision = denyCache.get(cacheKey);
             if (decision != null) {
                 accounting.cachedDenial();
+                cached = true;
             } else {
                 decision = take(current, key, keys, eachRule, permits);
                 denyCache.put(cacheKey, decision);
             }
         }
-        accounting.handedOut(key, decision);
+        accounting.handedOut(key, decision, cached);
         return decision;
     }
 

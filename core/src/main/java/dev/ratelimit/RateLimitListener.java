@@ -8,6 +8,29 @@ package dev.ratelimit;
 public interface RateLimitListener {
 
     /**
+     * Every decision handed out, before {@link #onAllowed} or {@link #onDenied} hears it: for
+     * metrics that count each decision once by its outcome.
+     *
+     * @param cachedDenial whether the local deny cache answered it, without asking Redis
+     */
+    default void onDecision(String policyName, String key, Decision decision, boolean cachedDenial) {
+    }
+
+    /**
+     * A call to Redis for a decision answered, and took this long (a failed one reaches
+     * {@link #onFailure} instead).
+     */
+    default void onRedisLatency(String policyName, long nanos) {
+    }
+
+    /**
+     * The limiter this listener was given to is built: for gauges that read its
+     * {@link RateLimiter#stats()}. Called once per limiter, by {@link RateLimiterBuilder#build()}.
+     */
+    default void onBuilt(RateLimiter limiter) {
+    }
+
+    /**
      * The permits were granted: by Redis, or by the failure policy when {@code decision.degraded()}
      * (by this node's own limiter when also {@code decision.local()}).
      */

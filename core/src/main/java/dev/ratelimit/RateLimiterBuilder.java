@@ -85,7 +85,10 @@ public final class RateLimiterBuilder {
         return this;
     }
 
-    /** Adds a listener that hears every decision and failure. */
+    /**
+     * Adds a listener that hears every decision and failure; {@link RateLimitListener#onBuilt} hands
+     * it the limiter once built.
+     */
     public RateLimiterBuilder listener(RateLimitListener listener) {
         listeners.add(Objects.requireNonNull(listener, "listener"));
         return this;
@@ -174,6 +177,10 @@ public final class RateLimiterBuilder {
             throw new BadArgument("localLimit", "localLimit applies only with onRedisFailure(FailurePolicy.LOCAL), "
                     + "but was " + localLimit + " with onRedisFailure " + failurePolicy);
         }
-        return new RateLimiter(this);
+        RateLimiter limiter = new RateLimiter(this);
+        for (RateLimitListener listener : listeners) {
+            listener.onBuilt(limiter);
+        }
+        return limiter;
     }
 }

@@ -67,14 +67,14 @@ public final class Admission {
         return HttpAnswer.status(decision, policy);
     }
 
-    /** {@value HttpAnswer#PROBLEM_JSON}. */
+    /** The policy's {@code denialContentType} with {@code denialBody}, else {@value HttpAnswer#PROBLEM_JSON}. */
     public String denialContentType() {
-        return HttpAnswer.PROBLEM_JSON;
+        return HttpAnswer.contentType(policy);
     }
 
-    /** The denial's RFC 9457 body. */
+    /** The denial's body: the policy's {@code denialBody} filled in, else RFC 9457 problem+json. */
     public String denialBody() {
-        return HttpAnswer.problemJson(decision, policy);
+        return HttpAnswer.body(decision, policy);
     }
 
     boolean timed() {

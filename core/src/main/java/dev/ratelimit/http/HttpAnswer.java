@@ -108,6 +108,22 @@ public final class HttpAnswer {
                 + ",\"policy\":" + json(policy.policyName()) + "}";
     }
 
+    /** The media type of a denial's body: {@code denialContentType}, or {@link #PROBLEM_JSON}. */
+    public static String contentType(HttpPolicy policy) {
+        DenialBody custom = policy.denialBody();
+        return custom == null ? PROBLEM_JSON : custom.contentType();
+    }
+
+    /** The body of a denial: the policy's {@code denialBody} with its placeholders filled, or {@link #problemJson}. */
+    public static String body(Decision decision, HttpPolicy policy) {
+        DenialBody custom = policy.denialBody();
+        if (custom == null) {
+            return problemJson(decision, policy);
+        }
+        return custom.render(policy.nameFor(decision), decision.limit(), policy.windowTextFor(decision),
+                decision.retryAfterSeconds(), status(decision, policy));
+    }
+
     private static String seconds(long seconds) {
         return seconds == 1 ? "1 second" : seconds + " seconds";
     }
@@ -135,7 +151,12 @@ public final class HttpAnswer {
     }
 
     private static String json(String text) {
-        StringBuilder out = new StringBuilder(text.length() + 2).append('"');
+        return '"' + jsonContent(text) + '"';
+    }
+
+    /** The text as the inside of a JSON string: quotes, backslashes and control characters escaped. */
+    static String jsonContent(String text) {
+        StringBuilder out = new StringBuilder(text.length() + 2);
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
             if (c == '"' || c == '\\') {
@@ -146,6 +167,6 @@ public final class HttpAnswer {
                 out.append(c);
             }
         }
-        return out.append('"').toString();
+        return out.toString();
     }
 }

@@ -4,6 +4,7 @@ import dev.ratelimit.internal.Immutable;
 import dev.ratelimit.AdaptiveLimit;
 import dev.ratelimit.Decision;
 import dev.ratelimit.FailurePolicy;
+import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimiterBuilder;
 import dev.ratelimit.RedisSettings;
@@ -43,6 +44,8 @@ public final class HttpPolicy {
     private final Long localLimit;
     private final boolean localDenyCache;
     private final boolean jmx;
+    /** {@code metrics=micrometer}: what makes each limiter's listener; null for {@code none}. */
+    private final MetricsBinding metrics;
     private final AdaptiveLimit adaptive;
     private final RedisSettings redis;
     private final TrustedProxies trustedProxies;
@@ -58,6 +61,8 @@ public final class HttpPolicy {
     /** {@code countStatus}: null when every answer counts. */
     private final StatusMatcher countStatus;
     private final HeaderMode headerMode;
+    /** {@code denialBody}: null for the problem+json default. */
+    private final DenialBody denialBody;
     /** What every answer's headers repeat, worked out once: the quoted name and the window in seconds. */
     private final String quotedPolicyName;
     private final long windowSeconds;
@@ -82,10 +87,12 @@ public final class HttpPolicy {
         this.headerMode = in.get(Settings.HEADERS);
         this.localDenyCache = in.get(Settings.LOCAL_DENY_CACHE);
         this.jmx = in.get(Settings.JMX);
+        this.metrics = MetricsBinding.of(in.get(Settings.METRICS), in.label(Settings.METRICS), in.classLoader());
         this.adaptive = in.adaptive();
         this.enforce = in.get(Settings.ENFORCE);
         this.statusCode = Math.toIntExact(in.get(Settings.STATUS_CODE));
         this.countStatus = in.countStatus(rule);
+        this.denialBody = DenialBody.configured(in);
         this.policyName = RedisKeys.checkKeyPart("policyName", in.policyName(), 1, RateLimiter.MAX_NAME_LENGTH);
         this.keyPrefix = RedisKeys.checkKeyPart("keyPrefix", in.get(Settings.KEY_PREFIX), 0,
                 RateLimiter.MAX_NAME_LENGTH);
@@ -156,9 +163,28 @@ public final class HttpPolicy {
         return key == null || key.isEmpty() ? MISSING_KEY : key;
     }
 
-    /** A limiter for this policy over the given Redis. */
+    /** A limiter for this policy over the given Redis (without the listener of {@code metrics}). */
     public RateLimiter newLimiter(RedisStore store) {
-        return newLimiter(store, policyName, rule, localLimit);
+        return newLimiter(store, policyName, rule, localLimit, null);
+    }
+
+    /**
+     * A limiter for this policy, with the listener {@code metrics} asks for, which is added to
+     * {@code bound} to be closed (its meters removed) with the policy.
+     */
+    RateLimiter newLimiter(RedisStore store, String webapp, List<AutoCloseable> bound) {
+        return newLimiter(store, policyName, rule, localLimit, metricsListener(webapp, bound));
+    }
+
+    private RateLimitListener metricsListener(String webapp, List<AutoCloseable> bound) {
+        if (metrics == null) {
+            return null;
+        }
+        RateLimitListener listener = metrics.listener(webapp);
+        if (listener instanceof AutoCloseable) {
+            bound.add((AutoCloseable) listener);
+        }
+        return listener;
     }
 
     /**
@@ -167,14 +193,23 @@ public final class HttpPolicy {
      * stored tokens are in units of its rate, and a client whose tier changes starts afresh).
      */
     public Map<String, RateLimiter> newTierLimiters(RedisStore store) {
+        return newTierLimiters(store, null, null);
+    }
+
+    /** {@link #newTierLimiters(RedisStore)}, each with its {@code metrics} listener added to {@code bound}. */
+    Map<String, RateLimiter> newTierLimiters(RedisStore store, String webapp, List<AutoCloseable> bound) {
         Map<String, RateLimiter> limiters = new LinkedHashMap<>();
         tierRules.forEach((tier, tierRule) -> limiters.put(tier, newLimiter(store, policyName + "." + tier, tierRule,
-                localLimit == null ? null : Math.max(1, localLimit * tierRule.limit() / rule.limit()))));
+                localLimit == null ? null : Math.max(1, localLimit * tierRule.limit() / rule.limit()),
+                bound == null ? null : metricsListener(webapp, bound))));
         return limiters;
     }
 
-    private RateLimiter newLimiter(RedisStore store, String name, Rule limit, Long local) {
+    private RateLimiter newLimiter(RedisStore store, String name, Rule limit, Long local, RateLimitListener listener) {
         RateLimiterBuilder builder = RateLimiter.builder(store).policyName(name).keyPrefix(keyPrefix);
+        if (listener != null) {
+            builder.listener(listener);
+        }
         for (Rule each : limit == rule ? rules : Immutable.listOf(limit)) {
             builder.rule(each);
         }
@@ -247,6 +282,11 @@ public final class HttpPolicy {
         return statusCode;
     }
 
+    /** {@code denialBody} as read at startup, or null for the problem+json default. */
+    DenialBody denialBody() {
+        return denialBody;
+    }
+
     public HeaderMode headerMode() {
         return headerMode;
     }
@@ -305,10 +345,11 @@ public final class HttpPolicy {
                 + (tiers.isEmpty() ? "" : ", tiers " + tiers)
                 + (exemptAddresses.isEmpty() ? "" : ", exemptAddresses " + exemptAddresses)
                 + (exemptRoles.isEmpty() ? "" : ", exemptRoles " + String.join(",", exemptRoles))
-                + ", enforce " + enforce + ", statusCode " + statusCode + ", headers " + headerMode
+                + ", enforce " + enforce + ", statusCode " + statusCode + (denialBody == null ? "" : ", " + denialBody)
+                + ", headers " + headerMode
                 + ", transport " + transport + ", onRedisFailure " + failurePolicy
                 + (localLimit == null ? "" : ", localLimit " + localLimit)
-                + ", localDenyCache " + localDenyCache + ", jmx " + jmx
+                + ", localDenyCache " + localDenyCache + ", jmx " + jmx + (metrics == null ? "" : ", metrics " + metrics)
                 + (adaptive == null ? "" : ", " + adaptive) + ", keyPrefix '" + keyPrefix + "', redis " + redis;
     }
 }

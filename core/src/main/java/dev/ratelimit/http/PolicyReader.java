@@ -9,6 +9,7 @@ import dev.ratelimit.RedisSettings;
 import dev.ratelimit.Rule;
 import dev.ratelimit.internal.BadArgument;
 import dev.ratelimit.internal.LocalLimiter;
+import java.io.InputStream;
 import java.time.ZoneId;
 import java.util.Collections;
 import java.util.ArrayList;
@@ -33,6 +34,8 @@ public final class PolicyReader {
     private ClassLoader classLoader;
     private Placeholders placeholders = new Placeholders(System::getenv, System::getProperty);
     private Map<String, String> values = Collections.emptyMap();
+    /** The webapp's resources ({@code ServletContext.getResourceAsStream}), or null outside a webapp. */
+    private Function<String, InputStream> resources;
 
     PolicyReader(Function<String, String> labels) {
         this.labels = labels;
@@ -65,6 +68,17 @@ public final class PolicyReader {
     /** Where {@code keyResolverClass} is loaded from; the thread's context class loader unless set. */
     public PolicyReader classLoader(ClassLoader classLoader) {
         this.classLoader = classLoader;
+        return this;
+    }
+
+    /**
+     * Where {@code denialBody} is read from, e.g. {@link Webapp#resources()}; without it (JAX-RS
+     * outside a servlet container) {@code denialBody} is refused.
+     *
+     * @param resources a path's content, or null when there is none
+     */
+    public PolicyReader resources(Function<String, InputStream> resources) {
+        this.resources = resources;
         return this;
     }
 
@@ -291,6 +305,11 @@ public final class PolicyReader {
         long value = localLimit != null ? localLimit : rule.limit();
         LocalLimiter.localRules(Immutable.listOf(rule), value);
         return value;
+    }
+
+    /** Where {@code denialBody} is read from; null outside a webapp. */
+    Function<String, InputStream> resources() {
+        return resources;
     }
 
     /** The client key: {@code keyResolverClass} if set, else {@code key} over {@code trustedProxies}. */

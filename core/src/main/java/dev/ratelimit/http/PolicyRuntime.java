@@ -4,7 +4,10 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RedisStore;
 import dev.ratelimit.RedisStoreRegistry;
 import dev.ratelimit.jmx.RateLimiterJmx;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import org.slf4j.LoggerFactory;
 
 /**
  * One running policy: its share of the webapp's Redis client, its limiter, its JMX bean and its
@@ -18,12 +21,15 @@ public final class PolicyRuntime implements AutoCloseable {
     private final RateLimiter limiter;
     private final RateLimitPipeline pipeline;
     private RateLimiterJmx.Registration bean;
+    /** The limiters' {@code metrics} listeners, closed to remove their meters. */
+    private final List<AutoCloseable> meters;
     private Runnable onClose;
     private boolean closed;
 
     private PolicyRuntime(HttpPolicy policy, RedisStoreRegistry registry, RateLimiter limiter,
-            Map<String, RateLimiter> tierLimiters) {
+            Map<String, RateLimiter> tierLimiters, List<AutoCloseable> meters) {
         this.policy = policy;
+        this.meters = meters;
         this.registry = registry;
         this.limiter = limiter;
         this.pipeline = new RateLimitPipeline(policy, limiter, tierLimiters);
@@ -43,18 +49,21 @@ public final class PolicyRuntime implements AutoCloseable {
         RedisStore store = registry.acquire(policy.redisSettings());
         RateLimiter limiter;
         Map<String, RateLimiter> tierLimiters;
+        List<AutoCloseable> meters = new ArrayList<>();
         try {
-            limiter = policy.newLimiter(store);
-            tierLimiters = policy.newTierLimiters(store);
+            limiter = policy.newLimiter(store, webapp, meters);
+            tierLimiters = policy.newTierLimiters(store, webapp, meters);
         } catch (RuntimeException e) {
+            closeAll(meters);
             registry.release(policy.redisSettings());
             throw e;
         }
-        PolicyRuntime runtime = new PolicyRuntime(policy, registry, limiter, tierLimiters);
+        PolicyRuntime runtime = new PolicyRuntime(policy, registry, limiter, tierLimiters, meters);
         if (policy.jmx()) {
             try {
                 runtime.bean = RateLimiterJmx.register(limiter, webapp, policy.toString(), policy.enforce());
             } catch (RuntimeException e) {
+                closeAll(meters);
                 registry.release(policy.redisSettings());
                 throw new IllegalStateException("cannot register the JMX bean of policy '" + policy.policyName()
                         + "': " + e.getMessage(), e);
@@ -90,9 +99,21 @@ public final class PolicyRuntime implements AutoCloseable {
         if (bean != null) {
             bean.close();
         }
+        closeAll(meters);
         registry.release(policy.redisSettings());
         if (onClose != null) {
             onClose.run();
+        }
+    }
+
+    /** Removes the meters of {@code metrics}; a failure is logged, never thrown (the rest must still close). */
+    private static void closeAll(List<AutoCloseable> meters) {
+        for (AutoCloseable each : meters) {
+            try {
+                each.close();
+            } catch (Exception e) {
+                LoggerFactory.getLogger(PolicyRuntime.class).warn("Cannot remove the meters of {}", each, e);
+            }
         }
     }
 

@@ -33,6 +33,7 @@ public final class Settings {
             Pattern.CASE_INSENSITIVE);
     private static final Pattern METHOD = Pattern.compile("[A-Za-z]+");
     private static final Pattern PERCENT = Pattern.compile("(\\d{1,3})\\s*%");
+    private static final Pattern MEDIA_TYPE = Pattern.compile("[\\w.+-]+/[\\w.+-]+(\\s*;\\s*[\\w.+-]+=[\\w.+\"-]+)*");
     private static final String DURATION = "a duration such as 500ms, 10s, 1m, 1h, 1d or PT1M";
 
     public static final Setting<String> REDIS_URI = Setting.of("redisUri", "redis://localhost:6379",
@@ -119,6 +120,12 @@ public final class Settings {
             + "admits alone while Redis cannot be asked");
     public static final Setting<Long> STATUS_CODE = wholeNumber("statusCode", "429", 429L, 400, 599,
             "an HTTP error status between 400 and 599, such as 429", "status of a denial");
+    public static final Setting<String> DENIAL_BODY = Setting.of("denialBody", "", null,
+            "a path in the webapp starting with '/', such as /WEB-INF/ratelimit/denied.html", Settings::resourcePath,
+            "a webapp resource used as the body of a denial, with {policy}, {limit}, {window}, {retryAfter}, {status}");
+    public static final Setting<String> DENIAL_CONTENT_TYPE = Setting.of("denialContentType", "from the extension",
+            null, "a media type such as text/html", Settings::mediaType,
+            "with denialBody: its media type; by default from .html, .htm, .json, .xml or .txt");
     public static final Setting<StatusMatcher> COUNT_STATUS = Setting.of("countStatus", "all", null,
             "HTTP statuses or classes such as 401,403 or 4xx", StatusMatcher::parse,
             "only answers with these statuses count: the permits of any other answer are given back");
@@ -129,6 +136,9 @@ public final class Settings {
     public static final Setting<Boolean> LOCAL_DENY_CACHE = bool("localDenyCache", true,
             "remember denials in the JVM until their retry-after");
     public static final Setting<Boolean> JMX = bool("jmx", true, "publish the policy's counters as a JMX bean");
+    public static final Setting<String> METRICS = Setting.of("metrics", "none", "none", "none or micrometer",
+            Settings::metrics, "none, or micrometer: the policy's counters, Redis latency and breaker state in "
+            + "Micrometer's global registry (needs ratelimit-micrometer)");
     public static final Setting<Integer> ADAPTIVE = Setting.of("adaptive", "off", 0,
             "off or the lowest limit as a percentage of the configured one, such as 25%", Settings::percentOrOff,
             "off, or the floor as a percentage of limit: limits follow CPU load");
@@ -139,7 +149,8 @@ public final class Settings {
     public static final List<Setting<?>> ALL = Immutable.listOf(REDIS_URI, REDIS_SENTINEL_MASTER, REDIS_SENTINEL_NODES,
             REDIS_CLUSTER_NODES, REDIS_TIMEOUT, REDIS_POOL_SIZE, REDIS_BREAKER_FAILURES, REDIS_BREAKER_COOL_DOWN, ALGORITHM, LIMITS, LIMIT, WINDOW, CALENDAR, TIME_ZONE, BURST, COST, TIERS, TIER_FROM, KEY,
             KEY_RESOLVER_CLASS, TRUSTED_PROXIES, FORWARDED_HEADER, IPV6_PREFIX, POLICY_NAME, KEY_PREFIX, METHODS,
-            EXCLUDE_PATHS, EXEMPT_ADDRESSES, EXEMPT_ROLES, ENFORCE, ON_REDIS_FAILURE, LOCAL_LIMIT, STATUS_CODE, COUNT_STATUS, HEADERS, TRANSPORT, LOCAL_DENY_CACHE, JMX, ADAPTIVE,
+            EXCLUDE_PATHS, EXEMPT_ADDRESSES, EXEMPT_ROLES, ENFORCE, ON_REDIS_FAILURE, LOCAL_LIMIT, STATUS_CODE, DENIAL_BODY,
+            DENIAL_CONTENT_TYPE, COUNT_STATUS, HEADERS, TRANSPORT, LOCAL_DENY_CACHE, JMX, METRICS, ADAPTIVE,
             ADAPTIVE_LATENCY);
 
     /** The prefix of webapp-wide defaults: context-params and JAX-RS properties {@code ratelimit.<name>}. */
@@ -285,6 +296,30 @@ public final class Settings {
             }
         }
         return paths;
+    }
+
+    private static String metrics(String text) {
+        String lower = text.toLowerCase(Locale.ROOT);
+        if (!lower.equals("none") && !lower.equals("micrometer")) {
+            throw new IllegalArgumentException("not a metrics binding");
+        }
+        return lower;
+    }
+
+    /** A path within the webapp, as {@code ServletContext.getResourceAsStream} takes it. */
+    private static String resourcePath(String text) {
+        if (!text.startsWith("/") || text.contains("..") || text.endsWith("/")) {
+            throw new IllegalArgumentException("not a resource path");
+        }
+        return text;
+    }
+
+    /** {@code type/subtype}, optionally with parameters such as {@code ;charset=UTF-8}. */
+    private static String mediaType(String text) {
+        if (!MEDIA_TYPE.matcher(text).matches()) {
+            throw new IllegalArgumentException("not a media type");
+        }
+        return text;
     }
 
     /** {@code off} (or {@code false}) as 0, else a percentage from 1 to 100. */

@@ -3,6 +3,7 @@ package dev.ratelimit.http;
 import dev.ratelimit.internal.Immutable;
 import dev.ratelimit.RedisStoreRegistry;
 import dev.ratelimit.jmx.RateLimiterJmx;
+import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashSet;
@@ -27,6 +28,8 @@ public final class Webapp {
     private final Running running;
     private final String jmxName;
     private final Map<String, String> defaults;
+    /** {@code ServletContext.getResourceAsStream}, or null outside a servlet container. */
+    private final Function<String, InputStream> resources;
 
     /** The policies one webapp runs; closed ones remove themselves. */
     private static final class Running {
@@ -45,8 +48,10 @@ public final class Webapp {
         }
     }
 
-    private Webapp(RedisStoreRegistry registry, Running running, String jmxName, Map<String, String> defaults) {
+    private Webapp(RedisStoreRegistry registry, Running running, String jmxName, Map<String, String> defaults,
+            Function<String, InputStream> resources) {
         this.registry = registry;
+        this.resources = resources;
         this.running = running;
         this.jmxName = jmxName;
         this.defaults = Immutable.copyOf(defaults);
@@ -64,6 +69,23 @@ public final class Webapp {
     public static Webapp of(String contextPath, Iterable<String> initParameterNames,
             Function<String, String> initParameter, Function<String, Object> getAttribute,
             BiConsumer<String, Object> setAttribute) {
+        return of(contextPath, initParameterNames, initParameter, getAttribute, setAttribute, path -> null);
+    }
+
+    /**
+     * A servlet context, given by its parts so that no servlet type is named here, with its
+     * resources, which {@code denialBody} is read from at startup.
+     *
+     * @param contextPath e.g. {@code /shop}, empty for the root webapp
+     * @param initParameterNames the context-param names
+     * @param initParameter a context-param's value
+     * @param getAttribute e.g. {@code context::getAttribute}
+     * @param setAttribute e.g. {@code context::setAttribute}
+     * @param resources e.g. {@code context::getResourceAsStream}: a path's content, null when missing
+     */
+    public static Webapp of(String contextPath, Iterable<String> initParameterNames,
+            Function<String, String> initParameter, Function<String, Object> getAttribute,
+            BiConsumer<String, Object> setAttribute, Function<String, InputStream> resources) {
         Running running;
         synchronized (Running.class) {
             Object existing = getAttribute.apply(RUNNING_ATTRIBUTE);
@@ -72,12 +94,12 @@ public final class Webapp {
         }
         return new Webapp(RedisStoreRegistry.sharedIn(getAttribute, setAttribute), running,
                 RateLimiterJmx.webappName(contextPath),
-                Settings.collect(initParameterNames, initParameter, Settings.PREFIX));
+                Settings.collect(initParameterNames, initParameter, Settings.PREFIX), resources);
     }
 
     /** An application outside any servlet container (JAX-RS on its own server): its own clients, no context-params. */
     public static Webapp standalone(String jmxName) {
-        return new Webapp(new RedisStoreRegistry(), new Running(), jmxName, Collections.emptyMap());
+        return new Webapp(new RedisStoreRegistry(), new Running(), jmxName, Collections.emptyMap(), null);
     }
 
     /** The Redis clients its policies share. */
@@ -93,6 +115,14 @@ public final class Webapp {
     /** Its {@code ratelimit.<name>} context-params, without the prefix. */
     public Map<String, String> defaults() {
         return defaults;
+    }
+
+    /**
+     * Its resources ({@link PolicyReader#resources}), or null for an application outside any servlet
+     * container, which has none.
+     */
+    public Function<String, InputStream> resources() {
+        return resources;
     }
 
     /** The label format of a default, for messages: {@code context-param 'ratelimit.%s'}. */

@@ -63,9 +63,11 @@ public class RateLimitFilter implements Filter {
         ServletContext context = config.getServletContext();
         try {
             Webapp webapp = Webapp.of(context.getContextPath(), Collections.list(context.getInitParameterNames()),
-                    context::getInitParameter, context::getAttribute, context::setAttribute);
+                    context::getInitParameter, context::getAttribute, context::setAttribute,
+                    context::getResourceAsStream);
             HttpPolicy policy = HttpPolicy.parser("init-param '%s'")
                     .defaults(webapp.defaults(), Webapp.defaultsLabelFormat())
+                    .resources(webapp.resources())
                     .defaultPolicyName(filterName, "the filter-name")
                     .classLoader(context.getClassLoader())
                     .parse(Settings.collect(Collections.list(config.getInitParameterNames()), config::getInitParameter,

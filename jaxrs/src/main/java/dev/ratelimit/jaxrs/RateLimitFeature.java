@@ -107,6 +107,7 @@ public class RateLimitFeature implements DynamicFeature {
                             context.getConfiguration()::getProperty, Settings.PREFIX),
                             "property '" + Settings.PREFIX + "%s'")
                     .defaults(webapp.defaults(), Webapp.defaultsLabelFormat())
+                    .resources(webapp.resources())
                     .defaultPolicyName(where, "the resource method")
                     .classLoader(Thread.currentThread().getContextClassLoader())
                     .parse(AnnotationSettings.of(annotation));
@@ -125,7 +126,8 @@ public class RateLimitFeature implements DynamicFeature {
             ServletContext context = inServletContainer() ? servletContext : null;
             webapp = context == null ? Webapp.standalone("jaxrs")
                     : Webapp.of(context.getContextPath(), Collections.list(context.getInitParameterNames()),
-                            context::getInitParameter, context::getAttribute, context::setAttribute);
+                            context::getInitParameter, context::getAttribute, context::setAttribute,
+                            context::getResourceAsStream);
         }
         return webapp;
     }

@@ -38,6 +38,8 @@ final class JettyContainer implements ServletContainer {
     }
 
     private final Map<String, ServletContextHandler> apps = new LinkedHashMap<>();
+    /** Each app's resource directory, when it has resources. */
+    private final Map<String, java.nio.file.Path> resourceDirs = new LinkedHashMap<>();
     private Server server;
     private ServerConnector connector;
     private ContextHandlerCollection contexts;
@@ -91,6 +93,12 @@ final class JettyContainer implements ServletContainer {
         ctx.setContextPath(path.isEmpty() ? "/" : path);
         ctx.setDisplayName(path.isEmpty() ? "/" : path);
         app.contextParams().forEach(ctx::setInitParameter);
+        if (!app.resources().isEmpty()) {
+            java.nio.file.Path base = resourceBase(path);
+            app.writeResources(base);
+            // Jetty 9.4 names it setResourceBase: test-support-javax replaces this call.
+            ctx.setBaseResourceAsString(base.toString());
+        }
         for (String listener : app.listeners()) {
             try {
                 ctx.addEventListener((java.util.EventListener) Class.forName(listener).getDeclaredConstructor().newInstance());
@@ -148,6 +156,7 @@ final class JettyContainer implements ServletContainer {
         contexts.removeHandler(ctx);
         stopQuietly(ctx);
         ctx.destroy();
+        TomcatContainer.deleteRecursively(resourceDirs.remove(path));
         if (failure != null) {
             throw DeploymentFailedException.of(name(), path, failure);
         }
@@ -164,6 +173,7 @@ final class JettyContainer implements ServletContainer {
         contexts.removeHandler(ctx); // unmapped first: the path answers 404 from now on
         stopQuietly(ctx); // ServletHandler.doStop -> Filter.destroy()
         ctx.destroy();
+        TomcatContainer.deleteRecursively(resourceDirs.remove(path));
     }
 
     @Override
@@ -193,6 +203,17 @@ final class JettyContainer implements ServletContainer {
                 server.destroy();
                 server = null;
             }
+        }
+    }
+
+    /** A fresh directory for an app's resources, deleted when the app is undeployed. */
+    private java.nio.file.Path resourceBase(String path) {
+        try {
+            java.nio.file.Path base = java.nio.file.Files.createTempDirectory("ratelimit-jetty-");
+            resourceDirs.put(path, base);
+            return base;
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("no resource directory for " + path, e);
         }
     }
 

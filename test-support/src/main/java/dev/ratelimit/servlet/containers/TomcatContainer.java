@@ -128,6 +128,7 @@ final class TomcatContainer implements ServletContainer {
             throw new IllegalStateException("an app is already deployed at '" + path + "' on tomcat");
         }
         Path docBase = docBase(path);
+        app.writeResources(docBase);
 
         StandardContext ctx = new StandardContext();
         ctx.setName(path);

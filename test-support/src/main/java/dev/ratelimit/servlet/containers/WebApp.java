@@ -75,8 +75,10 @@ public final class WebApp {
     private final List<FilterDecl> filters;
     private final List<ServletDecl> servlets;
     private final List<ErrorPage> errorPages;
+    private final Map<String, String> resources;
 
     private WebApp(Builder b) {
+        this.resources = Collections.unmodifiableMap(new LinkedHashMap<>(b.resources));
         this.contextPath = b.contextPath;
         this.contextParams = Collections.unmodifiableMap(new LinkedHashMap<>(b.contextParams));
         this.listeners = List.copyOf(b.listeners);
@@ -127,6 +129,24 @@ public final class WebApp {
         return servlets;
     }
 
+    /** Files of the webapp (what {@code ServletContext.getResourceAsStream} reads), by path, as UTF-8 text. */
+    public Map<String, String> resources() {
+        return resources;
+    }
+
+    /** Writes {@link #resources()} under a directory the container serves the webapp from. */
+    void writeResources(java.nio.file.Path root) {
+        resources.forEach((path, content) -> {
+            java.nio.file.Path file = root.resolve(path.substring(1));
+            try {
+                java.nio.file.Files.createDirectories(file.getParent());
+                java.nio.file.Files.write(file, content.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+    }
+
     /** Error pages in declaration order. */
     public List<ErrorPage> errorPages() {
         return errorPages;
@@ -158,6 +178,7 @@ public final class WebApp {
         private final Set<String> asyncFilters = new HashSet<>();
         private final Set<String> asyncServlets = new HashSet<>();
         private final List<ErrorPage> errorPages = new ArrayList<>();
+        private final Map<String, String> resources = new LinkedHashMap<>();
         private boolean echo = true;
 
         private Builder(String contextPath) {
@@ -254,6 +275,18 @@ public final class WebApp {
         /** An {@code <error-page>}: the container dispatches (ERROR) to {@code location} for that status. */
         public Builder errorPage(int errorCode, String location) {
             errorPages.add(new ErrorPage(errorCode, location));
+            return this;
+        }
+
+        /**
+         * A file of the webapp, e.g. {@code /WEB-INF/ratelimit/denied.html}, written as UTF-8 where
+         * the container reads the webapp's resources from.
+         */
+        public Builder resource(String path, String content) {
+            if (!path.startsWith("/") || path.contains("..")) {
+                throw new IllegalArgumentException("a resource path starts with '/' and stays in the webapp: " + path);
+            }
+            resources.put(path, Objects.requireNonNull(content, "content"));
             return this;
         }
 

@@ -1,0 +1,175 @@
+package dev.ratelimit.micrometer;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.RateLimitListener;
+import dev.ratelimit.RateLimiter;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
+import io.micrometer.core.instrument.Timer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A limiter's meters in a Micrometer {@link MeterRegistry}, tagged {@code webapp} and
+ * {@code policy} (the limiter's policy name):
+ *
+ * <ul>
+ *   <li>{@value #DECISIONS}, a counter per {@code outcome}: {@code allowed} and {@code denied} (by
+ *       Redis), {@code degraded} (by {@code onRedisFailure}, allowed or denied, because Redis could not
+ *       be asked), {@code cached_denial} (by the local deny cache, without Redis). Each decision counts
+ *       once, so their sum is every decision;</li>
+ *   <li>{@value #REDIS_LATENCY}, a timer of the Redis calls that answered a decision;</li>
+ *   <li>{@value #BREAKER_STATE}, a gauge of the Redis circuit breaker: 0 closed, 1 half-open, 2 open.</li>
+ * </ul>
+ *
+ * <p>Prometheus shows them as {@code ratelimit_decisions_total}, {@code ratelimit_redis_latency_seconds}
+ * and {@code ratelimit_breaker_state}. One instance per limiter, given to its builder:
+ *
+ * <pre>{@code
+ * RateLimiterMetrics metrics = new RateLimiterMetrics(registry, "shop");
+ * RateLimiter limiter = RateLimiter.builder(store).policyName("api").rule(rule).listener(metrics).build();
+ * // when the limiter is no longer used:
+ * metrics.close();
+ * }</pre>
+ *
+ * <p>A servlet filter or {@code @RateLimited} method with {@code metrics=micrometer} gets one per
+ * limiter over {@link Metrics#globalRegistry}, closed when the webapp stops. Thread-safe.
+ */
+public final class RateLimiterMetrics implements RateLimitListener, AutoCloseable {
+    /** The counter of decisions, tagged {@code outcome}. */
+    public static final String DECISIONS = "ratelimit.decisions";
+    /** The timer of Redis calls. */
+    public static final String REDIS_LATENCY = "ratelimit.redis.latency";
+    /** The gauge of the circuit breaker. */
+    public static final String BREAKER_STATE = "ratelimit.breaker.state";
+
+    private final MeterRegistry registry;
+    private final String webapp;
+    /** Per policy name: a listener normally hears one limiter, but nothing stops sharing it. */
+    private final ConcurrentMap<String, PolicyMeters> byPolicy = new ConcurrentHashMap<>();
+    private final List<Meter> gauges = new ArrayList<>();
+
+    /** The meters of one policy, registered on its first event. */
+    private final class PolicyMeters {
+        final Counter allowed;
+        final Counter denied;
+        final Counter degraded;
+        final Counter cachedDenial;
+        final Timer redisLatency;
+
+        PolicyMeters(String policy) {
+            allowed = decisions(policy, "allowed");
+            denied = decisions(policy, "denied");
+            degraded = decisions(policy, "degraded");
+            cachedDenial = decisions(policy, "cached_denial");
+            redisLatency = Timer.builder(REDIS_LATENCY).description("Redis calls that answered a rate-limit decision")
+                    .tag("webapp", webapp).tag("policy", policy).register(registry);
+        }
+
+        private Counter decisions(String policy, String outcome) {
+            return Counter.builder(DECISIONS).description("rate-limit decisions by outcome")
+                    .tag("webapp", webapp).tag("policy", policy).tag("outcome", outcome).register(registry);
+        }
+
+        List<Meter> all() {
+            List<Meter> all = new ArrayList<>();
+            all.add(allowed);
+            all.add(denied);
+            all.add(degraded);
+            all.add(cachedDenial);
+            all.add(redisLatency);
+            return all;
+        }
+    }
+
+    /**
+     * @param registry where the meters go
+     * @param webapp the {@code webapp} tag, e.g. the context path
+     */
+    public RateLimiterMetrics(MeterRegistry registry, String webapp) {
+        this.registry = Objects.requireNonNull(registry, "registry");
+        this.webapp = Objects.requireNonNull(webapp, "webapp");
+    }
+
+    /**
+     * Meters in {@link Metrics#globalRegistry}: what {@code metrics=micrometer} binds, found by name
+     * by the core.
+     */
+    public static RateLimiterMetrics globalRegistry(String webapp) {
+        return new RateLimiterMetrics(Metrics.globalRegistry, webapp);
+    }
+
+    private PolicyMeters meters(String policy) {
+        PolicyMeters meters = byPolicy.get(policy);
+        return meters != null ? meters : byPolicy.computeIfAbsent(policy, PolicyMeters::new);
+    }
+
+    @Override
+    public void onBuilt(RateLimiter limiter) {
+        meters(limiter.policyName());
+        // Held weakly by Micrometer: a limiter nobody uses any more reads as NaN, never kept alive.
+        Gauge gauge = Gauge.builder(BREAKER_STATE, limiter, RateLimiterMetrics::breakerState)
+                .description("Redis circuit breaker: 0 closed, 1 half-open, 2 open")
+                .tag("webapp", webapp).tag("policy", limiter.policyName()).register(registry);
+        synchronized (gauges) {
+            gauges.add(gauge);
+        }
+    }
+
+    @Override
+    public void onDecision(String policyName, String key, Decision decision, boolean cachedDenial) {
+        PolicyMeters meters = meters(policyName);
+        if (cachedDenial) {
+            meters.cachedDenial.increment();
+        } else if (decision.degraded()) {
+            meters.degraded.increment();
+        } else {
+            (decision.allowed() ? meters.allowed : meters.denied).increment();
+        }
+    }
+
+    @Override
+    public void onRedisLatency(String policyName, long nanos) {
+        meters(policyName).redisLatency.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    static double breakerState(RateLimiter limiter) {
+        switch (limiter.stats().circuitBreakerState()) {
+            case "OPEN": return 2;
+            case "HALF_OPEN": return 1;
+            default: return 0;
+        }
+    }
+
+    /**
+     * Removes this instance's meters from the registry, so a webapp that stops leaves nothing behind
+     * and one that starts again registers afresh.
+     */
+    @Override
+    public void close() {
+        List<Meter> meters = new ArrayList<>();
+        for (PolicyMeters each : byPolicy.values()) {
+            meters.addAll(each.all());
+        }
+        byPolicy.clear();
+        synchronized (gauges) {
+            meters.addAll(gauges);
+            gauges.clear();
+        }
+        for (Meter meter : meters) {
+            registry.remove(meter);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RateLimiterMetrics(" + webapp + ")";
+    }
+}
