@@ -25,6 +25,8 @@ public final class LuaScript {
 
     /** The part every limiter script shares, appended to each by {@link #limiter(String)}. */
     private static final String LIMITER_DRIVER = "limiter-driver";
+    /** The clock every limiter script reads, put before each by {@link #limiter(String)}. */
+    private static final String LIMITER_CLOCK = "limiter-clock";
 
     /**
      * Loads {@code /dev/ratelimit/scripts/<name>.lua} from the class path.
@@ -36,14 +38,14 @@ public final class LuaScript {
     }
 
     /**
-     * Loads an algorithm's script followed by {@code limiter-driver.lua}, which runs its check()
-     * and commit() for every rule. Redis scripts cannot include one another, so the two are joined
+     * Loads an algorithm's script between {@code limiter-clock.lua} (its {@code clock()}) and
+     * {@code limiter-driver.lua}, which runs its check() and commit() for every rule. Redis scripts cannot include one another, so the two are joined
      * here, once, and Redis knows the whole by one SHA-1.
      *
      * @throws IllegalStateException if a resource is missing: the jar is broken
      */
     public static LuaScript limiter(String algorithm) {
-        return new LuaScript(algorithm, read(algorithm) + "\n" + read(LIMITER_DRIVER));
+        return new LuaScript(algorithm, read(LIMITER_CLOCK) + "\n" + read(algorithm) + "\n" + read(LIMITER_DRIVER));
     }
 
     private static String read(String name) {

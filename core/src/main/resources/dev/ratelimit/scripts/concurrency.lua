@@ -30,13 +30,7 @@
 
 local ARGS_PER_RULE = 3
 local lease = ARGV[2 + #KEYS * ARGS_PER_RULE]
-local now
-if #ARGV > 2 + #KEYS * ARGS_PER_RULE then
-  now = tonumber(ARGV[#ARGV])
-else
-  local t = redis.call('TIME')
-  now = t[1] * 1000000 + t[2]
-end
+local now = clock(ARGS_PER_RULE, 1)
 local consume = ARGV[1] == '1'
 local MIN_RETRY = 1000000
 

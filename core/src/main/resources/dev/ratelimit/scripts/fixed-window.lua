@@ -39,22 +39,14 @@ local function check(key, permits_arg, limit_arg, window_arg)
   return 1, limit - count, 0, left, limit - count - permits, permits_arg, pttl, tonumber(window_arg)
 end
 
-local function clock()
-  if #ARGV > 1 + #KEYS * ARGS_PER_RULE then
-    return tonumber(ARGV[#ARGV])
-  end
-  local t = redis.call('TIME')
-  return t[1] * 1000000 + t[2]
-end
-
 local function commit(key, remaining, permits_arg, pttl, window)
   if pttl < 0 then
     -- A new window (or a counter that lost its TTL, or another algorithm's state): start it,
     -- TTL and value in one command.
     local ttl = math.ceil(window / 1000)
     redis.call('SET', key, permits_arg, 'PX', ttl)
-    return remaining, window, clock() + ttl * 1000
+    return remaining, window, clock(ARGS_PER_RULE, 0) + ttl * 1000
   end
   redis.call('INCRBY', key, permits_arg)
-  return remaining, (pttl + 1) * 1000, clock() + (pttl + 1) * 1000
+  return remaining, (pttl + 1) * 1000, clock(ARGS_PER_RULE, 0) + (pttl + 1) * 1000
 end

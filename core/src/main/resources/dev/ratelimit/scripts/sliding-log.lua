@@ -32,13 +32,7 @@
 -- microseconds since the epoch. Only tests send it; see limiter-driver.lua.
 
 local ARGS_PER_RULE = 3
-local now
-if #ARGV > 1 + #KEYS * ARGS_PER_RULE then
-  now = tonumber(ARGV[#ARGV])
-else
-  local t = redis.call('TIME')
-  now = t[1] * 1000000 + t[2]
-end
+local now = clock(ARGS_PER_RULE, 0)
 local consume = ARGV[1] == '1'
 local REBASE_AT = 4503599627370496 -- 2^52
 local ADD_BATCH = 1000
