@@ -93,8 +93,7 @@ public final class Dimensions {
     public List<String> clientKeys(RequestView request) {
         List<String> clientKeys = new ArrayList<>(keys.size());
         for (KeyResolver key : keys) {
-            String value = key.resolve(request);
-            clientKeys.add(value == null || value.isEmpty() ? HttpPolicy.MISSING_KEY : value);
+            clientKeys.add(HttpPolicy.keyOrMissing(key.resolve(request)));
         }
         return clientKeys;
     }

@@ -65,6 +65,8 @@ public final class HttpPolicy {
     private final DenialBody denialBody;
     /** What every answer's headers repeat, worked out once: the quoted name and the window in seconds. */
     private final String quotedPolicyName;
+    /** With {@code limits}: each entry's name in answers, quoted once; keyed by rule name. */
+    private final Map<String, String> quotedEntryNames;
     private final long windowSeconds;
 
     /** Reads every setting; each check runs now, not when the first request comes. */
@@ -104,6 +106,13 @@ public final class HttpPolicy {
             AdaptiveLimit.checkApplies(rules);
         }
         this.quotedPolicyName = HttpAnswer.quoted(policyName);
+        Map<String, String> entryNames = new LinkedHashMap<>();
+        if (dimensions != null) {
+            for (Rule entry : rules) {
+                entryNames.put(entry.name(), HttpAnswer.quoted(policyName + "/" + entry.name()));
+            }
+        }
+        this.quotedEntryNames = Collections.unmodifiableMap(entryNames);
         // A calendar period's length varies (23 to 25 hours a day): the draft's w gets the usual one.
         this.windowSeconds = rule.calendar() != null ? rule.calendar().usual().getSeconds()
                 : Durations.ceilSeconds(rule.window());
@@ -144,7 +153,7 @@ public final class HttpPolicy {
 
     /** {@link #nameFor} as the draft's structured fields carry it. */
     String quotedNameFor(Decision decision) {
-        return dimensions == null ? quotedPolicyName : HttpAnswer.quoted(nameFor(decision));
+        return dimensions == null ? quotedPolicyName : quotedEntryNames.get(decision.rule().name());
     }
 
     /** The window, in whole seconds, of the rule a decision reports. */
@@ -157,10 +166,15 @@ public final class HttpPolicy {
         return dimensions == null ? windowText() : Durations.format(decision.rule().window());
     }
 
+    /** A resolved key, or {@link #MISSING_KEY} when the request has none: the policy's shared bucket. */
+    static String keyOrMissing(String key) {
+        return key == null || key.isEmpty() ? MISSING_KEY : key;
+    }
+
     /** The request's client key; {@link #MISSING_KEY} when it has none. */
     public String clientKey(RequestView request) {
         String key = keyResolver.resolve(request);
-        return key == null || key.isEmpty() ? MISSING_KEY : key;
+        return keyOrMissing(key);
     }
 
     /** A limiter for this policy over the given Redis (without the listener of {@code metrics}). */

@@ -61,10 +61,17 @@ public final class RateLimitPipeline {
                 || policy.exempt(request)) {
             return Admission.UNLIMITED;
         }
-        RateLimiter decider = policy.dimensions() != null ? limiter : limiterFor(request);
-        String clientKey = policy.dimensions() != null ? null : policy.clientKey(request);
-        Decision decision = clientKey == null ? limiter.tryAcquireEach(policy.dimensions().clientKeys(request))
-                : decider.tryAcquire(clientKey);
+        RateLimiter decider;
+        String clientKey = null;
+        Decision decision;
+        if (policy.dimensions() != null) {
+            decider = limiter;
+            decision = limiter.tryAcquireEach(policy.dimensions().clientKeys(request));
+        } else {
+            decider = limiterFor(request);
+            clientKey = policy.clientKey(request);
+            decision = decider.tryAcquire(clientKey);
+        }
         if (decision.allowed()) {
             // Adaptive limits watch how long admitted requests take; nobody else needs the clock read.
             boolean timed = policy.adaptive();

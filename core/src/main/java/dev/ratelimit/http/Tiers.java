@@ -2,11 +2,8 @@ package dev.ratelimit.http;
 
 import dev.ratelimit.Rule;
 import dev.ratelimit.internal.BadArgument;
-import dev.ratelimit.internal.Immutable;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -97,11 +94,6 @@ public final class Tiers {
         Object value = source == Source.HEADER ? request.header(sourceName) : request.attribute(sourceName);
         String tier = value == null ? null : value.toString().trim();
         return tier != null && limits.containsKey(tier) ? tier : null;
-    }
-
-    /** The tiers' names, for messages and the startup log. */
-    List<String> names() {
-        return Immutable.copyOf(new ArrayList<>(limits.keySet()));
     }
 
     @Override

@@ -58,21 +58,6 @@ public final class Webapp {
     }
 
     /**
-     * A servlet context, given by its parts so that no servlet type is named here.
-     *
-     * @param contextPath e.g. {@code /shop}, empty for the root webapp
-     * @param initParameterNames the context-param names
-     * @param initParameter a context-param's value
-     * @param getAttribute e.g. {@code context::getAttribute}
-     * @param setAttribute e.g. {@code context::setAttribute}
-     */
-    public static Webapp of(String contextPath, Iterable<String> initParameterNames,
-            Function<String, String> initParameter, Function<String, Object> getAttribute,
-            BiConsumer<String, Object> setAttribute) {
-        return of(contextPath, initParameterNames, initParameter, getAttribute, setAttribute, path -> null);
-    }
-
-    /**
      * A servlet context, given by its parts so that no servlet type is named here, with its
      * resources, which {@code denialBody} is read from at startup.
      *

@@ -67,9 +67,9 @@ class PolicyRuntimeIT {
         Map<String, Object> oldVersion = new HashMap<>();
         Map<String, Object> newVersion = new HashMap<>();
         Webapp old = Webapp.of("/shop", java.util.Collections.emptyList(), name -> null, oldVersion::get,
-                oldVersion::put);
+                oldVersion::put, path -> null);
         Webapp current = Webapp.of("/shop", java.util.Collections.emptyList(), name -> null, newVersion::get,
-                newVersion::put);
+                newVersion::put, path -> null);
         PolicyRuntime oldOrders = old.start(policy("orders"));
         PolicyRuntime newOrders = current.start(policy("orders"));
         assertThat(JMX.isRegistered(RateLimiterJmx.name("/shop", "orders", 1))).isTrue();
