@@ -95,14 +95,19 @@ public final class RedisStore implements AutoCloseable {
                     .build();
             return new RedisStore(NodeGateway.sentinel(new SentineledConnectionProvider(settings.sentinelMaster(),
                     clientConfig, pool, hostsAndPorts(settings.sentinelNodes()), sentinelConfig), breakers,
-                    settings.location()));
+                    settings.location(), coalescing(settings)));
         }
         if (!settings.clusterNodes().isEmpty()) {
             return new RedisStore(NodeGateway.cluster(hostsAndPorts(settings.clusterNodes()), clientConfig, pool, breakers,
-                    settings.location()));
+                    settings.location(), coalescing(settings)));
         }
         return new RedisStore(NodeGateway.standalone(new HostAndPort(settings.host(), settings.port()), clientConfig, pool,
-                breakers, settings.location()));
+                breakers, settings.location(), coalescing(settings)));
+    }
+
+    /** Round trips of script calls under way per node before concurrent calls travel together; 0 for none. */
+    private static int coalescing(RedisSettings settings) {
+        return settings.coalescing() ? Integer.getInteger("dev.ratelimit.coalescingInFlight", 2) : 0;
     }
 
     private static Set<HostAndPort> hostsAndPorts(List<String> nodes) {

@@ -20,8 +20,11 @@ public class LimiterBenchmark {
     @Param({"fixed-window", "sliding-log", "sliding-window", "token-bucket", "leaky-bucket", "gcra"})
     public String algorithm;
 
-    /** hot-denied-cached is hot-denied with the local deny cache on; every other case has it off. */
-    @Param({"distinct", "hot-admitted", "hot-denied", "hot-denied-cached"})
+    /**
+     * hot-denied-cached is hot-denied with the local deny cache on; every other case has it off.
+     * distinct-alone is distinct with coalescing off: each decision in a round trip of its own.
+     */
+    @Param({"distinct", "distinct-alone", "hot-admitted", "hot-denied", "hot-denied-cached"})
     public String traffic;
 
     private RedisStore store;
@@ -31,9 +34,10 @@ public class LimiterBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         boolean denied = traffic.startsWith("hot-denied");
-        shape = denied ? Traffic.HOT_DENIED : Traffic.valueOf(traffic.toUpperCase().replace('-', '_'));
+        boolean alone = traffic.equals("distinct-alone");
+        shape = denied ? Traffic.HOT_DENIED : alone ? Traffic.DISTINCT : Traffic.valueOf(traffic.toUpperCase().replace('-', '_'));
         store = RedisStore.connect(RedisSettings.builder(BenchRedis.uri()).timeout(Duration.ofSeconds(2))
-                .poolSize(BenchRedis.POOL_SIZE).build());
+                .poolSize(BenchRedis.POOL_SIZE).coalescing(!alone).build());
         // Admitted traffic: a limit no run reaches, per minute like real limits: a one-second window
         // would make every key expire and be created again each second, measuring churn, not limiting.
         Rule rule = denied ? Rule.of(Algorithm.fromConfigName(algorithm), 1, Duration.ofHours(1))

@@ -166,7 +166,8 @@ public final class PolicyReader {
                 .timeout(get(Settings.REDIS_TIMEOUT))
                 .poolSize(Math.toIntExact(get(Settings.REDIS_POOL_SIZE)))
                 .circuitBreaker(Math.toIntExact(get(Settings.REDIS_BREAKER_FAILURES)),
-                        get(Settings.REDIS_BREAKER_COOL_DOWN));
+                        get(Settings.REDIS_BREAKER_COOL_DOWN))
+                .coalescing(get(Settings.REDIS_COALESCING));
         String sentinelMaster = get(Settings.REDIS_SENTINEL_MASTER);
         List<String> sentinelNodes = get(Settings.REDIS_SENTINEL_NODES);
         if (sentinelMaster != null || sentinelNodes != null) {

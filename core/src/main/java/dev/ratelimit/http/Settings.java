@@ -57,6 +57,8 @@ public final class Settings {
     public static final Setting<Duration> REDIS_BREAKER_COOL_DOWN = Setting.of("redisBreakerCoolDown", "500ms",
             RedisSettings.DEFAULT_BREAKER_COOL_DOWN, "a duration from 1ms to 10m", Settings::coolDown,
             "how long an open breaker sends nothing to its node before one probe");
+    public static final Setting<Boolean> REDIS_COALESCING = bool("redisCoalescing", RedisSettings.DEFAULT_COALESCING,
+            "decisions waiting for one Redis node at the same moment share one round trip and one script call");
     public static final Setting<Algorithm> ALGORITHM = Setting.of("algorithm", "sliding-log",
             Algorithm.SLIDING_LOG, "an algorithm", Algorithm::fromConfigName, "how requests are counted");
     public static final Setting<String> LIMITS = Setting.of("limits", "", null,
@@ -147,7 +149,7 @@ public final class Settings {
 
     /** Every setting, in the documented order. */
     public static final List<Setting<?>> ALL = Immutable.listOf(REDIS_URI, REDIS_SENTINEL_MASTER, REDIS_SENTINEL_NODES,
-            REDIS_CLUSTER_NODES, REDIS_TIMEOUT, REDIS_POOL_SIZE, REDIS_BREAKER_FAILURES, REDIS_BREAKER_COOL_DOWN, ALGORITHM, LIMITS, LIMIT, WINDOW, CALENDAR, TIME_ZONE, BURST, COST, TIERS, TIER_FROM, KEY,
+            REDIS_CLUSTER_NODES, REDIS_TIMEOUT, REDIS_POOL_SIZE, REDIS_BREAKER_FAILURES, REDIS_BREAKER_COOL_DOWN, REDIS_COALESCING, ALGORITHM, LIMITS, LIMIT, WINDOW, CALENDAR, TIME_ZONE, BURST, COST, TIERS, TIER_FROM, KEY,
             KEY_RESOLVER_CLASS, TRUSTED_PROXIES, FORWARDED_HEADER, IPV6_PREFIX, POLICY_NAME, KEY_PREFIX, METHODS,
             EXCLUDE_PATHS, EXEMPT_ADDRESSES, EXEMPT_ROLES, ENFORCE, ON_REDIS_FAILURE, LOCAL_LIMIT, STATUS_CODE, DENIAL_BODY,
             DENIAL_CONTENT_TYPE, COUNT_STATUS, HEADERS, TRANSPORT, LOCAL_DENY_CACHE, JMX, METRICS, ADAPTIVE,

@@ -7,6 +7,8 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A Lua script shipped as a resource: read once, identified by its SHA-1 so that every call is an
@@ -16,12 +18,26 @@ public final class LuaScript {
     private final String name;
     private final String source;
     private final String sha1;
+    /** A limiter script's form deciding several one-rule decisions at once; null for other scripts. */
+    private final LuaScript batchForm;
+    /** A limiter script's arguments per rule; 0 for other scripts. */
+    private final int argsPerRule;
 
     private LuaScript(String name, String source) {
+        this(name, source, null, 0);
+    }
+
+    private LuaScript(String name, String source, LuaScript batchForm, int argsPerRule) {
         this.name = name;
         this.source = source;
         this.sha1 = sha1Hex(source);
+        this.batchForm = batchForm;
+        this.argsPerRule = argsPerRule;
     }
+
+    /** The part that runs several independent one-rule decisions, appended instead of the driver for the batch form. */
+    private static final String LIMITER_BATCH = "limiter-batch";
+    private static final Pattern ARGS_PER_RULE = Pattern.compile("(?m)^local ARGS_PER_RULE = (\\d+)$");
 
     /** The part every limiter script shares, appended to each by {@link #limiter(String)}. */
     private static final String LIMITER_DRIVER = "limiter-driver";
@@ -45,7 +61,27 @@ public final class LuaScript {
      * @throws IllegalStateException if a resource is missing: the jar is broken
      */
     public static LuaScript limiter(String algorithm) {
-        return new LuaScript(algorithm, read(LIMITER_CLOCK) + "\n" + read(algorithm) + "\n" + read(LIMITER_DRIVER));
+        String clockAndAlgorithm = read(LIMITER_CLOCK) + "\n" + read(algorithm) + "\n";
+        Matcher argsPerRule = ARGS_PER_RULE.matcher(clockAndAlgorithm);
+        if (!argsPerRule.find()) {
+            throw new IllegalStateException("Lua script " + algorithm + ".lua declares no ARGS_PER_RULE");
+        }
+        LuaScript batch = new LuaScript(algorithm + " batch", clockAndAlgorithm + read(LIMITER_BATCH));
+        return new LuaScript(algorithm, clockAndAlgorithm + read(LIMITER_DRIVER), batch,
+                Integer.parseInt(argsPerRule.group(1)));
+    }
+
+    /**
+     * The form of a limiter script that runs several independent one-rule decisions in one call
+     * ({@code limiter-batch.lua}), or null for a script that is no limiter's.
+     */
+    LuaScript batchForm() {
+        return batchForm;
+    }
+
+    /** A limiter script's arguments per rule after ARGV[1]; 0 for a script that is no limiter's. */
+    int argsPerRule() {
+        return argsPerRule;
     }
 
     private static String read(String name) {

@@ -52,24 +52,47 @@ public final class NodeGateway implements RedisGateway {
     private final String description;
     private final CommandObjects commands = new CommandObjects();
     private final ConcurrentMap<String, NodeHealth> healthByNode = new ConcurrentHashMap<>();
+    /** Each node's {@link CallCoalescer}; unused when {@link #coalescing} is 0. */
+    private final ConcurrentMap<String, CallCoalescer> coalescers = new ConcurrentHashMap<>();
+    /** Round trips of script calls under way per node before calls travel together; 0: each goes alone. */
+    private final int coalescing;
+    private final CallCoalescer.Sender sender = new CallCoalescer.Sender() {
+        @Override
+        public List<Long> one(ScriptCall call) {
+            return evalAlone(call.script, call.keys, call.args);
+        }
 
-    private NodeGateway(RedisNodes nodes, Supplier<CircuitBreaker> newBreaker, LongSupplier clock, String description) {
+        @Override
+        public List<ScriptCall.Outcome> many(List<ScriptCall> calls) {
+            return BatchedCalls.run(calls, nodes.cluster(), NodeGateway.this::evalAll);
+        }
+    };
+
+    private NodeGateway(RedisNodes nodes, Supplier<CircuitBreaker> newBreaker, LongSupplier clock, String description,
+            int coalescing) {
         this.nodes = nodes;
         this.newBreaker = newBreaker;
         this.clock = clock;
         this.description = description;
+        this.coalescing = coalescing;
     }
 
-    /** One Redis at {@code node}. */
+    /**
+     * One Redis at {@code node}.
+     *
+     * @param coalescing round trips of script calls under way per node before concurrent calls travel
+     *     together ({@link CallCoalescer}); 0 sends each call on its own
+     */
     public static NodeGateway standalone(HostAndPort node, JedisClientConfig client, GenericObjectPoolConfig<Connection> pool,
-            Supplier<CircuitBreaker> breakers, String description) {
-        return new NodeGateway(RedisNodes.standalone(node, client, pool), breakers, System::nanoTime, description);
+            Supplier<CircuitBreaker> breakers, String description, int coalescing) {
+        return new NodeGateway(RedisNodes.standalone(node, client, pool), breakers, System::nanoTime, description,
+                coalescing);
     }
 
     /** The master a Sentinel provider follows; the gateway closes the provider. */
     public static NodeGateway sentinel(SentineledConnectionProvider provider, Supplier<CircuitBreaker> breakers,
-            String description) {
-        return new NodeGateway(RedisNodes.sentinel(provider), breakers, System::nanoTime, description);
+            String description, int coalescing) {
+        return new NodeGateway(RedisNodes.sentinel(provider), breakers, System::nanoTime, description, coalescing);
     }
 
     /**
@@ -78,13 +101,42 @@ public final class NodeGateway implements RedisGateway {
      * @throws redis.clients.jedis.exceptions.JedisException if no seed answers with the slot map
      */
     public static NodeGateway cluster(java.util.Set<HostAndPort> seeds, JedisClientConfig client,
-            GenericObjectPoolConfig<Connection> pool, Supplier<CircuitBreaker> breakers, String description) {
-        return new NodeGateway(RedisNodes.cluster(seeds, client, pool), breakers, System::nanoTime, description);
+            GenericObjectPoolConfig<Connection> pool, Supplier<CircuitBreaker> breakers, String description,
+            int coalescing) {
+        return new NodeGateway(RedisNodes.cluster(seeds, client, pool), breakers, System::nanoTime, description,
+                coalescing);
     }
 
-
+    /** Runs the call at once, or with the calls that wait for its node at the same moment: see {@link CallCoalescer}. */
     @Override
     public List<Long> eval(LuaScript script, List<String> keys, List<String> args) {
+        if (coalescing > 0) {
+            HostAndPort node = nodes.nodeFor(keys.isEmpty() ? "" : keys.get(0));
+            if (node != null) {
+                return coalescerOf(node).eval(new ScriptCall(script, keys, args));
+            }
+        }
+        return evalAlone(script, keys, args);
+    }
+
+    private CallCoalescer coalescerOf(HostAndPort node) {
+        String address = node.toString();
+        CallCoalescer known = coalescers.get(address);
+        return known != null ? known
+                : coalescers.computeIfAbsent(address, a -> new CallCoalescer(sender, coalescing));
+    }
+
+    /** Calls that travelled with others so far, on every node. */
+    public long coalescedCalls() {
+        long calls = 0;
+        for (CallCoalescer each : coalescers.values()) {
+            calls += each.coalescedCalls();
+        }
+        return calls;
+    }
+
+    /** One call in a round trip of its own. */
+    private List<Long> evalAlone(LuaScript script, List<String> keys, List<String> args) {
         Object reply = route(keys.isEmpty() ? "" : keys.get(0), "running " + script, (connection, asking) -> {
             try {
                 ask(connection, asking);
@@ -246,6 +298,8 @@ public final class NodeGateway implements RedisGateway {
 
     private void forgetNodesNotInUse() {
         healthByNode.keySet().retainAll(nodes.inUse());
+        // A coalescer of a node gone from the slot map holds no call once its callers are answered.
+        coalescers.keySet().retainAll(nodes.inUse());
     }
 
     /** The worst breaker state among the nodes in use: OPEN, then HALF_OPEN, then CLOSED. */
