@@ -3,6 +3,8 @@ package dev.ratelimit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ratelimit.internal.NodeGateway;
+import dev.ratelimit.internal.StoreAccess;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -138,6 +140,33 @@ abstract class AlgorithmContract {
             assertThat(admitted).isBetween(50, 100);
         }
         assertThat(onA.peek("client").allowed()).isFalse();
+    }
+
+    /**
+     * Coalescing (on by default): decisions of many threads on many keys travel together, joined
+     * into batch script calls where they can, and every client still gets exactly its limit.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
+    void decisionsThatTravelTogetherStayExact(Algorithm algorithm) throws Exception {
+        Rule rule = Rule.of(algorithm, 40, Duration.ofHours(1));
+        String policy = newPolicy(algorithm);
+        RateLimiter onA = limiter(nodeA, policy, Transport.LUA, rule);
+        RateLimiter onB = limiter(nodeB, policy, Transport.LUA, rule);
+        long coalescedBefore = coalescedCalls();
+
+        int admitted = hammer(2000, 32, i -> (i % 2 == 0 ? onA : onB).tryAcquire("client-" + i % 10).allowed());
+
+        assertThat(admitted).isEqualTo(400);
+        for (int client = 0; client < 10; client++) {
+            assertThat(onA.peek("client-" + client).allowed()).isFalse();
+        }
+        assertThat(coalescedCalls() - coalescedBefore).as("calls that travelled with others").isPositive();
+    }
+
+    private long coalescedCalls() {
+        return ((NodeGateway) StoreAccess.gateway(nodeA)).coalescedCalls()
+                + ((NodeGateway) StoreAccess.gateway(nodeB)).coalescedCalls();
     }
 
     @ParameterizedTest(name = "{0}")

@@ -112,6 +112,11 @@ final class CallCoalescer {
         return coalesced.get();
     }
 
+    /** Calls waiting for their turn now, for tests. */
+    int queued() {
+        return queue.size();
+    }
+
     private boolean take() {
         for (;;) {
             int now = inFlight.get();
