@@ -20,7 +20,8 @@ import java.util.regex.Pattern;
  * ratio, and the targets met or missed.
  */
 final class BenchmarkMarkdown {
-    private static final List<String> TRAFFIC = List.of("distinct", "hot-admitted", "hot-denied", "hot-denied-cached");
+    private static final List<String> TRAFFIC = List.of("distinct", "distinct-alone", "hot-admitted", "hot-denied",
+            "hot-denied-cached");
 
     private final boolean smoke;
     private final JmhThroughput jmh;
@@ -43,10 +44,13 @@ final class BenchmarkMarkdown {
      * @param memory      per algorithm: {key name length, bytes after 1 decision, after 100, after 10 of cost 10}
      * @param bare        HTTP load without the filter
      * @param filtered    HTTP load through RateLimitFilter
+     * @param coalesced   latency at the middle thread count with coalescing on
+     * @param alone       the same with coalescing off
      * @param took        how long the whole run took
      */
     String write(Map<String, double[]> commands, Map<String, Double> redisMicros, Map<String, long[]> memory,
-            HttpLoad.Result bare, HttpLoad.Result filtered, Duration took) throws IOException {
+            HttpLoad.Result bare, HttpLoad.Result filtered, CoalescingLatency.Result coalesced,
+            CoalescingLatency.Result alone, Duration took) throws IOException {
         StringBuilder md = new StringBuilder();
         md.append("# Benchmarks\n\n");
         if (smoke) {
@@ -69,21 +73,27 @@ final class BenchmarkMarkdown {
         double floor16 = jmh.score("floor", jmh.mid());
         md.append("## Decisions per second\n\n");
         md.append("The floor is one EVALSHA of `return 1` with one key through the same kind of Jedis pool: one round "
-                + "trip, the most any Redis limiter can do. Ratios are to the floor at the same thread count.\n\n");
+                + "trip, the most any Redis limiter can do. Ratios are to the floor at the same thread count. "
+                + "*Redis CPU* and *client CPU* are per decision at ").append(jmh.mid()).append(" threads: the Redis "
+                + "server's system and user time (`INFO cpu`) and the benchmark JVM's process CPU time over each "
+                + "measured iteration, divided by its decisions. At scale the shared Redis runs out first, so its CPU "
+                + "per decision says how many application nodes one Redis can serve.\n\n");
         md.append("| what | traffic |");
         for (int threads : jmh.threadCounts()) {
             md.append(' ').append(threads).append(" threads | ratio |");
         }
+        md.append(" Redis CPU | client CPU |");
         md.append('\n').append("|---|---|");
         jmh.threadCounts().forEach(t -> md.append("---:|---:|"));
+        md.append("---:|---:|");
         md.append('\n');
         row(md, "floor: EVALSHA `return 1`", "distinct", "floor");
         row(md, "EVALSHA of one `SET PX`", "distinct", "script set-px");
         for (String algorithm : ALGORITHMS) {
             row(md, "`" + algorithm + "` script alone (bare EVALSHA)", "distinct", "script " + algorithm);
             for (String traffic : TRAFFIC) {
-                row(md, "`" + algorithm + "`", traffic.replace("hot-denied-cached", "hot-denied, local deny cache"),
-                        "ours " + algorithm + " " + traffic);
+                row(md, "`" + algorithm + "`", traffic.replace("hot-denied-cached", "hot-denied, local deny cache")
+                        .replace("distinct-alone", "distinct, coalescing off"), "ours " + algorithm + " " + traffic);
             }
         }
         for (String peer : List.of("bucket4j", "redisson", "naive")) {
@@ -93,7 +103,32 @@ final class BenchmarkMarkdown {
         }
         md.append("\nTraffic: `distinct` = 10,000 clients round-robin, all admitted; `hot-admitted` = one client, all "
                 + "admitted; `hot-denied` = one client over its limit, all denied (local deny cache off unless "
-                + "said). Admitted traffic runs under a limit of 10^9 per minute, for ours and the peers alike.\n\n");
+                + "said). Admitted traffic runs under a limit of 10^9 per minute, for ours and the peers alike. Ours "
+                + "runs with coalescing on (the default) unless said.\n\n");
+
+        md.append("## Coalescing (").append(jmh.mid()).append(" threads, 10,000 keys)\n\n");
+        md.append("With `redisCoalescing` on, decisions that find their Redis node busy travel together: one pipeline, "
+                + "one-rule decisions of one algorithm joined into one script call. Off, each decision is a round trip "
+                + "and a script call of its own. Same run, same traffic (`distinct`).\n\n");
+        md.append("| algorithm | decisions/s on | off | on / off | Redis CPU on | off | on / off | client CPU on | off "
+                + "| 1 thread on / off |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (String algorithm : ALGORITHMS) {
+            String on = "ours " + algorithm + " distinct";
+            String off = "ours " + algorithm + " distinct-alone";
+            int mid = jmh.mid();
+            int one = jmh.threadCounts().get(0);
+            md.append("| `").append(algorithm).append("` | ").append(format(jmh.score(on, mid))).append(" | ")
+                    .append(format(jmh.score(off, mid))).append(" | ")
+                    .append(format(jmh.score(on, mid) / jmh.score(off, mid))).append(" | ")
+                    .append(micros(jmh.redisCpu(on, mid))).append(" | ").append(micros(jmh.redisCpu(off, mid)))
+                    .append(" | ").append(format(jmh.redisCpu(on, mid) / jmh.redisCpu(off, mid))).append(" | ")
+                    .append(micros(jmh.clientCpu(on, mid))).append(" | ").append(micros(jmh.clientCpu(off, mid)))
+                    .append(" | ").append(format(jmh.score(on, one) / jmh.score(off, one))).append(" |\n");
+        }
+        md.append(String.format(Locale.ROOT, "%nLatency of `gcra` decisions, %d closed-loop callers on 10,000 keys, every "
+                + "call timed: coalescing on %.0f µs at p50 and %.0f µs at p99 (%,.0f decisions/s), off %.0f µs and "
+                + "%.0f µs (%,.0f decisions/s).%n%n", jmh.mid(), coalesced.p50Micros, coalesced.p99Micros,
+                coalesced.perSecond, alone.p50Micros, alone.p99Micros, alone.perSecond));
 
         md.append("## Ours against the peers (").append(jmh.mid()).append(" threads)\n\n");
         md.append("| comparison | traffic | ours | peer | ours / peer |\n|---|---|---:|---:|---:|\n");
@@ -185,6 +220,23 @@ final class BenchmarkMarkdown {
         double kept = filtered.requestsPerSecond() / bare.requestsPerSecond();
         md.append(String.format(Locale.ROOT, "| filter keeps ≥ 60 %% of bare throughput | %.0f %% | %s |%n", 100 * kept,
                 kept >= 0.6 ? "yes" : "**no**"));
+        for (String algorithm : ALGORITHMS) {
+            String on = "ours " + algorithm + " distinct";
+            String off = "ours " + algorithm + " distinct-alone";
+            double ratio = jmh.redisCpu(on, jmh.mid()) / jmh.redisCpu(off, jmh.mid());
+            md.append("| `").append(algorithm).append("` Redis CPU per decision with coalescing ≤ 0.5 × without | ")
+                    .append(String.format(Locale.ROOT, "%.3f", ratio)).append(" × | ").append(ratio <= 0.5 ? "yes" : "**no**")
+                    .append(" |\n");
+        }
+        for (String algorithm : ALGORITHMS) {
+            int one = jmh.threadCounts().get(0);
+            target(md, "`" + algorithm + "` 1 thread with coalescing ≥ 0.95 × without",
+                    jmh.score("ours " + algorithm + " distinct", one) / jmh.score("ours " + algorithm + " distinct-alone", one),
+                    0.95);
+        }
+        double coalescingP99 = (coalesced.p99Micros - alone.p99Micros) / 1000;
+        md.append(String.format(Locale.ROOT, "| coalescing adds ≤ 1 ms at p99 (%d threads) | %.2f ms | %s |%n", jmh.mid(),
+                coalescingP99, coalescingP99 <= 1.0 ? "yes" : "**no**"));
         double addedP99 = filtered.p99Millis() - bare.p99Millis();
         md.append(String.format(Locale.ROOT, "| filter adds ≤ 1 ms at p99 | %.2f ms | %s |%n", addedP99,
                 addedP99 <= 1.0 ? "yes" : "**no**"));
@@ -201,6 +253,8 @@ final class BenchmarkMarkdown {
             md.append(' ').append(format(value)).append(" | ").append(format(value / jmh.score("floor", threads)))
                     .append(" |");
         }
+        md.append(' ').append(micros(jmh.redisCpu(row, jmh.mid()))).append(" | ")
+                .append(micros(jmh.clientCpu(row, jmh.mid()))).append(" |");
         md.append('\n');
     }
 

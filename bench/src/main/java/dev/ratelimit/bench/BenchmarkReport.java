@@ -69,10 +69,13 @@ public final class BenchmarkReport {
         Map<String, Double> redisMicros = measurements.redisMicrosPerCall();
         Map<String, long[]> memory = measurements.memoryPerKey();
         Duration httpTime = smoke ? Duration.ofMillis(300) : Duration.ofSeconds(10);
+        Duration latencyTime = smoke ? Duration.ofMillis(300) : Duration.ofSeconds(5);
+        CoalescingLatency.Result coalesced = CoalescingLatency.run(redisUri, true, jmh.mid(), latencyTime);
+        CoalescingLatency.Result alone = CoalescingLatency.run(redisUri, false, jmh.mid(), latencyTime);
         HttpLoad.Result bare = HttpLoad.run(redisUri, false, 16, httpTime);
         HttpLoad.Result filtered = HttpLoad.run(redisUri, true, 16, httpTime);
         Duration took = Duration.ofNanos(System.nanoTime() - started);
         return new BenchmarkMarkdown(smoke, jmh, measurements, notes).write(commands, redisMicros, memory, bare, filtered,
-                took);
+                coalesced, alone, took);
     }
 }

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
@@ -23,6 +24,10 @@ final class JmhThroughput {
     private final List<Integer> threadCounts;
     /** Decisions per second: row → threads → score. */
     private final Map<String, Map<Integer, Double>> throughput = new LinkedHashMap<>();
+    /** Redis CPU per decision in microseconds ({@link CpuPerDecisionProfiler}): row → threads → value. */
+    private final Map<String, Map<Integer, Double>> redisCpu = new LinkedHashMap<>();
+    /** The benchmark JVM's CPU per decision in microseconds: row → threads → value. */
+    private final Map<String, Map<Integer, Double>> clientCpu = new LinkedHashMap<>();
 
     JmhThroughput(boolean smoke, String redisUri) {
         this.smoke = smoke;
@@ -53,6 +58,21 @@ final class JmhThroughput {
         return scores == null || !scores.containsKey(threads) ? Double.NaN : scores.get(threads);
     }
 
+    /** Redis CPU per decision of {@code row} at {@code threads} threads, in microseconds; NaN when not measured. */
+    double redisCpu(String row, int threads) {
+        return value(redisCpu, row, threads);
+    }
+
+    /** The benchmark JVM's CPU per decision of {@code row} at {@code threads} threads, in microseconds. */
+    double clientCpu(String row, int threads) {
+        return value(clientCpu, row, threads);
+    }
+
+    private static double value(Map<String, Map<Integer, Double>> values, String row, int threads) {
+        Map<Integer, Double> byThreads = values.get(row);
+        return byThreads == null || !byThreads.containsKey(threads) ? Double.NaN : byThreads.get(threads);
+    }
+
     /** Ours over the peer, at {@link #mid()} threads. */
     double ratio(String algorithm, String peer, String traffic) {
         return score("ours " + algorithm + " " + traffic, mid()) / score("peer " + peer + " " + traffic, mid());
@@ -66,6 +86,7 @@ final class JmhThroughput {
                 .timeUnit(TimeUnit.SECONDS)
                 .mode(org.openjdk.jmh.annotations.Mode.Throughput)
                 .shouldFailOnError(true)
+                .addProfiler(CpuPerDecisionProfiler.class)
                 .jvmArgsAppend("-D" + BenchRedis.URI_PROPERTY + "=" + redisUri, "-Xmx1g");
         if (smoke) {
             options.forks(0).warmupIterations(0).measurementIterations(1).measurementTime(TimeValue.milliseconds(50));
@@ -86,6 +107,12 @@ final class JmhThroughput {
                 row = "floor";
             }
             throughput.computeIfAbsent(row, r -> new TreeMap<>()).put(threads, result.getPrimaryResult().getScore());
+            Result<?> redis = result.getSecondaryResults().get(CpuPerDecisionProfiler.REDIS);
+            Result<?> client = result.getSecondaryResults().get(CpuPerDecisionProfiler.CLIENT);
+            if (redis != null && client != null) {
+                redisCpu.computeIfAbsent(row, r -> new TreeMap<>()).put(threads, redis.getScore());
+                clientCpu.computeIfAbsent(row, r -> new TreeMap<>()).put(threads, client.getScore());
+            }
         }
     }
 }

@@ -31,10 +31,12 @@ class BenchmarkSmokeIT {
 
         assertThat(report).contains("Smoke run", "## Decisions per second", "## Ours against the peers",
                 "## Where the distance to the floor comes from",
-                "## Redis commands per decision", "## Redis memory per client key", "## HTTP", "## Targets");
+                "## Redis commands per decision", "## Redis memory per client key", "## HTTP", "## Targets",
+                "## Coalescing", "Redis CPU per decision with coalescing", "coalescing adds ≤ 1 ms at p99");
         for (String algorithm : new String[] {"fixed-window", "sliding-log", "sliding-window", "token-bucket",
                 "leaky-bucket", "gcra"}) {
-            assertThat(report).contains("| `" + algorithm + "` | distinct |", "| `" + algorithm + "` | hot-denied |");
+            assertThat(report).contains("| `" + algorithm + "` | distinct |", "| `" + algorithm + "` | hot-denied |",
+                    "| `" + algorithm + "` | distinct, coalescing off |");
         }
         assertThat(report).contains("| bucket4j token bucket (Jedis) | distinct |", "| Redisson RRateLimiter | distinct |",
                 "| naive four-call sorted set | distinct |");

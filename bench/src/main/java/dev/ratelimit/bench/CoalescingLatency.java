@@ -1,0 +1,105 @@
+package dev.ratelimit.bench;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.RedisSettings;
+import dev.ratelimit.RedisStore;
+import dev.ratelimit.Rule;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * What coalescing adds to a decision's latency, which JMH's throughput mode does not show: closed-loop
+ * callers deciding on distinct keys with coalescing on and then off, every call timed.
+ */
+final class CoalescingLatency {
+    /** p50 and p99 of one run, in microseconds, and the decisions per second it reached. */
+    static final class Result {
+        final double p50Micros;
+        final double p99Micros;
+        final double perSecond;
+
+        Result(double p50Micros, double p99Micros, double perSecond) {
+            this.p50Micros = p50Micros;
+            this.p99Micros = p99Micros;
+            this.perSecond = perSecond;
+        }
+    }
+
+    private CoalescingLatency() {
+    }
+
+    /**
+     * @param threads callers at once
+     * @param time how long each caller decides, after a warm-up of a fifth of it
+     */
+    static Result run(String redisUri, boolean coalescing, int threads, Duration time) throws InterruptedException {
+        try (RedisStore store = RedisStore.connect(RedisSettings.builder(redisUri).timeout(Duration.ofSeconds(2))
+                .poolSize(BenchRedis.POOL_SIZE).coalescing(coalescing).build())) {
+            RateLimiter limiter = RateLimiter.builder(store).policyName("latency-" + coalescing)
+                    .rule(Rule.of(Algorithm.GCRA, 1_000_000_000L, BenchRedis.WINDOW)).build();
+            decide(limiter, threads, time.dividedBy(5));
+            List<long[]> samples = new ArrayList<>();
+            long started = System.nanoTime();
+            int[] counts = decide(limiter, threads, time, samples);
+            double seconds = (System.nanoTime() - started) / 1e9;
+            long total = 0;
+            for (int count : counts) {
+                total += count;
+            }
+            long[] all = new long[(int) total];
+            int at = 0;
+            for (int t = 0; t < samples.size(); t++) {
+                System.arraycopy(samples.get(t), 0, all, at, counts[t]);
+                at += counts[t];
+            }
+            Arrays.sort(all);
+            return new Result(percentile(all, 0.50) / 1e3, percentile(all, 0.99) / 1e3, total / seconds);
+        }
+    }
+
+    private static void decide(RateLimiter limiter, int threads, Duration time) throws InterruptedException {
+        decide(limiter, threads, time, new ArrayList<>());
+    }
+
+    /** Runs the callers for {@code time}; each one's call durations go into its own array. @return calls per caller */
+    private static int[] decide(RateLimiter limiter, int threads, Duration time, List<long[]> samples)
+            throws InterruptedException {
+        int[] counts = new int[threads];
+        AtomicBoolean stop = new AtomicBoolean();
+        CountDownLatch done = new CountDownLatch(threads);
+        List<Thread> callers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            long[] mine = new long[1 << 20];
+            samples.add(mine);
+            int index = t;
+            callers.add(new Thread(() -> {
+                KeyCursor keys = new KeyCursor();
+                int n = 0;
+                while (!stop.get() && n < mine.length) {
+                    long start = System.nanoTime();
+                    limiter.tryAcquire(keys.next(Traffic.DISTINCT));
+                    mine[n++] = System.nanoTime() - start;
+                }
+                counts[index] = n;
+                done.countDown();
+            }, "latency-" + t));
+        }
+        callers.forEach(Thread::start);
+        Thread.sleep(time.toMillis());
+        stop.set(true);
+        done.await();
+        return counts;
+    }
+
+    private static double percentile(long[] sorted, double fraction) {
+        if (sorted.length == 0) {
+            return Double.NaN;
+        }
+        return sorted[Math.min(sorted.length - 1, (int) Math.ceil(fraction * sorted.length) - 1)];
+    }
+}
