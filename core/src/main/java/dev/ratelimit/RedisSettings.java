@@ -190,7 +190,7 @@ public final class RedisSettings {
     @Override
     public String toString() {
         return location() + " (timeout " + Durations.format(timeout) + ", pool " + poolSize + ", pool wait "
-                + Durations.format(poolMaxWait) + ")";
+                + Durations.format(poolMaxWait) + (coalescing ? "" : ", coalescing off") + ")";
     }
 
     /** Collects settings; {@link #build()} checks them all. */

@@ -105,9 +105,13 @@ public final class RedisStore implements AutoCloseable {
                 breakers, settings.location(), coalescing(settings)));
     }
 
-    /** Round trips of script calls under way per node before concurrent calls travel together; 0 for none. */
+    /**
+     * Round trips of script calls under way per node before concurrent calls travel together; 0 for
+     * none. Two, measured against one (BENCHMARKS.md, bench/NOTES.md): two callers still go at once,
+     * side by side, while at 16 callers and more the batches grow as large as Redis' CPU needs.
+     */
     private static int coalescing(RedisSettings settings) {
-        return settings.coalescing() ? Integer.getInteger("dev.ratelimit.coalescingInFlight", 2) : 0;
+        return settings.coalescing() ? 2 : 0;
     }
 
     private static Set<HostAndPort> hostsAndPorts(List<String> nodes) {

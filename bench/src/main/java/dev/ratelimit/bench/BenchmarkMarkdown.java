@@ -45,12 +45,12 @@ final class BenchmarkMarkdown {
      * @param bare        HTTP load without the filter
      * @param filtered    HTTP load through RateLimitFilter
      * @param coalesced   latency at the middle thread count with coalescing on
-     * @param alone       the same with coalescing off
+     * @param uncoalesced the same with coalescing off
      * @param took        how long the whole run took
      */
     String write(Map<String, double[]> commands, Map<String, Double> redisMicros, Map<String, long[]> memory,
             HttpLoad.Result bare, HttpLoad.Result filtered, CoalescingLatency.Result coalesced,
-            CoalescingLatency.Result alone, Duration took) throws IOException {
+            CoalescingLatency.Result uncoalesced, Duration took) throws IOException {
         StringBuilder md = new StringBuilder();
         md.append("# Benchmarks\n\n");
         if (smoke) {
@@ -128,7 +128,7 @@ final class BenchmarkMarkdown {
         md.append(String.format(Locale.ROOT, "%nLatency of `gcra` decisions, %d closed-loop callers on 10,000 keys, every "
                 + "call timed: coalescing on %.0f µs at p50 and %.0f µs at p99 (%,.0f decisions/s), off %.0f µs and "
                 + "%.0f µs (%,.0f decisions/s).%n%n", jmh.mid(), coalesced.p50Micros, coalesced.p99Micros,
-                coalesced.perSecond, alone.p50Micros, alone.p99Micros, alone.perSecond));
+                coalesced.perSecond, uncoalesced.p50Micros, uncoalesced.p99Micros, uncoalesced.perSecond));
 
         md.append("## Ours against the peers (").append(jmh.mid()).append(" threads)\n\n");
         md.append("| comparison | traffic | ours | peer | ours / peer |\n|---|---|---:|---:|---:|\n");
@@ -234,7 +234,7 @@ final class BenchmarkMarkdown {
                     jmh.score("ours " + algorithm + " distinct", one) / jmh.score("ours " + algorithm + " distinct-alone", one),
                     0.95);
         }
-        double coalescingP99 = (coalesced.p99Micros - alone.p99Micros) / 1000;
+        double coalescingP99 = (coalesced.p99Micros - uncoalesced.p99Micros) / 1000;
         md.append(String.format(Locale.ROOT, "| coalescing adds ≤ 1 ms at p99 (%d threads) | %.2f ms | %s |%n", jmh.mid(),
                 coalescingP99, coalescingP99 <= 1.0 ? "yes" : "**no**"));
         double addedP99 = filtered.p99Millis() - bare.p99Millis();

@@ -136,6 +136,16 @@ class HttpPolicyTest {
     }
 
     @Test
+    void coalescingIsOnUnlessAnInitParamTurnsItOff() {
+        assertThat(parse("limit", "1", "window", "1m").redisSettings().coalescing()).isTrue();
+        HttpPolicy policy = parse("limit", "1", "window", "1m", "redisCoalescing", "false");
+        assertThat(policy.redisSettings().coalescing()).isFalse();
+        assertThat(policy.redisSettings().toString()).endsWith(", coalescing off)");
+        // Another client: policies that differ here cannot share one.
+        assertThat(policy.redisSettings()).isNotEqualTo(parse("limit", "1", "window", "1m").redisSettings());
+    }
+
+    @Test
     void placeholdersComeFromTheEnvironmentAndSystemProperties() {
         HttpPolicy policy = parse("limit", "${env:API_LIMIT}", "window", "${sys:app.window}",
                 "redisUri", "redis://${env:REDIS_HOST}:${env:REDIS_PORT:-6390}", "keyPrefix", "${env:NOPE:-}");
@@ -154,6 +164,7 @@ class HttpPolicyTest {
         "redisBreakerFailures | 0   | init-param 'redisBreakerFailures' must be a whole number between 1 and 1000, but was '0'",
         "redisBreakerCoolDown | 11m | init-param 'redisBreakerCoolDown' must be a duration from 1ms to 10m, but was '11m'",
         "redisBreakerCoolDown | 0ms | init-param 'redisBreakerCoolDown' must be a duration from 1ms to 10m, but was '0ms'",
+        "redisCoalescing | yes      | init-param 'redisCoalescing' must be true or false, but was 'yes'",
         "calendar       | year      | init-param 'calendar' must be one of day, week, month, but was 'year'",
         "countStatus    | 6xx       | init-param 'countStatus' must be HTTP statuses or classes such as 401,403 or 4xx, but was '6xx'",
         "countStatus    | 4o1       | init-param 'countStatus' must be HTTP statuses or classes such as 401,403 or 4xx, but was '4o1'",
