@@ -4,6 +4,7 @@ import dev.ratelimit.http.PolicyRuntime;
 import dev.ratelimit.internal.Immutable;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -34,13 +35,16 @@ public final class StatusReport {
      * Takes the snapshot now.
      *
      * @param contextPath the webapp's context path, empty for the root (shown as {@code /})
-     * @param runtimes its running policies, e.g. {@link dev.ratelimit.http.Webapp#runningPolicies}
+     * @param runtimes its running policies, e.g. {@link dev.ratelimit.http.Webapp#runningPolicies}; shown
+     *     sorted by policy name
      */
     public static StatusReport of(String contextPath, List<PolicyRuntime> runtimes) {
         List<PolicyReport> policies = new ArrayList<>(runtimes.size());
         for (PolicyRuntime runtime : runtimes) {
             policies.add(new PolicyReport(runtime));
         }
+        // By name: containers start filters in an order of their own, and a reader looks a policy up by name.
+        Collections.sort(policies, (a, b) -> a.name.compareTo(b.name));
         return new StatusReport(contextPath == null || contextPath.isEmpty() ? "/" : contextPath, Instant.now(),
                 policies);
     }
