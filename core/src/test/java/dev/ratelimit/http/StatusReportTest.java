@@ -76,6 +76,21 @@ class StatusReportTest {
     }
 
     @Test
+    void eachTierIsShownWithItsOwnLimiter() throws Exception {
+        PolicyRuntime api = start("tiers", "partner:10", "tierFrom", "role", "policyName", "tiered");
+
+        StatusReport report = StatusReport.of("/shop", java.util.Collections.singletonList(api));
+
+        assertThat(report.json()).contains("{\"name\":\"tiered\",\"tier\":null,")
+                .contains("{\"name\":\"tiered.partner\",\"tier\":\"partner\",\"rules\":[{\"name\":")
+                .contains("\"limit\":10,");
+        Document page = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+                .parse(new ByteArrayInputStream(report.html().getBytes(StandardCharsets.UTF_8)));
+        assertThat(page.getElementsByTagName("svg").getLength()).isEqualTo(2);
+        assertThat(page.getElementsByTagName("h3").item(1).getTextContent()).isEqualTo("Tier partner (tiered.partner)");
+    }
+
+    @Test
     void anIdlePolicyInDryRunSaysSo() {
         PolicyRuntime api = start("enforce", "false");
 
