@@ -1,10 +1,15 @@
 package dev.ratelimit;
 
+import dev.ratelimit.internal.ActivityRing;
+import dev.ratelimit.internal.DeniedKeys;
 import dev.ratelimit.internal.Immutable;
 import dev.ratelimit.internal.LatencySamples;
+import dev.ratelimit.internal.RedisKeys;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,6 +21,7 @@ import org.slf4j.LoggerFactory;
 final class DecisionAccounting {
     private static final Logger log = LoggerFactory.getLogger(RateLimiter.class);
     private static final long FAILURE_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(5);
+    private static final int MOST_DENIED_SHOWN = 10;
 
     private final String policyName;
     private final List<RateLimitListener> listeners;
@@ -25,10 +31,15 @@ final class DecisionAccounting {
     private final AtomicLong localCacheDenials = new AtomicLong();
     private final LatencySamples redisLatency = new LatencySamples(1024);
     private final AtomicLong redisFailures = new AtomicLong();
+    /** The wall clock in milliseconds: recent activity is shown by the second and minute it happened. */
+    private final LongSupplier wallClock;
+    private final ActivityRing perSecond = new ActivityRing();
+    private final DeniedKeys deniedKeys = new DeniedKeys();
     private final AtomicLong lastFailureLog = new AtomicLong(System.nanoTime() - FAILURE_LOG_INTERVAL_NANOS);
 
-    DecisionAccounting(String policyName, List<RateLimitListener> listeners) {
+    DecisionAccounting(String policyName, List<RateLimitListener> listeners, LongSupplier wallClock) {
         this.policyName = policyName;
+        this.wallClock = wallClock;
         this.listeners = Immutable.copyOf(listeners);
     }
 
@@ -41,6 +52,11 @@ final class DecisionAccounting {
         (decision.allowed() ? allowed : denied).incrementAndGet();
         if (decision.degraded()) {
             degraded.incrementAndGet();
+        }
+        long now = wallClock.getAsLong();
+        perSecond.record(Math.floorDiv(now, 1000L), decision.allowed(), decision.degraded());
+        if (!decision.allowed()) {
+            deniedKeys.record(now, RedisKeys.shownKey(key));
         }
         for (RateLimitListener listener : listeners) {
             try {
@@ -102,8 +118,20 @@ final class DecisionAccounting {
     }
 
     RateLimiterStats stats(String circuitState) {
+        LatencySamples.Snapshot latency = redisLatency.snapshot();
         return new RateLimiterStats(allowed.get(), denied.get(), degraded.get(), localCacheDenials.get(),
-                redisFailures.get(), redisLatency.percentileMicros(0.50), redisLatency.percentileMicros(0.99),
-                circuitState);
+                redisFailures.get(), latency, circuitState);
+    }
+
+    /** The last five minutes, as this node saw them. */
+    RecentActivity recentActivity() {
+        long now = wallClock.getAsLong();
+        long nowSecond = Math.floorDiv(now, 1000L);
+        long[][] series = perSecond.snapshot(nowSecond);
+        List<RecentActivity.DeniedKey> mostDenied = new ArrayList<>();
+        for (DeniedKeys.Count count : deniedKeys.top(now, MOST_DENIED_SHOWN)) {
+            mostDenied.add(new RecentActivity.DeniedKey(count.key, count.count));
+        }
+        return new RecentActivity(nowSecond - ActivityRing.SECONDS + 1, series[0], series[1], series[2], mostDenied);
     }
 }

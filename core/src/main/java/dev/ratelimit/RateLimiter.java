@@ -81,7 +81,7 @@ public final class RateLimiter {
                 ? new LocalDenyCache(LOCAL_DENY_CACHE_SIZE, builder.nanoClock) : null;
         this.inForce = new RulesInForce(policyName, rules, transport, gateway, builder.adaptive, builder.nanoClock,
                 overrides, denyCache == null ? () -> { } : () -> denyCache.forget(""));
-        this.accounting = new DecisionAccounting(policyName, builder.listeners);
+        this.accounting = new DecisionAccounting(policyName, builder.listeners, builder.wallClock);
         this.refunds = new Refunds(policyName);
         this.flow = new DecisionFlow(inForce, failurePolicy, onFailure, denyCache, accounting, leases);
         this.batches = new BatchDecisions(rules, transport, gateway, inForce, failurePolicy, onFailure, denyCache,
@@ -303,6 +303,15 @@ public final class RateLimiter {
     /** The counts so far and the latency of recent Redis calls. */
     public RateLimiterStats stats() {
         return accounting.stats(gateway.circuitState());
+    }
+
+    /**
+     * What this limiter decided in the last five minutes, per second, and the clients it denied
+     * most: kept in this JVM for every decision (Redis's, degraded, or the local deny cache's), in
+     * bounded memory, so it can be read while Redis is down. For status pages.
+     */
+    public RecentActivity recentActivity() {
+        return accounting.recentActivity();
     }
 
     /** The failure policy, or null when failures are thrown. */

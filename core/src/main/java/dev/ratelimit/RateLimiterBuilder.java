@@ -27,6 +27,7 @@ public final class RateLimiterBuilder {
     final List<RateLimitListener> listeners = new ArrayList<>();
     AdaptiveLimit adaptive;
     LongSupplier nanoClock = System::nanoTime;
+    LongSupplier wallClock = System::currentTimeMillis;
 
     RateLimiterBuilder(RedisStore store) {
         this.store = Objects.requireNonNull(store, "store");
@@ -82,6 +83,14 @@ public final class RateLimiterBuilder {
      */
     RateLimiterBuilder clock(LongSupplier nanoClock) {
         this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
+        return this;
+    }
+
+    /**
+     * The wall clock, in epoch milliseconds, that stamps {@link RateLimiter#recentActivity()}; for tests.
+     */
+    RateLimiterBuilder wallClock(LongSupplier millisClock) {
+        this.wallClock = Objects.requireNonNull(millisClock, "millisClock");
         return this;
     }
 

@@ -1,5 +1,7 @@
 package dev.ratelimit;
 
+import dev.ratelimit.internal.LatencySamples;
+
 /**
  * A limiter's counts since it was built, and the latency of its recent Redis calls: what the JMX
  * bean shows. An immutable snapshot.
@@ -12,17 +14,23 @@ public final class RateLimiterStats {
     private final long redisErrors;
     private final long redisLatencyP50Micros;
     private final long redisLatencyP99Micros;
+    private final long redisLatencyP90Micros;
+    private final long redisLatencyMaxMicros;
+    private final int redisLatencySamples;
     private final String circuitBreakerState;
 
     RateLimiterStats(long allowed, long denied, long degraded, long localCacheDenials, long redisErrors,
-            long redisLatencyP50Micros, long redisLatencyP99Micros, String circuitBreakerState) {
+            LatencySamples.Snapshot latency, String circuitBreakerState) {
         this.allowed = allowed;
         this.denied = denied;
         this.degraded = degraded;
         this.localCacheDenials = localCacheDenials;
         this.redisErrors = redisErrors;
-        this.redisLatencyP50Micros = redisLatencyP50Micros;
-        this.redisLatencyP99Micros = redisLatencyP99Micros;
+        this.redisLatencyP50Micros = latency.percentileMicros(0.50);
+        this.redisLatencyP90Micros = latency.percentileMicros(0.90);
+        this.redisLatencyP99Micros = latency.percentileMicros(0.99);
+        this.redisLatencyMaxMicros = latency.maxMicros();
+        this.redisLatencySamples = latency.count();
         this.circuitBreakerState = circuitBreakerState;
     }
 
@@ -61,6 +69,21 @@ public final class RateLimiterStats {
         return redisLatencyP99Micros;
     }
 
+    /** 90th percentile of the recent Redis calls, in microseconds; 0 before any. */
+    public long redisLatencyP90Micros() {
+        return redisLatencyP90Micros;
+    }
+
+    /** The slowest of the recent Redis calls, in microseconds; 0 before any. */
+    public long redisLatencyMaxMicros() {
+        return redisLatencyMaxMicros;
+    }
+
+    /** How many recent Redis calls the percentiles are taken from (at most 1,024). */
+    public int redisLatencySamples() {
+        return redisLatencySamples;
+    }
+
     /** CLOSED, OPEN or HALF_OPEN. */
     public String circuitBreakerState() {
         return circuitBreakerState;
@@ -70,6 +93,7 @@ public final class RateLimiterStats {
     public String toString() {
         return "allowed " + allowed + ", denied " + denied + ", degraded " + degraded + ", local cache denials "
                 + localCacheDenials + ", Redis errors " + redisErrors + ", Redis p50 " + redisLatencyP50Micros
-                + " us, p99 " + redisLatencyP99Micros + " us, breaker " + circuitBreakerState;
+                + " us, p90 " + redisLatencyP90Micros + " us, p99 " + redisLatencyP99Micros + " us, max "
+                + redisLatencyMaxMicros + " us (of " + redisLatencySamples + " calls), breaker " + circuitBreakerState;
     }
 }

@@ -133,6 +133,11 @@ public final class RateLimitPipeline {
         return tierLimiter != null ? tierLimiter : limiter;
     }
 
+    /** Each tier's limiter, by tier name in the order {@code tiers} lists them; empty without tiers. */
+    public Map<String, RateLimiter> tierLimiters() {
+        return Collections.unmodifiableMap(tierLimiters);
+    }
+
     /** The policy this pipeline applies. */
     public HttpPolicy policy() {
         return policy;

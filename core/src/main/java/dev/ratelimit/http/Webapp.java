@@ -124,6 +124,18 @@ public final class Webapp {
     }
 
     /**
+     * The policies a webapp runs now, in the order they started: what a status page shows. Only
+     * this webapp's, since the list is an attribute of its own servlet context.
+     *
+     * @param getAttribute the servlet context's attributes, e.g. {@code context::getAttribute}
+     * @return a copy; empty when no policy has started
+     */
+    public static List<PolicyRuntime> runningPolicies(Function<String, Object> getAttribute) {
+        Object running = getAttribute.apply(RUNNING_ATTRIBUTE);
+        return running instanceof Running ? ((Running) running).all() : Collections.<PolicyRuntime>emptyList();
+    }
+
+    /**
      * Ends what a stopping webapp still runs: closes its policies (their JMX beans go, by the names
      * they were registered under, so another webapp with the same context path keeps its own) and
      * then its Redis clients. For frameworks that give their providers no end-of-life call.

@@ -53,6 +53,25 @@ public final class RedisKeys {
     }
 
     /**
+     * The client key as an operator may see it (a status page): itself when it is at most
+     * {@link #MAX_CLIENT_KEY_BYTES} characters of printable ASCII (a digest the HTTP pipeline made of
+     * a secret stays that digest), otherwise its digest, as Redis stores it. So what is shown is
+     * bounded, and never more readable than what Redis holds.
+     */
+    public static String shownKey(String clientKey) {
+        if (clientKey.length() > MAX_CLIENT_KEY_BYTES) {
+            return digest(clientKey);
+        }
+        for (int i = 0; i < clientKey.length(); i++) {
+            char c = clientKey.charAt(i);
+            if (c < ' ' || c > '~') {
+                return digest(clientKey);
+            }
+        }
+        return clientKey;
+    }
+
+    /**
      * {@code #} and the unpadded base64url SHA-256 of the text's UTF-8 bytes: 44 characters that
      * say nothing readable about the text, whatever its length.
      */

@@ -30,11 +30,12 @@ final class ExampleAnswers {
         return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    /** Checks the page, /api/* (10 per 10 s) and a /rest/* demo resource (5 per 10 s). */
+    /** Checks the page, /api/* (10 per 10 s), a /rest/* demo resource (5 per 10 s) and the status page. */
     static void check(URI base) throws IOException, InterruptedException {
         HttpResponse<String> page = get(base);
         assertThat(page.statusCode()).isEqualTo(200);
-        assertThat(page.body()).contains("id=\"fire\"", "id=\"compare\"", "rest/demo/gcra");
+        assertThat(page.body()).contains("id=\"fire\"", "id=\"compare\"", "rest/demo/gcra",
+                "href=\"ratelimit/status\"");
 
         for (int i = 0; i < 10; i++) {
             assertThat(get(base.resolve("api/hello")).statusCode()).as("api request %d", i + 1).isEqualTo(200);
@@ -79,6 +80,25 @@ final class ExampleAnswers {
                 type -> assertThat(type).startsWith("application/problem+json"));
         assertThat(get(base.resolve("rest/demo/token-bucket"), "X-Demo-Run", "another").statusCode())
                 .as("another run starts afresh").isEqualTo(200);
+
+        checkStatusPage(base);
+    }
+
+    /** The status page, linked from the front page, lists the web.xml policies and the api denial just seen. */
+    private static void checkStatusPage(URI base) throws IOException, InterruptedException {
+        HttpResponse<String> html = get(base.resolve("ratelimit/status"));
+        assertThat(html.statusCode()).isEqualTo(200);
+        assertThat(html.body()).startsWith("<!DOCTYPE html>").contains("<svg");
+        HttpResponse<String> json = get(base.resolve("ratelimit/status?format=json"));
+        assertThat(json.statusCode()).isEqualTo(200);
+        assertThat(json.headers().firstValue("Content-Type")).hasValueSatisfying(
+                type -> assertThat(type).startsWith("application/json"));
+        assertThat(json.body()).contains("{\"name\":\"api\",\"verdict\":{\"level\":\"ok\"",
+                "{\"name\":\"api-key\",", "{\"name\":\"login\",", "{\"name\":\"slow\",");
+        String body = json.body();
+        String api = body.substring(body.indexOf("{\"name\":\"api\","), body.indexOf("{\"name\":\"api-key\","));
+        assertThat(api).as("api was denied once: its one client is the most denied")
+                .containsPattern("\"mostDenied\":\\[\\{\"key\":\"[^\"]+\",\"denials\":1\\}\\]");
     }
 
     static int freePort() throws IOException {

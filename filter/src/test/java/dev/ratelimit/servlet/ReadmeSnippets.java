@@ -18,6 +18,15 @@ final class ReadmeSnippets {
     private ReadmeSnippets() {
     }
 
+    /** The text of the first xml block after the HTML comment that starts with {@code marker}. */
+    static String xml(String marker) throws IOException {
+        String readme = Files.readString(Path.of("..", "README.md"));
+        int at = readme.indexOf("<!-- " + marker);
+        assertThat(at).as("README marks the snippet '%s'", marker).isPositive();
+        int start = readme.indexOf("```xml", at) + 6;
+        return readme.substring(start, readme.indexOf("```", start));
+    }
+
     /** The init-params of the first xml block after the HTML comment that starts with {@code marker}. */
     static Map<String, String> initParams(String marker) throws IOException {
         String readme = Files.readString(Path.of("..", "README.md"));

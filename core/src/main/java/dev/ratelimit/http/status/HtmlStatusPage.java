@@ -1,0 +1,115 @@
+package dev.ratelimit.http.status;
+
+import dev.ratelimit.RateLimiterStats;
+import dev.ratelimit.RecentActivity;
+import dev.ratelimit.Rule;
+
+/**
+ * The report as one self-contained page: inline CSS, inline SVG, no script, no external resource
+ * (so a strict Content-Security-Policy holds). It is well-formed XML as well as HTML, so tests and
+ * tools can parse it; every text in it passes through {@link Markup#escape}.
+ */
+final class HtmlStatusPage {
+    private static final String STYLE = "body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}"
+            + "h1{font-size:1.4em}h2{font-size:1.2em;margin:1.6em 0 .3em}h3{font-size:1em;margin:1em 0 .3em}"
+            + ".verdict{font-weight:600;padding:.4em .6em;border-radius:4px;display:inline-block}"
+            + ".ok{background:#dff3df}.idle{background:#eee}.warning{background:#fff1c9}.alert{background:#f9d6d6}"
+            + "table{border-collapse:collapse;margin:.4em 0}td,th{border:1px solid #ccc;padding:.2em .5em;"
+            + "text-align:left;vertical-align:top}td.n{text-align:right;font-variant-numeric:tabular-nums}"
+            + "code,pre{font-family:ui-monospace,monospace;font-size:.9em}pre{white-space:pre-wrap;"
+            + "word-break:break-all}.chart .plot{fill:#fafafa;stroke:#ccc}.chart .allowed{fill:#3a9a3a}"
+            + ".chart .denied{fill:#d04040}.chart text{font-size:10px;fill:#555}.note{color:#666}"
+            + ".key{color:#3a9a3a}.key.d{color:#d04040}";
+
+    private final StringBuilder out = new StringBuilder(16384);
+
+    private HtmlStatusPage() {
+    }
+
+    static String render(StatusReport report) {
+        return new HtmlStatusPage().page(report).out.toString();
+    }
+
+    private HtmlStatusPage page(StatusReport report) {
+        String webapp = report.webapp;
+        out.append("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n")
+                .append("<meta charset=\"utf-8\"/>\n<meta name=\"robots\" content=\"noindex\"/>\n")
+                .append("<title>Rate limits of ").append(Markup.escape(webapp)).append("</title>\n")
+                .append("<style>").append(STYLE).append("</style>\n</head>\n<body>\n")
+                .append("<h1>Rate limits of ").append(Markup.escape(webapp)).append("</h1>\n")
+                .append("<p class=\"note\">This server only, at ").append(Markup.escape(report.generatedAt.toString()))
+                .append(". Counts are this node's; other nodes sharing the Redis keep their own. ")
+                .append("The same data as JSON: <a href=\"?format=json\">?format=json</a>.</p>\n");
+        if (report.policies.isEmpty()) {
+            out.append("<p class=\"verdict idle\">No rate limit policy runs in this webapp.</p>\n");
+        }
+        for (PolicyReport policy : report.policies) {
+            policy(policy);
+        }
+        out.append("</body>\n</html>\n");
+        return this;
+    }
+
+    private void policy(PolicyReport policy) {
+        out.append("<section>\n<h2>Policy <code>").append(Markup.escape(policy.name)).append("</code></h2>\n")
+                .append("<p class=\"verdict ").append(policy.verdict.level.cssClass()).append("\">")
+                .append(Markup.escape(policy.verdict.text)).append("</p>\n");
+        for (LimiterReport limiter : policy.limiters) {
+            limiter(policy, limiter);
+        }
+        out.append("<h3>Configuration</h3>\n<pre>").append(Markup.escape(policy.configuration))
+                .append("</pre>\n</section>\n");
+    }
+
+    private void limiter(PolicyReport policy, LimiterReport limiter) {
+        if (policy.limiters.size() > 1) {
+            out.append("<h3>").append(limiter.tier == null ? "Requests of no tier" : "Tier <code>"
+                    + Markup.escape(limiter.tier) + "</code>").append(" (<code>").append(Markup.escape(limiter.name))
+                    .append("</code>)</h3>\n");
+        }
+        RecentActivity recent = limiter.recent;
+        long total = recent.allowed() + recent.denied();
+        out.append("<table>\n");
+        for (Rule rule : limiter.rules) {
+            row("Rule" + (limiter.rules.size() > 1 ? " " + rule.name() : ""), rule.algorithm().configName() + ", "
+                    + rule.limit() + " per " + LimiterReport.window(rule) + (rule.cost() == 1 ? "" : ", cost "
+                    + rule.cost()));
+        }
+        row("In force", "limit " + limiter.effectiveLimit + ", enforce " + limiter.effectiveEnforce);
+        if (limiter.tier == null) {
+            row("Live overrides", limiter.overridden() ? (limiter.limitOverride > 0 ? "limit " + limiter.limitOverride
+                    + " " : "") + (limiter.enforceOverride != null ? "enforce " + limiter.enforceOverride + " " : "")
+                    + "set by " + limiter.overrideOrigin : "none");
+        }
+        row("Last 5 minutes", total + " decisions: " + recent.allowed() + " allowed, " + recent.denied() + " denied ("
+                + Verdict.percent(recent.denied(), total) + "), " + recent.degraded() + " without Redis");
+        RateLimiterStats stats = limiter.stats;
+        row("Since start", stats.allowed() + " allowed, " + stats.denied() + " denied (" + stats.localCacheDenials()
+                + " by the local deny cache), " + stats.degraded() + " without Redis, " + stats.redisErrors()
+                + " Redis errors");
+        row("Circuit breaker", stats.circuitBreakerState());
+        row("Redis latency", stats.redisLatencySamples() == 0 ? "no call yet"
+                : "p50 " + stats.redisLatencyP50Micros() + " µs, p90 " + stats.redisLatencyP90Micros() + " µs, p99 "
+                + stats.redisLatencyP99Micros() + " µs, max " + stats.redisLatencyMaxMicros() + " µs (last "
+                + stats.redisLatencySamples() + " calls)");
+        out.append("</table>\n");
+        ActivityChart.render(out, limiter.name, recent);
+        out.append("<p class=\"note\"><span class=\"key\">■</span> allowed <span class=\"key d\">■</span> denied,"
+                + " per second</p>\n");
+        if (recent.mostDenied().isEmpty()) {
+            out.append("<p class=\"note\">No client was denied in the last 5 minutes.</p>\n");
+            return;
+        }
+        out.append("<table>\n<tr><th>Most denied client key, last 5 minutes</th><th>Denials</th></tr>\n");
+        for (RecentActivity.DeniedKey key : recent.mostDenied()) {
+            out.append("<tr><td><code>").append(Markup.escape(key.key())).append("</code></td><td class=\"n\">")
+                    .append(key.denials()).append("</td></tr>\n");
+        }
+        out.append("</table>\n");
+    }
+
+    private void row(String name, String value) {
+        out.append("<tr><th>").append(Markup.escape(name)).append("</th><td>").append(Markup.escape(value))
+                .append("</td></tr>\n");
+    }
+}

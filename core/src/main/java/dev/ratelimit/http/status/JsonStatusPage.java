@@ -1,0 +1,111 @@
+package dev.ratelimit.http.status;
+
+import dev.ratelimit.RateLimiterStats;
+import dev.ratelimit.RecentActivity;
+import dev.ratelimit.Rule;
+
+/** The report as JSON: the page's data, for scripts and monitoring. Field names are documented in README. */
+final class JsonStatusPage {
+    private final StringBuilder out = new StringBuilder(8192);
+
+    private JsonStatusPage() {
+    }
+
+    static String render(StatusReport report) {
+        return new JsonStatusPage().report(report).out.toString();
+    }
+
+    private JsonStatusPage report(StatusReport report) {
+        out.append("{\"webapp\":").append(JsonText.quote(report.webapp))
+                .append(",\"generatedAt\":").append(JsonText.quote(report.generatedAt.toString()))
+                .append(",\"seconds\":").append(RecentActivity.SECONDS)
+                .append(",\"policies\":[");
+        String comma = "";
+        for (PolicyReport policy : report.policies) {
+            out.append(comma);
+            policy(policy);
+            comma = ",";
+        }
+        out.append("]}\n");
+        return this;
+    }
+
+    private void policy(PolicyReport policy) {
+        out.append("{\"name\":").append(JsonText.quote(policy.name))
+                .append(",\"verdict\":{\"level\":").append(JsonText.quote(policy.verdict.level.cssClass()))
+                .append(",\"text\":").append(JsonText.quote(policy.verdict.text)).append('}')
+                .append(",\"configuration\":").append(JsonText.quote(policy.configuration))
+                .append(",\"onRedisFailure\":").append(JsonText.quote(policy.failurePolicy.toString()))
+                .append(",\"enforce\":").append(policy.configuredEnforce)
+                .append(",\"limiters\":[");
+        String comma = "";
+        for (LimiterReport limiter : policy.limiters) {
+            out.append(comma);
+            limiter(limiter);
+            comma = ",";
+        }
+        out.append("]}");
+    }
+
+    private void limiter(LimiterReport limiter) {
+        out.append("{\"name\":").append(JsonText.quote(limiter.name))
+                .append(",\"tier\":").append(JsonText.quote(limiter.tier))
+                .append(",\"rules\":[");
+        String comma = "";
+        for (Rule rule : limiter.rules) {
+            out.append(comma).append("{\"name\":").append(JsonText.quote(rule.name()))
+                    .append(",\"algorithm\":").append(JsonText.quote(rule.algorithm().configName()))
+                    .append(",\"limit\":").append(rule.limit())
+                    .append(",\"window\":").append(JsonText.quote(LimiterReport.window(rule)))
+                    .append(",\"cost\":").append(rule.cost()).append('}');
+            comma = ",";
+        }
+        out.append("],\"effectiveLimit\":").append(limiter.effectiveLimit)
+                .append(",\"effectiveEnforce\":").append(limiter.effectiveEnforce)
+                .append(",\"overrides\":{\"limit\":").append(limiter.limitOverride > 0 ? limiter.limitOverride : "null")
+                .append(",\"enforce\":").append(limiter.enforceOverride)
+                .append(",\"origin\":").append(JsonText.quote(limiter.overrideOrigin)).append('}');
+        RateLimiterStats stats = limiter.stats;
+        out.append(",\"breaker\":").append(JsonText.quote(stats.circuitBreakerState()))
+                .append(",\"sinceStart\":{\"allowed\":").append(stats.allowed())
+                .append(",\"denied\":").append(stats.denied())
+                .append(",\"degraded\":").append(stats.degraded())
+                .append(",\"localCacheDenials\":").append(stats.localCacheDenials())
+                .append(",\"redisErrors\":").append(stats.redisErrors()).append('}')
+                .append(",\"redisLatencyMicros\":{\"p50\":").append(stats.redisLatencyP50Micros())
+                .append(",\"p90\":").append(stats.redisLatencyP90Micros())
+                .append(",\"p99\":").append(stats.redisLatencyP99Micros())
+                .append(",\"max\":").append(stats.redisLatencyMaxMicros())
+                .append(",\"samples\":").append(stats.redisLatencySamples()).append('}');
+        RecentActivity recent = limiter.recent;
+        out.append(",\"last5Minutes\":{\"startSecond\":").append(recent.startSecond())
+                .append(",\"allowed\":").append(recent.allowed())
+                .append(",\"denied\":").append(recent.denied())
+                .append(",\"degraded\":").append(recent.degraded())
+                .append(",\"allowedPerSecond\":");
+        series(recent.allowedPerSecond());
+        out.append(",\"deniedPerSecond\":");
+        series(recent.deniedPerSecond());
+        out.append(",\"degradedPerSecond\":");
+        series(recent.degradedPerSecond());
+        out.append(",\"mostDenied\":[");
+        comma = "";
+        for (RecentActivity.DeniedKey key : recent.mostDenied()) {
+            out.append(comma).append("{\"key\":").append(JsonText.quote(key.key()))
+                    .append(",\"denials\":").append(key.denials()).append('}');
+            comma = ",";
+        }
+        out.append("]}}");
+    }
+
+    private void series(long[] values) {
+        out.append('[');
+        for (int i = 0; i < values.length; i++) {
+            if (i > 0) {
+                out.append(',');
+            }
+            out.append(values[i]);
+        }
+        out.append(']');
+    }
+}

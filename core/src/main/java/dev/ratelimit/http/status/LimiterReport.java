@@ -1,0 +1,55 @@
+package dev.ratelimit.http.status;
+
+import dev.ratelimit.Overrides;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.RateLimiterStats;
+import dev.ratelimit.RecentActivity;
+import dev.ratelimit.Rule;
+import dev.ratelimit.internal.Durations;
+import dev.ratelimit.internal.Immutable;
+import java.util.List;
+
+/**
+ * One limiter of a policy as the page shows it: the policy's own, or a tier's. Everything is read
+ * from this JVM, never from Redis, so a policy whose Redis is down still has its page.
+ */
+final class LimiterReport {
+    final String name;
+    /** The tier's name, or null for the policy's own limiter. */
+    final String tier;
+    final List<Rule> rules;
+    final long effectiveLimit;
+    /** The live limit override, or -1; only the policy's own limiter takes overrides. */
+    final long limitOverride;
+    /** The live enforce override, or null. */
+    final Boolean enforceOverride;
+    final String overrideOrigin;
+    final boolean effectiveEnforce;
+    final RateLimiterStats stats;
+    final RecentActivity recent;
+
+    LimiterReport(RateLimiter limiter, String tier, boolean configuredEnforce) {
+        this.name = limiter.policyName();
+        this.tier = tier;
+        this.rules = Immutable.copyOf(limiter.rules());
+        this.effectiveLimit = limiter.effectiveRules().get(0).limit();
+        Overrides overrides = limiter.overrides();
+        // As last read: the page must not wait on Redis for them.
+        this.limitOverride = tier == null ? overrides.limit() : -1;
+        this.enforceOverride = tier == null ? overrides.enforce() : null;
+        this.overrideOrigin = tier == null && overrides.origin() != null ? overrides.origin() : "";
+        this.effectiveEnforce = enforceOverride != null ? enforceOverride : configuredEnforce;
+        this.stats = limiter.stats();
+        this.recent = limiter.recentActivity();
+    }
+
+    /** A rule's window as configured, e.g. {@code 1m}, or its calendar period. */
+    static String window(Rule rule) {
+        return rule.calendar() != null ? "calendar " + rule.calendar() + " (" + rule.timeZone().getId() + ")"
+                : Durations.format(rule.window());
+    }
+
+    boolean overridden() {
+        return limitOverride > 0 || enforceOverride != null;
+    }
+}

@@ -1,0 +1,71 @@
+package dev.ratelimit.http.status;
+
+import dev.ratelimit.http.PolicyRuntime;
+import dev.ratelimit.internal.Immutable;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * What a webapp's rate limiting is doing, as this JVM knows it: for every running policy (and each
+ * of its tiers) the configuration with the password masked, live overrides, the limit and enforce
+ * in force, counts since start, the circuit breaker, Redis latency percentiles, the last five
+ * minutes per second, the most-denied client keys (as the limiter was given them: the digests of
+ * secret key parts, never the secrets) and a one-line verdict. Nothing is read from Redis, so the
+ * report is ready at once even when Redis is down. An immutable snapshot.
+ *
+ * <pre>{@code
+ * StatusReport report = StatusReport.of(context.getContextPath(), Webapp.runningPolicies(context::getAttribute));
+ * String page = report.html();   // or report.json()
+ * }</pre>
+ */
+public final class StatusReport {
+    final String webapp;
+    final Instant generatedAt;
+    final List<PolicyReport> policies;
+
+    private StatusReport(String webapp, Instant generatedAt, List<PolicyReport> policies) {
+        this.webapp = webapp;
+        this.generatedAt = generatedAt;
+        this.policies = Immutable.copyOf(policies);
+    }
+
+    /**
+     * Takes the snapshot now.
+     *
+     * @param contextPath the webapp's context path, empty for the root (shown as {@code /})
+     * @param runtimes its running policies, e.g. {@link dev.ratelimit.http.Webapp#runningPolicies}; shown
+     *     sorted by policy name
+     */
+    public static StatusReport of(String contextPath, List<PolicyRuntime> runtimes) {
+        List<PolicyReport> policies = new ArrayList<>(runtimes.size());
+        for (PolicyRuntime runtime : runtimes) {
+            policies.add(new PolicyReport(runtime));
+        }
+        // By name: containers start filters in an order of their own, and a reader looks a policy up by name.
+        Collections.sort(policies, (a, b) -> a.name.compareTo(b.name));
+        return new StatusReport(contextPath == null || contextPath.isEmpty() ? "/" : contextPath, Instant.now(),
+                policies);
+    }
+
+    /** The number of policies it covers. */
+    public int policyCount() {
+        return policies.size();
+    }
+
+    /** One self-contained HTML page (also well-formed XML): inline CSS and SVG, no script. */
+    public String html() {
+        return HtmlStatusPage.render(this);
+    }
+
+    /** The same data as a JSON object (see README for its fields). */
+    public String json() {
+        return JsonStatusPage.render(this);
+    }
+
+    @Override
+    public String toString() {
+        return "StatusReport(" + webapp + ", " + policies.size() + " policies)";
+    }
+}

@@ -1,0 +1,83 @@
+package dev.ratelimit.http.status;
+
+import dev.ratelimit.FailurePolicy;
+import java.util.Locale;
+
+/**
+ * The one line a person reads first: is this policy limiting, and if not, why. The most serious
+ * finding wins: Redis failing, then a dry run, then no traffic, else working.
+ */
+final class Verdict {
+    /** How the page colours it. */
+    enum Level {
+        OK, IDLE, WARNING, ALERT;
+
+        String cssClass() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    final Level level;
+    final String text;
+
+    private Verdict(Level level, String text) {
+        this.level = level;
+        this.text = text;
+    }
+
+    static Verdict of(PolicyReport policy) {
+        long allowed = 0;
+        long denied = 0;
+        long degraded = 0;
+        String breaker = "CLOSED";
+        for (LimiterReport limiter : policy.limiters) {
+            allowed += limiter.recent.allowed();
+            denied += limiter.recent.denied();
+            degraded += limiter.recent.degraded();
+            if (!"CLOSED".equals(limiter.stats.circuitBreakerState())) {
+                breaker = limiter.stats.circuitBreakerState();
+            }
+        }
+        long total = allowed + denied;
+        if (!"CLOSED".equals(breaker)) {
+            return new Verdict(Level.ALERT, "Redis unreachable: breaker " + breaker + ", " + whatFailureDoes(policy)
+                    + (total == 0 ? "" : " (" + degraded + " of " + total + " decisions in the last 5 minutes)"));
+        }
+        if (degraded > 0) {
+            return new Verdict(Level.ALERT, "Redis failing: " + degraded + " of " + total
+                    + " decisions in the last 5 minutes were made without it, " + whatFailureDoes(policy));
+        }
+        LimiterReport own = policy.own();
+        if (!own.effectiveEnforce) {
+            String why = own.enforceOverride != null ? "enforce overridden to false (" + own.overrideOrigin + ")"
+                    : "enforce=false";
+            return new Verdict(Level.WARNING, "dry run: " + why + ", denials are not blocking (" + denied
+                    + " would-be denials in the last 5 minutes)");
+        }
+        if (total == 0) {
+            return new Verdict(Level.IDLE, "idle: no requests in the last 5 minutes");
+        }
+        return new Verdict(Level.OK, "working: Redis decided every request in the last 5 minutes, " + total
+                + " decisions, " + percent(denied, total) + " denied");
+    }
+
+    private static String whatFailureDoes(PolicyReport policy) {
+        FailurePolicy failure = policy.failurePolicy;
+        if (failure == FailurePolicy.DENY) {
+            return "onRedisFailure=deny answers 503 to every request";
+        }
+        if (failure == FailurePolicy.LOCAL) {
+            return "onRedisFailure=local limits on each node alone at " + policy.localLimit;
+        }
+        return "onRedisFailure=allow lets requests through unlimited";
+    }
+
+    /** A share for a person: whole percents, and "under 1 %" rather than a misleading 0. */
+    static String percent(long part, long whole) {
+        if (part == 0) {
+            return "0 %";
+        }
+        long percent = Math.round(100.0 * part / whole);
+        return percent == 0 ? "under 1 %" : percent + " %";
+    }
+}

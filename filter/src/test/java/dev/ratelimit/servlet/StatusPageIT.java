@@ -1,0 +1,235 @@
+package dev.ratelimit.servlet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ratelimit.internal.RedisKeys;
+import dev.ratelimit.servlet.containers.Http;
+import dev.ratelimit.servlet.containers.ServletContainers;
+import dev.ratelimit.servlet.containers.ServletContainers.Kind;
+import dev.ratelimit.servlet.containers.WebApp;
+import dev.ratelimit.testing.RedisServerExtension;
+import java.io.ByteArrayInputStream;
+import java.net.URI;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+
+/**
+ * {@link RateLimitStatusServlet} mapped as README's snippet maps it, next to two policies, on each
+ * container: known traffic comes back as exactly those numbers in the JSON, the HTML is well-formed
+ * and names the policies with a chart each, a secret key shows only as its digest, client-chosen
+ * keys are escaped in both formats, and a bad format is a 400.
+ */
+class StatusPageIT {
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private static final ServletContainers.Pool containers = new ServletContainers.Pool();
+    private static final AtomicInteger apps = new AtomicInteger();
+    private static final String SECRET = "sk_live_status_0123456789";
+    private static final String HOSTILE_USER = "<script>alert(1)</script>";
+    private static final String JSON_BREAKER = "x\",\"denials\":999,\"y\":\"";
+
+    /** Where README's snippet maps the servlet. */
+    private static String statusPath;
+
+    @BeforeAll
+    static void readReadme() throws Exception {
+        String snippet = ReadmeSnippets.xml("web.xml status page");
+        assertThat(snippet).contains("<servlet-class>" + RateLimitStatusServlet.class.getName() + "</servlet-class>")
+                .contains("<security-constraint>").contains("<login-config>");
+        DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(new ByteArrayInputStream(
+                ("<web-app>" + snippet + "</web-app>").getBytes(StandardCharsets.UTF_8)));
+        Matcher pattern = Pattern.compile("<url-pattern>([^<]+)</url-pattern>").matcher(snippet);
+        assertThat(pattern.find()).isTrue();
+        statusPath = pattern.group(1);
+    }
+
+    @AfterAll
+    static void stop() {
+        containers.close();
+    }
+
+    /** A webapp with {@code api} (5 per minute per X-Api-Key), {@code search} (100 per minute per address) and the page. */
+    private static URI deploy(Kind kind) throws Exception {
+        String path = "/status" + apps.incrementAndGet();
+        return containers.get(kind).deploy(WebApp.builder(path)
+                .filter("api", RateLimitFilter.class.getName(), FilterParams.of(redis, "limit", "5", "window", "1m",
+                        "key", "header:X-Api-Key", "policyName", "api" + apps.get()), "/api/*")
+                .filter("search", RateLimitFilter.class.getName(), FilterParams.of(redis, "limit", "100",
+                        "window", "1m", "policyName", "search" + apps.get()), "/search/*")
+                .servlet("ratelimit-status", RateLimitStatusServlet.class.getName(), statusPath)
+                .build());
+    }
+
+    private static URI status(URI app, String query) {
+        return app.resolve(statusPath.substring(1) + query);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> map(Object value) {
+        return (Map<String, Object>) value;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Object> list(Object value) {
+        return (List<Object>) value;
+    }
+
+    private static long sum(Object series) {
+        long sum = 0;
+        for (Object each : list(series)) {
+            sum += (Long) each;
+        }
+        return sum;
+    }
+
+    /** The JSON's policies by name. */
+    private static Map<String, Object> policy(Map<String, Object> page, String name) {
+        for (Object policy : list(page.get("policies"))) {
+            if (name.equals(map(policy).get("name"))) {
+                return map(policy);
+            }
+        }
+        throw new AssertionError("no policy " + name + " in " + page);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void theJsonCountsExactlyTheTrafficSentAndShowsTheSecretOnlyAsItsDigest(Kind kind) throws Exception {
+        URI app = deploy(kind);
+        int n = apps.get();
+        List<Integer> statuses = new ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            statuses.add(Http.get(app.resolve("api/items"), "X-Api-Key", SECRET).statusCode());
+        }
+        for (int i = 0; i < 3; i++) {
+            statuses.add(Http.get(app.resolve("search/q")).statusCode());
+        }
+        assertThat(statuses).containsExactly(200, 200, 200, 200, 200, 429, 429, 200, 200, 200);
+
+        HttpResponse<String> answer = Http.get(status(app, "?format=json"));
+
+        assertThat(answer.statusCode()).isEqualTo(200);
+        assertThat(answer.headers().firstValue("Content-Type")).get().asString()
+                .isEqualToIgnoringCase("application/json;charset=UTF-8");
+        assertThat(answer.headers().firstValue("Cache-Control")).hasValue("no-store");
+        assertThat(answer.headers().firstValue("X-Content-Type-Options")).hasValue("nosniff");
+        assertThat(answer.body()).doesNotContain(SECRET);
+        Map<String, Object> page = map(MiniJson.parse(answer.body()));
+        assertThat(list(page.get("policies"))).hasSize(2);
+
+        Map<String, Object> api = policy(page, "api" + n);
+        assertThat(map(api.get("verdict")).get("level")).isEqualTo("ok");
+        assertThat((String) map(api.get("verdict")).get("text")).startsWith("working: ").contains("29 % denied");
+        Map<String, Object> limiter = map(list(api.get("limiters")).get(0));
+        assertThat(map(limiter.get("sinceStart"))).containsEntry("allowed", 5L).containsEntry("denied", 2L)
+                .containsEntry("degraded", 0L);
+        Map<String, Object> recent = map(limiter.get("last5Minutes"));
+        assertThat(recent).containsEntry("allowed", 5L).containsEntry("denied", 2L).containsEntry("degraded", 0L);
+        assertThat(sum(recent.get("allowedPerSecond"))).isEqualTo(5);
+        assertThat(sum(recent.get("deniedPerSecond"))).isEqualTo(2);
+        assertThat(list(recent.get("allowedPerSecond"))).hasSize(300);
+        assertThat(list(recent.get("mostDenied"))).singleElement().satisfies(key -> assertThat(map(key))
+                .containsEntry("key", RedisKeys.digest(SECRET)).containsEntry("denials", 2L));
+        assertThat((Long) map(limiter.get("redisLatencyMicros")).get("samples")).as("Redis answered").isPositive();
+        assertThat(limiter).containsEntry("breaker", "CLOSED").containsEntry("effectiveLimit", 5L)
+                .containsEntry("effectiveEnforce", true);
+
+        Map<String, Object> search = map(list(policy(page, "search" + n).get("limiters")).get(0));
+        assertThat(map(search.get("last5Minutes"))).containsEntry("allowed", 3L).containsEntry("denied", 0L);
+        assertThat(sum(map(search.get("last5Minutes")).get("allowedPerSecond"))).isEqualTo(3);
+
+        String html = Http.get(status(app, "")).body();
+        assertThat(html).doesNotContain(SECRET).contains(RedisKeys.digest(SECRET));
+        containers.get(kind).undeploy(app.getPath().replaceAll("/$", ""));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void theHtmlIsWellFormedNamesEachPolicyAndDrawsItsChart(Kind kind) throws Exception {
+        URI app = deploy(kind);
+        int n = apps.get();
+        Http.get(app.resolve("api/items"), "X-Api-Key", "k");
+
+        HttpResponse<String> answer = Http.get(status(app, ""));
+
+        assertThat(answer.statusCode()).isEqualTo(200);
+        assertThat(answer.headers().firstValue("Content-Type")).get().asString()
+                .isEqualToIgnoringCase("text/html;charset=UTF-8");
+        assertThat(answer.headers().firstValue("Content-Security-Policy")).get().asString()
+                .startsWith("default-src 'none'; style-src 'unsafe-inline'");
+        assertThat(answer.headers().firstValue("X-Frame-Options")).hasValue("DENY");
+        assertThat(answer.body()).startsWith("<!DOCTYPE html>").doesNotContain("<script");
+        Document page = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+                .parse(new ByteArrayInputStream(answer.body().getBytes(StandardCharsets.UTF_8)));
+        NodeList headings = page.getElementsByTagName("h2");
+        assertThat(headings.getLength()).isEqualTo(2);
+        assertThat(headings.item(0).getTextContent()).isEqualTo("Policy api" + n);
+        assertThat(headings.item(1).getTextContent()).isEqualTo("Policy search" + n);
+        NodeList charts = page.getElementsByTagName("svg");
+        assertThat(charts.getLength()).isEqualTo(2);
+        assertThat(((Element) charts.item(0)).getElementsByTagName("title").item(0).getTextContent())
+                .isEqualTo("api" + n + ": allowed and denied requests per second, last 5 minutes");
+        assertThat(page.getDocumentElement().getTextContent()).contains("working: ").contains("idle: no requests");
+        containers.get(kind).undeploy(app.getPath().replaceAll("/$", ""));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void clientChosenKeysAreEscapedInBothFormats(Kind kind) throws Exception {
+        String path = "/hostile" + apps.incrementAndGet();
+        URI app = containers.get(kind).deploy(WebApp.builder(path)
+                .filter("auth", HeaderAuthenticationFilter.class.getName(), Map.of(), "/*")
+                .filter("users", RateLimitFilter.class.getName(), FilterParams.of(redis, "limit", "1", "window", "1m",
+                        "key", "user", "policyName", "users" + apps.get()), "/api/*")
+                .servlet("ratelimit-status", RateLimitStatusServlet.class.getName(), statusPath)
+                .build());
+        for (String user : List.of(HOSTILE_USER, HOSTILE_USER, JSON_BREAKER, JSON_BREAKER, JSON_BREAKER)) {
+            Http.get(app.resolve("api/me"), "X-Test-User", user);
+        }
+
+        String json = Http.get(status(app, "?format=json")).body();
+        String html = Http.get(status(app, "")).body();
+
+        assertThat(json).doesNotContain(HOSTILE_USER).doesNotContain(JSON_BREAKER);
+        List<Object> keys = list(map(map(list(map(list(map(MiniJson.parse(json)).get("policies")).get(0))
+                .get("limiters")).get(0)).get("last5Minutes")).get("mostDenied"));
+        assertThat(keys).extracting(key -> map(key).get("key") + "=" + map(key).get("denials"))
+                .containsExactly(JSON_BREAKER + "=2", HOSTILE_USER + "=1");
+        assertThat(html).doesNotContain(HOSTILE_USER).contains("&lt;script&gt;alert(1)&lt;/script&gt;");
+        Document page = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+                .parse(new ByteArrayInputStream(html.getBytes(StandardCharsets.UTF_8)));
+        assertThat(page.getElementsByTagName("script").getLength()).isZero();
+        assertThat(page.getDocumentElement().getTextContent()).contains(HOSTILE_USER).contains(JSON_BREAKER);
+        containers.get(kind).undeploy(path);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void anUnknownFormatIsABadRequestNamingIt(Kind kind) throws Exception {
+        URI app = deploy(kind);
+
+        HttpResponse<String> answer = Http.get(status(app, "?format=%3Cxml%3E"));
+
+        assertThat(answer.statusCode()).isEqualTo(400);
+        assertThat(answer.headers().firstValue("Content-Type")).get().asString().startsWith("text/plain");
+        assertThat(answer.body()).isEqualTo("format must be html or json, but was '<xml>'\n");
+        assertThat(Http.send("HEAD", status(app, "")).statusCode()).isEqualTo(200);
+        containers.get(kind).undeploy(app.getPath().replaceAll("/$", ""));
+    }
+}
