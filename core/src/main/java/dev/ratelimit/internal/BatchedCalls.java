@@ -6,7 +6,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
-import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
  * Sends script calls that travel together ({@link CallCoalescer}) with as little Redis work as
@@ -16,27 +15,26 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * as one pipeline ({@link RedisGateway#evalAll}), and each caller gets the reply its own call
  * would have had.
  *
- * <p>On Cluster a script's keys must share a hash slot, so only decisions of one slot are joined;
- * the rest still share the pipeline. A joined call that fails fails each of its decisions, as a
- * call of their own would have; a script error halfway (none is known: the scripts read foreign
- * state as no state) would leave the decisions before it counted, as refusals: conservative.
+ * <p>Not on Cluster: there a script's keys must share a hash slot, which decisions of different
+ * clients rarely do, and while a slot migrates a call of several keys is refused (TRYAGAIN) where
+ * each alone would be followed to its node; {@link NodeGateway} only pipelines there. A joined call
+ * that fails fails each of its decisions, as a call of their own would have; a script error
+ * halfway (none is known: the scripts read foreign state as no state) would leave the decisions
+ * before it counted, as refusals: conservative.
  */
 final class BatchedCalls {
     private BatchedCalls() {
     }
 
     /**
-     * @param cluster whether keys must share a hash slot to be joined
      * @param send sends calls as {@link RedisGateway#evalAll} does
      * @return one outcome per call, in the calls' order
      */
-    static List<ScriptCall.Outcome> run(List<ScriptCall> calls, boolean cluster,
-            Function<List<ScriptCall>, List<ScriptCall.Outcome>> send) {
+    static List<ScriptCall.Outcome> run(List<ScriptCall> calls, Function<List<ScriptCall>, List<ScriptCall.Outcome>> send) {
         Map<String, List<Integer>> groups = new LinkedHashMap<>();
         for (int i = 0; i < calls.size(); i++) {
             ScriptCall call = calls.get(i);
-            String group = joinable(call) ? call.script.sha1() + call.args.get(0)
-                    + (cluster ? "@" + JedisClusterCRC16.getSlot(call.keys.get(0)) : "") : "alone " + i;
+            String group = joinable(call) ? call.script.sha1() + call.args.get(0) : "alone " + i;
             groups.computeIfAbsent(group, g -> new ArrayList<>()).add(i);
         }
         if (groups.size() == calls.size()) {

@@ -64,7 +64,8 @@ public final class NodeGateway implements RedisGateway {
 
         @Override
         public List<ScriptCall.Outcome> many(List<ScriptCall> calls) {
-            return BatchedCalls.run(calls, nodes.cluster(), NodeGateway.this::evalAll);
+            // On Cluster only pipelined: see BatchedCalls.
+            return nodes.cluster() ? evalAll(calls) : BatchedCalls.run(calls, NodeGateway.this::evalAll);
         }
     };
 

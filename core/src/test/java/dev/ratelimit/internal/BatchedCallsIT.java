@@ -66,7 +66,7 @@ class BatchedCallsIT {
             }
             long scriptCallsBefore = scriptCalls(admin);
 
-            List<ScriptCall.Outcome> outcomes = BatchedCalls.run(calls, false, gateway::evalAll);
+            List<ScriptCall.Outcome> outcomes = BatchedCalls.run(calls, gateway::evalAll);
 
             assertThat(scriptCalls(admin) - scriptCallsBefore).as("script calls for 12 decisions").isEqualTo(1);
             Map<String, Long> used = new HashMap<>();
@@ -102,7 +102,7 @@ class BatchedCallsIT {
                     gcra.call(List.of(a), new long[] {1}, false));
             long scriptCallsBefore = scriptCalls(admin);
 
-            List<ScriptCall.Outcome> outcomes = BatchedCalls.run(calls, false, gateway::evalAll);
+            List<ScriptCall.Outcome> outcomes = BatchedCalls.run(calls, gateway::evalAll);
 
             // gcra's admissions, gcra's peeks, fixed-window's admissions: three calls.
             assertThat(scriptCalls(admin) - scriptCallsBefore).isEqualTo(3);
@@ -129,7 +129,7 @@ class BatchedCallsIT {
             }
             admin.scriptFlush();
 
-            List<ScriptCall.Outcome> outcomes = BatchedCalls.run(calls, false, gateway::evalAll);
+            List<ScriptCall.Outcome> outcomes = BatchedCalls.run(calls, gateway::evalAll);
 
             for (int i = 0; i < 4; i++) {
                 assertThat(outcomes.get(i).reply()).startsWith(1L, 1L, LIMIT - 1 - i);
@@ -137,29 +137,6 @@ class BatchedCallsIT {
             // A peek: the four admissions counted once each.
             assertThat(gateway.eval(LuaEvaluator.script(Algorithm.SLIDING_LOG), List.of(key),
                     evaluator.call(List.of(key), new long[] {1}, false).args)).startsWith(1L, 1L, LIMIT - 4);
-        }
-    }
-
-    /** On Cluster a script's keys must share a slot: only decisions of one slot are joined. */
-    @Test
-    void withClusterSlotsOnlyDecisionsOfOneSlotAreJoined() {
-        try (RedisStore store = RedisStore.connect(redis.uri()); Jedis admin = new Jedis(redis.host(), redis.port())) {
-            RedisGateway gateway = StoreAccess.gateway(store);
-            LuaEvaluator evaluator = new LuaEvaluator(gateway, List.of(Rule.of(Algorithm.TOKEN_BUCKET, LIMIT, Duration.ofHours(1))));
-            List<ScriptCall> calls = new ArrayList<>();
-            for (int i = 0; i < 6; i++) {
-                // {x} and {y} hash to different slots; the client part differs within each.
-                String key = redis.keyPrefix() + "{" + (i % 2 == 0 ? "x" : "y") + "}:c" + i;
-                calls.add(evaluator.call(List.of(key), new long[] {1}, true));
-            }
-            long scriptCallsBefore = scriptCalls(admin);
-
-            List<ScriptCall.Outcome> outcomes = BatchedCalls.run(calls, true, gateway::evalAll);
-
-            assertThat(scriptCalls(admin) - scriptCallsBefore).isEqualTo(2);
-            for (ScriptCall.Outcome outcome : outcomes) {
-                assertThat(outcome.reply()).startsWith(1L, 1L, LIMIT - 1);
-            }
         }
     }
 
