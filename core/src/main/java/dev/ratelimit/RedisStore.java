@@ -95,14 +95,14 @@ public final class RedisStore implements AutoCloseable {
                     .build();
             return new RedisStore(NodeGateway.sentinel(new SentineledConnectionProvider(settings.sentinelMaster(),
                     clientConfig, pool, hostsAndPorts(settings.sentinelNodes()), sentinelConfig), breakers,
-                    settings.location(), coalescing(settings)));
+                    settings.location(), coalescing(settings), settings.poolMaxWait()));
         }
         if (!settings.clusterNodes().isEmpty()) {
             return new RedisStore(NodeGateway.cluster(hostsAndPorts(settings.clusterNodes()), clientConfig, pool, breakers,
-                    settings.location(), coalescing(settings)));
+                    settings.location(), coalescing(settings), settings.poolMaxWait()));
         }
         return new RedisStore(NodeGateway.standalone(new HostAndPort(settings.host(), settings.port()), clientConfig, pool,
-                breakers, settings.location(), coalescing(settings)));
+                breakers, settings.location(), coalescing(settings), settings.poolMaxWait()));
     }
 
     /**

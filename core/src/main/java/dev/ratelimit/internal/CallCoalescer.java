@@ -1,6 +1,7 @@
 package dev.ratelimit.internal;
 
 import dev.ratelimit.RedisFailureException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -37,18 +38,29 @@ final class CallCoalescer {
 
     private final Sender sender;
     private final int maxInFlight;
+    /** The longest a call waits in the queue before it fails, as a wait for a pooled connection would. */
+    private final long maxWaitNanos;
+    /** The node, for messages. */
+    private final String where;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final ConcurrentLinkedQueue<Waiter> queue = new ConcurrentLinkedQueue<>();
     /** Calls that went in a batch of two or more, for tests and the bench. */
     private final AtomicLong coalesced = new AtomicLong();
 
-    /** @param maxInFlight round trips under way at once before calls queue: 1 or more */
-    CallCoalescer(Sender sender, int maxInFlight) {
+    /**
+     * @param maxInFlight round trips under way at once before calls queue: 1 or more
+     * @param maxWait the longest a call waits for its turn, like the pool's wait for a connection:
+     *     a call still queued then fails without having been sent
+     * @param where the node, for messages
+     */
+    CallCoalescer(Sender sender, int maxInFlight, Duration maxWait, String where) {
         if (maxInFlight < 1) {
             throw new IllegalArgumentException("maxInFlight must be at least 1, not " + maxInFlight);
         }
         this.sender = sender;
         this.maxInFlight = maxInFlight;
+        this.maxWaitNanos = maxWait.toNanos();
+        this.where = where;
     }
 
     /** A call waiting in the queue, and then its outcome. */
@@ -87,6 +99,7 @@ final class CallCoalescer {
             sendQueued();
         }
         boolean interrupted = false;
+        long deadline = System.nanoTime() + maxWaitNanos;
         ScriptCall.Outcome outcome;
         while ((outcome = self.outcome) == null) {
             if (self.turn) {
@@ -96,7 +109,22 @@ final class CallCoalescer {
                 }
                 continue;
             }
-            LockSupport.park(this);
+            long left = deadline - System.nanoTime();
+            if (left > 0) {
+                LockSupport.parkNanos(this, left);
+            } else if (queue.remove(self)) {
+                // Never sent: it fails as a call that found no pooled connection in time would. It may
+                // have been handed the turn just now, so the oldest still waiting gets it.
+                handTurnOn();
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+                throw new RedisFailureException("Redis at " + where + " was busy: no round trip for this call within "
+                        + Durations.format(Duration.ofNanos(maxWaitNanos)) + ", the wait for a pooled connection", null);
+            } else {
+                // Already sent with others: its round trip is bounded by the timeouts.
+                LockSupport.park(this);
+            }
             // Like a blocking socket read, a decision is not abandoned halfway for an interrupt;
             // the flag is kept for the caller.
             interrupted |= Thread.interrupted();
@@ -179,6 +207,10 @@ final class CallCoalescer {
      */
     private void release() {
         inFlight.decrementAndGet();
+        handTurnOn();
+    }
+
+    private void handTurnOn() {
         Waiter oldest = queue.peek();
         if (oldest != null) {
             oldest.turn = true;

@@ -56,6 +56,8 @@ public final class NodeGateway implements RedisGateway {
     private final ConcurrentMap<String, CallCoalescer> coalescers = new ConcurrentHashMap<>();
     /** Round trips of script calls under way per node before calls travel together; 0: each goes alone. */
     private final int coalescing;
+    /** The longest a call waits for its turn with others: the pool's wait for a connection. */
+    private final Duration coalescingWait;
     private final CallCoalescer.Sender sender = new CallCoalescer.Sender() {
         @Override
         public List<Long> one(ScriptCall call) {
@@ -70,12 +72,13 @@ public final class NodeGateway implements RedisGateway {
     };
 
     private NodeGateway(RedisNodes nodes, Supplier<CircuitBreaker> newBreaker, LongSupplier clock, String description,
-            int coalescing) {
+            int coalescing, Duration coalescingWait) {
         this.nodes = nodes;
         this.newBreaker = newBreaker;
         this.clock = clock;
         this.description = description;
         this.coalescing = coalescing;
+        this.coalescingWait = coalescingWait;
     }
 
     /**
@@ -83,17 +86,19 @@ public final class NodeGateway implements RedisGateway {
      *
      * @param coalescing round trips of script calls under way per node before concurrent calls travel
      *     together ({@link CallCoalescer}); 0 sends each call on its own
+     * @param coalescingWait the longest a call waits for its turn with others, as for a pooled connection
      */
     public static NodeGateway standalone(HostAndPort node, JedisClientConfig client, GenericObjectPoolConfig<Connection> pool,
-            Supplier<CircuitBreaker> breakers, String description, int coalescing) {
+            Supplier<CircuitBreaker> breakers, String description, int coalescing, Duration coalescingWait) {
         return new NodeGateway(RedisNodes.standalone(node, client, pool), breakers, System::nanoTime, description,
-                coalescing);
+                coalescing, coalescingWait);
     }
 
     /** The master a Sentinel provider follows; the gateway closes the provider. */
     public static NodeGateway sentinel(SentineledConnectionProvider provider, Supplier<CircuitBreaker> breakers,
-            String description, int coalescing) {
-        return new NodeGateway(RedisNodes.sentinel(provider), breakers, System::nanoTime, description, coalescing);
+            String description, int coalescing, Duration coalescingWait) {
+        return new NodeGateway(RedisNodes.sentinel(provider), breakers, System::nanoTime, description, coalescing,
+                coalescingWait);
     }
 
     /**
@@ -103,9 +108,9 @@ public final class NodeGateway implements RedisGateway {
      */
     public static NodeGateway cluster(java.util.Set<HostAndPort> seeds, JedisClientConfig client,
             GenericObjectPoolConfig<Connection> pool, Supplier<CircuitBreaker> breakers, String description,
-            int coalescing) {
+            int coalescing, Duration coalescingWait) {
         return new NodeGateway(RedisNodes.cluster(seeds, client, pool), breakers, System::nanoTime, description,
-                coalescing);
+                coalescing, coalescingWait);
     }
 
     /** Runs the call at once, or with the calls that wait for its node at the same moment: see {@link CallCoalescer}. */
@@ -124,7 +129,7 @@ public final class NodeGateway implements RedisGateway {
         String address = node.toString();
         CallCoalescer known = coalescers.get(address);
         return known != null ? known
-                : coalescers.computeIfAbsent(address, a -> new CallCoalescer(sender, coalescing));
+                : coalescers.computeIfAbsent(address, a -> new CallCoalescer(sender, coalescing, coalescingWait, where(node)));
     }
 
     /** Calls that travelled with others so far, on every node. */

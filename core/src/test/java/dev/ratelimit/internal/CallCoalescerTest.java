@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ratelimit.RedisFailureException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -24,6 +25,8 @@ import org.junit.jupiter.api.Test;
  */
 class CallCoalescerTest {
     private static final LuaScript SCRIPT = LuaScript.load("refund");
+    /** Longer than any test waits: only the test of the wait itself meets it. */
+    private static final Duration WAIT = Duration.ofMinutes(1);
     private final ExecutorService threads = Executors.newCachedThreadPool();
 
     @AfterEach
@@ -87,7 +90,7 @@ class CallCoalescerTest {
     @Test
     void aLoneCallGoesAloneAndAtOnce() {
         EchoSender sender = new EchoSender();
-        CallCoalescer coalescer = new CallCoalescer(sender, 1);
+        CallCoalescer coalescer = new CallCoalescer(sender, 1, WAIT, "test");
 
         assertThat(coalescer.eval(call(7))).containsExactly(7L);
         assertThat(coalescer.eval(call(8))).containsExactly(8L);
@@ -111,7 +114,7 @@ class CallCoalescerTest {
                 return super.one(call);
             }
         };
-        CallCoalescer coalescer = new CallCoalescer(sender, 1);
+        CallCoalescer coalescer = new CallCoalescer(sender, 1, WAIT, "test");
         Future<List<Long>> first = threads.submit(() -> coalescer.eval(call(0)));
         assertThat(firstUnderWay.await(10, TimeUnit.SECONDS)).isTrue();
         List<Future<List<Long>>> others = new ArrayList<>();
@@ -140,7 +143,7 @@ class CallCoalescerTest {
     void manyThreadsEachGetTheirOwnReplyExactlyOnceWithinTheRoundTripsAllowed() throws Exception {
         for (int maxInFlight : new int[] {1, 2}) {
             EchoSender sender = new EchoSender();
-            CallCoalescer coalescer = new CallCoalescer(sender, maxInFlight);
+            CallCoalescer coalescer = new CallCoalescer(sender, maxInFlight, WAIT, "test");
             int callers = 32;
             int callsEach = 400;
             List<Future<Integer>> done = new ArrayList<>();
@@ -183,7 +186,7 @@ class CallCoalescerTest {
                 return outcomes;
             }
         };
-        CallCoalescer coalescer = new CallCoalescer(failing, 1);
+        CallCoalescer coalescer = new CallCoalescer(failing, 1, WAIT, "test");
         List<Future<Integer>> done = new ArrayList<>();
         for (int t = 0; t < 16; t++) {
             done.add(threads.submit(() -> {
@@ -221,7 +224,7 @@ class CallCoalescerTest {
                 throw new IllegalStateException("a bug");
             }
         };
-        CallCoalescer coalescer = new CallCoalescer(buggy, 1);
+        CallCoalescer coalescer = new CallCoalescer(buggy, 1, WAIT, "test");
         Future<List<Long>> first = threads.submit(() -> coalescer.eval(call(0)));
         assertThat(firstUnderWay.await(10, TimeUnit.SECONDS)).isTrue();
         List<Future<List<Long>>> others = new ArrayList<>();
@@ -270,7 +273,7 @@ class CallCoalescerTest {
                 return super.one(call);
             }
         };
-        CallCoalescer coalescer = new CallCoalescer(sender, 1);
+        CallCoalescer coalescer = new CallCoalescer(sender, 1, WAIT, "test");
         Future<List<Long>> first = threads.submit(() -> coalescer.eval(call(0)));
         assertThat(firstUnderWay.await(10, TimeUnit.SECONDS)).isTrue();
         AtomicInteger flagKept = new AtomicInteger();
@@ -300,8 +303,38 @@ class CallCoalescerTest {
     }
 
     @Test
+    void aCallStillQueuedAfterThePoolWaitFailsUnsentAndTheQueueGoesOn() throws Exception {
+        CountDownLatch firstUnderWay = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        EchoSender sender = new EchoSender() {
+            @Override
+            public List<Long> one(ScriptCall call) {
+                if (call.args.get(0).equals("0")) {
+                    firstUnderWay.countDown();
+                    await(release);
+                }
+                return super.one(call);
+            }
+        };
+        CallCoalescer coalescer = new CallCoalescer(sender, 1, Duration.ofMillis(50), "redis://node:6379");
+        Future<List<Long>> first = threads.submit(() -> coalescer.eval(call(0)));
+        assertThat(firstUnderWay.await(10, TimeUnit.SECONDS)).isTrue();
+
+        assertThatThrownBy(() -> coalescer.eval(call(1))).isInstanceOf(RedisFailureException.class)
+                .hasMessage("Redis at redis://node:6379 was busy: no round trip for this call within 50ms"
+                        + ", the wait for a pooled connection");
+        assertThat(queued(coalescer)).isZero();
+        release.countDown();
+
+        assertThat(first.get(10, TimeUnit.SECONDS)).containsExactly(0L);
+        assertThat(coalescer.eval(call(2))).containsExactly(2L);
+        // The call that gave up was never sent.
+        assertThat(sender.sent).hasValue(2);
+    }
+
+    @Test
     void refusesNoRoundTripsAtAll() {
-        assertThatThrownBy(() -> new CallCoalescer(new EchoSender(), 0)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new CallCoalescer(new EchoSender(), 0, WAIT, "test")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("maxInFlight");
     }
 
