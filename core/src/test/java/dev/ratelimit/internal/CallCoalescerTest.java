@@ -83,6 +83,40 @@ class CallCoalescerTest {
         }
     }
 
+    /** A sender whose call number 0 stays under way until {@link #release()}: others meet it there. */
+    private static class HoldingSender extends EchoSender {
+        final CountDownLatch held = new CountDownLatch(1);
+        final CountDownLatch released = new CountDownLatch(1);
+
+        @Override
+        public List<Long> one(ScriptCall call) {
+            if (call.args.get(0).equals("0")) {
+                held.countDown();
+                await(released);
+            }
+            return super.one(call);
+        }
+
+        /** Starts call 0 on another thread and returns once it is under way. */
+        Future<List<Long>> holdFirst(CallCoalescer coalescer, ExecutorService threads) throws InterruptedException {
+            Future<List<Long>> first = threads.submit(() -> coalescer.eval(call(0)));
+            assertThat(held.await(10, TimeUnit.SECONDS)).isTrue();
+            return first;
+        }
+
+        void release() {
+            released.countDown();
+        }
+    }
+
+    /** Waits up to 10 s for a condition other threads bring about. */
+    private static void until(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+    }
+
     private static ScriptCall call(long number) {
         return new ScriptCall(SCRIPT, Collections.singletonList("key-" + number), Collections.singletonList(Long.toString(number)));
     }
@@ -102,33 +136,18 @@ class CallCoalescerTest {
 
     @Test
     void callsThatWaitWhileRedisIsBusyTravelTogether() throws Exception {
-        CountDownLatch firstUnderWay = new CountDownLatch(1);
-        CountDownLatch othersQueued = new CountDownLatch(1);
-        EchoSender sender = new EchoSender() {
-            @Override
-            public List<Long> one(ScriptCall call) {
-                if (call.args.get(0).equals("0")) {
-                    firstUnderWay.countDown();
-                    await(othersQueued);
-                }
-                return super.one(call);
-            }
-        };
+        HoldingSender sender = new HoldingSender();
         CallCoalescer coalescer = new CallCoalescer(sender, 1, WAIT, "test");
-        Future<List<Long>> first = threads.submit(() -> coalescer.eval(call(0)));
-        assertThat(firstUnderWay.await(10, TimeUnit.SECONDS)).isTrue();
+        Future<List<Long>> first = sender.holdFirst(coalescer, threads);
         List<Future<List<Long>>> others = new ArrayList<>();
         for (int i = 1; i <= 5; i++) {
             long number = i;
             others.add(threads.submit(() -> coalescer.eval(call(number))));
         }
         // All five are parked behind the first round trip before it ends.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (queued(coalescer) < 5 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+        until(() -> queued(coalescer) == 5);
         assertThat(queued(coalescer)).isEqualTo(5);
-        othersQueued.countDown();
+        sender.release();
 
         assertThat(first.get(10, TimeUnit.SECONDS)).containsExactly(0L);
         for (int i = 0; i < 5; i++) {
@@ -209,34 +228,21 @@ class CallCoalescerTest {
 
     @Test
     void aBugWhileSendingForOthersAnswersThemAndReachesTheSender() throws Exception {
-        CountDownLatch firstUnderWay = new CountDownLatch(1);
-        CountDownLatch othersQueued = new CountDownLatch(1);
-        CallCoalescer.Sender buggy = new EchoSender() {
-            @Override
-            public List<Long> one(ScriptCall call) {
-                firstUnderWay.countDown();
-                await(othersQueued);
-                return super.one(call);
-            }
-
+        HoldingSender buggy = new HoldingSender() {
             @Override
             public List<ScriptCall.Outcome> many(List<ScriptCall> calls) {
                 throw new IllegalStateException("a bug");
             }
         };
         CallCoalescer coalescer = new CallCoalescer(buggy, 1, WAIT, "test");
-        Future<List<Long>> first = threads.submit(() -> coalescer.eval(call(0)));
-        assertThat(firstUnderWay.await(10, TimeUnit.SECONDS)).isTrue();
+        Future<List<Long>> first = buggy.holdFirst(coalescer, threads);
         List<Future<List<Long>>> others = new ArrayList<>();
         for (int i = 1; i <= 3; i++) {
             long number = i;
             others.add(threads.submit(() -> coalescer.eval(call(number))));
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (queued(coalescer) < 3 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
-        othersQueued.countDown();
+        until(() -> queued(coalescer) == 3);
+        buggy.release();
 
         assertThat(first.get(10, TimeUnit.SECONDS)).containsExactly(0L);
         int bugs = 0;
@@ -261,70 +267,36 @@ class CallCoalescerTest {
 
     @Test
     void anInterruptedCallerStillGetsItsReplyAndKeepsTheFlag() throws Exception {
-        CountDownLatch firstUnderWay = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        EchoSender sender = new EchoSender() {
-            @Override
-            public List<Long> one(ScriptCall call) {
-                if (call.args.get(0).equals("0")) {
-                    firstUnderWay.countDown();
-                    await(release);
-                }
-                return super.one(call);
-            }
-        };
+        HoldingSender sender = new HoldingSender();
         CallCoalescer coalescer = new CallCoalescer(sender, 1, WAIT, "test");
-        Future<List<Long>> first = threads.submit(() -> coalescer.eval(call(0)));
-        assertThat(firstUnderWay.await(10, TimeUnit.SECONDS)).isTrue();
+        Future<List<Long>> first = sender.holdFirst(coalescer, threads);
         AtomicInteger flagKept = new AtomicInteger();
         Future<List<Long>> waiting = threads.submit(() -> {
             List<Long> reply = coalescer.eval(call(1));
             flagKept.set(Thread.currentThread().isInterrupted() ? 1 : 0);
             return reply;
         });
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (queued(coalescer) < 1 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+        until(() -> queued(coalescer) == 1);
         waiting.cancel(true);
-        release.countDown();
+        sender.release();
 
         assertThat(first.get(10, TimeUnit.SECONDS)).containsExactly(0L);
-        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (sender.sent.get() < 2 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+        until(() -> sender.sent.get() == 2 && flagKept.get() == 1);
         assertThat(sender.sent).hasValue(2);
-        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (flagKept.get() == 0 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
         assertThat(flagKept).hasValue(1);
     }
 
     @Test
     void aCallStillQueuedAfterThePoolWaitFailsUnsentAndTheQueueGoesOn() throws Exception {
-        CountDownLatch firstUnderWay = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        EchoSender sender = new EchoSender() {
-            @Override
-            public List<Long> one(ScriptCall call) {
-                if (call.args.get(0).equals("0")) {
-                    firstUnderWay.countDown();
-                    await(release);
-                }
-                return super.one(call);
-            }
-        };
+        HoldingSender sender = new HoldingSender();
         CallCoalescer coalescer = new CallCoalescer(sender, 1, Duration.ofMillis(50), "redis://node:6379");
-        Future<List<Long>> first = threads.submit(() -> coalescer.eval(call(0)));
-        assertThat(firstUnderWay.await(10, TimeUnit.SECONDS)).isTrue();
+        Future<List<Long>> first = sender.holdFirst(coalescer, threads);
 
         assertThatThrownBy(() -> coalescer.eval(call(1))).isInstanceOf(RedisFailureException.class)
                 .hasMessage("Redis at redis://node:6379 was busy: no round trip for this call within 50ms"
                         + ", the wait for a pooled connection");
         assertThat(queued(coalescer)).isZero();
-        release.countDown();
+        sender.release();
 
         assertThat(first.get(10, TimeUnit.SECONDS)).containsExactly(0L);
         assertThat(coalescer.eval(call(2))).containsExactly(2L);
