@@ -72,10 +72,12 @@ public final class BenchmarkReport {
         Duration latencyTime = smoke ? Duration.ofMillis(300) : Duration.ofSeconds(5);
         CoalescingLatency.Result coalesced = CoalescingLatency.run(redisUri, true, jmh.mid(), latencyTime);
         CoalescingLatency.Result alone = CoalescingLatency.run(redisUri, false, jmh.mid(), latencyTime);
+        double oneCaller = CoalescingLatency.oneCallerRatio(redisUri, smoke ? 2 : 10,
+                smoke ? Duration.ofMillis(50) : Duration.ofSeconds(1));
         HttpLoad.Result bare = HttpLoad.run(redisUri, false, 16, httpTime);
         HttpLoad.Result filtered = HttpLoad.run(redisUri, true, 16, httpTime);
         Duration took = Duration.ofNanos(System.nanoTime() - started);
         return new BenchmarkMarkdown(smoke, jmh, measurements, notes).write(commands, redisMicros, memory, bare, filtered,
-                coalesced, alone, took);
+                coalesced, alone, oneCaller, took);
     }
 }

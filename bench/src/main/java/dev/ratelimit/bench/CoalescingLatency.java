@@ -38,10 +38,8 @@ final class CoalescingLatency {
      * @param time how long each caller decides, after a warm-up of a fifth of it
      */
     static Result run(String redisUri, boolean coalescing, int threads, Duration time) throws InterruptedException {
-        try (RedisStore store = RedisStore.connect(RedisSettings.builder(redisUri).timeout(Duration.ofSeconds(2))
-                .poolSize(BenchRedis.POOL_SIZE).coalescing(coalescing).build())) {
-            RateLimiter limiter = RateLimiter.builder(store).policyName("latency-" + coalescing)
-                    .rule(Rule.of(Algorithm.GCRA, 1_000_000_000L, BenchRedis.WINDOW)).build();
+        try (RedisStore store = store(redisUri, coalescing)) {
+            RateLimiter limiter = limiter(store, "latency-" + coalescing);
             decide(limiter, threads, time.dividedBy(5));
             List<long[]> samples = new ArrayList<>();
             long started = System.nanoTime();
@@ -62,6 +60,40 @@ final class CoalescingLatency {
         }
     }
 
+    /**
+     * One caller's decisions per second with coalescing on over those with it off. A lone caller takes
+     * the same path either way, so JMH's two cells of one thread differ by the machine's drift between
+     * them (up to ±20 % here); this interleaves short turns of each, so drift falls on both alike.
+     *
+     * @param turns turns of each, alternating
+     * @param turn how long each turn decides
+     */
+    static double oneCallerRatio(String redisUri, int turns, Duration turn) throws InterruptedException {
+        try (RedisStore on = store(redisUri, true); RedisStore off = store(redisUri, false)) {
+            RateLimiter coalesced = limiter(on, "one-caller-on");
+            RateLimiter alone = limiter(off, "one-caller-off");
+            decide(coalesced, 1, turn);
+            decide(alone, 1, turn);
+            long onDecisions = 0;
+            long offDecisions = 0;
+            for (int i = 0; i < turns; i++) {
+                onDecisions += decide(coalesced, 1, turn, new ArrayList<>())[0];
+                offDecisions += decide(alone, 1, turn, new ArrayList<>())[0];
+            }
+            return (double) onDecisions / offDecisions;
+        }
+    }
+
+    private static RedisStore store(String redisUri, boolean coalescing) {
+        return RedisStore.connect(RedisSettings.builder(redisUri).timeout(Duration.ofSeconds(2))
+                .poolSize(BenchRedis.POOL_SIZE).coalescing(coalescing).build());
+    }
+
+    private static RateLimiter limiter(RedisStore store, String policy) {
+        return RateLimiter.builder(store).policyName(policy)
+                .rule(Rule.of(Algorithm.GCRA, 1_000_000_000L, BenchRedis.WINDOW)).build();
+    }
+
     private static void decide(RateLimiter limiter, int threads, Duration time) throws InterruptedException {
         decide(limiter, threads, time, new ArrayList<>());
     }
@@ -74,7 +106,7 @@ final class CoalescingLatency {
         CountDownLatch done = new CountDownLatch(threads);
         List<Thread> callers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
-            long[] mine = new long[1 << 20];
+            long[] mine = new long[1 << 18];
             samples.add(mine);
             int index = t;
             callers.add(new Thread(() -> {

@@ -32,7 +32,8 @@ class BenchmarkSmokeIT {
         assertThat(report).contains("Smoke run", "## Decisions per second", "## Ours against the peers",
                 "## Where the distance to the floor comes from",
                 "## Redis commands per decision", "## Redis memory per client key", "## HTTP", "## Targets",
-                "## Coalescing", "Redis CPU per decision with coalescing", "coalescing adds ≤ 1 ms at p99");
+                "## Coalescing", "Redis CPU per decision with coalescing", "coalescing adds ≤ 1 ms at p99",
+                "1 caller with coalescing ≥ 0.95 × without");
         for (String algorithm : new String[] {"fixed-window", "sliding-log", "sliding-window", "token-bucket",
                 "leaky-bucket", "gcra"}) {
             assertThat(report).contains("| `" + algorithm + "` | distinct |", "| `" + algorithm + "` | hot-denied |",
