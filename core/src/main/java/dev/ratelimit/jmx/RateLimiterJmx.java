@@ -153,6 +153,16 @@ public final class RateLimiterJmx {
         }
 
         @Override
+        public long getRedisLatencyP90Micros() {
+            return limiter.stats().redisLatencyP90Micros();
+        }
+
+        @Override
+        public long getRedisLatencyMaxMicros() {
+            return limiter.stats().redisLatencyMaxMicros();
+        }
+
+        @Override
         public String getCircuitBreakerState() {
             return limiter.stats().circuitBreakerState();
         }

@@ -25,8 +25,14 @@ public interface RateLimiterMXBean {
     /** Median latency of the last 1,024 Redis calls, in microseconds. */
     long getRedisLatencyP50Micros();
 
+    /** 90th percentile latency of the last 1,024 Redis calls, in microseconds. */
+    long getRedisLatencyP90Micros();
+
     /** 99th percentile latency of the last 1,024 Redis calls, in microseconds. */
     long getRedisLatencyP99Micros();
+
+    /** The slowest of the last 1,024 Redis calls, in microseconds. */
+    long getRedisLatencyMaxMicros();
 
     /** CLOSED, OPEN or HALF_OPEN. */
     String getCircuitBreakerState();

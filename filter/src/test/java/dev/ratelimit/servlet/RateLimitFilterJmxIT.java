@@ -58,8 +58,13 @@ class RateLimitFilterJmxIT {
         assertThat(attribute(name, "Degraded")).isEqualTo(0L);
         assertThat(attribute(name, "RedisErrors")).isEqualTo(0L);
         assertThat((Long) attribute(name, "RedisLatencyP50Micros")).isPositive();
-        assertThat((Long) attribute(name, "RedisLatencyP99Micros"))
-                .isGreaterThanOrEqualTo((Long) attribute(name, "RedisLatencyP50Micros"));
+        long p50 = (Long) attribute(name, "RedisLatencyP50Micros");
+        long p90 = (Long) attribute(name, "RedisLatencyP90Micros");
+        long p99 = (Long) attribute(name, "RedisLatencyP99Micros");
+        long max = (Long) attribute(name, "RedisLatencyMaxMicros");
+        assertThat(p90).isGreaterThanOrEqualTo(p50);
+        assertThat(p99).isGreaterThanOrEqualTo(p90);
+        assertThat(max).isGreaterThanOrEqualTo(p99);
         assertThat(attribute(name, "CircuitBreakerState")).isEqualTo("CLOSED");
         assertThat((String) attribute(name, "Configuration")).startsWith("policy 'orders': sliding-log 5 per 1m")
                 .doesNotContain("password");
