@@ -66,8 +66,7 @@ public final class NodeGateway implements RedisGateway {
 
         @Override
         public List<ScriptCall.Outcome> many(List<ScriptCall> calls) {
-            // On Cluster only pipelined: see BatchedCalls.
-            return nodes.cluster() ? evalAll(calls) : BatchedCalls.run(calls, NodeGateway.this::evalAll);
+            return evalAll(calls);
         }
     };
 
@@ -157,9 +156,18 @@ public final class NodeGateway implements RedisGateway {
         return toLongs(reply, script);
     }
 
-    /** One pipeline per node holding calls, the nodes one after another: see {@link PipelinedBatch}. */
+    /**
+     * One pipeline per node holding calls, the nodes one after another ({@link PipelinedBatch}); on a
+     * single node (not Cluster) one-rule decisions of one script are first joined into one script
+     * call ({@link BatchedCalls}).
+     */
     @Override
     public List<ScriptCall.Outcome> evalAll(List<ScriptCall> calls) {
+        return nodes.cluster() ? pipelined(calls) : BatchedCalls.run(calls, this::pipelined);
+    }
+
+    /** The calls as they are, one pipeline per node. */
+    List<ScriptCall.Outcome> pipelined(List<ScriptCall> calls) {
         return new PipelinedBatch(this, commands, calls).run();
     }
 

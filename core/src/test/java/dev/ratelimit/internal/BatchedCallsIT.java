@@ -66,7 +66,7 @@ class BatchedCallsIT {
             }
             long scriptCallsBefore = scriptCalls(admin);
 
-            List<ScriptCall.Outcome> outcomes = BatchedCalls.run(calls, gateway::evalAll);
+            List<ScriptCall.Outcome> outcomes = BatchedCalls.run(calls, ((NodeGateway) gateway)::pipelined);
 
             assertThat(scriptCalls(admin) - scriptCallsBefore).as("script calls for 12 decisions").isEqualTo(1);
             Map<String, Long> used = new HashMap<>();
@@ -102,7 +102,7 @@ class BatchedCallsIT {
                     gcra.call(List.of(a), new long[] {1}, false));
             long scriptCallsBefore = scriptCalls(admin);
 
-            List<ScriptCall.Outcome> outcomes = BatchedCalls.run(calls, gateway::evalAll);
+            List<ScriptCall.Outcome> outcomes = BatchedCalls.run(calls, ((NodeGateway) gateway)::pipelined);
 
             // gcra's admissions, gcra's peeks, fixed-window's admissions: three calls.
             assertThat(scriptCalls(admin) - scriptCallsBefore).isEqualTo(3);
@@ -129,7 +129,7 @@ class BatchedCallsIT {
             }
             admin.scriptFlush();
 
-            List<ScriptCall.Outcome> outcomes = BatchedCalls.run(calls, gateway::evalAll);
+            List<ScriptCall.Outcome> outcomes = BatchedCalls.run(calls, ((NodeGateway) gateway)::pipelined);
 
             for (int i = 0; i < 4; i++) {
                 assertThat(outcomes.get(i).reply()).startsWith(1L, 1L, LIMIT - 1 - i);

@@ -25,7 +25,7 @@ class PipelinedBatchIT {
     @Test
     void onlyTheCallsAnsweredNoScriptAreSentAgainWithEval() {
         try (RedisStore store = RedisStore.connect(redis.uri()); Jedis admin = new Jedis(redis.host(), redis.port())) {
-            RedisGateway gateway = StoreAccess.gateway(store);
+            NodeGateway gateway = (NodeGateway) StoreAccess.gateway(store);
             LuaEvaluator loaded = new LuaEvaluator(gateway, List.of(Rule.of(Algorithm.GCRA, 5, Duration.ofHours(1))));
             LuaEvaluator flushed = new LuaEvaluator(gateway,
                     List.of(Rule.of(Algorithm.TOKEN_BUCKET, 7, Duration.ofHours(1))));
@@ -40,7 +40,8 @@ class PipelinedBatchIT {
             long evalsBefore = calls(admin, "eval");
             long evalshasBefore = calls(admin, "evalsha");
 
-            List<ScriptCall.Outcome> outcomes = gateway.evalAll(calls);
+            // The pipeline itself, without joining calls of one script into one (BatchedCalls).
+            List<ScriptCall.Outcome> outcomes = gateway.pipelined(calls);
 
             assertThat(calls(admin, "eval") - evalsBefore).as("EVAL calls").isEqualTo(10);
             assertThat(calls(admin, "evalsha") - evalshasBefore).as("EVALSHA calls").isEqualTo(20);
