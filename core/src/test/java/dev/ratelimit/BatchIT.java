@@ -99,7 +99,7 @@ class BatchIT {
     void scriptFlushesRacingWithBatchesLeaveEveryKeyExact() throws Exception {
         RateLimiter limiter = limiter(Algorithm.SLIDING_LOG, 10).localDenyCache(false).build();
         List<String> keys = keys(50);
-        long evalsBefore = evalCalls();
+        long evalsBefore = redis.calls("eval");
         AtomicBoolean flushing = new AtomicBoolean(true);
         AtomicInteger flushes = new AtomicInteger();
         ExecutorService flusher = Executors.newSingleThreadExecutor();
@@ -127,21 +127,9 @@ class BatchIT {
             flusher.shutdown();
         }
         assertThat(admitted).hasSize(50).allSatisfy((key, count) -> assertThat(count).as(key).isEqualTo(10));
-        long resent = evalCalls() - evalsBefore;
+        long resent = redis.calls("eval") - evalsBefore;
         System.err.printf("BatchIT: %d script flushes, %d calls resent with EVAL%n", flushes.get(), resent);
         assertThat(resent).as("calls resent with EVAL after NOSCRIPT").isPositive();
-    }
-
-    /** The number of EVAL commands the server has run, from INFO commandstats. */
-    private static long evalCalls() {
-        try (Jedis admin = new Jedis(redis.host(), redis.port())) {
-            for (String line : admin.info("commandstats").split("\r?\n")) {
-                if (line.startsWith("cmdstat_eval:")) {
-                    return Long.parseLong(line.replaceAll("^cmdstat_eval:calls=(\\d+),.*", "$1"));
-                }
-            }
-            return 0;
-        }
     }
 
     /**

@@ -64,11 +64,11 @@ class BatchedCallsIT {
                 permits.add(cost);
                 calls.add(evaluator.call(List.of(key), new long[] {cost}, true));
             }
-            long scriptCallsBefore = scriptCalls(admin);
+            long scriptCallsBefore = scriptCalls();
 
             List<ScriptCall.Outcome> outcomes = BatchedCalls.run(calls, ((NodeGateway) gateway)::pipelined);
 
-            assertThat(scriptCalls(admin) - scriptCallsBefore).as("script calls for 12 decisions").isEqualTo(1);
+            assertThat(scriptCalls() - scriptCallsBefore).as("script calls for 12 decisions").isEqualTo(1);
             Map<String, Long> used = new HashMap<>();
             for (int i = 0; i < calls.size(); i++) {
                 long before = used.getOrDefault(keys.get(i), 0L);
@@ -100,12 +100,12 @@ class BatchedCallsIT {
                     gcra.call(List.of(a), new long[] {1}, true),
                     window.call(List.of(b), new long[] {1}, true),
                     gcra.call(List.of(a), new long[] {1}, false));
-            long scriptCallsBefore = scriptCalls(admin);
+            long scriptCallsBefore = scriptCalls();
 
             List<ScriptCall.Outcome> outcomes = BatchedCalls.run(calls, ((NodeGateway) gateway)::pipelined);
 
             // gcra's admissions, gcra's peeks, fixed-window's admissions: three calls.
-            assertThat(scriptCalls(admin) - scriptCallsBefore).isEqualTo(3);
+            assertThat(scriptCalls() - scriptCallsBefore).isEqualTo(3);
             assertThat(outcomes.get(0).reply()).startsWith(1L, 1L, LIMIT - 2);
             assertThat(outcomes.get(3).reply()).startsWith(1L, 1L, LIMIT - 3);
             assertThat(outcomes.get(2).reply()).startsWith(1L, 1L, 2L);
@@ -157,25 +157,18 @@ class BatchedCallsIT {
                     }
                 }));
             }
-            long scriptCallsBefore = scriptCalls(admin);
+            long scriptCallsBefore = scriptCalls();
             threads.forEach(Thread::start);
             for (Thread thread : threads) {
                 thread.join(60_000);
             }
-            assertThat(scriptCalls(admin) - scriptCallsBefore).isEqualTo(1600);
+            assertThat(scriptCalls() - scriptCallsBefore).isEqualTo(1600);
             assertThat(gateway.coalescedCalls()).isZero();
         }
     }
 
     /** Script calls that ran: EVALSHA and EVAL, less those answered NOSCRIPT (a script's first use here). */
-    private static long scriptCalls(Jedis admin) {
-        long calls = 0;
-        for (String line : admin.info("commandstats").split("\r?\n")) {
-            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-                calls += Long.parseLong(line.replaceAll("^cmdstat_\\w+:calls=(\\d+),.*", "$1"))
-                        - Long.parseLong(line.replaceAll(".*failed_calls=(\\d+).*", "$1"));
-            }
-        }
-        return calls;
+    private static long scriptCalls() {
+        return redis.calls("evalsha", "eval") - redis.failedCalls("evalsha", "eval");
     }
 }

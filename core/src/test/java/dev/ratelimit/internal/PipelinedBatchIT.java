@@ -37,27 +37,18 @@ class PipelinedBatchIT {
                 calls.add(evaluator.call(List.of(RedisKeys.key(redis.keyPrefix(), "pipeline", "c" + i)),
                         new long[] {1 + i % 3}, true));
             }
-            long evalsBefore = calls(admin, "eval");
-            long evalshasBefore = calls(admin, "evalsha");
+            long evalsBefore = redis.calls("eval");
+            long evalshasBefore = redis.calls("evalsha");
 
             // The pipeline itself, without joining calls of one script into one (BatchedCalls).
             List<ScriptCall.Outcome> outcomes = gateway.pipelined(calls);
 
-            assertThat(calls(admin, "eval") - evalsBefore).as("EVAL calls").isEqualTo(10);
-            assertThat(calls(admin, "evalsha") - evalshasBefore).as("EVALSHA calls").isEqualTo(20);
+            assertThat(redis.calls("eval") - evalsBefore).as("EVAL calls").isEqualTo(10);
+            assertThat(redis.calls("evalsha") - evalshasBefore).as("EVALSHA calls").isEqualTo(20);
             for (int i = 0; i < 20; i++) {
                 long capacity = i % 2 == 0 ? 5 : 7;
                 assertThat(outcomes.get(i).reply()).as("reply %d", i).startsWith(1L, 1L, capacity - 1 - i % 3);
             }
         }
-    }
-
-    private static long calls(Jedis admin, String command) {
-        for (String line : admin.info("commandstats").split("\r?\n")) {
-            if (line.startsWith("cmdstat_" + command + ":")) {
-                return Long.parseLong(line.replaceAll("^cmdstat_\\w+:calls=(\\d+),.*", "$1"));
-            }
-        }
-        return 0;
     }
 }

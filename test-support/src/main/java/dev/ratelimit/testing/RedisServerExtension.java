@@ -253,6 +253,36 @@ public final class RedisServerExtension extends ManagedRedisResource {
     }
 
     /**
+     * How often the server has run these commands ({@code INFO commandstats}), e.g.
+     * {@code calls("eval", "evalsha")}. The commands a script runs count under their own names; a
+     * call the command refused (an EVALSHA answered NOSCRIPT) counts too: see {@link #failedCalls}.
+     */
+    public long calls(String... commands) {
+        return commandStat("calls", commands);
+    }
+
+    /** How many calls of these commands failed ({@code failed_calls} in {@code INFO commandstats}). */
+    public long failedCalls(String... commands) {
+        return commandStat("failed_calls", commands);
+    }
+
+    private long commandStat(String field, String... commands) {
+        long total = 0;
+        for (String line : client().info("commandstats").split("\r?\n")) {
+            for (String command : commands) {
+                if (line.startsWith("cmdstat_" + command + ":")) {
+                    for (String pair : line.substring(line.indexOf(':') + 1).split(",")) {
+                        if (pair.startsWith(field + "=")) {
+                            total += Long.parseLong(pair.substring(field.length() + 1));
+                        }
+                    }
+                }
+            }
+        }
+        return total;
+    }
+
+    /**
      * All keys under {@link #keyPrefix()}, found with {@code SCAN} (never {@code KEYS}).
      *
      * @return the keys, sorted, without duplicates
