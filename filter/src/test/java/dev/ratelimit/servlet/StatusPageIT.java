@@ -219,6 +219,38 @@ class StatusPageIT {
         containers.get(kind).undeploy(path);
     }
 
+    /**
+     * Redis gone (nothing listens where the policy points): the page reads only the JVM, so it still
+     * answers, counts the degraded answers and says at once what is wrong.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void withRedisGoneThePageStillAnswersAndSaysSo(Kind kind) throws Exception {
+        String path = "/down" + apps.incrementAndGet();
+        String policy = "down" + apps.get();
+        URI app = containers.get(kind).deploy(WebApp.builder(path)
+                .filter("down", RateLimitFilter.class.getName(), FilterParams.of(redis, "limit", "5", "window", "1m",
+                        "policyName", policy, "redisUri", "redis://127.0.0.1:1", "redisTimeout", "100ms"), "/api/*")
+                .servlet("ratelimit-status", RateLimitStatusServlet.class.getName(), statusPath)
+                .build());
+        for (int i = 0; i < 6; i++) {
+            assertThat(Http.get(app.resolve("api/x")).statusCode()).as("onRedisFailure=allow").isEqualTo(200);
+        }
+
+        HttpResponse<String> json = Http.get(status(app, "?format=json"));
+        HttpResponse<String> html = Http.get(status(app, ""));
+
+        assertThat(json.statusCode()).isEqualTo(200);
+        assertThat(html.statusCode()).isEqualTo(200);
+        Map<String, Object> down = policy(map(MiniJson.parse(json.body())), policy);
+        // Unreachable while the breaker is open, failing once it lets a probe through.
+        assertThat(map(down.get("verdict")).get("text")).asString().matches("Redis (unreachable|failing).*");
+        Map<String, Object> sinceStart = map(map(list(down.get("limiters")).get(0)).get("sinceStart"));
+        assertThat(sinceStart.get("degraded")).isEqualTo(6L);
+        assertThat(html.body()).containsPattern("Redis (unreachable|failing)");
+        containers.get(kind).undeploy(path);
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
     void anUnknownFormatIsABadRequestNamingIt(Kind kind) throws Exception {
