@@ -82,8 +82,10 @@ public final class RedisStore implements AutoCloseable {
         // after NOSCRIPT, and the connect commons-pool makes for a broken connection's replacement,
         // plus the pool wait; eight timeouts leave room, so a slow probe is never taken for lost.
         Duration probeLease = settings.poolMaxWait().plus(settings.timeout().multipliedBy(8));
+        // While a node's probe is out, the other callers wait for its verdict as long as they would for
+        // a pooled connection: the probe usually answers sooner, and then they are decided by Redis.
         Supplier<CircuitBreaker> breakers = () -> new CircuitBreaker(settings.breakerFailures(), settings.breakerCoolDown(),
-                probeLease, System::nanoTime);
+                probeLease, settings.poolMaxWait(), System::nanoTime);
         // The gateway builds Jedis' connection providers itself, not a UnifiedJedis: only they show the
         // node a call goes to and its pool, which key the circuit breakers and get cleared of stale
         // connections, and let it follow Cluster's ASK (Jedis would also retry after a timeout).
@@ -147,7 +149,10 @@ public final class RedisStore implements AutoCloseable {
     }
 
     private static RedisGateway breaking(RedisGateway gateway, int failures, Duration coolDown) {
-        return new CircuitBreakingGateway(gateway, new CircuitBreaker(failures, coolDown, System::nanoTime));
+        // The caller's client hides its timeouts: callers wait for a probe's verdict as long as for a
+        // pooled connection by default.
+        return new CircuitBreakingGateway(gateway, new CircuitBreaker(failures, coolDown, coolDown,
+                RedisSettings.DEFAULT_TIMEOUT, System::nanoTime));
     }
 
     /** Closes the connections this store opened. */

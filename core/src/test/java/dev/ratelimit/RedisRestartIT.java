@@ -15,6 +15,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Redis stops and starts again on the same port while the pool holds many idle connections from
@@ -76,9 +78,15 @@ class RedisRestartIT {
 
     /** {@code size} requests for one client, released together. */
     private static Burst burst(RateLimiter limiter, String key, int size) throws Exception {
+        return burst(List.of(limiter), key, size);
+    }
+
+    /** {@code size} requests for one client, released together, spread over the limiters in turn. */
+    private static Burst burst(List<RateLimiter> limiters, String key, int size) throws Exception {
         CountDownLatch start = new CountDownLatch(1);
         List<Future<Decision>> answers = new ArrayList<>();
         for (int i = 0; i < size; i++) {
+            RateLimiter limiter = limiters.get(i % limiters.size());
             answers.add(threads.submit(() -> {
                 start.await();
                 return limiter.tryAcquire(key);
@@ -137,6 +145,48 @@ class RedisRestartIT {
             assertThat(listener.failures).hasSize(10 + refused);
             System.err.println("restart with traffic: " + idle + " idle connections before, " + refused
                     + " calls refused by the open breaker, then exact: first call and burst 20/25, 0 degraded");
+        }
+    }
+
+    /**
+     * The operator's report of issue 24: two nodes, an outage with traffic (both breakers open), Redis
+     * back, then nothing for longer than the cool-down, and a burst over both nodes at once. The first
+     * caller on each node probes; the others wait for its verdict and are decided by Redis.
+     */
+    @ParameterizedTest(name = "coalescing {0}")
+    @ValueSource(booleans = {true, false})
+    void afterAnOutageWithTrafficAndAQuietCoolDownTheFirstBurstOverTwoNodesIsExact(boolean coalescing)
+            throws Exception {
+        RecordingListener listener = new RecordingListener();
+        RedisSettings settings = RedisSettings.builder(redis.uri()).timeout(Duration.ofMillis(300)).poolSize(POOL_SIZE)
+                .circuitBreaker(3, COOL_DOWN).coalescing(coalescing).build();
+        try (RedisStore one = RedisStore.connect(settings); RedisStore two = RedisStore.connect(settings)) {
+            String policy = "restart-cool-" + coalescing;
+            List<RateLimiter> nodes = List.of(limiter(one, policy, listener), limiter(two, policy, listener));
+            for (RateLimiter node : nodes) {
+                assertThat(burst(node, "warm-" + node.hashCode(), POOL_SIZE).degraded).isZero();
+            }
+
+            redis.stop();
+            for (RateLimiter node : nodes) {
+                for (int i = 0; i < 10; i++) {
+                    assertThat(node.tryAcquire("during-" + i).degraded()).isTrue();
+                }
+                assertThat(node.stats().circuitBreakerState()).isEqualTo("OPEN");
+            }
+            int failuresDuringTheOutage = listener.failures.size();
+            redis.start();
+            // Quiet for longer than the cool-down: the burst finds both breakers due for a probe.
+            Thread.sleep(COOL_DOWN.toMillis() + 500);
+
+            Burst burst = burst(nodes, "burst-after-cool-down", 25);
+
+            assertThat(burst.degraded()).as("decisions left to the policy").isZero();
+            assertThat(burst.admittedByRedis()).as("admitted of 25 against a limit of 20").isEqualTo(20);
+            assertThat(listener.failures).hasSize(failuresDuringTheOutage);
+            for (RateLimiter node : nodes) {
+                assertThat(node.stats().circuitBreakerState()).isEqualTo("CLOSED");
+            }
         }
     }
 

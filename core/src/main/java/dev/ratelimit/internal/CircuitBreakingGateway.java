@@ -1,7 +1,6 @@
 package dev.ratelimit.internal;
 
 import dev.ratelimit.RedisFailureException;
-import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -42,10 +41,9 @@ public final class CircuitBreakingGateway implements RedisGateway {
     }
 
     private <T> T call(Supplier<T> redisCall) {
-        if (!breaker.allowCall()) {
-            throw new RedisFailureException("Redis at " + delegate + " failed repeatedly and is not called for another "
-                    + Durations.format(Duration.ofMillis(breaker.remainingCoolDown().toMillis())) + " (circuit open)",
-                    null);
+        CircuitBreaker.Pass pass = breaker.pass(false);
+        if (!pass.allowed()) {
+            throw new RedisFailureException("Redis at " + delegate + " " + breaker.refusal(pass), null);
         }
         boolean reported = false;
         try {

@@ -16,11 +16,12 @@ import redis.clients.jedis.util.Pool;
  * <p>After a Redis restart every idle connection in the pool is dead, and each would fail one
  * decision. So a failure to reach the node clears the pool's idle connections, and so does the
  * first answer after the node's breaker was open (a connection returned meanwhile, its call answered
- * just before the node went away, is stale too). And a node that has not answered for
- * {@link #QUIET_NANOS}, or is being probed, gets a PING on the borrowed connection first: a PING that
- * fails at once, not by a timeout, shows a connection from before a restart; it is dropped with
- * the pool's idle ones and a fresh connection is used. Only a PING ran on it, so nothing counts
- * twice. Under traffic no PING is sent.
+ * just before the node went away, is stale too). And the node's probe (the one call let through
+ * after its breaker was open, or the first call after it has not answered for {@link #QUIET_NANOS};
+ * the callers meanwhile wait for its verdict, see {@link CircuitBreaker}) sends a PING on the
+ * borrowed connection first: a PING that fails at once, not by a timeout, shows a connection from
+ * before a restart; it is dropped with the pool's idle ones and a fresh connection is used. Only a
+ * PING ran on it, so nothing counts twice. Under traffic no PING is sent.
  */
 final class NodeConnections {
     /** A node quiet for this long may have restarted meanwhile: PING before the next command. */
@@ -40,12 +41,14 @@ final class NodeConnections {
      * Borrows a connection from a node's pool (a fresh one instead of any a restart made stale) and
      * runs the command on it.
      *
+     * @param check whether this call is its node's probe ({@link CircuitBreaker.Pass#PROBE}: the
+     *     breaker is half-open or the node was quiet), which PINGs its connection first
+     *
      * @throws JedisDataException the node's error reply (MOVED and ASK included), as it came
      * @throws JedisException the node could not be reached; {@link NotSent} when no command went out
      */
-    static <T> T run(Pool<Connection> pool, NodeHealth health, long now, boolean asking, Command<T> command) {
+    static <T> T run(Pool<Connection> pool, NodeHealth health, boolean check, boolean asking, Command<T> command) {
         boolean recovering = health.breaker.state() != CircuitBreaker.State.CLOSED;
-        boolean check = recovering || health.quietSince(now) >= QUIET_NANOS;
         Connection connection = null;
         boolean sent = false;
         try {

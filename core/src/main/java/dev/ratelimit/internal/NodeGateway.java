@@ -256,14 +256,15 @@ public final class NodeGateway implements RedisGateway {
     <T> T onNode(HostAndPort node, boolean asking, String action, NodeConnections.Command<T> command) {
         NodeHealth health = healthOf(node);
         CircuitBreaker breaker = health.breaker;
-        if (!breaker.allowCall()) {
-            throw new NotSentFailure("Redis at " + where(node) + " failed repeatedly and is not called "
-                    + "for another " + Durations.format(Duration.ofMillis(breaker.remainingCoolDown().toMillis()))
-                    + " (circuit open)", null);
+        // A node quiet for a while may have restarted meanwhile: the first caller checks it, the
+        // others wait for what it finds (as they wait for a probe after the breaker was open).
+        CircuitBreaker.Pass pass = breaker.pass(health.quietSince(clock.getAsLong()) >= NodeConnections.QUIET_NANOS);
+        if (!pass.allowed()) {
+            throw new NotSentFailure("Redis at " + where(node) + " " + breaker.refusal(pass), null);
         }
         boolean reported = false;
         try {
-            T result = NodeConnections.run(nodes.pool(node), health, clock.getAsLong(), asking, command);
+            T result = NodeConnections.run(nodes.pool(node), health, pass == CircuitBreaker.Pass.PROBE, asking, command);
             health.answered(clock.getAsLong());
             breaker.onSuccess();
             reported = true;
