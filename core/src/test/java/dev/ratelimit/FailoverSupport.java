@@ -71,6 +71,59 @@ final class FailoverSupport {
         return Duration.ofNanos(System.nanoTime() - start);
     }
 
+    /**
+     * A burst after a quiet period: {@code size} requests for one client released together over the
+     * limiters in turn (each limiter a node of its own, with its own store). Returns how many Redis
+     * admitted; no decision may be left to the failure policy.
+     */
+    static int quietBurst(List<RateLimiter> nodes, String key, int size) throws Exception {
+        ExecutorService threads = Executors.newFixedThreadPool(size);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Decision>> answers = new ArrayList<>();
+            for (int i = 0; i < size; i++) {
+                RateLimiter limiter = nodes.get(i % nodes.size());
+                answers.add(threads.submit(() -> {
+                    start.await();
+                    return limiter.tryAcquire(key);
+                }));
+            }
+            start.countDown();
+            int admitted = 0;
+            int degraded = 0;
+            for (Future<Decision> answer : answers) {
+                Decision decision = answer.get(30, TimeUnit.SECONDS);
+                degraded += decision.degraded() ? 1 : 0;
+                admitted += decision.allowed() && !decision.degraded() ? 1 : 0;
+            }
+            assertThat(degraded).as("decisions of the burst left to the failure policy").isZero();
+            return admitted;
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    /** Decisions for many clients from each limiter at once, so that each store holds several idle connections. */
+    static void warm(List<RateLimiter> nodes, String keyPrefix) throws Exception {
+        for (RateLimiter node : nodes) {
+            for (int round = 0; round < 4; round++) {
+                ExecutorService threads = Executors.newFixedThreadPool(8);
+                try {
+                    List<Future<Decision>> answers = new ArrayList<>();
+                    for (int i = 0; i < 32; i++) {
+                        String key = keyPrefix + round + "-" + i;
+                        answers.add(threads.submit(() -> node.tryAcquire(key)));
+                    }
+                    for (Future<Decision> answer : answers) {
+                        assertThat(answer.get(30, TimeUnit.SECONDS).degraded()).isFalse();
+                    }
+                } finally {
+                    threads.shutdownNow();
+                }
+            }
+        }
+    }
+
     /** 100 concurrent requests for one client through two limiters: exactly the limit admitted. */
     static void assertExact(RateLimiter onA, RateLimiter onB, String key, long limit) throws Exception {
         ExecutorService threads = Executors.newFixedThreadPool(16);

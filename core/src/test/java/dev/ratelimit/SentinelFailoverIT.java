@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ratelimit.testing.RedisSentinelExtension;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.Jedis;
@@ -69,6 +70,26 @@ class SentinelFailoverIT {
                     .isLessThan(Duration.ofSeconds(10));
             assertThat(limiter.stats().circuitBreakerState()).as("the old master's breaker is forgotten").isEqualTo("CLOSED");
             FailoverSupport.assertExact(limiter(store, null), limiter(store, null), "fresh-on-new-master", 20);
+        }
+    }
+
+    /**
+     * Issue 24: a failover with no traffic, then nothing for longer than the breaker's cool-down and
+     * the quiet check, then a burst over two nodes at once. The new master is asked by the first call
+     * of each node; the others wait for its answer. Exactly the limit, none left to the policy.
+     */
+    @Test
+    void aQuietFailoverThenABurstOverTwoNodesAdmitsExactlyTheLimit() throws Exception {
+        try (RedisStore nodeA = store(); RedisStore nodeB = store()) {
+            List<RateLimiter> nodes = List.of(limiter(nodeA, FailurePolicy.ALLOW), limiter(nodeB, FailurePolicy.ALLOW));
+            FailoverSupport.warm(nodes, "warm-quiet-");
+            int oldMaster = sentinel.masterPort();
+
+            sentinel.failover();
+            assertThat(sentinel.masterPort()).isNotEqualTo(oldMaster);
+            Thread.sleep(RedisSettings.DEFAULT_BREAKER_COOL_DOWN.toMillis() + 1500);
+
+            assertThat(FailoverSupport.quietBurst(nodes, "burst-after-quiet-failover", 25)).isEqualTo(20);
         }
     }
 }
