@@ -165,6 +165,52 @@ class RateLimitFilterOutageIT {
         assertThat(burst.stream().filter(answer -> answer.status() == 429).count()).isEqualTo(5);
     }
 
+    /**
+     * Issue 24, as the operator saw it: Tomcat and Jetty share a Redis (`sliding-log`, 20 per 30 s,
+     * `onRedisFailure=allow`). Redis stops, with or without 20 requests meanwhile (with them, both
+     * breakers open); Redis starts again; nothing happens for longer than the breaker's cool-down
+     * and the 1 s quiet check; then one client sends 25 requests at once over both servers. The first
+     * request on each server checks Redis, the others wait for its answer: exactly 20 admitted, every
+     * answer decided by Redis (a failure-policy answer would carry no RateLimit header).
+     */
+    @ParameterizedTest(name = "requests during the outage: {0}")
+    @org.junit.jupiter.params.provider.ValueSource(ints = {20, 0})
+    void aQuietRestartThenABurstOverTomcatAndJettyAdmitsExactlyTheLimit(int duringTheOutage) throws Exception {
+        String keyPrefix = redis.keyPrefix() + "quiet-" + duringTheOutage + ":";
+        List<URI> nodes = new ArrayList<>();
+        for (Kind kind : List.of(Kind.TOMCAT, Kind.JETTY)) {
+            Map<String, String> params = new HashMap<>();
+            params.put("redisUri", redis.uri());
+            params.put("keyPrefix", keyPrefix);
+            params.put("redisTimeout", TIMEOUT_MILLIS + "ms");
+            params.put("algorithm", "sliding-log");
+            params.put("limit", "20");
+            params.put("window", "30s");
+            params.put("key", "header:X-Client");
+            params.put("onRedisFailure", "allow");
+            params.put("policyName", "quiet-" + duringTheOutage);
+            nodes.add(containers.get(kind).deploy(WebApp.builder("/quiet" + apps.incrementAndGet())
+                    .filter("quiet", RateLimitFilter.class.getName(), params, "/*").build()));
+        }
+        // Both pools hold several connections, idle when Redis stops.
+        assertThat(fire(nodes, 64, i -> "warm-" + i)).allMatch(answer -> answer.status() == 200
+                && answer.response().headers().firstValue("RateLimit").isPresent());
+
+        redis.stop();
+        List<Answer> down = fire(nodes, duringTheOutage, i -> "burst");
+        assertThat(down).as("answered by the failure policy").allMatch(answer -> answer.status() == 200
+                && answer.response().headers().firstValue("RateLimit").isEmpty());
+        redis.start();
+        Thread.sleep(2000);
+
+        List<Answer> burst = fire(nodes, 25, i -> "burst");
+
+        assertThat(burst).as("every answer decided by Redis, none by the failure policy").allMatch(answer ->
+                answer.response().headers().firstValue("RateLimit").isPresent());
+        assertThat(burst.stream().filter(answer -> answer.status() == 200).count()).as("admitted of 25").isEqualTo(20);
+        assertThat(burst.stream().filter(answer -> answer.status() == 429).count()).isEqualTo(5);
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
     void killedRedisWithDenyAnswers503WithRetryAfter(Kind kind) throws Exception {
