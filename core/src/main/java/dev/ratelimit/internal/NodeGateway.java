@@ -85,7 +85,7 @@ public final class NodeGateway implements RedisGateway {
      *
      * @param coalescing round trips of script calls under way per node before concurrent calls travel
      *     together ({@link CallCoalescer}); 0 sends each call on its own
-     * @param coalescingWait the longest a call waits for its turn with others, as for a pooled connection
+     * @param coalescingWait the longest a call waits for its turn with others: the pool wait, at least the timeout
      */
     public static NodeGateway standalone(HostAndPort node, JedisClientConfig client, GenericObjectPoolConfig<Connection> pool,
             Supplier<CircuitBreaker> breakers, String description, int coalescing, Duration coalescingWait) {
