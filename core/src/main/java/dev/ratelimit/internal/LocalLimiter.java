@@ -22,7 +22,9 @@ import java.util.function.Supplier;
  * clients whose state has cleared (window over, bucket full) are dropped as they come to the front,
  * so an outage's state goes away without a thread. Only admissions are stored: a denial or a peek
  * writes nothing, as in the scripts. Thread-safe (a lock per segment); time comes from the injected
- * monotonic clock. {@link #clear()} drops everything once Redis answers again.
+ * monotonic clock, read under the lock and never earlier than the segment's last decision, so time
+ * runs forward for every client whatever order callers arrive in. {@link #clear()} drops everything
+ * once Redis answers again.
  */
 public final class LocalLimiter {
     /** Segments, so that concurrent clients rarely share a lock; one when the bound is small. */
@@ -43,6 +45,8 @@ public final class LocalLimiter {
     private static final class Segment extends LinkedHashMap<String, LocalRuleState[]> {
         private static final long serialVersionUID = 1L;
         private final int maxKeys;
+        /** The latest instant (µs) a decision here was made at; none is made at an earlier one. */
+        private long latest;
 
         Segment(int maxKeys) {
             super(16, 0.75f, true);
@@ -52,6 +56,18 @@ public final class LocalLimiter {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, LocalRuleState[]> eldest) {
             return size() > maxKeys;
+        }
+
+        /**
+         * The instant to decide at: the clock's, or the latest one decided here if the clock reads
+         * earlier. A state is only ever asked at or after the instant it was written at; asked
+         * before, its answers would point past the end of its window (a window opened at t1 and
+         * asked at t0 < t1 lasts window + t1 - t0 from t0). The clock is read under the lock, so a
+         * monotonic one never reads earlier; this holds for any other (a test's, or one that steps).
+         */
+        long instant(long clockMicros) {
+            latest = Math.max(latest, clockMicros);
+            return latest;
         }
 
         /** Drops the cleared clients at the front; each is dropped once, so this costs O(1) on average. */
@@ -158,10 +174,12 @@ public final class LocalLimiter {
      * retry_after_us, reset_after_us}.
      */
     long[] evaluate(String key, long[] permits, boolean consume) {
-        long now = (nanoClock.getAsLong() - origin) / 1000;
         long[] reply = new long[1 + 4 * rules.size()];
         Segment segment = segmentOf(key);
         synchronized (segment) {
+            // Read under the lock, not before it: callers that read the clock first could otherwise
+            // reach the state last, and be decided at an instant older than the one it was written at.
+            long now = segment.instant((nanoClock.getAsLong() - origin) / 1000);
             LocalRuleState[] states = segment.get(key);
             boolean known = states != null;
             if (!known) {
