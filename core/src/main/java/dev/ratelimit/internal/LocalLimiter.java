@@ -35,6 +35,8 @@ public final class LocalLimiter {
     private final List<Rule> rules;
     private final List<Supplier<LocalRuleState>> factories = new ArrayList<>();
     private final long[] costs;
+    /** Per rule, the longest its state lasts ({@link LocalRuleState#horizon}): the most an answer says. */
+    private final long[] horizons;
     private final Segment[] segments;
     private final LongSupplier nanoClock;
     private final long origin;
@@ -93,6 +95,10 @@ public final class LocalLimiter {
             factories.add(LocalRuleState.factory(rule));
         }
         this.costs = rules.stream().mapToLong(Rule::cost).toArray();
+        this.horizons = new long[rules.size()];
+        for (int i = 0; i < horizons.length; i++) {
+            horizons[i] = factories.get(i).get().horizon();
+        }
         int count = maxKeys >= SEGMENTS * 64 ? SEGMENTS : 1;
         this.segments = new Segment[count];
         for (int i = 0; i < count; i++) {
@@ -166,7 +172,31 @@ public final class LocalLimiter {
      * @return a {@link Decision#local()} decision of the governing rule
      */
     public Decision decide(String key, long[] permits, boolean consume) {
-        return governing(evaluate(key, permits == null ? costs : permits, consume));
+        long[] asked = permits == null ? costs : permits;
+        return governing(promised(evaluate(key, asked, consume), asked));
+    }
+
+    /**
+     * What the reply may tell the client: no rule's retry-after or reset-after past its horizon (the
+     * window; two for sliding-window; a bucket's time to clear), by when its state is clear. The
+     * states reach past it by bookkeeping alone: sliding-log stamps admissions within one
+     * microsecond a microsecond apart, as its script must (a sorted set's scores are its order) and
+     * as parity with the script wants, so a burst's last entry leaves a few microseconds after the
+     * window though it was admitted now. Told, that would round up to a second more than the
+     * window; untold, a request back within those microseconds at exactly retry-after is still
+     * denied. A request larger than a rule's capacity never fits: it is told
+     * {@link #TOO_LARGE_RETRY_MICROS}.
+     */
+    private long[] promised(long[] reply, long[] permits) {
+        for (int i = 0; i < horizons.length; i++) {
+            int at = 1 + 4 * i;
+            reply[at + LocalRuleState.RETRY] = Math.min(reply[at + LocalRuleState.RETRY], horizons[i]);
+            reply[at + LocalRuleState.RESET] = Math.min(reply[at + LocalRuleState.RESET], horizons[i]);
+            if (permits[i] > rules.get(i).capacity()) {
+                reply[at + LocalRuleState.RETRY] = TOO_LARGE_RETRY_MICROS;
+            }
+        }
+        return reply;
     }
 
     /**
@@ -190,12 +220,8 @@ public final class LocalLimiter {
             }
             boolean allAllowed = true;
             for (int i = 0; i < states.length; i++) {
-                int at = 1 + 4 * i;
-                if (!states[i].check(permits[i], consume, now, reply, at)) {
+                if (!states[i].check(permits[i], consume, now, reply, 1 + 4 * i)) {
                     allAllowed = false;
-                }
-                if (permits[i] > rules.get(i).capacity()) {
-                    reply[at + LocalRuleState.RETRY] = TOO_LARGE_RETRY_MICROS;
                 }
             }
             reply[0] = allAllowed ? 1 : 0;

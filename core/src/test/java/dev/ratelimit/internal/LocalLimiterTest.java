@@ -233,6 +233,34 @@ class LocalLimiterTest {
         assertThat(racedAnswers.get(4)).startsWith("denied");
     }
 
+    /**
+     * Requests of one client in one microsecond (the local clock's unit, and a node decides several
+     * in one): sliding-log stamps each admission a microsecond after the last, as its script must, so
+     * its state lasts a few microseconds past the window; no answer says so, it would round up to
+     * 61 s for a 60 s window. The same burst on every algorithm, a larger request's denial included.
+     */
+    @ParameterizedTest
+    // concurrency has no local twin: onRedisFailure=local refuses it (ConcurrencyIT).
+    @EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
+    void requestsInOneMicrosecondArePromisedNoMoreThanTheWindow(Algorithm algorithm) {
+        Rule rule = rule(algorithm, 3, Duration.ofMinutes(1));
+        LocalLimiter limiter = limiter(rule);
+        advance(Duration.ofSeconds(7));
+
+        List<Decision> decisions = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            decisions.add(take(limiter, "c"));
+        }
+        decisions.add(limiter.decide("c", new long[] {2}, true));
+        decisions.add(take(limiter, "c"));
+        decisions.add(limiter.decide("c", null, false));
+
+        assertThat(decisions).extracting(Decision::allowed).containsExactly(true, true, true, false, false, false);
+        for (Decision decision : decisions) {
+            assertPromisesNoMoreThanTheWindow(decision, algorithm, rule.window());
+        }
+    }
+
     private static String answer(Decision decision) {
         return (decision.allowed() ? "allowed" : "denied") + ", remaining " + decision.remaining() + ", retry after "
                 + decision.retryAfter() + ", reset after " + decision.resetAfter();
