@@ -21,10 +21,11 @@ final class FailureAnswer {
      * @param localRules the rules at their local limit, for {@link FailurePolicy#LOCAL}; else ignored
      */
     FailureAnswer(FailurePolicy policy, List<Rule> rules, List<Rule> localRules, int maxLocalKeys,
-            LongSupplier nanoClock) {
+            LongSupplier nanoClock, LongSupplier wallClock) {
         this.policy = policy;
         this.firstRule = rules.get(0);
-        this.local = policy == FailurePolicy.LOCAL ? new LocalLimiter(localRules, maxLocalKeys, nanoClock) : null;
+        this.local = policy == FailurePolicy.LOCAL ? new LocalLimiter(localRules, maxLocalKeys, nanoClock, wallClock)
+                : null;
     }
 
     /**

@@ -73,7 +73,7 @@ public final class RateLimiter {
                 builder.nanoClock);
         this.failurePolicy = builder.failurePolicy;
         this.onFailure = new FailureAnswer(failurePolicy, rules, builder.localRules, builder.localLimiterSize,
-                builder.nanoClock);
+                builder.nanoClock, builder.wallClock);
         this.leases = rules.get(0).algorithm().holdsLeases() ? new Leases(policyName, gateway) : null;
         // A lease may be given back long before a denial's retry-after: a cached denial would deny
         // what Redis admits.

@@ -42,13 +42,22 @@ public final class CalendarBounds {
 
     /** {@code "b0,b1,b2,b3"}: four consecutive period starts in microseconds, the second holding now. */
     public String text() {
+        return holdingNow(epochMillis.getAsLong()).text;
+    }
+
+    /** Milliseconds from now until the next period starts: the rest of the period holding now. */
+    public long untilNextStartMillis() {
         long now = epochMillis.getAsLong();
+        return holdingNow(now).nextStartMillis - now;
+    }
+
+    private Bounds holdingNow(long nowMillis) {
         Bounds current = bounds;
-        if (now < current.currentStartMillis || now >= current.nextStartMillis) {
-            current = compute(now);
+        if (nowMillis < current.currentStartMillis || nowMillis >= current.nextStartMillis) {
+            current = compute(nowMillis);
             bounds = current;
         }
-        return current.text;
+        return current;
     }
 
     private Bounds compute(long nowMillis) {

@@ -87,12 +87,23 @@ public final class LocalLimiter {
      * @param nanoClock a monotonic clock in nanoseconds, {@code System::nanoTime} outside tests
      */
     public LocalLimiter(List<Rule> rules, int maxKeys, LongSupplier nanoClock) {
+        this(rules, maxKeys, nanoClock, System::currentTimeMillis);
+    }
+
+    /**
+     * @param rules the local rules ({@link #localRules}), all of one algorithm
+     * @param maxKeys the most clients tracked at once, at least 1
+     * @param nanoClock a monotonic clock in nanoseconds, {@code System::nanoTime} outside tests
+     * @param epochMillis the wall clock that places calendar rules' periods, {@code System::currentTimeMillis}
+     *     outside tests
+     */
+    public LocalLimiter(List<Rule> rules, int maxKeys, LongSupplier nanoClock, LongSupplier epochMillis) {
         if (maxKeys < 1) {
             throw new IllegalArgumentException("maxKeys must be at least 1, but was " + maxKeys);
         }
         this.rules = Immutable.copyOf(rules);
         for (Rule rule : rules) {
-            factories.add(LocalRuleState.factory(rule));
+            factories.add(LocalRuleState.factory(rule, epochMillis));
         }
         this.costs = rules.stream().mapToLong(Rule::cost).toArray();
         this.horizons = new long[rules.size()];
@@ -133,8 +144,12 @@ public final class LocalLimiter {
         List<Rule> local = new ArrayList<>(rules.size());
         for (Rule rule : rules) {
             long limit = scaled(rule.limit(), localLimit, base);
-            Rule.Builder builder = Rule.builder(rule.algorithm(), limit, rule.window());
-            if (!rule.name().equals(rule.limit() + "/" + Durations.format(rule.window()))) {
+            // A calendar rule stays one: its local count ends with the period, as Redis' does.
+            Rule.Builder builder = rule.calendar() != null ? Rule.calendar(limit, rule.calendar(), rule.timeZone())
+                    : Rule.builder(rule.algorithm(), limit, rule.window());
+            String defaultName = rule.limit() + "/"
+                    + (rule.calendar() != null ? rule.calendar().configName() : Durations.format(rule.window()));
+            if (!rule.name().equals(defaultName)) {
                 // A name of its own stays; a default one (10/1s) would misstate the local limit.
                 builder.name(rule.name());
             }

@@ -1,6 +1,8 @@
 package dev.ratelimit.internal;
 
 import dev.ratelimit.Rule;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -57,9 +59,17 @@ abstract class LocalRuleState {
      * once. The one place in the local limiter that switches on algorithms, as the script names do
      * for Redis.
      */
-    static Supplier<LocalRuleState> factory(Rule rule) {
+    /**
+     * @param epochMillis the wall clock, for a calendar rule's periods ({@code System::currentTimeMillis}
+     *     outside tests)
+     */
+    static Supplier<LocalRuleState> factory(Rule rule, LongSupplier epochMillis) {
         long window = rule.windowMicros();
         long limit = rule.limit();
+        if (rule.calendar() != null) {
+            CalendarBounds periods = new CalendarBounds(rule.calendar(), rule.timeZone(), epochMillis);
+            return () -> new CalendarWindow(limit, window, periods);
+        }
         switch (rule.algorithm()) {
             case FIXED_WINDOW:
                 return () -> new FixedWindow(limit, window);
@@ -88,7 +98,7 @@ abstract class LocalRuleState {
     }
 
     /** fixed-window.lua: a count that lives one window from the first admission. */
-    static final class FixedWindow extends LocalRuleState {
+    static class FixedWindow extends LocalRuleState {
         private final long limit;
         private final long window;
         private long count;
@@ -97,6 +107,11 @@ abstract class LocalRuleState {
         FixedWindow(long limit, long window) {
             this.limit = limit;
             this.window = window;
+        }
+
+        /** How long a count started at {@code now} lives. */
+        long windowFrom(long now) {
+            return window;
         }
 
         @Override
@@ -113,7 +128,7 @@ abstract class LocalRuleState {
         void commit(long permits, long now, long[] reply, int at) {
             if (clear(now)) {
                 count = 0;
-                endsAt = now + window;
+                endsAt = now + windowFrom(now);
             }
             count += permits;
             reply[at + REMAINING] = limit - count;
@@ -128,6 +143,26 @@ abstract class LocalRuleState {
         @Override
         long horizon() {
             return window;
+        }
+    }
+
+    /**
+     * calendar-window.lua: a count per calendar period in a time zone, which ends when the period does
+     * (midnight, Monday, the first of the month), by this JVM's wall clock, as the script's period
+     * starts are computed. So a count begun in an outage is gone at the period's end, and no answer
+     * points past it; the script's longest period (a 25-hour day) is only the horizon.
+     */
+    static final class CalendarWindow extends FixedWindow {
+        private final CalendarBounds periods;
+
+        CalendarWindow(long limit, long longestPeriod, CalendarBounds periods) {
+            super(limit, longestPeriod);
+            this.periods = periods;
+        }
+
+        @Override
+        long windowFrom(long now) {
+            return Math.max(1, TimeUnit.MILLISECONDS.toMicros(periods.untilNextStartMillis()));
         }
     }
 

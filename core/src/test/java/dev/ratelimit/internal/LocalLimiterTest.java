@@ -406,4 +406,36 @@ class LocalLimiterTest {
                 .hasMessageStartingWith("localLimit 1125899906842624 cannot scale rule 1/1s: token-bucket 1 per 1s, "
                         + "burst 1000: burst must be at most");
     }
+
+    /**
+     * A calendar rule stays one locally: its count ends with the period (midnight in its zone, by the
+     * wall clock), and no answer points past that, however long the longest such period is.
+     */
+    @Test
+    void aCalendarRuleCountsPerPeriodLocallyAndPromisesNoMoreThanTheRestOfIt() {
+        java.time.Instant beforeMidnight = java.time.Instant.parse("2026-03-28T22:59:30Z"); // 23:59:30 in Berlin
+        AtomicLong wall = new AtomicLong(beforeMidnight.toEpochMilli());
+        Rule daily = Rule.calendar(100, dev.ratelimit.CalendarPeriod.DAY, java.time.ZoneId.of("Europe/Berlin")).build();
+        List<Rule> local = LocalLimiter.localRules(List.of(daily), 2);
+        assertThat(local.get(0).calendar()).isEqualTo(dev.ratelimit.CalendarPeriod.DAY);
+        assertThat(local.get(0).name()).as("the default name states the local limit").isEqualTo("2/day");
+        LocalLimiter limiter = new LocalLimiter(local, 100, nanos::get, wall::get);
+
+        Decision first = take(limiter, "c");
+        Decision second = take(limiter, "c");
+        Decision denied = take(limiter, "c");
+
+        assertThat(first.allowed()).isTrue();
+        assertThat(first.resetAfter()).as("the rest of the day, not a 25-hour window").isEqualTo(Duration.ofSeconds(30));
+        assertThat(second.remaining()).isZero();
+        assertThat(denied.allowed()).isFalse();
+        assertThat(denied.retryAfter()).isEqualTo(Duration.ofSeconds(30));
+
+        advance(Duration.ofSeconds(30));
+        wall.addAndGet(30_000);
+        Decision nextDay = take(limiter, "c");
+        assertThat(nextDay.allowed()).as("a new period, a new count").isTrue();
+        assertThat(nextDay.remaining()).isEqualTo(1);
+        assertThat(nextDay.resetAfter()).as("29 March 2026 in Berlin has 23 hours").isEqualTo(Duration.ofHours(23));
+    }
 }
