@@ -158,7 +158,8 @@ public final class CircuitBreaker {
                         state = State.HALF_OPEN;
                         probeOut = false;
                     }
-                    if (state == State.CLOSED && !doubt && !probeOut) {
+                    if (state == State.CLOSED && !doubt) {
+                        // Another caller's check of a quiet node holds back only those who doubt it too.
                         return Pass.GO;
                     }
                     if (!probeOut) {
