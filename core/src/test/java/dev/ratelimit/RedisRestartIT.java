@@ -7,6 +7,7 @@ import dev.ratelimit.testing.RedisServerExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -25,6 +26,22 @@ class RedisRestartIT {
 
     private static final int POOL_SIZE = 32;
     private static final Duration COOL_DOWN = Duration.ofSeconds(1);
+    /**
+     * Every test closes its stores; the server sees their connections go a moment later. Until then
+     * they would count as the next test's in {@link #warm}, which would stop warming too soon.
+     */
+    @AfterEach
+    void closedStoresLeaveNoConnection() throws InterruptedException {
+        if (!redis.isAnswering()) {
+            redis.start();
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (redis.connectionsNamed("ratelimit") > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(redis.connectionsNamed("ratelimit")).as("connections of closed stores").isZero();
+    }
+
     /**
      * Coalescing off: concurrent decisions then each hold a connection, so the pool grows to many,
      * all of them stale after the restart. With coalescing a pool holds about two for script calls;
