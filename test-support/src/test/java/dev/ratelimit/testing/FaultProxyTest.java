@@ -78,9 +78,9 @@ class FaultProxyTest {
         }
         proxy.heal();
         try (Jedis jedis = client()) {
-            long start = System.nanoTime();
+            // The latency that made the same ping time out is gone: it answers within the timeout
+            // (asserted by the answer itself, not by a stopwatch a busy machine would fool).
             assertThat(jedis.ping()).isEqualTo("PONG");
-            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(100);
         }
     }
 
@@ -116,9 +116,9 @@ class FaultProxyTest {
         } catch (JedisConnectionException goodbyeMeetsTheResetToo) {
             // expected: Jedis flushes on close
         }
-        long start = System.nanoTime();
-        assertThatThrownBy(() -> client().ping()).isInstanceOf(JedisConnectionException.class);
-        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("at once").isLessThan(TIMEOUT_MILLIS);
+        // At once: an RST, never the client's own timeout.
+        assertThatThrownBy(() -> client().ping()).isInstanceOf(JedisConnectionException.class)
+                .satisfies(e -> assertThat(rootCause(e)).isNotInstanceOf(SocketTimeoutException.class));
 
         proxy.heal();
         try (Jedis jedis = client()) {
@@ -133,14 +133,13 @@ class FaultProxyTest {
             proxy.refuse();
             assertThatThrownBy(open::ping).as("open connections closed").isInstanceOf(JedisConnectionException.class);
         }
-        long start = System.nanoTime();
         // Refused at connect, or (when the accept loop took it just before the socket closed) closed
-        // at once: either way no Redis, and no wait.
+        // at once: either way no Redis, and no wait (never the client's own timeout).
         assertThatThrownBy(() -> client().ping()).isInstanceOf(JedisConnectionException.class)
                 .satisfies(refused -> assertThat(refused.getMessage()).containsAnyOf("Failed to connect",
-                        "Unexpected end of stream", "Connection reset"));
-        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("refused, not timed out")
-                .isLessThan(TIMEOUT_MILLIS);
+                        "Unexpected end of stream", "Connection reset"))
+                .satisfies(refused -> assertThat(rootCause(refused)).as("refused, not timed out")
+                        .isNotInstanceOf(SocketTimeoutException.class));
 
         proxy.heal();
         try (Jedis jedis = client()) {
