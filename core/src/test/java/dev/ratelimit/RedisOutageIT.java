@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -171,16 +172,29 @@ class RedisOutageIT {
 
             ExecutorService threads = Executors.newFixedThreadPool(2);
             try {
-                // The first call takes the only connection and waits for the paused Redis.
-                Future<Timed> holder = threads.submit(() -> timed(limiter, "a"));
-                Thread.sleep(100);
-                Timed waiter = threads.submit(() -> timed(limiter, "b")).get(10, TimeUnit.SECONDS);
+                // Two calls at once: whichever borrows the only connection first waits for the paused
+                // Redis; the other finds none to be had. (Which one does is the scheduler's business:
+                // the test asks only that there be one of each, not that a sleep made it "a" and "b".)
+                CountDownLatch start = new CountDownLatch(1);
+                List<Future<Timed>> calls = new ArrayList<>();
+                for (String key : List.of("a", "b")) {
+                    calls.add(threads.submit(() -> {
+                        start.await();
+                        return timed(limiter, key);
+                    }));
+                }
+                start.countDown();
+                List<Timed> answered = new ArrayList<>();
+                for (Future<Timed> call : calls) {
+                    answered.add(call.get(10, TimeUnit.SECONDS));
+                }
+                // The holder is answered by Redis after the pause, within its 2 s timeout: not degraded.
+                assertThat(answered).as("one call holds the connection, one finds none")
+                        .filteredOn(call -> call.decision().degraded()).hasSize(1);
+                Timed waiter = answered.stream().filter(call -> call.decision().degraded()).findFirst().orElseThrow();
 
-                assertThat(waiter.decision().degraded()).as("no connection to be had").isTrue();
                 assertThat(waiter.decision().allowed()).as("onRedisFailure=deny").isFalse();
                 assertThat(waiter.millis()).as("bounded by the pool wait").isBetween(150L, 200L + MARGIN.toMillis());
-                assertThat(holder.get(10, TimeUnit.SECONDS).decision().degraded())
-                        .as("the paused call is answered after the pause, within its 2 s timeout").isFalse();
             } finally {
                 threads.shutdownNow();
             }
