@@ -22,8 +22,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A TCP proxy between a client and one server, in the spirit of toxiproxy, whose faults are switched
  * while connections flow. It listens on a free loopback port ({@link #host()}, {@link #port()}) and
- * forwards to {@code target}, with plain sockets and four threads per connection (a reader and a
- * deliverer each way).
+ * forwards to {@code target}, with plain sockets and a thread each way per connection (and, once a
+ * fault has held a chunk, a second one that passes the held chunks on).
  *
  * <ul>
  *   <li>{@link #latency(Duration)}: every chunk, in both directions, is passed on that long after it
@@ -328,38 +328,56 @@ public final class FaultProxy implements AutoCloseable {
         }
 
         /**
-         * Forwards {@code from} to {@code to}: one thread reads each chunk as it comes and stamps it,
-         * another passes it on once its latency has passed. Were one thread to read, wait and write,
-         * a message that arrived in several reads (a pipeline, a script longer than the client's
-         * buffer) would wait the latency once per read, and cost more the busier the machine.
+         * Forwards {@code from} to {@code to} on a thread that reads each chunk as it comes and stamps
+         * it. With no fault and nothing held it writes the chunk on at once, as a plain forwarder;
+         * otherwise the chunk is queued for a second thread, started on the first such chunk, which
+         * passes it on once its latency has passed since it arrived. Were one thread to read, wait
+         * and write, a message that arrived in several reads (a pipeline, a script longer than the
+         * client's buffer) would wait the latency once per read, and cost more the busier the machine.
          */
         void pump(String name, Socket from, Socket to) {
-            BlockingQueue<Chunk> chunks = new LinkedBlockingQueue<>();
-            start(name, () -> read(from, chunks));
-            start(name + "-deliver", () -> deliver(chunks, to));
+            start(name, () -> read(name, from, to));
         }
 
-        private void read(Socket from, BlockingQueue<Chunk> chunks) {
+        private void read(String name, Socket from, Socket to) {
             byte[] buffer = new byte[CHUNK];
+            BlockingQueue<Chunk> held = new LinkedBlockingQueue<>();
+            boolean delivering = false;
             try {
                 InputStream in = from.getInputStream();
+                OutputStream out = to.getOutputStream();
                 int read;
                 while ((read = in.read(buffer)) >= 0) {
-                    chunks.add(new Chunk(System.nanoTime(), Arrays.copyOf(buffer, read)));
+                    long arrived = System.nanoTime();
+                    if (!delivering && passesAtOnce()) {
+                        out.write(buffer, 0, read);
+                        out.flush();
+                        continue;
+                    }
+                    // From the first chunk held on, every chunk goes through the queue, in order.
+                    if (!delivering) {
+                        delivering = true;
+                        start(name + "-deliver", () -> deliver(held, to));
+                    }
+                    held.add(new Chunk(arrived, Arrays.copyOf(buffer, read)));
                 }
                 // An orderly end on one side is passed on as one, after what came before it.
-                chunks.add(Chunk.END);
+                if (delivering) {
+                    held.add(Chunk.END);
+                } else {
+                    close(false);
+                }
             } catch (IOException e) {
                 // The other side closed, or reset: end both.
                 close(mode() == Mode.RESET);
             }
         }
 
-        private void deliver(BlockingQueue<Chunk> chunks, Socket to) {
+        private void deliver(BlockingQueue<Chunk> held, Socket to) {
             try {
                 OutputStream out = to.getOutputStream();
                 while (true) {
-                    Chunk chunk = chunks.poll(50, TimeUnit.MILLISECONDS);
+                    Chunk chunk = held.poll(50, TimeUnit.MILLISECONDS);
                     if (chunk == null) {
                         if (closed) {
                             return;
@@ -378,6 +396,13 @@ public final class FaultProxy implements AutoCloseable {
                 close(mode() == Mode.RESET);
             } catch (InterruptedException e) {
                 close(false);
+            }
+        }
+
+        /** Forwarding with no latency: a chunk need not be held. */
+        private boolean passesAtOnce() {
+            synchronized (lock) {
+                return mode == Mode.FORWARD && latencyNanos == 0 && !closed;
             }
         }
 
