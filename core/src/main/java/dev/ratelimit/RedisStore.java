@@ -97,14 +97,14 @@ public final class RedisStore implements AutoCloseable {
                     .build();
             return new RedisStore(NodeGateway.sentinel(new SentineledConnectionProvider(settings.sentinelMaster(),
                     clientConfig, pool, hostsAndPorts(settings.sentinelNodes()), sentinelConfig), breakers,
-                    settings.location(), coalescing(settings), settings.poolMaxWait()));
+                    settings.location(), coalescing(settings), queueWait(settings)));
         }
         if (!settings.clusterNodes().isEmpty()) {
             return new RedisStore(NodeGateway.cluster(hostsAndPorts(settings.clusterNodes()), clientConfig, pool, breakers,
-                    settings.location(), coalescing(settings), settings.poolMaxWait()));
+                    settings.location(), coalescing(settings), queueWait(settings)));
         }
         return new RedisStore(NodeGateway.standalone(new HostAndPort(settings.host(), settings.port()), clientConfig, pool,
-                breakers, settings.location(), coalescing(settings), settings.poolMaxWait()));
+                breakers, settings.location(), coalescing(settings), queueWait(settings)));
     }
 
     /**
@@ -114,6 +114,16 @@ public final class RedisStore implements AutoCloseable {
      */
     private static int coalescing(RedisSettings settings) {
         return settings.coalescing() ? 2 : 0;
+    }
+
+    /**
+     * The longest a coalesced decision waits in its node's queue: the pool wait, but at least the
+     * timeout. A queued decision waits for a round trip under way to end, which the timeout bounds,
+     * not for a connection: a pool wait of zero ("never wait for a connection") must not fail
+     * decisions that only queued behind others while the pool has connections to spare.
+     */
+    private static Duration queueWait(RedisSettings settings) {
+        return settings.poolMaxWait().compareTo(settings.timeout()) > 0 ? settings.poolMaxWait() : settings.timeout();
     }
 
     private static Set<HostAndPort> hostsAndPorts(List<String> nodes) {

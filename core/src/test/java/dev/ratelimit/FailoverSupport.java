@@ -71,12 +71,15 @@ final class FailoverSupport {
         return Duration.ofNanos(System.nanoTime() - start);
     }
 
+    /** What a burst got: admitted by Redis, and decided by the failure policy. */
+    record Burst(int admittedByRedis, int degraded) {
+    }
+
     /**
-     * A burst after a quiet period: {@code size} requests for one client released together over the
-     * limiters in turn (each limiter a node of its own, with its own store). Returns how many Redis
-     * admitted; no decision may be left to the failure policy.
+     * {@code size} requests for one client released together over the limiters in turn (each limiter
+     * a node of its own, with its own store), each on a thread of its own.
      */
-    static int quietBurst(List<RateLimiter> nodes, String key, int size) throws Exception {
+    static Burst burst(List<RateLimiter> nodes, String key, int size) throws Exception {
         ExecutorService threads = Executors.newFixedThreadPool(size);
         try {
             CountDownLatch start = new CountDownLatch(1);
@@ -96,11 +99,17 @@ final class FailoverSupport {
                 degraded += decision.degraded() ? 1 : 0;
                 admitted += decision.allowed() && !decision.degraded() ? 1 : 0;
             }
-            assertThat(degraded).as("decisions of the burst left to the failure policy").isZero();
-            return admitted;
+            return new Burst(admitted, degraded);
         } finally {
             threads.shutdownNow();
         }
+    }
+
+    /** A burst after a quiet period: none of it may be left to the failure policy; how many Redis admitted. */
+    static int quietBurst(List<RateLimiter> nodes, String key, int size) throws Exception {
+        Burst burst = burst(nodes, key, size);
+        assertThat(burst.degraded()).as("decisions of the burst left to the failure policy").isZero();
+        return burst.admittedByRedis();
     }
 
     /** Decisions for many clients from each limiter at once, so that each store holds several idle connections. */

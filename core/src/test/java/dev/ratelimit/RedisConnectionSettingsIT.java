@@ -42,6 +42,43 @@ class RedisConnectionSettingsIT {
         return "redis://" + USER + ":" + password + "@" + redis.host() + ":" + redis.port() + "/" + database;
     }
 
+    /**
+     * A pool wait of zero means "never wait for a connection", not "never wait for a round trip":
+     * with coalescing, a decision that queues behind two round trips under way waits for one of them
+     * to end, bounded by the timeout, while the pool still has free connections. Before, every such
+     * decision failed at once and went to the failure policy with Redis healthy and idle.
+     */
+    @Test
+    void aPoolWaitOfZeroNeverFailsADecisionThatOnlyQueuedForARoundTrip() throws Exception {
+        try (RedisStore store = RedisStore.connect(RedisSettings.builder(redis.uri()).poolMaxWait(Duration.ZERO)
+                .coalescing(true).build())) {
+            RateLimiter limiter = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName("zero-wait")
+                    .localDenyCache(false).rule(Rule.of(Algorithm.FIXED_WINDOW, 100, Duration.ofMinutes(10))).build();
+            java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(16);
+            try {
+                java.util.List<java.util.concurrent.Future<Integer>> admitted = new java.util.ArrayList<>();
+                for (int t = 0; t < 16; t++) {
+                    String client = "client-" + t;
+                    // Throws on a Redis failure (no onRedisFailure): any refusal fails the test with its cause.
+                    admitted.add(threads.submit(() -> {
+                        int count = 0;
+                        for (int i = 0; i < 150; i++) {
+                            count += limiter.tryAcquire(client).allowed() ? 1 : 0;
+                        }
+                        return count;
+                    }));
+                }
+                for (java.util.concurrent.Future<Integer> each : admitted) {
+                    assertThat(each.get(60, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(100);
+                }
+            } finally {
+                threads.shutdownNow();
+            }
+            assertThat(((dev.ratelimit.internal.NodeGateway) dev.ratelimit.internal.StoreAccess.gateway(store))
+                    .coalescedCalls()).as("decisions queued and travelled together").isPositive();
+        }
+    }
+
     @Test
     void anAclUserWithItsPasswordAndDatabaseIsUsed() {
         try (RedisStore store = RedisStore.connect(uri("s3cr3t%2Bpw", 2))) {

@@ -2,17 +2,11 @@ package dev.ratelimit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.FailoverSupport.Burst;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,18 +25,6 @@ class RedisRestartIT {
 
     private static final int POOL_SIZE = 32;
     private static final Duration COOL_DOWN = Duration.ofSeconds(1);
-    private static ExecutorService threads;
-
-    @BeforeAll
-    static void startThreads() {
-        threads = Executors.newFixedThreadPool(POOL_SIZE);
-    }
-
-    @AfterAll
-    static void stopThreads() {
-        threads.shutdownNow();
-    }
-
     /**
      * Coalescing off: concurrent decisions then each hold a connection, so the pool grows to many,
      * all of them stale after the restart. With coalescing a pool holds about two for script calls;
@@ -66,44 +48,16 @@ class RedisRestartIT {
     private static long warm(RateLimiter limiter) throws Exception {
         for (int round = 0; round < 50 && redis.connectionsNamed("ratelimit") < POOL_SIZE / 2; round++) {
             Burst burst = burst(limiter, "warm-" + round, POOL_SIZE);
-            assertThat(burst.degraded).isZero();
+            assertThat(burst.degraded()).isZero();
         }
         long connections = redis.connectionsNamed("ratelimit");
         assertThat(connections).as("idle pooled connections before Redis stops").isGreaterThanOrEqualTo(POOL_SIZE / 2);
         return connections;
     }
 
-    private record Burst(int admittedByRedis, int degraded) {
-    }
-
     /** {@code size} requests for one client, released together. */
     private static Burst burst(RateLimiter limiter, String key, int size) throws Exception {
-        return burst(List.of(limiter), key, size);
-    }
-
-    /** {@code size} requests for one client, released together, spread over the limiters in turn. */
-    private static Burst burst(List<RateLimiter> limiters, String key, int size) throws Exception {
-        CountDownLatch start = new CountDownLatch(1);
-        List<Future<Decision>> answers = new ArrayList<>();
-        for (int i = 0; i < size; i++) {
-            RateLimiter limiter = limiters.get(i % limiters.size());
-            answers.add(threads.submit(() -> {
-                start.await();
-                return limiter.tryAcquire(key);
-            }));
-        }
-        start.countDown();
-        int admitted = 0;
-        int degraded = 0;
-        for (Future<Decision> answer : answers) {
-            Decision decision = answer.get(30, TimeUnit.SECONDS);
-            if (decision.degraded()) {
-                degraded++;
-            } else if (decision.allowed()) {
-                admitted++;
-            }
-        }
-        return new Burst(admitted, degraded);
+        return FailoverSupport.burst(List.of(limiter), key, size);
     }
 
     @Test
@@ -164,7 +118,7 @@ class RedisRestartIT {
             String policy = "restart-cool-" + coalescing;
             List<RateLimiter> nodes = List.of(limiter(one, policy, listener), limiter(two, policy, listener));
             for (RateLimiter node : nodes) {
-                assertThat(burst(node, "warm-" + node.hashCode(), POOL_SIZE).degraded).isZero();
+                assertThat(burst(node, "warm-" + node.hashCode(), POOL_SIZE).degraded()).isZero();
             }
 
             redis.stop();
@@ -179,7 +133,7 @@ class RedisRestartIT {
             // Quiet for longer than the cool-down: the burst finds both breakers due for a probe.
             Thread.sleep(COOL_DOWN.toMillis() + 500);
 
-            Burst burst = burst(nodes, "burst-after-cool-down", 25);
+            Burst burst = FailoverSupport.burst(nodes, "burst-after-cool-down", 25);
 
             assertThat(burst.degraded()).as("decisions left to the policy").isZero();
             assertThat(burst.admittedByRedis()).as("admitted of 25 against a limit of 20").isEqualTo(20);

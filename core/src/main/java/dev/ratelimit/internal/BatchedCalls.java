@@ -1,6 +1,7 @@
 package dev.ratelimit.internal;
 
 import dev.ratelimit.RedisFailureException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,9 +19,9 @@ import java.util.function.Function;
  * <p>Not on Cluster: there a script's keys must share a hash slot, which decisions of different
  * clients rarely do, and while a slot migrates a call of several keys is refused (TRYAGAIN) where
  * each alone would be followed to its node; {@link NodeGateway} only pipelines there. A joined call
- * that fails fails each of its decisions, as a call of their own would have; a script error
- * halfway (none is known: the scripts read foreign state as no state) would leave the decisions
- * before it counted, as refusals: conservative.
+ * that fails fails each of its decisions, as a call of their own would have. A decision whose
+ * script raises an error (a calendar rule whose period starts do not hold Redis' time) fails alone:
+ * the batch form catches it and answers it in that decision's place.
  */
 final class BatchedCalls {
     private BatchedCalls() {
@@ -84,7 +85,23 @@ final class BatchedCalls {
         return new ScriptCall(first.script.batchForm(), keys, args);
     }
 
-    /** Each decision's reply from the batch form's: its length, then the reply itself. */
+    /**
+     * What the batch form answers in place of a decision whose script raised an error, followed by
+     * the error's bytes; never the first value of a reply, which is 0 or 1.
+     */
+    static final long SCRIPT_ERROR = -1;
+
+    /** A decision the script refused: Redis answered, as a single call's error reply would say. */
+    private static RedisFailureException refused(LuaScript script, List<Long> own) {
+        byte[] text = new byte[own.size() - 1];
+        for (int b = 0; b < text.length; b++) {
+            text[b] = own.get(b + 1).byteValue();
+        }
+        return new RedisFailureException("Redis refused running " + script + " for this decision: "
+                + new String(text, StandardCharsets.UTF_8), null, true);
+    }
+
+    /** Each decision's reply from the batch form's: its length, then the reply itself (or a refusal, see {@link #SCRIPT_ERROR}). */
     private static void split(LuaScript script, ScriptCall.Outcome outcome, List<Integer> members,
             ScriptCall.Outcome[] outcomes) {
         List<Long> reply;
@@ -109,7 +126,9 @@ final class BatchedCalls {
                 outcomes[i] = ScriptCall.Outcome.failed(malformed);
                 continue;
             }
-            outcomes[i] = ScriptCall.Outcome.of(new ArrayList<>(reply.subList(at + 1, at + 1 + (int) length)));
+            List<Long> own = reply.subList(at + 1, at + 1 + (int) length);
+            outcomes[i] = own.get(0) == SCRIPT_ERROR ? ScriptCall.Outcome.failed(refused(script, own))
+                    : ScriptCall.Outcome.of(new ArrayList<>(own));
             at += 1 + (int) length;
         }
     }

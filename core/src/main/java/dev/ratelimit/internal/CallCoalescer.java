@@ -49,7 +49,7 @@ final class CallCoalescer {
 
     /**
      * @param maxInFlight round trips under way at once before calls queue: 1 or more
-     * @param maxWait the longest a call waits for its turn, like the pool's wait for a connection:
+     * @param maxWait the longest a call waits for its turn (the pool wait, at least the timeout):
      *     a call still queued then fails without having been sent
      * @param where the node, for messages
      */
@@ -120,7 +120,7 @@ final class CallCoalescer {
                     Thread.currentThread().interrupt();
                 }
                 throw new RedisFailureException("Redis at " + where + " was busy: no round trip for this call within "
-                        + Durations.format(Duration.ofNanos(maxWaitNanos)) + ", the wait for a pooled connection", null);
+                        + Durations.format(Duration.ofNanos(maxWaitNanos)) + " (the pool wait, at least redisTimeout)", null);
             } else {
                 // Already sent with others: its round trip is bounded by the timeouts.
                 LockSupport.park(this);

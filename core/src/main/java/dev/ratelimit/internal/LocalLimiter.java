@@ -22,7 +22,9 @@ import java.util.function.Supplier;
  * clients whose state has cleared (window over, bucket full) are dropped as they come to the front,
  * so an outage's state goes away without a thread. Only admissions are stored: a denial or a peek
  * writes nothing, as in the scripts. Thread-safe (a lock per segment); time comes from the injected
- * monotonic clock. {@link #clear()} drops everything once Redis answers again.
+ * monotonic clock, read under the lock and never earlier than the segment's last decision, so time
+ * runs forward for every client whatever order callers arrive in. {@link #clear()} drops everything
+ * once Redis answers again.
  */
 public final class LocalLimiter {
     /** Segments, so that concurrent clients rarely share a lock; one when the bound is small. */
@@ -33,6 +35,8 @@ public final class LocalLimiter {
     private final List<Rule> rules;
     private final List<Supplier<LocalRuleState>> factories = new ArrayList<>();
     private final long[] costs;
+    /** Per rule, the longest its state lasts ({@link LocalRuleState#horizon}): the most an answer says. */
+    private final long[] horizons;
     private final Segment[] segments;
     private final LongSupplier nanoClock;
     private final long origin;
@@ -43,6 +47,8 @@ public final class LocalLimiter {
     private static final class Segment extends LinkedHashMap<String, LocalRuleState[]> {
         private static final long serialVersionUID = 1L;
         private final int maxKeys;
+        /** The latest instant (µs) a decision here was made at; none is made at an earlier one. */
+        private long latest;
 
         Segment(int maxKeys) {
             super(16, 0.75f, true);
@@ -52,6 +58,18 @@ public final class LocalLimiter {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, LocalRuleState[]> eldest) {
             return size() > maxKeys;
+        }
+
+        /**
+         * The instant to decide at: the clock's, or the latest one decided here if the clock reads
+         * earlier. A state is only ever asked at or after the instant it was written at; asked
+         * before, its answers would point past the end of its window (a window opened at t1 and
+         * asked at t0 < t1 lasts window + t1 - t0 from t0). The clock is read under the lock, so a
+         * monotonic one never reads earlier; this holds for any other (a test's, or one that steps).
+         */
+        long instant(long clockMicros) {
+            latest = Math.max(latest, clockMicros);
+            return latest;
         }
 
         /** Drops the cleared clients at the front; each is dropped once, so this costs O(1) on average. */
@@ -77,6 +95,10 @@ public final class LocalLimiter {
             factories.add(LocalRuleState.factory(rule));
         }
         this.costs = rules.stream().mapToLong(Rule::cost).toArray();
+        this.horizons = new long[rules.size()];
+        for (int i = 0; i < horizons.length; i++) {
+            horizons[i] = factories.get(i).get().horizon();
+        }
         int count = maxKeys >= SEGMENTS * 64 ? SEGMENTS : 1;
         this.segments = new Segment[count];
         for (int i = 0; i < count; i++) {
@@ -150,7 +172,31 @@ public final class LocalLimiter {
      * @return a {@link Decision#local()} decision of the governing rule
      */
     public Decision decide(String key, long[] permits, boolean consume) {
-        return governing(evaluate(key, permits == null ? costs : permits, consume));
+        long[] asked = permits == null ? costs : permits;
+        return governing(promised(evaluate(key, asked, consume), asked));
+    }
+
+    /**
+     * What the reply may tell the client: no rule's retry-after or reset-after past its horizon (the
+     * window; two for sliding-window; a bucket's time to clear), by when its state is clear. The
+     * states reach past it by bookkeeping alone: sliding-log stamps admissions within one
+     * microsecond a microsecond apart, as its script must (a sorted set's scores are its order) and
+     * as parity with the script wants, so a burst's last entry leaves a few microseconds after the
+     * window though it was admitted now. Told, that would round up to a second more than the
+     * window; untold, a request back within those microseconds at exactly retry-after is still
+     * denied. A request larger than a rule's capacity never fits: it is told
+     * {@link #TOO_LARGE_RETRY_MICROS}.
+     */
+    private long[] promised(long[] reply, long[] permits) {
+        for (int i = 0; i < horizons.length; i++) {
+            int at = 1 + 4 * i;
+            reply[at + LocalRuleState.RETRY] = Math.min(reply[at + LocalRuleState.RETRY], horizons[i]);
+            reply[at + LocalRuleState.RESET] = Math.min(reply[at + LocalRuleState.RESET], horizons[i]);
+            if (permits[i] > rules.get(i).capacity()) {
+                reply[at + LocalRuleState.RETRY] = TOO_LARGE_RETRY_MICROS;
+            }
+        }
+        return reply;
     }
 
     /**
@@ -158,10 +204,12 @@ public final class LocalLimiter {
      * retry_after_us, reset_after_us}.
      */
     long[] evaluate(String key, long[] permits, boolean consume) {
-        long now = (nanoClock.getAsLong() - origin) / 1000;
         long[] reply = new long[1 + 4 * rules.size()];
         Segment segment = segmentOf(key);
         synchronized (segment) {
+            // Read under the lock, not before it: callers that read the clock first could otherwise
+            // reach the state last, and be decided at an instant older than the one it was written at.
+            long now = segment.instant((nanoClock.getAsLong() - origin) / 1000);
             LocalRuleState[] states = segment.get(key);
             boolean known = states != null;
             if (!known) {
@@ -172,12 +220,8 @@ public final class LocalLimiter {
             }
             boolean allAllowed = true;
             for (int i = 0; i < states.length; i++) {
-                int at = 1 + 4 * i;
-                if (!states[i].check(permits[i], consume, now, reply, at)) {
+                if (!states[i].check(permits[i], consume, now, reply, 1 + 4 * i)) {
                     allAllowed = false;
-                }
-                if (permits[i] > rules.get(i).capacity()) {
-                    reply[at + LocalRuleState.RETRY] = TOO_LARGE_RETRY_MICROS;
                 }
             }
             reply[0] = allAllowed ? 1 : 0;

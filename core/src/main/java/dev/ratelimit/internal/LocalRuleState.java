@@ -34,6 +34,12 @@ abstract class LocalRuleState {
     /** Whether the state says nothing any more at {@code now} (its Redis key would have expired). */
     abstract boolean clear(long now);
 
+    /**
+     * The longest the algorithm keeps an admission (µs): a full window's or bucket's time to clear.
+     * By then the state says nothing of it, so no retry-after or reset-after need point further.
+     */
+    abstract long horizon();
+
     static void answer(long[] reply, int at, boolean allowed, long remaining, long retry, long reset) {
         reply[at + ALLOWED] = allowed ? 1 : 0;
         reply[at + REMAINING] = remaining;
@@ -118,6 +124,11 @@ abstract class LocalRuleState {
         boolean clear(long now) {
             return count == 0 || now >= endsAt;
         }
+
+        @Override
+        long horizon() {
+            return window;
+        }
     }
 
     /** sliding-window.lua: the current window's count and the previous one's, weighted by its overlap. */
@@ -189,6 +200,12 @@ abstract class LocalRuleState {
         @Override
         boolean clear(long now) {
             return !stored || index < now / window - 1;
+        }
+
+        /** Two windows: a window's count weighs until the end of the next one. */
+        @Override
+        long horizon() {
+            return 2 * window;
         }
     }
 

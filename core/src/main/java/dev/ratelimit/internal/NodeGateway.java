@@ -85,7 +85,7 @@ public final class NodeGateway implements RedisGateway {
      *
      * @param coalescing round trips of script calls under way per node before concurrent calls travel
      *     together ({@link CallCoalescer}); 0 sends each call on its own
-     * @param coalescingWait the longest a call waits for its turn with others, as for a pooled connection
+     * @param coalescingWait the longest a call waits for its turn with others: the pool wait, at least the timeout
      */
     public static NodeGateway standalone(HostAndPort node, JedisClientConfig client, GenericObjectPoolConfig<Connection> pool,
             Supplier<CircuitBreaker> breakers, String description, int coalescing, Duration coalescingWait) {
@@ -275,12 +275,17 @@ public final class NodeGateway implements RedisGateway {
             reported = true;
             throw answered;
         } catch (JedisException unreachable) {
-            breaker.onFailure();
-            reported = true;
-            // Bounded by the breaker: a few times, then once per failed probe.
-            nodes.unreachable(node);
-            if (nodes.cluster()) {
-                forgetNodesNotInUse();
+            try {
+                // Bounded by the breaker: a few times, then once per failed probe. Before the breaker
+                // hears of it: callers waiting for this probe's verdict then find the renewed slot map
+                // (a promoted replica) when they look again, instead of the old one.
+                nodes.unreachable(node);
+                if (nodes.cluster()) {
+                    forgetNodesNotInUse();
+                }
+            } finally {
+                breaker.onFailure();
+                reported = true;
             }
             String message = "Redis at " + where(node) + " failed " + action + ": "
                     + (unreachable.getMessage() != null ? unreachable.getMessage() : unreachable.getClass().getSimpleName());

@@ -13,18 +13,39 @@
 -- batch meet as two calls one after the other would. A denial writes nothing.
 --
 -- Returns, per decision, the length of its reply and then the reply limiter-driver.lua gives a
--- one-rule call: {allowed, allowed, remaining, retry_after_us, reset_after_us[, receipt]}.
+-- one-rule call: {allowed, allowed, remaining, retry_after_us, reset_after_us[, receipt]}. A
+-- decision whose check() or commit() raises an error (calendar-window.lua refuses period starts that
+-- do not hold Redis' time; a write refused under maxmemory) gets {-1, then the error's bytes} in its
+-- place, and the others go on: each decision fails alone, as its own call would have, instead of the
+-- error failing every decision of the batch, those before it already counted. The bytes are
+-- integers as the reply's other values are (at most 240 of them), since the gateway reads integers.
 
+local SCRIPT_ERROR, MAX_ERROR_BYTES = -1, 240
 local reply, n = {}, 0
+local function failed(err)
+  local text = type(err) == 'table' and (err.err or err.message) or err
+  text = string.sub(tostring(text), 1, MAX_ERROR_BYTES)
+  reply[n + 1], reply[n + 2] = 1 + #text, SCRIPT_ERROR
+  for b = 1, #text do
+    reply[n + 2 + b] = string.byte(text, b)
+  end
+  n = n + 2 + #text
+end
 for i = 1, #KEYS do
   local a = 2 + (i - 1) * ARGS_PER_RULE
-  local allowed, remaining, retry, reset, s1, s2, s3, s4, s5 = check(KEYS[i], unpack(ARGV, a, a + ARGS_PER_RULE - 1))
-  if allowed == 1 and consume then
-    local receipt
-    remaining, reset, receipt = commit(KEYS[i], s1, s2, s3, s4, s5)
-    reply[n + 1], reply[n + 2], reply[n + 3], reply[n + 4], reply[n + 5], reply[n + 6], reply[n + 7] =
-      6, allowed, allowed, remaining, retry, reset, receipt
-    n = n + 7
+  local ok, allowed, remaining, retry, reset, s1, s2, s3, s4, s5 =
+    pcall(check, KEYS[i], unpack(ARGV, a, a + ARGS_PER_RULE - 1))
+  if not ok then
+    failed(allowed)
+  elseif allowed == 1 and consume then
+    local committed, remaining_after, reset_after, receipt = pcall(commit, KEYS[i], s1, s2, s3, s4, s5)
+    if not committed then
+      failed(remaining_after)
+    else
+      reply[n + 1], reply[n + 2], reply[n + 3], reply[n + 4], reply[n + 5], reply[n + 6], reply[n + 7] =
+        6, allowed, allowed, remaining_after, retry, reset_after, receipt
+      n = n + 7
+    end
   else
     reply[n + 1], reply[n + 2], reply[n + 3], reply[n + 4], reply[n + 5], reply[n + 6] =
       5, allowed, allowed, remaining, retry, reset

@@ -1,9 +1,11 @@
 package dev.ratelimit.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.CalendarPeriod;
+import dev.ratelimit.RedisFailureException;
 import dev.ratelimit.RedisSettings;
 import dev.ratelimit.RedisStore;
 import dev.ratelimit.Rule;
@@ -114,6 +116,50 @@ class BatchedCallsIT {
             assertThat(outcomes.get(1).reply()).startsWith(1L, 1L, LIMIT - 3);
             assertThat(outcomes.get(5).reply()).startsWith(1L, 1L, LIMIT - 3);
         }
+    }
+
+    /**
+     * A decision whose script raises an error (a calendar rule whose period starts, from this JVM's
+     * clock, do not hold Redis' time: {@code calendar-window.lua} refuses it) fails alone, as its
+     * own call would: the decisions joined with it, before and after, get their own answers, and
+     * what one admitted is what it was told. Joined, the error used to fail the whole call: the
+     * decisions before it had taken their permits but were told Redis failed, and those after it
+     * were never decided.
+     */
+    @Test
+    void aScriptErrorInOneJoinedDecisionFailsThatDecisionAlone() {
+        try (RedisStore store = RedisStore.connect(redis.uri())) {
+            RedisGateway gateway = StoreAccess.gateway(store);
+            LuaEvaluator evaluator = new LuaEvaluator(gateway, List.of(Rule.calendar(LIMIT, CalendarPeriod.DAY,
+                    ZoneOffset.UTC).build()));
+            String before = RedisKeys.key(redis.keyPrefix(), "calendar-error", "before");
+            String broken = RedisKeys.key(redis.keyPrefix(), "calendar-error", "broken");
+            String after = RedisKeys.key(redis.keyPrefix(), "calendar-error", "after");
+            ScriptCall good = evaluator.call(List.of(before), new long[] {1}, true);
+            ScriptCall wrongClock = evaluator.call(List.of(broken), new long[] {1}, true);
+            List<String> args = new ArrayList<>(wrongClock.args);
+            // Four period starts in 1970: what a JVM clock far off from Redis' would send.
+            args.set(args.size() - 1, "0,86400000000,172800000000,259200000000");
+            List<ScriptCall> calls = List.of(good, new ScriptCall(wrongClock.script, wrongClock.keys, args),
+                    evaluator.call(List.of(after), new long[] {1}, true));
+
+            List<ScriptCall.Outcome> outcomes = BatchedCalls.run(calls, ((NodeGateway) gateway)::pipelined);
+
+            assertThat(outcomes.get(0).reply()).startsWith(1L, 1L, LIMIT - 1);
+            assertThatThrownBy(() -> outcomes.get(1).reply()).isInstanceOf(RedisFailureException.class)
+                    .hasMessageContaining("calendar-window.lua").hasMessageContaining("do not hold Redis time")
+                    .satisfies(e -> assertThat(((RedisFailureException) e).redisAnswered()).isTrue());
+            assertThat(outcomes.get(2).reply()).startsWith(1L, 1L, LIMIT - 1);
+            // Each admission counted once, the refused decision nothing.
+            assertThat(peek(gateway, evaluator, before)).startsWith(1L, 1L, LIMIT - 1);
+            assertThat(peek(gateway, evaluator, after)).startsWith(1L, 1L, LIMIT - 1);
+            assertThat(peek(gateway, evaluator, broken)).startsWith(1L, 1L, LIMIT);
+        }
+    }
+
+    private static List<Long> peek(RedisGateway gateway, LuaEvaluator evaluator, String key) {
+        ScriptCall peek = evaluator.call(List.of(key), new long[] {1}, false);
+        return gateway.eval(peek.script, peek.keys, peek.args);
     }
 
     /** After SCRIPT FLUSH (a restart, a failover) the batch form is loaded by EVAL, and nothing counts twice. */

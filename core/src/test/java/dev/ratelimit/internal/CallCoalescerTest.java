@@ -294,7 +294,7 @@ class CallCoalescerTest {
 
         assertThatThrownBy(() -> coalescer.eval(call(1))).isInstanceOf(RedisFailureException.class)
                 .hasMessage("Redis at redis://node:6379 was busy: no round trip for this call within 50ms"
-                        + ", the wait for a pooled connection");
+                        + " (the pool wait, at least redisTimeout)");
         assertThat(queued(coalescer)).isZero();
         sender.release();
 

@@ -197,6 +197,89 @@ class LocalLimiterTest {
         assertThat(admitted(limiter, "c", 3)).as("the full limit again").isEqualTo(2);
     }
 
+    /**
+     * Callers may read the clock in one order and reach the client's state in another: one that read
+     * it first can be decided after one that read it later. CI saw the last of such a burst told
+     * {@code Retry-After: 61} for a 60 s window: a decision made at an instant before the state's
+     * own points past its end. Here every stale read is decided as of the latest instant already
+     * decided, exactly as a limiter whose callers read the clock in order decides them.
+     */
+    @ParameterizedTest
+    // concurrency has no local twin: onRedisFailure=local refuses it (ConcurrencyIT).
+    @EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
+    void aCallerWhoReadTheClockFirstButIsDecidedLastIsDecidedAsOfTheLatestInstant(Algorithm algorithm) {
+        Rule rule = rule(algorithm, 3, Duration.ofMinutes(1));
+        long start = nanos.get();
+        LocalLimiter raced = limiter(rule);
+        LocalLimiter inOrder = limiter(rule);
+        // Microseconds after start each caller read the clock, in the order they are decided: a take
+        // (+), a peek (?); the third admission read the clock before the peek, the denial first of all.
+        long[] readAt = {2, 3, 1, 4, 0, 1};
+        String[] calls = {"+", "?", "+", "+", "+", "?"};
+        List<String> racedAnswers = new ArrayList<>();
+        List<String> inOrderAnswers = new ArrayList<>();
+        long latest = 0;
+        for (int i = 0; i < readAt.length; i++) {
+            latest = Math.max(latest, readAt[i]);
+            boolean consume = calls[i].equals("+");
+            nanos.set(start + readAt[i] * 1000);
+            Decision decision = raced.decide("c", null, consume);
+            racedAnswers.add(answer(decision));
+            assertPromisesNoMoreThanTheWindow(decision, algorithm, rule.window());
+            nanos.set(start + latest * 1000);
+            inOrderAnswers.add(answer(inOrder.decide("c", null, consume)));
+        }
+        assertThat(racedAnswers).containsExactlyElementsOf(inOrderAnswers);
+        assertThat(racedAnswers.get(4)).startsWith("denied");
+    }
+
+    /**
+     * Requests of one client in one microsecond (the local clock's unit, and a node decides several
+     * in one): sliding-log stamps each admission a microsecond after the last, as its script must, so
+     * its state lasts a few microseconds past the window; no answer says so, it would round up to
+     * 61 s for a 60 s window. The same burst on every algorithm, a larger request's denial included.
+     */
+    @ParameterizedTest
+    // concurrency has no local twin: onRedisFailure=local refuses it (ConcurrencyIT).
+    @EnumSource(value = Algorithm.class, names = "CONCURRENCY", mode = EnumSource.Mode.EXCLUDE)
+    void requestsInOneMicrosecondArePromisedNoMoreThanTheWindow(Algorithm algorithm) {
+        Rule rule = rule(algorithm, 3, Duration.ofMinutes(1));
+        LocalLimiter limiter = limiter(rule);
+        advance(Duration.ofSeconds(7));
+
+        List<Decision> decisions = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            decisions.add(take(limiter, "c"));
+        }
+        decisions.add(limiter.decide("c", new long[] {2}, true));
+        decisions.add(take(limiter, "c"));
+        decisions.add(limiter.decide("c", null, false));
+
+        assertThat(decisions).extracting(Decision::allowed).containsExactly(true, true, true, false, false, false);
+        for (Decision decision : decisions) {
+            assertPromisesNoMoreThanTheWindow(decision, algorithm, rule.window());
+        }
+    }
+
+    private static String answer(Decision decision) {
+        return (decision.allowed() ? "allowed" : "denied") + ", remaining " + decision.remaining() + ", retry after "
+                + decision.retryAfter() + ", reset after " + decision.resetAfter();
+    }
+
+    /**
+     * The longest any answer may point ahead is the window: the state of a full window or bucket has
+     * cleared by then. sliding-window alone weighs a window's count until the end of the next one.
+     */
+    private static void assertPromisesNoMoreThanTheWindow(Decision decision, Algorithm algorithm, Duration window) {
+        Duration horizon = algorithm == Algorithm.SLIDING_WINDOW ? window.multipliedBy(2) : window;
+        assertThat(decision.retryAfter()).as("retry-after of %s", answer(decision)).isLessThanOrEqualTo(horizon);
+        assertThat(decision.resetAfter()).as("reset-after of %s", answer(decision)).isLessThanOrEqualTo(horizon);
+        assertThat(decision.retryAfterSeconds()).as("Retry-After of %s", answer(decision))
+                .isLessThanOrEqualTo(horizon.getSeconds());
+        assertThat(decision.resetAfterSeconds()).as("t of %s", answer(decision))
+                .isLessThanOrEqualTo(horizon.getSeconds());
+    }
+
     @Test
     void deniesAndPeeksStoreNothing() {
         LocalLimiter limiter = limiter(rule(Algorithm.GCRA, 1, Duration.ofSeconds(1)));

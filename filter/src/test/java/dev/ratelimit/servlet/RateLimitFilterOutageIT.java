@@ -37,7 +37,14 @@ class RateLimitFilterOutageIT {
     private static final ServletContainers.Pool containers = new ServletContainers.Pool();
     private static final AtomicInteger apps = new AtomicInteger();
     private static final long TIMEOUT_MILLIS = 400;
-    private static final long MARGIN_MILLIS = 800;
+    /**
+     * The longest a request may wait while Redis is away, as README states it: 3 × redisTimeout (a
+     * decision queued behind round trips under way, then waiting for the node's probe, then its own
+     * call), plus what 120 requests at once through a container on two cores that other builds may
+     * share add above it (RateLimitFilterFaultsIT's margin; a busy run here measured 1,383 ms with the
+     * earlier bound of T + 800 ms). The bound still proves that no request hangs on a dead Redis.
+     */
+    private static final long WAIT_BOUND_MILLIS = 3 * TIMEOUT_MILLIS + 1000;
 
     @AfterAll
     static void stop() {
@@ -129,7 +136,7 @@ class RateLimitFilterOutageIT {
 
         for (Answer answer : fire(app, 120, "c")) {
             assertThat(answer.status()).isEqualTo(200);
-            assertThat(answer.millis()).isLessThanOrEqualTo(TIMEOUT_MILLIS + MARGIN_MILLIS);
+            assertThat(answer.millis()).isLessThanOrEqualTo(WAIT_BOUND_MILLIS);
             assertThat(answer.response().headers().firstValue("RateLimit")).as("nothing true to say").isEmpty();
         }
 
@@ -222,7 +229,7 @@ class RateLimitFilterOutageIT {
             assertThat(answer.status()).isEqualTo(503);
             assertThat(answer.response().headers().firstValue("Retry-After")).hasValue("1");
             assertThat(answer.response().body()).contains("\"status\":503", "cannot reach Redis");
-            assertThat(answer.millis()).isLessThanOrEqualTo(TIMEOUT_MILLIS + MARGIN_MILLIS);
+            assertThat(answer.millis()).isLessThanOrEqualTo(WAIT_BOUND_MILLIS);
         }
 
         redis.start();
@@ -244,7 +251,7 @@ class RateLimitFilterOutageIT {
 
         for (Answer answer : answers) {
             assertThat(answer.status()).isEqualTo(200);
-            assertThat(answer.millis()).isLessThanOrEqualTo(TIMEOUT_MILLIS + MARGIN_MILLIS);
+            assertThat(answer.millis()).isLessThanOrEqualTo(WAIT_BOUND_MILLIS);
         }
         assertThat(untilLimitingResumes(app)).as("the pause ends after 2 s; then one cool-down at most")
                 .isLessThanOrEqualTo(Duration.ofSeconds(4));

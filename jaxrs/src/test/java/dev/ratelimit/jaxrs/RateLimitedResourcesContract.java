@@ -113,6 +113,26 @@ abstract class RateLimitedResourcesContract {
         assertThat(server.getAttribute(bean, "Denied")).isEqualTo(1L);
     }
 
+    /**
+     * A client controls its Cookie header. However malformed, the request is decided (a cookie the
+     * runtime cannot read is no cookie: the shared missing-key bucket), never answered 5xx.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void aMalformedCookieHeaderIsDecidedNeverA5xx(Kind kind) throws Exception {
+        URI app = deploy(kind);
+        List<String> hostile = List.of("session", "=x", "session=", "$Version=1; session=\"unterminated",
+                "session=a; session=b", ";;;,,,", "$Version=\"1\"; $Path=/; $Domain", "session=\"a\\\"b\"",
+                "session=" + "x".repeat(4000), "session=\u00e9t\u00e9", "a=b, c=d; session=\"q;,=\"");
+        for (String cookie : hostile) {
+            HttpResponse<String> answer = get(app.resolve("rest/by-cookie"), "Cookie", cookie);
+            assertThat(answer.statusCode()).as("Cookie: %s", cookie).isIn(200, 400);
+            if (answer.statusCode() == 200) {
+                assertThat(answer.headers().firstValue("RateLimit")).as("decided: %s", cookie).isPresent();
+            }
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
     void theMethodAnnotationOverridesTheClassOne(Kind kind) throws Exception {

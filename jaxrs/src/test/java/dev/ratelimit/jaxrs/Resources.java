@@ -48,6 +48,16 @@ final class Resources {
         }
     }
 
+    /** Keyed by a cookie: hostile Cookie headers must still be decided, never answered 5xx. */
+    @Path("by-cookie")
+    public static class ByCookie {
+        @GET
+        @RateLimited(limit = 100, window = "1m", key = "cookie:session", policy = "by-cookie")
+        public String get() {
+            return "by-cookie";
+        }
+    }
+
     /** Never limited. */
     @Path("free")
     public static class Free {
@@ -161,7 +171,7 @@ final class Resources {
         @Override
         public Set<Class<?>> getClasses() {
             return Set.of(Orders.class, Shared.class, Free.class, Account.class, Tiered.class, Login.class, Export.class,
-                    HeaderAuthentication.class, RateLimitFeature.class);
+                    ByCookie.class, HeaderAuthentication.class, RateLimitFeature.class);
         }
     }
 

@@ -246,7 +246,7 @@ final class RedisProcessServer implements ServerHandle {
     private void awaitReady(Process p) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(READY_TIMEOUT_MILLIS);
         while (true) {
-            if (RedisPing.answers(HOST, port, 250)) {
+            if (RedisPing.answers(HOST, port, 250) && answersAs(p)) {
                 return;
             }
             if (!p.isAlive()) {
@@ -294,6 +294,21 @@ final class RedisProcessServer implements ServerHandle {
             }
         }
         throw new IllegalStateException("cannot find a free port on " + HOST);
+    }
+
+    /**
+     * Whether the server answering on {@link #port} is process {@code p}. Builds running side by side
+     * pick free ports independently: another's server may bind the port between the probe and this
+     * one's bind, and would answer PING in its place while this one exits with "Address already in
+     * use" (seen with two builds at once: a sentinel "started" that never ran).
+     */
+    private boolean answersAs(Process p) {
+        try {
+            String pid = RedisAdmin.info(port, "server").get("process_id");
+            return pid != null && Long.parseLong(pid.trim()) == p.pid();
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 
     private static void closeStdin(Process p) {
