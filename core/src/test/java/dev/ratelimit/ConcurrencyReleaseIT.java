@@ -32,15 +32,18 @@ class ConcurrencyReleaseIT {
             limiter.release(held); // must not throw
             proxy.heal();
             assertThat(redis.client().zcard(key)).as("the release never reached Redis").isEqualTo(1L);
-            long failedAt = System.nanoTime();
+            // The lease goes with the key, whose TTL the acquisition set to its window: Redis itself
+            // removes it within the window. Read from Redis, not timed with a stopwatch, which on a busy
+            // machine would measure this thread's scheduling as much as Redis' expiry.
+            assertThat(redis.client().pttl(key)).as("expires within the window")
+                    .isPositive().isLessThanOrEqualTo(oneInFlight.window().toMillis());
 
-            // Polls Redis' own state (the key expires with its longest lease), with a deadline.
-            long deadline = failedAt + Duration.ofSeconds(10).toNanos();
+            // Polls Redis' own state until the key is gone; the deadline only stops a hang.
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
             while (redis.client().exists(key) && System.nanoTime() < deadline) {
                 Thread.sleep(20);
             }
             assertThat(redis.client().exists(key)).as("the lease expired with its window").isFalse();
-            assertThat(Duration.ofNanos(System.nanoTime() - failedAt)).isLessThan(Duration.ofMillis(2500));
             limiter.release(held);
         }
     }

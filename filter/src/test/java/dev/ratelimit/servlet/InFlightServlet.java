@@ -26,8 +26,14 @@ public class InFlightServlet extends HttpServlet {
     private static volatile CountDownLatch gate = new CountDownLatch(0);
 
     /** A closed gate and fresh counts. */
-    static void reset() {
+    static void reset() throws InterruptedException {
         gate.countDown();
+        // Requests a failed test left held finish now: wait for them, or they would count down this
+        // test's numbers after it has set them to zero (one failure would fail the next test too).
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (inFlight.get() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
         gate = new CountDownLatch(1);
         inFlight.set(0);
         highWater.set(0);

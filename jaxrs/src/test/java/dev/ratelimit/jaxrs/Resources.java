@@ -13,6 +13,9 @@ import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.ext.Provider;
 import java.security.Principal;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /** The resources the JAX-RS suite deploys on Jersey and on RESTEasy. */
 final class Resources {
@@ -106,11 +109,23 @@ final class Resources {
     /** One export at a time per client, across servers: an in-flight limit whose lease the response filter gives back. */
     @Path("export")
     public static class Export {
+        /** Exports under way, for a test to wait on. */
+        static final AtomicInteger running = new AtomicInteger();
+        /** What each export waits for: a test holds exports in flight as long as it needs, never a set time. */
+        static volatile CountDownLatch finish = new CountDownLatch(0);
+
         @GET
         @RateLimited(algorithm = "concurrency", limit = 1, window = "30s", key = "header:X-Client")
         public String export() throws InterruptedException {
-            Thread.sleep(800);
-            return "exported";
+            running.incrementAndGet();
+            try {
+                if (!finish.await(30, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("the test never let the export finish");
+                }
+                return "exported";
+            } finally {
+                running.decrementAndGet();
+            }
         }
     }
 

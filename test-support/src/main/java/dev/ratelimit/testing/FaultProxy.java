@@ -11,18 +11,24 @@ import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Arrays;
 import java.util.Set;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A TCP proxy between a client and one server, in the spirit of toxiproxy, whose faults are switched
  * while connections flow. It listens on a free loopback port ({@link #host()}, {@link #port()}) and
- * forwards to {@code target}, with plain sockets and two threads per connection.
+ * forwards to {@code target}, with plain sockets and a thread each way per connection (and, once a
+ * fault has held a chunk, a second one that passes the held chunks on).
  *
  * <ul>
- *   <li>{@link #latency(Duration)}: every chunk, in both directions, is held that long before it is
- *       passed on.</li>
+ *   <li>{@link #latency(Duration)}: every chunk, in both directions, is passed on that long after it
+ *       arrived, as a slow network would: chunks in flight are held together, not one after another,
+ *       so a message costs the latency once however many reads it took the proxy to take it in.</li>
  *   <li>{@link #blackhole()}: connections are accepted and read, but nothing is passed on or answered:
  *       a caller waits for its own timeout. What was read is held, and passed on after {@link #heal()},
  *       as TCP would after a partition.</li>
@@ -90,7 +96,7 @@ public final class FaultProxy implements AutoCloseable {
         return links.size();
     }
 
-    /** Holds every chunk, both ways, this long before passing it on; zero for none. */
+    /** Passes every chunk, both ways, on this long after it arrived; zero for none. */
     public FaultProxy latency(Duration latency) {
         synchronized (lock) {
             latencyNanos = latency.toNanos();
@@ -278,13 +284,16 @@ public final class FaultProxy implements AutoCloseable {
                 continue;
             }
             int id = (int) accepted.get();
-            start("fault-proxy-" + port + "-" + id + "-up", () -> link.pump(client, server));
-            start("fault-proxy-" + port + "-" + id + "-down", () -> link.pump(server, client));
+            link.pump("fault-proxy-" + port + "-" + id + "-up", client, server);
+            link.pump("fault-proxy-" + port + "-" + id + "-down", server, client);
         }
     }
 
-    /** Waits while blackholed, then for the latency; false when the link should end. */
-    private boolean mayPass(Link link) throws InterruptedException {
+    /**
+     * Waits while blackholed, then until the latency has passed since the chunk {@code arrived}
+     * (System.nanoTime()); false when the link should end.
+     */
+    private boolean mayPass(Link link, long arrived) throws InterruptedException {
         long delay;
         synchronized (lock) {
             while (mode == Mode.BLACKHOLE && !link.closed) {
@@ -293,13 +302,18 @@ public final class FaultProxy implements AutoCloseable {
             if (mode == Mode.CLOSED || link.closed) {
                 return false;
             }
-            delay = latencyNanos;
+            delay = arrived + latencyNanos - System.nanoTime();
         }
         if (delay > 0) {
-            Thread.sleep(delay / 1_000_000, (int) (delay % 1_000_000));
+            TimeUnit.NANOSECONDS.sleep(delay);
         }
         // The fault may have changed while the chunk was held.
-        return mode() != Mode.BLACKHOLE || mayPass(link);
+        return mode() != Mode.BLACKHOLE || mayPass(link, arrived);
+    }
+
+    /** A chunk read from one side, with the System.nanoTime() it was read at; END for the side's orderly end. */
+    private record Chunk(long arrived, byte[] bytes) {
+        static final Chunk END = new Chunk(0, new byte[0]);
     }
 
     /** One accepted connection and the one to the server. */
@@ -313,26 +327,82 @@ public final class FaultProxy implements AutoCloseable {
             this.server = server;
         }
 
-        void pump(Socket from, Socket to) {
+        /**
+         * Forwards {@code from} to {@code to} on a thread that reads each chunk as it comes and stamps
+         * it. With no fault and nothing held it writes the chunk on at once, as a plain forwarder;
+         * otherwise the chunk is queued for a second thread, started on the first such chunk, which
+         * passes it on once its latency has passed since it arrived. Were one thread to read, wait
+         * and write, a message that arrived in several reads (a pipeline, a script longer than the
+         * client's buffer) would wait the latency once per read, and cost more the busier the machine.
+         */
+        void pump(String name, Socket from, Socket to) {
+            start(name, () -> read(name, from, to));
+        }
+
+        private void read(String name, Socket from, Socket to) {
             byte[] buffer = new byte[CHUNK];
+            BlockingQueue<Chunk> held = new LinkedBlockingQueue<>();
+            boolean delivering = false;
             try {
                 InputStream in = from.getInputStream();
                 OutputStream out = to.getOutputStream();
                 int read;
                 while ((read = in.read(buffer)) >= 0) {
-                    if (!mayPass(this)) {
-                        break;
+                    long arrived = System.nanoTime();
+                    if (!delivering && passesAtOnce()) {
+                        out.write(buffer, 0, read);
+                        out.flush();
+                        continue;
                     }
-                    out.write(buffer, 0, read);
+                    // From the first chunk held on, every chunk goes through the queue, in order.
+                    if (!delivering) {
+                        delivering = true;
+                        start(name + "-deliver", () -> deliver(held, to));
+                    }
+                    held.add(new Chunk(arrived, Arrays.copyOf(buffer, read)));
+                }
+                // An orderly end on one side is passed on as one, after what came before it.
+                if (delivering) {
+                    held.add(Chunk.END);
+                } else {
+                    close(false);
+                }
+            } catch (IOException e) {
+                // The other side closed, or reset: end both.
+                close(mode() == Mode.RESET);
+            }
+        }
+
+        private void deliver(BlockingQueue<Chunk> held, Socket to) {
+            try {
+                OutputStream out = to.getOutputStream();
+                while (true) {
+                    Chunk chunk = held.poll(50, TimeUnit.MILLISECONDS);
+                    if (chunk == null) {
+                        if (closed) {
+                            return;
+                        }
+                        continue;
+                    }
+                    if (chunk == Chunk.END || !mayPass(this, chunk.arrived())) {
+                        close(false);
+                        return;
+                    }
+                    out.write(chunk.bytes());
                     out.flush();
                 }
-                // An orderly end on one side is passed on as one.
-                close(false);
             } catch (IOException e) {
                 // The other side closed, or reset: end both.
                 close(mode() == Mode.RESET);
             } catch (InterruptedException e) {
                 close(false);
+            }
+        }
+
+        /** Forwarding with no latency: a chunk need not be held. */
+        private boolean passesAtOnce() {
+            synchronized (lock) {
+                return mode == Mode.FORWARD && latencyNanos == 0 && !closed;
             }
         }
 
