@@ -19,6 +19,12 @@
 -- on a denial. The admitted path is TIME, two reads of one entry, ZREMRANGEBYSCORE, ZADD and
 -- PEXPIRE. The key's TTL is one window from the newest admission.
 --
+-- No answer points past the window: an entry stamped after now (several admissions in one
+-- microsecond, as a coalesced batch makes with its one TIME, or a clock that stepped back) leaves
+-- the window a little later than now + window, and its TTL covers that; but retry-after and
+-- reset-after are capped at the window, so a 60 s window never answers 61 s. The cost: a request back
+-- exactly at that retry-after, within those microseconds, is told to wait them out.
+--
 -- Totals are exact in Lua's doubles below 2^53. A log whose window runs empty starts again from 0;
 -- one that never empties (limits near the 2^50 bound) is rebased, every total lowered by the
 -- anchor's, before its newest total would pass 2^52.
@@ -98,13 +104,13 @@ local function check(key, permits_arg, limit_arg, window_arg)
   local reset = 0
   if count > 0 and (not consume or count + permits > limit) then
     -- Only a peek or a denial reports the reset before this request; an admission reports its own.
-    reset = newest_at + window - now
+    reset = math.min(newest_at + window - now, window)
   end
   if count + permits > limit then
     -- A request larger than the limit never fits; the caller refuses it before asking (RateLimiter).
     local retry = reset
     if count > 0 and permits <= limit then
-      retry = reaching(key, base + count + permits - limit, window) + window - now
+      retry = math.min(reaching(key, base + count + permits - limit, window) + window - now, window)
     end
     return 0, limit - count, retry, reset
   end
@@ -148,5 +154,5 @@ local function commit(key, remaining, new_total, window, stamp, trim)
   local left = stamp + window - now
   redis.call('PEXPIRE', key, math.ceil(left / 1000))
   -- The receipt is the entry's score, unique in the log: refund.lua removes that entry.
-  return remaining, left, stamp
+  return remaining, math.min(left, window), stamp
 end
