@@ -57,12 +57,6 @@ final class LocalBuckets {
         boolean clear(long now) {
             return tokens(now) == capacity;
         }
-
-        /** An empty bucket's time to fill: {@code burst × window / limit}. */
-        @Override
-        long horizon() {
-            return ceilDiv(capacity, rate);
-        }
     }
 
     /** leaky-bucket.lua: a level in units of 1/scale permit, draining at rate units per µs. */
@@ -107,12 +101,6 @@ final class LocalBuckets {
         boolean clear(long now) {
             return level(now) == 0;
         }
-
-        /** A full bucket's time to drain: {@code burst × window / limit}. */
-        @Override
-        long horizon() {
-            return ceilDiv(capacity, rate);
-        }
     }
 
     /** gcra.lua: the theoretical arrival time, at most burst intervals ahead of now. */
@@ -146,12 +134,6 @@ final class LocalBuckets {
         @Override
         boolean clear(long now) {
             return tat <= now;
-        }
-
-        /** The theoretical arrival time is at most this far ahead of now after an admission. */
-        @Override
-        long horizon() {
-            return tolerance;
         }
     }
 }

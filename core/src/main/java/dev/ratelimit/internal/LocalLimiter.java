@@ -23,7 +23,8 @@ import java.util.function.Supplier;
  * so an outage's state goes away without a thread. Only admissions are stored: a denial or a peek
  * writes nothing, as in the scripts. Thread-safe (a lock per segment); time comes from the injected
  * monotonic clock, read under the lock and never earlier than the segment's last decision, so time
- * runs forward for every client whatever order callers arrive in. {@link #clear()} drops everything
+ * runs forward for every client whatever order callers arrive in, and no answer points past the
+ * state's window (sliding-log caps what its same-microsecond stamps would add, as its script does). {@link #clear()} drops everything
  * once Redis answers again.
  */
 public final class LocalLimiter {
@@ -35,8 +36,6 @@ public final class LocalLimiter {
     private final List<Rule> rules;
     private final List<Supplier<LocalRuleState>> factories = new ArrayList<>();
     private final long[] costs;
-    /** Per rule, the longest its state lasts ({@link LocalRuleState#horizon}): the most an answer says. */
-    private final long[] horizons;
     private final Segment[] segments;
     private final LongSupplier nanoClock;
     private final long origin;
@@ -106,10 +105,6 @@ public final class LocalLimiter {
             factories.add(LocalRuleState.factory(rule, epochMillis));
         }
         this.costs = rules.stream().mapToLong(Rule::cost).toArray();
-        this.horizons = new long[rules.size()];
-        for (int i = 0; i < horizons.length; i++) {
-            horizons[i] = factories.get(i).get().horizon();
-        }
         int count = maxKeys >= SEGMENTS * 64 ? SEGMENTS : 1;
         this.segments = new Segment[count];
         for (int i = 0; i < count; i++) {
@@ -187,31 +182,7 @@ public final class LocalLimiter {
      * @return a {@link Decision#local()} decision of the governing rule
      */
     public Decision decide(String key, long[] permits, boolean consume) {
-        long[] asked = permits == null ? costs : permits;
-        return governing(promised(evaluate(key, asked, consume), asked));
-    }
-
-    /**
-     * What the reply may tell the client: no rule's retry-after or reset-after past its horizon (the
-     * window; two for sliding-window; a bucket's time to clear), by when its state is clear. The
-     * states reach past it by bookkeeping alone: sliding-log stamps admissions within one
-     * microsecond a microsecond apart, as its script must (a sorted set's scores are its order) and
-     * as parity with the script wants, so a burst's last entry leaves a few microseconds after the
-     * window though it was admitted now. Told, that would round up to a second more than the
-     * window; untold, a request back within those microseconds at exactly retry-after is still
-     * denied. A request larger than a rule's capacity never fits: it is told
-     * {@link #TOO_LARGE_RETRY_MICROS}.
-     */
-    private long[] promised(long[] reply, long[] permits) {
-        for (int i = 0; i < horizons.length; i++) {
-            int at = 1 + 4 * i;
-            reply[at + LocalRuleState.RETRY] = Math.min(reply[at + LocalRuleState.RETRY], horizons[i]);
-            reply[at + LocalRuleState.RESET] = Math.min(reply[at + LocalRuleState.RESET], horizons[i]);
-            if (permits[i] > rules.get(i).capacity()) {
-                reply[at + LocalRuleState.RETRY] = TOO_LARGE_RETRY_MICROS;
-            }
-        }
-        return reply;
+        return governing(evaluate(key, permits == null ? costs : permits, consume));
     }
 
     /**
@@ -235,8 +206,12 @@ public final class LocalLimiter {
             }
             boolean allAllowed = true;
             for (int i = 0; i < states.length; i++) {
-                if (!states[i].check(permits[i], consume, now, reply, 1 + 4 * i)) {
+                int at = 1 + 4 * i;
+                if (!states[i].check(permits[i], consume, now, reply, at)) {
                     allAllowed = false;
+                }
+                if (permits[i] > rules.get(i).capacity()) {
+                    reply[at + LocalRuleState.RETRY] = TOO_LARGE_RETRY_MICROS;
                 }
             }
             reply[0] = allAllowed ? 1 : 0;

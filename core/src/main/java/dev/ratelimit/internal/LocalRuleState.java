@@ -36,12 +36,6 @@ abstract class LocalRuleState {
     /** Whether the state says nothing any more at {@code now} (its Redis key would have expired). */
     abstract boolean clear(long now);
 
-    /**
-     * The longest the algorithm keeps an admission (µs): a full window's or bucket's time to clear.
-     * By then the state says nothing of it, so no retry-after or reset-after need point further.
-     */
-    abstract long horizon();
-
     static void answer(long[] reply, int at, boolean allowed, long remaining, long retry, long reset) {
         reply[at + ALLOWED] = allowed ? 1 : 0;
         reply[at + REMAINING] = remaining;
@@ -139,18 +133,13 @@ abstract class LocalRuleState {
         boolean clear(long now) {
             return count == 0 || now >= endsAt;
         }
-
-        @Override
-        long horizon() {
-            return window;
-        }
     }
 
     /**
      * calendar-window.lua: a count per calendar period in a time zone, which ends when the period does
      * (midnight, Monday, the first of the month), by this JVM's wall clock, as the script's period
      * starts are computed. So a count begun in an outage is gone at the period's end, and no answer
-     * points past it; the script's longest period (a 25-hour day) is only the horizon.
+     * points past it; the script's longest period (a 25-hour day) is only its key's TTL.
      */
     static final class CalendarWindow extends FixedWindow {
         private final CalendarBounds periods;
@@ -235,12 +224,6 @@ abstract class LocalRuleState {
         @Override
         boolean clear(long now) {
             return !stored || index < now / window - 1;
-        }
-
-        /** Two windows: a window's count weighs until the end of the next one. */
-        @Override
-        long horizon() {
-            return 2 * window;
         }
     }
 

@@ -126,11 +126,5 @@ final class LocalSlidingLog extends LocalRuleState {
     boolean clear(long now) {
         return size == 0 || stamps[slot(size - 1)] <= now - window;
     }
-
-    /** One window from the admission, though the ring's stamps may run a few µs ahead (see commit). */
-    @Override
-    long horizon() {
-        return window;
-    }
 }
 
