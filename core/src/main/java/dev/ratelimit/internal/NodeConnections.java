@@ -1,7 +1,6 @@
 package dev.ratelimit.internal;
 
 import java.net.SocketTimeoutException;
-import java.util.concurrent.TimeUnit;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
@@ -17,15 +16,13 @@ import redis.clients.jedis.util.Pool;
  * decision. So a failure to reach the node clears the pool's idle connections, and so does the
  * first answer after the node's breaker was open (a connection returned meanwhile, its call answered
  * just before the node went away, is stale too). And the node's probe (the one call let through
- * after its breaker was open, or the first call after it has not answered for {@link #QUIET_NANOS};
+ * after its breaker was open, or the first call after it has not answered for {@link NodeHealth#QUIET_NANOS};
  * the callers meanwhile wait for its verdict, see {@link CircuitBreaker}) sends a PING on the
  * borrowed connection first: a PING that fails at once, not by a timeout, shows a connection from
  * before a restart; it is dropped with the pool's idle ones and a fresh connection is used. Only a
  * PING ran on it, so nothing counts twice. Under traffic no PING is sent.
  */
 final class NodeConnections {
-    /** A node quiet for this long may have restarted meanwhile: PING before the next command. */
-    static final long QUIET_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** Stale connections dropped in one call at most; then the command goes out as is. */
     private static final int STALE_CHECKS = 3;
 

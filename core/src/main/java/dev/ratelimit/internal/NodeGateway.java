@@ -258,7 +258,7 @@ public final class NodeGateway implements RedisGateway {
         CircuitBreaker breaker = health.breaker;
         // A node quiet for a while may have restarted meanwhile: the first caller checks it, the
         // others wait for what it finds (as they wait for a probe after the breaker was open).
-        CircuitBreaker.Pass pass = breaker.pass(health.quietSince(clock.getAsLong()) >= NodeConnections.QUIET_NANOS);
+        CircuitBreaker.Pass pass = breaker.pass(health.quiet(clock.getAsLong()));
         if (!pass.allowed()) {
             throw new NotSentFailure("Redis at " + where(node) + " " + breaker.refusal(pass), null);
         }
