@@ -82,10 +82,12 @@ public final class RedisStore implements AutoCloseable {
         // after NOSCRIPT, and the connect commons-pool makes for a broken connection's replacement,
         // plus the pool wait; eight timeouts leave room, so a slow probe is never taken for lost.
         Duration probeLease = settings.poolMaxWait().plus(settings.timeout().multipliedBy(8));
-        // While a node's probe is out, the other callers wait for its verdict as long as they would for
-        // a pooled connection: the probe usually answers sooner, and then they are decided by Redis.
+        // While a node's probe is out, the other callers wait for its verdict as a queued coalesced
+        // call waits for a round trip under way: the probe usually answers sooner, and then they are
+        // decided by Redis.
+        Duration turnWait = roundTripWait(settings);
         Supplier<CircuitBreaker> breakers = () -> new CircuitBreaker(settings.breakerFailures(), settings.breakerCoolDown(),
-                probeLease, settings.poolMaxWait(), System::nanoTime);
+                probeLease, turnWait, System::nanoTime);
         // The gateway builds Jedis' connection providers itself, not a UnifiedJedis: only they show the
         // node a call goes to and its pool, which key the circuit breakers and get cleared of stale
         // connections, and let it follow Cluster's ASK (Jedis would also retry after a timeout).
@@ -97,14 +99,14 @@ public final class RedisStore implements AutoCloseable {
                     .build();
             return new RedisStore(NodeGateway.sentinel(new SentineledConnectionProvider(settings.sentinelMaster(),
                     clientConfig, pool, hostsAndPorts(settings.sentinelNodes()), sentinelConfig), breakers,
-                    settings.location(), coalescing(settings), queueWait(settings)));
+                    settings.location(), coalescing(settings), turnWait));
         }
         if (!settings.clusterNodes().isEmpty()) {
             return new RedisStore(NodeGateway.cluster(hostsAndPorts(settings.clusterNodes()), clientConfig, pool, breakers,
-                    settings.location(), coalescing(settings), queueWait(settings)));
+                    settings.location(), coalescing(settings), turnWait));
         }
         return new RedisStore(NodeGateway.standalone(new HostAndPort(settings.host(), settings.port()), clientConfig, pool,
-                breakers, settings.location(), coalescing(settings), queueWait(settings)));
+                breakers, settings.location(), coalescing(settings), turnWait));
     }
 
     /**
@@ -117,12 +119,12 @@ public final class RedisStore implements AutoCloseable {
     }
 
     /**
-     * The longest a coalesced decision waits in its node's queue: the pool wait, but at least the
-     * timeout. A queued decision waits for a round trip under way to end, which the timeout bounds,
-     * not for a connection: a pool wait of zero ("never wait for a connection") must not fail
-     * decisions that only queued behind others while the pool has connections to spare.
+     * The longest a decision waits for another call's round trip: in its node's coalescing queue, or
+     * for the verdict of the node's probe. The pool wait, but at least the timeout, which bounds such
+     * a round trip: a pool wait of zero ("never wait for a connection") must not fail decisions that
+     * only waited behind another call while the pool has connections to spare.
      */
-    private static Duration queueWait(RedisSettings settings) {
+    private static Duration roundTripWait(RedisSettings settings) {
         return settings.poolMaxWait().compareTo(settings.timeout()) > 0 ? settings.poolMaxWait() : settings.timeout();
     }
 

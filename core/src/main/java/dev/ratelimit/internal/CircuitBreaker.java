@@ -14,8 +14,8 @@ import java.util.function.LongSupplier;
  * cool-down. Only failures to reach Redis count: an error reply means Redis is there.
  *
  * <p><b>Nobody is turned away while the answer is on its way.</b> The callers that arrive while a
- * probe is out wait for its verdict, for at most {@code probeWait} (the wait for a pooled
- * connection): if the probe reached Redis they go to Redis too, and only if it failed, or no verdict
+ * probe is out wait for its verdict, for at most {@code probeWait} (as for another call's round
+ * trip): if the probe reached Redis they go to Redis too, and only if it failed, or no verdict
  * came in time, are they refused. Refusing them at once would hand every decision of the first
  * moments after an outage to the failure policy, although Redis is answering: a burst right after a
  * restart would then be admitted past its limit. The same holds for a closed breaker whose node the
@@ -101,8 +101,8 @@ public final class CircuitBreaker {
      * @param coolDown how long it stays open before letting one probe through
      * @param probeLease how long a probe may stay out without reporting before another is let through;
      *     longer than any call can take, so that two probes are rarely out together
-     * @param probeWait how long a caller that finds a probe out waits for its verdict: the wait for a
-     *     pooled connection; zero refuses such callers at once
+     * @param probeWait how long a caller that finds a probe out waits for its verdict, as for any other
+     *     call's round trip (the pool wait, at least the timeout); zero refuses such callers at once
      * @param nanoClock a monotonic clock in nanoseconds, {@code System::nanoTime} outside tests
      */
     public CircuitBreaker(int failureThreshold, Duration coolDown, Duration probeLease, Duration probeWait,
