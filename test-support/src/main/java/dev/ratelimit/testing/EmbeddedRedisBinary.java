@@ -4,7 +4,6 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-
 import redis.embedded.core.ExecutableProvider;
 
 /**
@@ -34,7 +33,7 @@ final class EmbeddedRedisBinary {
         } catch (RuntimeException e) {
             // e.g. an OS/architecture the jar has no binary for
             throw new IOException("embedded-redis has no binary for " + System.getProperty("os.name") + "/"
-                    + System.getProperty("os.arch") + ": " + RedisServerExtension.describe(e), e);
+                    + System.getProperty("os.arch") + ": " + StrategyResolver.describe(e), e);
         }
         Path binary = file.toPath();
         if (!Files.isRegularFile(binary)) {

@@ -1,8 +1,6 @@
 package dev.ratelimit.testing;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -11,11 +9,8 @@ import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Arrays;
 import java.util.Set;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -43,7 +38,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>{@link #close()} ends every connection and waits for every thread the proxy started.
  */
 public final class FaultProxy implements AutoCloseable {
-    private static final int CHUNK = 16 * 1024;
     private static final Duration THREAD_END = Duration.ofSeconds(5);
 
     private enum Mode { FORWARD, BLACKHOLE, RESET, REFUSE, CLOSED }
@@ -51,7 +45,7 @@ public final class FaultProxy implements AutoCloseable {
     private final InetSocketAddress target;
     private final InetAddress loopback = InetAddress.getLoopbackAddress();
     private final int port;
-    private final Set<Link> links = ConcurrentHashMap.newKeySet();
+    private final Set<ProxyLink> links = ConcurrentHashMap.newKeySet();
     private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
     private final AtomicLong accepted = new AtomicLong();
     private final Object lock = new Object();
@@ -118,7 +112,7 @@ public final class FaultProxy implements AutoCloseable {
     /** Resets every open connection (RST), and each new one at once, until {@link #heal()}. */
     public FaultProxy reset() {
         switchTo(Mode.RESET);
-        for (Link link : links) {
+        for (ProxyLink link : links) {
             link.close(true);
         }
         return this;
@@ -132,8 +126,8 @@ public final class FaultProxy implements AutoCloseable {
             listening = null;
         }
         switchTo(Mode.REFUSE);
-        closeQuietly(closing);
-        for (Link link : links) {
+        ProxyLink.closeQuietly(closing);
+        for (ProxyLink link : links) {
             link.close(false);
         }
         return this;
@@ -177,8 +171,8 @@ public final class FaultProxy implements AutoCloseable {
             listening = null;
             lock.notifyAll();
         }
-        closeQuietly(closing);
-        for (Link link : links) {
+        ProxyLink.closeQuietly(closing);
+        for (ProxyLink link : links) {
             link.close(false);
         }
         long deadline = System.nanoTime() + THREAD_END.toNanos();
@@ -218,6 +212,26 @@ public final class FaultProxy implements AutoCloseable {
         return this;
     }
 
+    /** Forwarding with no latency: a chunk of an open link need not be held. */
+    boolean passesAtOnce() {
+        synchronized (lock) {
+            return mode == Mode.FORWARD && latencyNanos == 0;
+        }
+    }
+
+    /** Whether connections are being reset, so that a link that breaks now ends with an RST too. */
+    boolean resetting() {
+        return mode() == Mode.RESET;
+    }
+
+    /** A link ended: forgotten, and whoever waits on a fault looks again. */
+    void unlink(ProxyLink link) {
+        links.remove(link);
+        synchronized (lock) {
+            lock.notifyAll();
+        }
+    }
+
     private Mode mode() {
         synchronized (lock) {
             return mode;
@@ -235,7 +249,8 @@ public final class FaultProxy implements AutoCloseable {
         start("fault-proxy-" + port + "-accept", () -> accept(socket));
     }
 
-    private void start(String name, Runnable body) {
+    /** Starts a daemon thread of the proxy, which {@link #close()} waits for. */
+    void start(String name, Runnable body) {
         Thread thread = new Thread(() -> {
             try {
                 body.run();
@@ -259,11 +274,11 @@ public final class FaultProxy implements AutoCloseable {
             accepted.incrementAndGet();
             Mode now = mode();
             if (now == Mode.RESET) {
-                resetQuietly(client);
+                ProxyLink.resetQuietly(client);
                 continue;
             }
             if (now == Mode.REFUSE || now == Mode.CLOSED) {
-                closeQuietly(client);
+                ProxyLink.closeQuietly(client);
                 continue;
             }
             Socket server = new Socket();
@@ -273,11 +288,11 @@ public final class FaultProxy implements AutoCloseable {
                 server.connect(target, 5_000);
             } catch (IOException unreachable) {
                 // The real server is away: the client sees its connection end, as it would there.
-                closeQuietly(server);
-                closeQuietly(client);
+                ProxyLink.closeQuietly(server);
+                ProxyLink.closeQuietly(client);
                 continue;
             }
-            Link link = new Link(client, server);
+            ProxyLink link = new ProxyLink(this, client, server);
             links.add(link);
             if (mode() == Mode.CLOSED) {
                 link.close(false);
@@ -293,13 +308,13 @@ public final class FaultProxy implements AutoCloseable {
      * Waits while blackholed, then until the latency has passed since the chunk {@code arrived}
      * (System.nanoTime()); false when the link should end.
      */
-    private boolean mayPass(Link link, long arrived) throws InterruptedException {
+    boolean mayPass(ProxyLink link, long arrived) throws InterruptedException {
         long delay;
         synchronized (lock) {
-            while (mode == Mode.BLACKHOLE && !link.closed) {
+            while (mode == Mode.BLACKHOLE && !link.closed()) {
                 lock.wait(50);
             }
-            if (mode == Mode.CLOSED || link.closed) {
+            if (mode == Mode.CLOSED || link.closed()) {
                 return false;
             }
             delay = arrived + latencyNanos - System.nanoTime();
@@ -311,138 +326,4 @@ public final class FaultProxy implements AutoCloseable {
         return mode() != Mode.BLACKHOLE || mayPass(link, arrived);
     }
 
-    /** A chunk read from one side, with the System.nanoTime() it was read at; END for the side's orderly end. */
-    private record Chunk(long arrived, byte[] bytes) {
-        static final Chunk END = new Chunk(0, new byte[0]);
-    }
-
-    /** One accepted connection and the one to the server. */
-    private final class Link {
-        private final Socket client;
-        private final Socket server;
-        private volatile boolean closed;
-
-        Link(Socket client, Socket server) {
-            this.client = client;
-            this.server = server;
-        }
-
-        /**
-         * Forwards {@code from} to {@code to} on a thread that reads each chunk as it comes and stamps
-         * it. With no fault and nothing held it writes the chunk on at once, as a plain forwarder;
-         * otherwise the chunk is queued for a second thread, started on the first such chunk, which
-         * passes it on once its latency has passed since it arrived. Were one thread to read, wait
-         * and write, a message that arrived in several reads (a pipeline, a script longer than the
-         * client's buffer) would wait the latency once per read, and cost more the busier the machine.
-         */
-        void pump(String name, Socket from, Socket to) {
-            start(name, () -> read(name, from, to));
-        }
-
-        private void read(String name, Socket from, Socket to) {
-            byte[] buffer = new byte[CHUNK];
-            BlockingQueue<Chunk> held = new LinkedBlockingQueue<>();
-            boolean delivering = false;
-            try {
-                InputStream in = from.getInputStream();
-                OutputStream out = to.getOutputStream();
-                int read;
-                while ((read = in.read(buffer)) >= 0) {
-                    long arrived = System.nanoTime();
-                    if (!delivering && passesAtOnce()) {
-                        out.write(buffer, 0, read);
-                        out.flush();
-                        continue;
-                    }
-                    // From the first chunk held on, every chunk goes through the queue, in order.
-                    if (!delivering) {
-                        delivering = true;
-                        start(name + "-deliver", () -> deliver(held, to));
-                    }
-                    held.add(new Chunk(arrived, Arrays.copyOf(buffer, read)));
-                }
-                // An orderly end on one side is passed on as one, after what came before it.
-                if (delivering) {
-                    held.add(Chunk.END);
-                } else {
-                    close(false);
-                }
-            } catch (IOException e) {
-                // The other side closed, or reset: end both.
-                close(mode() == Mode.RESET);
-            }
-        }
-
-        private void deliver(BlockingQueue<Chunk> held, Socket to) {
-            try {
-                OutputStream out = to.getOutputStream();
-                while (true) {
-                    Chunk chunk = held.poll(50, TimeUnit.MILLISECONDS);
-                    if (chunk == null) {
-                        if (closed) {
-                            return;
-                        }
-                        continue;
-                    }
-                    if (chunk == Chunk.END || !mayPass(this, chunk.arrived())) {
-                        close(false);
-                        return;
-                    }
-                    out.write(chunk.bytes());
-                    out.flush();
-                }
-            } catch (IOException e) {
-                // The other side closed, or reset: end both.
-                close(mode() == Mode.RESET);
-            } catch (InterruptedException e) {
-                close(false);
-            }
-        }
-
-        /** Forwarding with no latency: a chunk need not be held. */
-        private boolean passesAtOnce() {
-            synchronized (lock) {
-                return mode == Mode.FORWARD && latencyNanos == 0 && !closed;
-            }
-        }
-
-        void close(boolean withReset) {
-            synchronized (this) {
-                if (closed) {
-                    return;
-                }
-                closed = true;
-            }
-            links.remove(this);
-            if (withReset) {
-                resetQuietly(client);
-            } else {
-                closeQuietly(client);
-            }
-            closeQuietly(server);
-            synchronized (lock) {
-                lock.notifyAll();
-            }
-        }
-    }
-
-    private static void resetQuietly(Socket socket) {
-        try {
-            socket.setSoLinger(true, 0);
-        } catch (IOException ignored) {
-            // already closed
-        }
-        closeQuietly(socket);
-    }
-
-    private static void closeQuietly(AutoCloseable closeable) {
-        if (closeable == null) {
-            return;
-        }
-        try {
-            closeable.close();
-        } catch (Exception ignored) {
-            // nothing to do about it
-        }
-    }
 }

@@ -13,7 +13,6 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
-
 import redis.clients.jedis.Jedis;
 
 /**
@@ -85,7 +84,7 @@ final class RedisAdmin {
             try {
                 last = problem.get();
             } catch (RuntimeException e) {
-                last = RedisServerExtension.describe(e);
+                last = StrategyResolver.describe(e);
             }
             if (last == null) {
                 return Duration.ofNanos(System.nanoTime() - start);
@@ -114,7 +113,7 @@ final class RedisAdmin {
      * @param what what needs it, for the message
      */
     static Path requireOnPath(Function<String, String> env, String command, String what) {
-        Path found = RedisServerExtension.findOnPath(env.apply("PATH"), command);
+        Path found = StrategyResolver.findOnPath(env.apply("PATH"), command);
         if (found == null) {
             throw new IllegalStateException(what + " needs the " + command + " executable on PATH, but there is"
                     + " none (PATH=" + env.apply("PATH") + "). Install Redis 7 (e.g. apt-get install redis-server,"

@@ -1,14 +1,12 @@
 package dev.ratelimit.testing;
 
-import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-
 import com.github.dockerjava.api.command.InspectContainerResponse;
 import com.github.dockerjava.api.model.ExposedPort;
 import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.PortBinding;
 import com.github.dockerjava.api.model.Ports;
-
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.wait.strategy.Wait;
@@ -76,8 +74,8 @@ final class RedisContainerServer implements ServerHandle {
                 // container never started
             }
             stopQuietly(container);
-            throw new RedisServerExtension.StrategyUnavailable("could not start a " + image + " container: "
-                    + RedisServerExtension.describe(e) + (logs.isBlank() ? "" : "\n  container log:\n" + logs.strip()), e);
+            throw new StrategyUnavailable("could not start a " + image + " container: "
+                    + StrategyResolver.describe(e) + (logs.isBlank() ? "" : "\n  container log:\n" + logs.strip()), e);
         }
     }
 

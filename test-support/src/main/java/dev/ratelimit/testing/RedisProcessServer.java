@@ -171,21 +171,8 @@ final class RedisProcessServer implements ServerHandle {
             System.err.println("[redis-test] " + e.getMessage());
         }
         ProcessReaper.unregister(this);
-        deleteQuietly(dir);
-        deleteQuietly(binaryDir);
-    }
-
-    /**
-     * {@link TempDirs#deleteRecursively} that also survives a {@link LinkageError}: when a concurrent build rewrites
-     * {@code target/test-classes} under a running test JVM, a class needed only for deleting may be gone, and
-     * that must not keep the remaining servers of a cluster or sentinel setup from being killed.
-     */
-    static void deleteQuietly(Path root) {
-        try {
-            TempDirs.deleteRecursively(root);
-        } catch (RuntimeException | LinkageError e) {
-            System.err.println("[redis-test] could not delete " + root + ": " + e);
-        }
+        TempDirs.deleteQuietly(dir);
+        TempDirs.deleteQuietly(binaryDir);
     }
 
     /** @return the label given at start, e.g. "cluster node 3" */
@@ -337,8 +324,8 @@ final class RedisProcessServer implements ServerHandle {
                 Thread.currentThread().interrupt();
             }
         }
-        deleteQuietly(dir);
-        deleteQuietly(binaryDir);
+        TempDirs.deleteQuietly(dir);
+        TempDirs.deleteQuietly(binaryDir);
     }
 
     /** redis-server could not bind its port. */

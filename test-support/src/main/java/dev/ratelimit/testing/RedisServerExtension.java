@@ -1,12 +1,10 @@
 package dev.ratelimit.testing;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
-
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -334,33 +332,6 @@ public final class RedisServerExtension extends ManagedRedisResource {
         synchronized (this) {
             return "RedisServerExtension[" + (isOpen() ? opened.uri() + " via " + opened.strategy().source() : "not open")
                     + ", keyPrefix=" + keyPrefix() + "]";
-        }
-    }
-
-    // ------------------------------------------------------------------------------------------
-    // Helpers the rest of the package uses
-    // ------------------------------------------------------------------------------------------
-
-    /** See {@link StrategyResolver#findOnPath}. */
-    static Path findOnPath(String pathVariable, String command) {
-        return StrategyResolver.findOnPath(pathVariable, command);
-    }
-
-    /** See {@link StrategyResolver#describe}. */
-    static String describe(Throwable e) {
-        return StrategyResolver.describe(e);
-    }
-
-    /** A strategy that does not apply on this machine; the next one is tried. */
-    static final class StrategyUnavailable extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        StrategyUnavailable(String message) {
-            super(message);
-        }
-
-        StrategyUnavailable(String message, Throwable cause) {
-            super(message, cause);
         }
     }
 }

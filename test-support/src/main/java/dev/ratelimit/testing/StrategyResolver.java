@@ -5,6 +5,7 @@ import static dev.ratelimit.testing.RedisServerExtension.REDIS_URL_ENV;
 import static dev.ratelimit.testing.RedisServerExtension.REDIS_URL_PROPERTY;
 import static dev.ratelimit.testing.RedisServerExtension.STRATEGY_PROPERTY;
 
+import dev.ratelimit.testing.RedisServerExtension.Strategy;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -17,11 +18,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
-
 import redis.clients.jedis.RedisClient;
-
-import dev.ratelimit.testing.RedisServerExtension.Strategy;
-import dev.ratelimit.testing.RedisServerExtension.StrategyUnavailable;
 
 /**
  * Chooses and starts the server of a {@link RedisServerExtension}: works out which {@link Strategy strategies}

@@ -36,4 +36,17 @@ final class TempDirs {
             System.err.println("[redis-test] could not delete " + root + ": " + e.getMessage());
         }
     }
+
+    /**
+     * {@link #deleteRecursively} that also survives a {@link LinkageError}: when a concurrent build rewrites
+     * {@code target/test-classes} under a running test JVM, a class needed only for deleting may be gone, and
+     * that must not keep the remaining servers of a cluster or sentinel setup from being killed.
+     */
+    static void deleteQuietly(Path root) {
+        try {
+            TempDirs.deleteRecursively(root);
+        } catch (RuntimeException | LinkageError e) {
+            System.err.println("[redis-test] could not delete " + root + ": " + e);
+        }
+    }
 }
