@@ -1,7 +1,7 @@
 package dev.ratelimit;
 
-import dev.ratelimit.internal.BadArgument;
-import dev.ratelimit.internal.Durations;
+import dev.ratelimit.support.BadArgument;
+import dev.ratelimit.support.Durations;
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
 import java.time.Duration;

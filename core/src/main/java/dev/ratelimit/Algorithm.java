@@ -1,8 +1,8 @@
 package dev.ratelimit;
 
-import dev.ratelimit.internal.Immutable;
-import dev.ratelimit.internal.BucketUnits;
-import dev.ratelimit.internal.ConfigNames;
+import dev.ratelimit.support.Immutable;
+import dev.ratelimit.support.BucketUnits;
+import dev.ratelimit.support.ConfigNames;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;

@@ -1,8 +1,8 @@
 package dev.ratelimit;
 
-import dev.ratelimit.internal.DecisionAccess;
-import dev.ratelimit.internal.Durations;
-import dev.ratelimit.internal.Receipt;
+import dev.ratelimit.claim.Lease;
+import dev.ratelimit.claim.Receipt;
+import dev.ratelimit.support.Durations;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -14,21 +14,6 @@ import java.util.Objects;
  * left.
  */
 public final class Decision {
-    static {
-        DecisionAccess.install(new DecisionAccess.Bridge() {
-            @Override
-            public Decision withReceipt(Decision decision, Receipt receipt) {
-                return new Decision(decision.allowed, decision.rule, decision.remaining, decision.retryAfter,
-                        decision.resetAfter, decision.degraded, decision.local, receipt, decision.lease);
-            }
-
-            @Override
-            public Receipt receipt(Decision decision) {
-                return decision.receipt;
-            }
-        });
-    }
-
     private final boolean allowed;
     private final Rule rule;
     private final long remaining;
@@ -59,13 +44,22 @@ public final class Decision {
         this.lease = lease;
     }
 
-    /** This admission, holding the lease Redis recorded for it. */
+    /** This admission, holding the lease Redis recorded for it; for {@code DecisionAccess}. */
     Decision withLease(Lease lease) {
+        return new Decision(allowed, rule, remaining, retryAfter, resetAfter, degraded, local, receipt, lease);
+    }
+
+    /** This decision, carrying what it took; for {@code DecisionAccess}. */
+    Decision withReceipt(Receipt receipt) {
         return new Decision(allowed, rule, remaining, retryAfter, resetAfter, degraded, local, receipt, lease);
     }
 
     Lease lease() {
         return lease;
+    }
+
+    Receipt receipt() {
+        return receipt;
     }
 
     /**

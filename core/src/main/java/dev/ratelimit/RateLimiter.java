@@ -1,15 +1,15 @@
 package dev.ratelimit;
 
-import dev.ratelimit.internal.Immutable;
-import dev.ratelimit.internal.LocalDenyCache;
-import dev.ratelimit.internal.RedisGateway;
-import dev.ratelimit.internal.RedisKeys;
-import dev.ratelimit.internal.StoreAccess;
+import dev.ratelimit.engine.ClientKeys;
+import dev.ratelimit.engine.DecisionAccounting;
+import dev.ratelimit.engine.DecisionEngine;
+import dev.ratelimit.engine.DeniedKeys;
+import dev.ratelimit.engine.FailureAnswer;
+import dev.ratelimit.support.Immutable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Decides whether a client may go ahead, against state kept in Redis, so that every application
@@ -40,27 +40,17 @@ public final class RateLimiter {
     /** The longest policy name and key prefix, so that Redis keys stay bounded. */
     public static final int MAX_NAME_LENGTH = 64;
     /** The most denials one limiter remembers in the JVM. */
-    public static final int LOCAL_DENY_CACHE_SIZE = 10_000;
+    public static final int LOCAL_DENY_CACHE_SIZE = DecisionEngine.LOCAL_DENY_CACHE_SIZE;
     /** The most clients one limiter tracks on its own while Redis cannot be asked ({@link FailurePolicy#LOCAL}). */
     public static final int LOCAL_LIMITER_SIZE = 10_000;
     /** What a degraded denial tells the client to wait. */
-    public static final Duration DEGRADED_RETRY_AFTER = Duration.ofSeconds(1);
+    public static final Duration DEGRADED_RETRY_AFTER = FailureAnswer.DEGRADED_RETRY_AFTER;
 
     private final String policyName;
     private final String keyPrefix;
     private final List<Rule> rules;
     private final Transport transport;
-    private final RedisGateway gateway;
-    private final RulesInForce inForce;
-    private final FailurePolicy failurePolicy;
-    private final FailureAnswer onFailure;
-    private final LocalDenyCache denyCache;
-    private final DecisionAccounting accounting;
-    private final Refunds refunds;
-    private final BatchDecisions batches;
-    private final DecisionFlow flow;
-    /** Null unless the rules hold leases ({@link Algorithm#CONCURRENCY}). */
-    private final Leases leases;
+    private final DecisionEngine engine;
     private final Overrides overrides;
 
     RateLimiter(RateLimiterBuilder builder) {
@@ -68,24 +58,13 @@ public final class RateLimiter {
         this.keyPrefix = builder.keyPrefix;
         this.rules = Immutable.copyOf(builder.rules);
         this.transport = builder.transport;
-        this.gateway = StoreAccess.gateway(builder.store);
-        this.overrides = new Overrides(keyPrefix, policyName, gateway, limit -> RulesInForce.atLimit(rules, limit),
-                builder.nanoClock);
-        this.failurePolicy = builder.failurePolicy;
-        this.onFailure = new FailureAnswer(failurePolicy, rules, builder.localRules, builder.localLimiterSize,
-                builder.nanoClock, builder.wallClock);
-        this.leases = rules.get(0).algorithm().holdsLeases() ? new Leases(policyName, gateway) : null;
-        // A lease may be given back long before a denial's retry-after: a cached denial would deny
-        // what Redis admits.
-        this.denyCache = builder.localDenyCache && leases == null
-                ? new LocalDenyCache(LOCAL_DENY_CACHE_SIZE, builder.nanoClock) : null;
-        this.inForce = new RulesInForce(policyName, rules, transport, gateway, builder.adaptive, builder.nanoClock,
-                overrides, denyCache == null ? () -> { } : () -> denyCache.forget(""));
-        this.accounting = new DecisionAccounting(policyName, builder.listeners, builder.wallClock);
-        this.refunds = new Refunds(policyName);
-        this.flow = new DecisionFlow(inForce, failurePolicy, onFailure, denyCache, accounting, leases);
-        this.batches = new BatchDecisions(rules, transport, gateway, inForce, failurePolicy, onFailure, denyCache,
-                accounting, this::keys);
+        FailureAnswer onFailure = new FailureAnswer(builder.failurePolicy, rules, builder.localRules,
+                builder.localLimiterSize, builder.nanoClock, builder.wallClock);
+        this.engine = new DecisionEngine(policyName, new ClientKeys(keyPrefix, policyName, rules), rules, transport,
+                builder.store.gateway(), onFailure, builder.localDenyCache, builder.adaptive,
+                builder.adaptive == null ? null : builder.adaptive.load(), builder.listener(), builder.nanoClock,
+                builder.wallClock);
+        this.overrides = new Overrides(engine.overrides());
     }
 
     /** Starts a limiter that keeps its state in the given Redis. */
@@ -101,7 +80,7 @@ public final class RateLimiter {
      * @throws RedisFailureException if Redis cannot be asked and no failure policy is set
      */
     public Decision tryAcquire(String key) {
-        return flow.acquire(key, keys(key), 0);
+        return engine.acquire(key);
     }
 
     /**
@@ -122,16 +101,11 @@ public final class RateLimiter {
             throw new IllegalArgumentException("clientKeys must hold one key per rule (" + rules.size()
                     + "), but was " + clientKeys);
         }
-        if (failurePolicy == FailurePolicy.LOCAL) {
+        if (failurePolicy() == FailurePolicy.LOCAL) {
             throw new IllegalStateException("onRedisFailure=local limits one client per decision; policy '"
                     + policyName + "' decides one client per rule: use allow or deny");
         }
-        List<String> keys = new ArrayList<>(rules.size());
-        for (int i = 0; i < rules.size(); i++) {
-            keys.add(RedisKeys.dimensionKey(keyPrefix, policyName, rules.get(i).name(),
-                    RedisKeys.checkClientKey("clientKeys", clientKeys.get(i))));
-        }
-        return flow.acquire(String.join(" + ", clientKeys), keys, 0);
+        return engine.acquireEach(clientKeys);
     }
 
     /**
@@ -142,8 +116,7 @@ public final class RateLimiter {
      * @throws RedisFailureException if Redis cannot be asked
      */
     public Decision tryAcquire(String key, long permits) {
-        checkPermits(permits);
-        return flow.acquire(key, keys(key), permits);
+        return engine.acquire(key, permits);
     }
 
     /**
@@ -171,12 +144,12 @@ public final class RateLimiter {
      */
     public Map<String, Decision> tryAcquireAll(Map<String, Long> permitsByKey) {
         refuseLeasesInBatches();
-        return batches.tryAcquireAll(permitsByKey);
+        return engine.acquireAll(permitsByKey);
     }
 
     /** A batch holds no leases: each admission of concurrency needs its own, released by its own request. */
     private void refuseLeasesInBatches() {
-        if (leases != null) {
+        if (engine.holdsLeases()) {
             throw new UnsupportedOperationException("batches take no leases, but policy '" + policyName
                     + "' uses algorithm concurrency: decide each request with tryAcquire and release it");
         }
@@ -193,7 +166,7 @@ public final class RateLimiter {
      */
     public List<Decision> tryAcquireAll(List<String> keys) {
         refuseLeasesInBatches();
-        return batches.tryAcquireAll(keys);
+        return engine.acquireAll(keys);
     }
 
     /**
@@ -211,22 +184,7 @@ public final class RateLimiter {
         if (maxWait == null || maxWait.isNegative()) {
             throw new IllegalArgumentException("maxWait must be zero or positive, but was " + maxWait);
         }
-        List<String> keys = keys(key);
-        checkPermits(permits);
-        long deadline = System.nanoTime() + maxWait.toNanos();
-        while (true) {
-            Decision decision = flow.acquire(key, keys, permits);
-            // A local decision is a true one (this node's): its denial is waited out like Redis's.
-            if (decision.allowed() || (decision.degraded() && !decision.local())) {
-                return decision;
-            }
-            // At least 1 ms, so that even a rounding quirk can never turn this into a spin.
-            long wait = Math.max(TimeUnit.MILLISECONDS.toNanos(1), decision.retryAfter().toNanos());
-            if (wait > deadline - System.nanoTime()) {
-                return decision;
-            }
-            TimeUnit.NANOSECONDS.sleep(wait);
-        }
+        return engine.acquireWaiting(key, permits, maxWait);
     }
 
     /**
@@ -237,7 +195,7 @@ public final class RateLimiter {
      * @throws RedisFailureException if Redis cannot be asked
      */
     public Decision peek(String key) {
-        return flow.peek(key, keys(key));
+        return engine.peek(key);
     }
 
     /**
@@ -247,12 +205,7 @@ public final class RateLimiter {
      * @throws RedisFailureException if Redis cannot be asked
      */
     public void reset(String key) {
-        List<String> keys = keys(key);
-        onFailure.forget(keys.get(0));
-        gateway.delete(keys);
-        if (denyCache != null) {
-            denyCache.forget(key + '\n');
-        }
+        engine.reset(key);
     }
 
     /**
@@ -271,12 +224,7 @@ public final class RateLimiter {
      * @throws IllegalArgumentException if the key is null or empty, or the decision was made for another key
      */
     public boolean refund(String key, Decision decision) {
-        boolean back = refunds.refund(keys(key), decision);
-        if (back && denyCache != null) {
-            // A denial remembered before the refund may no longer hold: never deny what Redis would allow.
-            denyCache.forget(key + '\n');
-        }
-        return back;
+        return engine.refund(key, decision);
     }
 
     /**
@@ -290,19 +238,19 @@ public final class RateLimiter {
      * @param decision a decision this limiter handed out
      */
     public void release(Decision decision) {
-        if (leases != null) {
-            leases.release(decision);
-        }
+        engine.release(decision);
     }
 
     /** Redis failures met so far (each one decided by the failure policy or thrown). */
     public long redisFailures() {
-        return accounting.redisFailures();
+        return engine.accounting().redisFailures();
     }
 
     /** The counts so far and the latency of recent Redis calls. */
     public RateLimiterStats stats() {
-        return accounting.stats(gateway.circuitState());
+        DecisionAccounting counts = engine.accounting();
+        return new RateLimiterStats(counts.allowed(), counts.denied(), counts.degraded(), counts.cachedDenials(),
+                counts.redisFailures(), counts.redisLatency(), engine.circuitState());
     }
 
     /**
@@ -311,12 +259,17 @@ public final class RateLimiter {
      * bounded memory, so it can be read while Redis is down. For status pages.
      */
     public RecentActivity recentActivity() {
-        return accounting.recentActivity();
+        DecisionAccounting.Recent recent = engine.accounting().recent();
+        List<RecentActivity.DeniedKey> mostDenied = new ArrayList<>(recent.mostDenied.size());
+        for (DeniedKeys.Count denied : recent.mostDenied) {
+            mostDenied.add(new RecentActivity.DeniedKey(denied.key, denied.count));
+        }
+        return new RecentActivity(recent.firstSecond, recent.allowed, recent.denied, recent.degraded, mostDenied);
     }
 
     /** The failure policy, or null when failures are thrown. */
     public FailurePolicy failurePolicy() {
-        return failurePolicy;
+        return engine.failureAnswer().policy();
     }
 
     /**
@@ -324,12 +277,12 @@ public final class RateLimiter {
      * unless the failure policy is {@link FailurePolicy#LOCAL}.
      */
     public List<Rule> localRules() {
-        return onFailure.localRules();
+        return engine.failureAnswer().localRules();
     }
 
     /** How many clients this node tracks alone now: 0 unless Redis is failing under {@link FailurePolicy#LOCAL}. */
     public int localKeys() {
-        return onFailure.localKeys();
+        return engine.failureAnswer().localKeys();
     }
 
     /**
@@ -337,12 +290,12 @@ public final class RateLimiter {
      * Without adaptive limits it does nothing worth the call.
      */
     public void recordAdmittedLatency(Duration latency) {
-        inForce.recordAdmittedLatency(latency);
+        engine.rulesInForce().recordAdmittedLatency(latency);
     }
 
     /** The rules as they apply now: the configured ones, at a limit override, or scaled by adaptive limits. */
     public List<Rule> effectiveRules() {
-        return inForce.last().rules;
+        return engine.rulesInForce().effectiveRules();
     }
 
     /**
@@ -355,7 +308,7 @@ public final class RateLimiter {
 
     /** The adaptive factor last computed (1 without adaptive limits). */
     public double adaptiveFactor() {
-        return inForce.last().factor;
+        return engine.rulesInForce().adaptiveFactor();
     }
 
     /** The name in Redis keys and headers. */
@@ -380,33 +333,7 @@ public final class RateLimiter {
      * {@code :<rule name>} after it for each rule when there are several.
      */
     public List<String> redisKeys(String key) {
-        return keys(key);
-    }
-
-    private List<String> keys(String key) {
-        String base = RedisKeys.key(keyPrefix, policyName, RedisKeys.checkClientKey("key", key));
-        if (rules.size() == 1) {
-            return Immutable.listOf(base);
-        }
-        List<String> keys = new ArrayList<>(rules.size());
-        for (Rule rule : rules) {
-            keys.add(base + ':' + rule.name());
-        }
-        return keys;
-    }
-
-    /** Permits are checked against the configured rules: a request no rule could ever allow is a caller's bug. */
-    private void checkPermits(long permits) {
-        for (Rule rule : rules) {
-            if (rule.algorithm().holdsLeases() && permits != 1) {
-                throw new IllegalArgumentException("permits must be 1 for algorithm " + rule.algorithm()
-                        + " (a request holds one lease while it is served), but was " + permits);
-            }
-            if (permits < 1 || permits > rule.capacity()) {
-                throw new IllegalArgumentException("permits must be between 1 and " + rule.capacity()
-                        + " (the capacity of rule " + rule.name() + "), but was " + permits);
-            }
-        }
+        return engine.redisKeys(key);
     }
 
     @Override

@@ -1,18 +1,48 @@
 package dev.ratelimit;
 
-import dev.ratelimit.internal.BadArgument;
-import dev.ratelimit.internal.LocalLimiter;
-import dev.ratelimit.internal.RedisKeys;
-import dev.ratelimit.internal.StoreAccess;
+import dev.ratelimit.claim.Lease;
+import dev.ratelimit.claim.Receipt;
+import dev.ratelimit.engine.DecisionListener;
+import dev.ratelimit.rules.LocalRules;
+import dev.ratelimit.scripts.DecisionAccess;
+import dev.ratelimit.support.BadArgument;
+import dev.ratelimit.support.RedisKeys;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.LongSupplier;
+import org.slf4j.LoggerFactory;
 
 /** Collects a limiter's policy and rules; {@link #build()} checks them together. */
 public final class RateLimiterBuilder {
+    static {
+        // The door through which the engine and the scripts attach to, and read from, a Decision
+        // what it holds; installed here, by the API's entry point, so Decision names nothing above it.
+        DecisionAccess.install(new DecisionAccess.Bridge() {
+            @Override
+            public Decision withReceipt(Decision decision, Receipt receipt) {
+                return decision.withReceipt(receipt);
+            }
+
+            @Override
+            public Receipt receipt(Decision decision) {
+                return decision.receipt();
+            }
+
+            @Override
+            public Decision withLease(Decision decision, Lease lease) {
+                return decision.withLease(lease);
+            }
+
+            @Override
+            public Lease lease(Decision decision) {
+                return decision.lease();
+            }
+        });
+    }
+
     final RedisStore store;
     String policyName = "default";
     String keyPrefix = RateLimiter.DEFAULT_KEY_PREFIX;
@@ -176,12 +206,12 @@ public final class RateLimiterBuilder {
         if (adaptive != null) {
             AdaptiveLimit.checkApplies(rules);
         }
-        if (transport == Transport.TRANSACTION && !StoreAccess.gateway(store).supportsTransactions()) {
+        if (transport == Transport.TRANSACTION && !store.gateway().supportsTransactions()) {
             throw new IllegalArgumentException("transport 'transaction' is not available on Redis Cluster (its "
                     + "client runs no MULTI/EXEC), but was chosen for " + store + "; use transport 'lua'");
         }
         if (failurePolicy == FailurePolicy.LOCAL) {
-            localRules = LocalLimiter.localRules(rules, localLimit != null ? localLimit : rules.get(0).limit());
+            localRules = LocalRules.scale(rules, localLimit != null ? localLimit : rules.get(0).limit());
         } else if (localLimit != null) {
             throw new BadArgument("localLimit", "localLimit applies only with onRedisFailure(FailurePolicy.LOCAL), "
                     + "but was " + localLimit + " with onRedisFailure " + failurePolicy);
@@ -191,5 +221,58 @@ public final class RateLimiterBuilder {
             listener.onBuilt(limiter);
         }
         return limiter;
+    }
+
+    /** The listeners as the engine hears them: each called in turn, a failing one logged and passed over. */
+    DecisionListener listener() {
+        if (listeners.isEmpty()) {
+            return DecisionListener.NONE;
+        }
+        List<RateLimitListener> each = new ArrayList<>(listeners);
+        String policy = policyName;
+        return new DecisionListener() {
+            @Override
+            public void decided(String key, Decision decision, boolean cachedDenial) {
+                for (RateLimitListener listener : each) {
+                    try {
+                        listener.onDecision(policy, key, decision, cachedDenial);
+                        if (decision.allowed()) {
+                            listener.onAllowed(policy, key, decision);
+                        } else {
+                            listener.onDenied(policy, key, decision);
+                        }
+                    } catch (RuntimeException e) {
+                        failed(listener, e);
+                    }
+                }
+            }
+
+            @Override
+            public void redisLatency(long nanos) {
+                for (RateLimitListener listener : each) {
+                    try {
+                        listener.onRedisLatency(policy, nanos);
+                    } catch (RuntimeException e) {
+                        failed(listener, e);
+                    }
+                }
+            }
+
+            @Override
+            public void redisFailed(String key, RedisFailureException failure) {
+                for (RateLimitListener listener : each) {
+                    try {
+                        listener.onFailure(policy, key, failure);
+                    } catch (RuntimeException e) {
+                        failed(listener, e);
+                    }
+                }
+            }
+
+            private void failed(RateLimitListener listener, RuntimeException e) {
+                LoggerFactory.getLogger(RateLimiter.class).warn("Rate limit listener {} failed on policy '{}'",
+                        listener, policy, e);
+            }
+        };
     }
 }

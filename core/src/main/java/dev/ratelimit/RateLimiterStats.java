@@ -1,6 +1,6 @@
 package dev.ratelimit;
 
-import dev.ratelimit.internal.LatencySamples;
+import dev.ratelimit.support.LatencySamples;
 
 /**
  * A limiter's counts since it was built, and the latency of its recent Redis calls: what the JMX

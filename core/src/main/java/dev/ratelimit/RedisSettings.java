@@ -1,10 +1,9 @@
 package dev.ratelimit;
 
-import dev.ratelimit.internal.Immutable;
-import dev.ratelimit.internal.BadArgument;
-import dev.ratelimit.internal.Durations;
-import dev.ratelimit.internal.RedisAddress;
-import java.net.URI;
+import dev.ratelimit.support.BadArgument;
+import dev.ratelimit.support.Durations;
+import dev.ratelimit.support.Immutable;
+import dev.ratelimit.support.RedisAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;

@@ -1,11 +1,11 @@
 package dev.ratelimit;
 
-import dev.ratelimit.internal.CircuitBreaker;
-import dev.ratelimit.internal.CircuitBreakingGateway;
-import dev.ratelimit.internal.JedisGateway;
-import dev.ratelimit.internal.NodeGateway;
-import dev.ratelimit.internal.RedisGateway;
-import dev.ratelimit.internal.StoreAccess;
+import dev.ratelimit.redis.CircuitBreaker;
+import dev.ratelimit.redis.CircuitBreakingGateway;
+import dev.ratelimit.redis.JedisGateway;
+import dev.ratelimit.redis.NodeGateway;
+import dev.ratelimit.redis.RedisGateway;
+import dev.ratelimit.redis.StoreAccess;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -25,23 +25,26 @@ import redis.clients.jedis.providers.SentineledConnectionProvider;
  */
 public final class RedisStore implements AutoCloseable {
     static {
-        StoreAccess.install(new StoreAccess.Bridge() {
-            @Override
-            public RedisGateway gateway(RedisStore store) {
-                return store.gateway;
-            }
-
-            @Override
-            public RedisStore store(RedisGateway gateway) {
-                return new RedisStore(Objects.requireNonNull(gateway, "gateway"));
-            }
-        });
+        StoreAccess.install(store -> ((RedisStore) store).gateway);
     }
 
     private final RedisGateway gateway;
 
     private RedisStore(RedisGateway gateway) {
         this.gateway = gateway;
+    }
+
+    /**
+     * A store over a gateway the caller made (an in-memory fake in the tests), with no circuit
+     * breaker added: the gateway is used as it is.
+     */
+    static RedisStore over(RedisGateway gateway) {
+        return new RedisStore(Objects.requireNonNull(gateway, "gateway"));
+    }
+
+    /** The gateway the limiters of this store decide through. */
+    RedisGateway gateway() {
+        return gateway;
     }
 
     /**

@@ -1,10 +1,10 @@
 package dev.ratelimit;
 
-import dev.ratelimit.internal.BadArgument;
-import dev.ratelimit.internal.Arguments;
-import dev.ratelimit.internal.BucketUnits;
-import dev.ratelimit.internal.Durations;
-import dev.ratelimit.internal.RedisKeys;
+import dev.ratelimit.support.Arguments;
+import dev.ratelimit.support.BadArgument;
+import dev.ratelimit.support.BucketUnits;
+import dev.ratelimit.support.Durations;
+import dev.ratelimit.support.RedisKeys;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.time.ZoneId;
@@ -29,9 +29,9 @@ import java.util.Objects;
  */
 public final class Rule {
     /** The longest window a rule may have; longer state would outlive any sensible deployment. */
-    public static final Duration MAX_WINDOW = Duration.ofDays(365);
+    public static final Duration MAX_WINDOW = Arguments.MAX_WINDOW;
     /** The shortest window: key TTLs are kept in milliseconds. */
-    public static final Duration MIN_WINDOW = Duration.ofMillis(1);
+    public static final Duration MIN_WINDOW = Arguments.MIN_WINDOW;
     /** The longest rule name, so that Redis keys stay bounded. */
     public static final int MAX_NAME_LENGTH = 64;
 

@@ -1,6 +1,6 @@
 package dev.ratelimit;
 
-import dev.ratelimit.internal.ConfigNames;
+import dev.ratelimit.support.ConfigNames;
 
 /** How a decision travels to Redis. */
 public enum Transport {

@@ -3,8 +3,7 @@ package dev.ratelimit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ratelimit.internal.InMemoryRedisGateway;
-import dev.ratelimit.internal.StoreAccess;
+import dev.ratelimit.redis.InMemoryRedisGateway;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -17,7 +16,7 @@ class AdaptiveLimitNeverThrowsTest {
         AdaptiveLimit broken = AdaptiveLimit.floor(0.5).loadSource(() -> {
             throw new IllegalStateException("no CPU figure on this platform");
         });
-        RateLimiter limiter = RateLimiter.builder(StoreAccess.store(redis)).clock(redis::nanoTime)
+        RateLimiter limiter = RateLimiter.builder(TestStores.over(redis)).clock(redis::nanoTime)
                 .localDenyCache(false).rule(Rule.of(Algorithm.FIXED_WINDOW, 2, Duration.ofMinutes(1)))
                 .adaptive(broken).build();
 

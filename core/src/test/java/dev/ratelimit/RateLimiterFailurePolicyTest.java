@@ -3,8 +3,7 @@ package dev.ratelimit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.ratelimit.internal.InMemoryRedisGateway;
-import dev.ratelimit.internal.StoreAccess;
+import dev.ratelimit.redis.InMemoryRedisGateway;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -21,7 +20,7 @@ class RateLimiterFailurePolicyTest {
     private final RecordingListener listener = new RecordingListener();
 
     private RateLimiterBuilder limiter() {
-        return RateLimiter.builder(StoreAccess.store(redis)).clock(redis::nanoTime).rule(TWO_PER_SECOND)
+        return RateLimiter.builder(TestStores.over(redis)).clock(redis::nanoTime).rule(TWO_PER_SECOND)
                 .listener(listener);
     }
 
@@ -165,7 +164,7 @@ class RateLimiterFailurePolicyTest {
             }
         };
         RecordingListener after = new RecordingListener();
-        RateLimiter limiter = RateLimiter.builder(StoreAccess.store(redis)).clock(redis::nanoTime)
+        RateLimiter limiter = RateLimiter.builder(TestStores.over(redis)).clock(redis::nanoTime)
                 .rule(TWO_PER_SECOND).listener(throwing).listener(after).onRedisFailure(FailurePolicy.ALLOW).build();
 
         redis.failNext(1);
@@ -182,7 +181,7 @@ class RateLimiterFailurePolicyTest {
 
     @Test
     void withoutAPolicyAThrowingListenerDoesNotReplaceTheRedisFailure() {
-        RateLimiter limiter = RateLimiter.builder(StoreAccess.store(redis)).clock(redis::nanoTime)
+        RateLimiter limiter = RateLimiter.builder(TestStores.over(redis)).clock(redis::nanoTime)
                 .rule(TWO_PER_SECOND).listener(new RateLimitListener() {
                     @Override
                     public void onFailure(String policyName, String key, RedisFailureException cause) {

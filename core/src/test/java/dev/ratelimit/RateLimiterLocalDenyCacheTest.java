@@ -2,9 +2,8 @@ package dev.ratelimit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.internal.InMemoryRedisGateway;
-import dev.ratelimit.internal.InMemoryRedisGateway.Call;
-import dev.ratelimit.internal.StoreAccess;
+import dev.ratelimit.redis.InMemoryRedisGateway.Call;
+import dev.ratelimit.redis.InMemoryRedisGateway;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -22,7 +21,7 @@ class RateLimiterLocalDenyCacheTest {
     private final InMemoryRedisGateway redis = new InMemoryRedisGateway();
 
     private RateLimiterBuilder limiter() {
-        return RateLimiter.builder(StoreAccess.store(redis)).clock(redis::nanoTime).rule(TWO_PER_SECOND);
+        return RateLimiter.builder(TestStores.over(redis)).clock(redis::nanoTime).rule(TWO_PER_SECOND);
     }
 
     /** Takes the whole window of {@code key} and returns the denial Redis then gives. */

@@ -3,10 +3,9 @@ package dev.ratelimit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ratelimit.internal.CircuitBreaker;
-import dev.ratelimit.internal.CircuitBreakingGateway;
-import dev.ratelimit.internal.InMemoryRedisGateway;
-import dev.ratelimit.internal.StoreAccess;
+import dev.ratelimit.redis.CircuitBreaker;
+import dev.ratelimit.redis.CircuitBreakingGateway;
+import dev.ratelimit.redis.InMemoryRedisGateway;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,7 +21,7 @@ class RateLimiterLocalFallbackTest {
     private static final Rule FIVE_PER_SECOND = Rule.of(Algorithm.FIXED_WINDOW, 5, Duration.ofSeconds(1));
 
     private final InMemoryRedisGateway redis = new InMemoryRedisGateway();
-    private final RedisStore store = StoreAccess.store(
+    private final RedisStore store = TestStores.over(
             new CircuitBreakingGateway(redis, new CircuitBreaker(3, Duration.ofSeconds(5), redis::nanoTime)));
     private final RecordingListener listener = new RecordingListener();
 

@@ -2,9 +2,8 @@ package dev.ratelimit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.internal.InMemoryRedisGateway;
-import dev.ratelimit.internal.RedisKeys;
-import dev.ratelimit.internal.StoreAccess;
+import dev.ratelimit.redis.InMemoryRedisGateway;
+import dev.ratelimit.support.RedisKeys;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
@@ -16,7 +15,7 @@ class RecentActivityTest {
     private final AtomicLong millis = new AtomicLong(1_800_000_000_000L);
 
     private RateLimiter limiter(int limit) {
-        return RateLimiter.builder(StoreAccess.store(redis)).clock(redis::nanoTime).wallClock(millis::get)
+        return RateLimiter.builder(TestStores.over(redis)).clock(redis::nanoTime).wallClock(millis::get)
                 .localDenyCache(false).rule(Rule.of(Algorithm.FIXED_WINDOW, limit, Duration.ofHours(1))).build();
     }
 

@@ -112,7 +112,7 @@ class RedisOutageIT {
             assertThat(recovery).as("exact limiting resumes").isLessThanOrEqualTo(Duration.ofSeconds(2));
             assertExact(allowing, "after-restart");
             assertThat(redis.client().scriptExists(
-                    dev.ratelimit.internal.LuaScriptAccess.sha1(Algorithm.SLIDING_LOG), "any"))
+                    dev.ratelimit.scripts.LuaScriptAccess.sha1(Algorithm.SLIDING_LOG), "any"))
                     .as("the restarted Redis had no script: it was loaded again").isTrue();
         }
     }

@@ -9,7 +9,7 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RedisSettings;
 import dev.ratelimit.RedisStore;
 import dev.ratelimit.Rule;
-import dev.ratelimit.internal.LuaScript;
+import dev.ratelimit.redis.LuaScript;
 import java.util.List;
 import redis.clients.jedis.UnifiedJedis;
 

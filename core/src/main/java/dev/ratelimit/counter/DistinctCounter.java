@@ -1,13 +1,12 @@
 package dev.ratelimit.counter;
 
-import dev.ratelimit.internal.Immutable;
-import dev.ratelimit.RedisStore;
 import dev.ratelimit.RedisFailureException;
-import dev.ratelimit.internal.Durations;
-import dev.ratelimit.internal.LuaScript;
-import dev.ratelimit.internal.RedisKeys;
+import dev.ratelimit.RedisStore;
+import dev.ratelimit.redis.LuaScript;
+import dev.ratelimit.support.Durations;
+import dev.ratelimit.support.Immutable;
+import dev.ratelimit.support.RedisKeys;
 import java.time.Duration;
-import java.util.List;
 
 /**
  * Counts the distinct items a client used in the last window, exactly (say, distinct user names

@@ -1,12 +1,11 @@
 package dev.ratelimit.counter;
 
-import dev.ratelimit.internal.Immutable;
-import dev.ratelimit.RedisStore;
 import dev.ratelimit.RedisFailureException;
-import dev.ratelimit.internal.Durations;
-import dev.ratelimit.internal.LuaScript;
+import dev.ratelimit.RedisStore;
+import dev.ratelimit.redis.LuaScript;
+import dev.ratelimit.support.Durations;
+import dev.ratelimit.support.Immutable;
 import java.time.Duration;
-import java.util.List;
 
 /**
  * Counts a client's events over the last window (say, failed logins in 15 minutes), in Redis, so

@@ -2,7 +2,7 @@ package dev.ratelimit.jmx;
 
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimiterStats;
-import dev.ratelimit.http.Settings;
+import dev.ratelimit.http.settings.Settings;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.time.Instant;

@@ -27,22 +27,47 @@ class ArchitectureMapTest {
     private static final Pattern TYPE = Pattern.compile("(?:[a-z]+\\.)*([A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*)((?:\\.[A-Za-z][A-Za-z0-9]*)*)(?:\\(.*\\))?");
     private static final Pattern PACKAGE = Pattern.compile("dev\\.ratelimit(?:\\.[a-z]+)*");
     private static final Pattern FILE = Pattern.compile("[A-Za-z0-9_./-]+\\.(?:md|lua|java|xml|properties)");
+    /** In the picture: a name of two humps or more, optionally with a member ({@code RateLimitPipeline.before}). */
+    private static final Pattern PICTURED_TYPE = Pattern.compile("\\b[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*(?:\\.[a-z][A-Za-z]*)?\\b");
+    /** In the picture: a package below dev.ratelimit or dev.ratelimit.http, written {@code .engine}. */
+    private static final Pattern PICTURED_PACKAGE = Pattern.compile("(?m)^\\s+\\.([a-z]+)\\s");
+    private static final Path CORE = ROOT.resolve("core/src/main/java");
     /** Types of the libraries the map mentions, not ours. */
-    private static final Set<String> FOREIGN = Set.of("UnifiedJedis");
+    private static final Set<String> FOREIGN = Set.of("UnifiedJedis", "JavaScript");
 
     @Test
     void everyClassMemberAndPackageTheMapNamesExists() throws IOException {
-        String map = Files.readString(ROOT.resolve("ARCHITECTURE.md"), StandardCharsets.UTF_8);
+        String document = Files.readString(ROOT.resolve("ARCHITECTURE.md"), StandardCharsets.UTF_8);
         Map<String, Path> sources = javaSources();
         List<String> missing = new ArrayList<>();
-        int checked = 0;
+        // The picture (fenced) names classes and packages without backticks: each is checked too.
+        List<String> names = new ArrayList<>();
+        Matcher fence = Pattern.compile("```\\n(.*?)```", Pattern.DOTALL).matcher(document);
+        while (fence.find()) {
+            Matcher word = PICTURED_TYPE.matcher(fence.group(1));
+            while (word.find()) {
+                names.add(word.group());
+            }
+            Matcher subPackage = PICTURED_PACKAGE.matcher(fence.group(1));
+            while (subPackage.find()) {
+                String name = subPackage.group(1);
+                if (!Files.isDirectory(CORE.resolve("dev/ratelimit").resolve(name))
+                        && !Files.isDirectory(CORE.resolve("dev/ratelimit/http").resolve(name))) {
+                    missing.add("." + name + " (pictured package)");
+                }
+            }
+        }
+        String map = fence.replaceAll("");
         Matcher quoted = Pattern.compile("`([^`]+)`").matcher(map);
         while (quoted.find()) {
-            String name = quoted.group(1);
+            names.add(quoted.group(1));
+        }
+        int checked = 0;
+        for (String name : names) {
             Matcher type = TYPE.matcher(name);
             if (PACKAGE.matcher(name).matches()) {
                 checked++;
-                if (!Files.isDirectory(ROOT.resolve("core/src/main/java").resolve(name.replace('.', '/')))) {
+                if (!Files.isDirectory(CORE.resolve(name.replace('.', '/')))) {
                     missing.add(name + " (package)");
                 }
             } else if (FILE.matcher(name).matches()) {

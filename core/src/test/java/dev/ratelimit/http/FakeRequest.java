@@ -8,24 +8,24 @@ import java.util.Map;
 import java.util.Set;
 
 /** A request built by hand, for the HTTP layer's unit tests. */
-final class FakeRequest implements RequestView {
-    String method = "GET";
-    String path = "/";
+public final class FakeRequest implements RequestView {
+    public String method = "GET";
+    public String path = "/";
     String remoteAddress = "192.0.2.1";
     final Map<String, List<String>> headers = new HashMap<>();
-    final Map<String, String> query = new HashMap<>();
-    final Map<String, String> cookies = new HashMap<>();
-    String userName;
-    String sessionId;
+    public final Map<String, String> query = new HashMap<>();
+    public final Map<String, String> cookies = new HashMap<>();
+    public String userName;
+    public String sessionId;
     /** The markers {@link #firstVisit} has seen, as a servlet request's attributes keep them. */
     final Set<String> visits = new HashSet<>();
 
-    FakeRequest from(String address) {
+    public FakeRequest from(String address) {
         remoteAddress = address;
         return this;
     }
 
-    FakeRequest header(String name, String value) {
+    public FakeRequest header(String name, String value) {
         headers.computeIfAbsent(name.toLowerCase(), n -> new ArrayList<>()).add(value);
         return this;
     }

@@ -1,7 +1,7 @@
 package dev.ratelimit.servlet;
 
-import dev.ratelimit.http.Admission;
-import dev.ratelimit.http.RateLimitPipeline;
+import dev.ratelimit.http.answer.Admission;
+import dev.ratelimit.http.pipeline.RateLimitPipeline;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.http.HttpServletResponse;

@@ -1,12 +1,12 @@
 package dev.ratelimit.servlet;
 
-import dev.ratelimit.http.Admission;
-import dev.ratelimit.http.HttpAnswer;
-import dev.ratelimit.http.HttpPolicy;
-import dev.ratelimit.http.PolicyRuntime;
-import dev.ratelimit.http.RateLimitPipeline;
-import dev.ratelimit.http.Settings;
-import dev.ratelimit.http.Webapp;
+import dev.ratelimit.http.answer.Admission;
+import dev.ratelimit.http.answer.HttpAnswer;
+import dev.ratelimit.http.settings.HttpPolicy;
+import dev.ratelimit.http.webapp.PolicyRuntime;
+import dev.ratelimit.http.pipeline.RateLimitPipeline;
+import dev.ratelimit.http.settings.Settings;
+import dev.ratelimit.http.webapp.Webapp;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.FilterConfig;

@@ -1,6 +1,6 @@
 package dev.ratelimit.servlet;
 
-import dev.ratelimit.http.Webapp;
+import dev.ratelimit.http.webapp.Webapp;
 import dev.ratelimit.http.status.StatusReport;
 import jakarta.servlet.ServletContext;
 import jakarta.servlet.http.HttpServlet;

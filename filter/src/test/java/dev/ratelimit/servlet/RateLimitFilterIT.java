@@ -3,11 +3,10 @@ package dev.ratelimit.servlet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.DeploymentFailedException;
-import dev.ratelimit.servlet.containers.ServletContainer;
-import dev.ratelimit.servlet.containers.ServletContainers;
+import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
+import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.net.URI;

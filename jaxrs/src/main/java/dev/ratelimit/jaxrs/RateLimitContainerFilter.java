@@ -1,8 +1,8 @@
 package dev.ratelimit.jaxrs;
 
-import dev.ratelimit.http.Admission;
-import dev.ratelimit.http.HttpAnswer;
-import dev.ratelimit.http.RateLimitPipeline;
+import dev.ratelimit.http.answer.Admission;
+import dev.ratelimit.http.answer.HttpAnswer;
+import dev.ratelimit.http.pipeline.RateLimitPipeline;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;

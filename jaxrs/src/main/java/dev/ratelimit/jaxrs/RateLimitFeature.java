@@ -1,9 +1,9 @@
 package dev.ratelimit.jaxrs;
 
-import dev.ratelimit.http.HttpPolicy;
-import dev.ratelimit.http.PolicyRuntime;
-import dev.ratelimit.http.Settings;
-import dev.ratelimit.http.Webapp;
+import dev.ratelimit.http.settings.HttpPolicy;
+import dev.ratelimit.http.webapp.PolicyRuntime;
+import dev.ratelimit.http.settings.Settings;
+import dev.ratelimit.http.webapp.Webapp;
 import jakarta.annotation.PreDestroy;
 import jakarta.servlet.ServletContext;
 import jakarta.ws.rs.Priorities;

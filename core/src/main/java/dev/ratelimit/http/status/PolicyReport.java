@@ -2,9 +2,9 @@ package dev.ratelimit.http.status;
 
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.http.HttpPolicy;
-import dev.ratelimit.http.PolicyRuntime;
-import dev.ratelimit.internal.Immutable;
+import dev.ratelimit.http.settings.HttpPolicy;
+import dev.ratelimit.http.webapp.PolicyRuntime;
+import dev.ratelimit.support.Immutable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

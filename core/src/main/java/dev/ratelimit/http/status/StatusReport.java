@@ -1,7 +1,7 @@
 package dev.ratelimit.http.status;
 
-import dev.ratelimit.http.PolicyRuntime;
-import dev.ratelimit.internal.Immutable;
+import dev.ratelimit.http.webapp.PolicyRuntime;
+import dev.ratelimit.support.Immutable;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -35,7 +35,7 @@ public final class StatusReport {
      * Takes the snapshot now.
      *
      * @param contextPath the webapp's context path, empty for the root (shown as {@code /})
-     * @param runtimes its running policies, e.g. {@link dev.ratelimit.http.Webapp#runningPolicies}; shown
+     * @param runtimes its running policies, e.g. {@link dev.ratelimit.http.webapp.Webapp#runningPolicies}; shown
      *     sorted by policy name
      */
     public static StatusReport of(String contextPath, List<PolicyRuntime> runtimes) {

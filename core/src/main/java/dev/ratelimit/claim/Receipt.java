@@ -1,0 +1,57 @@
+package dev.ratelimit.claim;
+
+import dev.ratelimit.support.Immutable;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * What an admission took, kept with its {@code Decision} so that the permits can be given back
+ * once ({@code RateLimiter.refund}): the Redis keys, each rule's permits, each rule's stamp from
+ * the script (a window, a period, a log entry's score; see {@code refund.lua}), and who can give
+ * them back. Spent at most once, so a refund is idempotent per receipt. Thread-safe.
+ */
+public final class Receipt {
+    /** Gives an admission's permits back: the evaluator (or local limiter) that took them. */
+    public interface Issuer {
+        /**
+         * @return whether something was given back
+         * @throws dev.ratelimit.RedisFailureException when Redis cannot be asked
+         */
+        boolean giveBack(Receipt receipt);
+    }
+
+    private final Issuer issuer;
+    private final List<String> keys;
+    private final long[] permits;
+    private final long[] stamps;
+    private final AtomicBoolean spent = new AtomicBoolean();
+
+    public Receipt(Issuer issuer, List<String> keys, long[] permits, long[] stamps) {
+        this.issuer = issuer;
+        this.keys = Immutable.copyOf(keys);
+        this.permits = permits.clone();
+        this.stamps = stamps.clone();
+    }
+
+    /** True the first time only: the caller may then give the permits back. */
+    public boolean claim() {
+        return spent.compareAndSet(false, true);
+    }
+
+    /** Gives the permits back through the issuer; call after {@link #claim()}. */
+    public boolean giveBack() {
+        return issuer.giveBack(this);
+    }
+
+    public List<String> keys() {
+        return keys;
+    }
+
+    public long permits(int rule) {
+        return permits[rule];
+    }
+
+    public long stamp(int rule) {
+        return stamps[rule];
+    }
+}

@@ -1,0 +1,139 @@
+package dev.ratelimit.engine;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.FailurePolicy;
+import dev.ratelimit.RedisFailureException;
+import dev.ratelimit.support.LatencySamples;
+import dev.ratelimit.support.RedisKeys;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+/**
+ * What a limiter counts and tells: decisions handed out, Redis latency and failures, its
+ * {@link DecisionListener}, and the failure log line (at most one per interval, so a dead Redis
+ * does not flood the log). Thread-safe.
+ */
+public final class DecisionAccounting {
+    private static final long FAILURE_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(5);
+    private static final int MOST_DENIED_SHOWN = 10;
+
+    /** The last five minutes as this node saw them: per-second counts and the most denied keys. */
+    public static final class Recent {
+        /** The epoch second of the series' first entry. */
+        public final long firstSecond;
+        public final long[] allowed;
+        public final long[] denied;
+        public final long[] degraded;
+        public final List<DeniedKeys.Count> mostDenied;
+
+        Recent(long firstSecond, long[][] series, List<DeniedKeys.Count> mostDenied) {
+            this.firstSecond = firstSecond;
+            this.allowed = series[0];
+            this.denied = series[1];
+            this.degraded = series[2];
+            this.mostDenied = mostDenied;
+        }
+    }
+
+    private final String policyName;
+    private final DecisionListener listener;
+    private final AtomicLong allowed = new AtomicLong();
+    private final AtomicLong denied = new AtomicLong();
+    private final AtomicLong degraded = new AtomicLong();
+    private final AtomicLong localCacheDenials = new AtomicLong();
+    private final LatencySamples redisLatency = new LatencySamples(1024);
+    private final AtomicLong redisFailures = new AtomicLong();
+    /** The wall clock in milliseconds: recent activity is shown by the second and minute it happened. */
+    private final LongSupplier wallClock;
+    private final ActivityRing perSecond = new ActivityRing();
+    private final DeniedKeys deniedKeys = new DeniedKeys();
+    private final AtomicLong lastFailureLog = new AtomicLong(System.nanoTime() - FAILURE_LOG_INTERVAL_NANOS);
+
+    public DecisionAccounting(String policyName, DecisionListener listener, LongSupplier wallClock) {
+        this.policyName = policyName;
+        this.wallClock = wallClock;
+        this.listener = listener;
+    }
+
+    /**
+     * Counts a handed-out decision and tells the listener.
+     *
+     * @param cachedDenial whether the local deny cache answered it (counted by {@link #cachedDenial()})
+     */
+    void handedOut(String key, Decision decision, boolean cachedDenial) {
+        (decision.allowed() ? allowed : denied).incrementAndGet();
+        if (decision.degraded()) {
+            degraded.incrementAndGet();
+        }
+        long now = wallClock.getAsLong();
+        perSecond.record(Math.floorDiv(now, 1000L), decision.allowed(), decision.degraded());
+        if (!decision.allowed()) {
+            deniedKeys.record(now, RedisKeys.shownKey(key));
+        }
+        listener.decided(key, decision, cachedDenial);
+    }
+
+    /** A denial answered by the local deny cache, without Redis. */
+    void cachedDenial() {
+        localCacheDenials.incrementAndGet();
+    }
+
+    /** How long a Redis call that answered took. */
+    void redisAnswered(long nanos) {
+        redisLatency.record(nanos);
+        listener.redisLatency(nanos);
+    }
+
+    /**
+     * Counts a failure to ask Redis, tells the listener, and, when a failure policy will answer
+     * instead, logs it (rate-limited).
+     */
+    void redisFailed(String key, RedisFailureException e, FailurePolicy failurePolicy) {
+        long failures = redisFailures.incrementAndGet();
+        listener.redisFailed(key, e);
+        if (failurePolicy == null) {
+            return;
+        }
+        long now = System.nanoTime();
+        long last = lastFailureLog.get();
+        if (now - last >= FAILURE_LOG_INTERVAL_NANOS && lastFailureLog.compareAndSet(last, now)) {
+            LimiterLog.LOG.warn("Rate limit policy '{}' cannot reach Redis; onRedisFailure={} decides (failures so far: "
+                    + "{}): {}", policyName, failurePolicy, failures, e.getMessage());
+        }
+    }
+
+    public long allowed() {
+        return allowed.get();
+    }
+
+    public long denied() {
+        return denied.get();
+    }
+
+    public long degraded() {
+        return degraded.get();
+    }
+
+    public long cachedDenials() {
+        return localCacheDenials.get();
+    }
+
+    public long redisFailures() {
+        return redisFailures.get();
+    }
+
+    /** The latency of recent Redis calls that answered. */
+    public LatencySamples.Snapshot redisLatency() {
+        return redisLatency.snapshot();
+    }
+
+    /** The last five minutes, as this node saw them. */
+    public Recent recent() {
+        long now = wallClock.getAsLong();
+        long nowSecond = Math.floorDiv(now, 1000L);
+        return new Recent(nowSecond - ActivityRing.SECONDS + 1, perSecond.snapshot(nowSecond),
+                deniedKeys.top(now, MOST_DENIED_SHOWN));
+    }
+}

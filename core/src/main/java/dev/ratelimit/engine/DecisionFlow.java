@@ -1,0 +1,131 @@
+package dev.ratelimit.engine;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.FailurePolicy;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.RedisFailureException;
+import dev.ratelimit.local.LocalDenyCache;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * One decision's way through a limiter, for every kind of call that decides one client (one key, or
+ * one per dimension): the local deny cache, the rules in force, Redis, the failure policy when Redis
+ * cannot be asked, and the accounting of what was handed out. {@link RateLimiter} checks the
+ * arguments and builds the keys; this decides. Thread-safe.
+ */
+public final class DecisionFlow {
+    private final RulesInForce inForce;
+    private final FailurePolicy failurePolicy;
+    private final FailureAnswer onFailure;
+    /** Null when denials are not remembered. */
+    private final LocalDenyCache denyCache;
+    private final DecisionAccounting accounting;
+    /** Null unless the rules hold leases. */
+    private final Leases leases;
+
+    public DecisionFlow(RulesInForce inForce, FailurePolicy failurePolicy, FailureAnswer onFailure, LocalDenyCache denyCache,
+            DecisionAccounting accounting, Leases leases) {
+        this.inForce = inForce;
+        this.failurePolicy = failurePolicy;
+        this.onFailure = onFailure;
+        this.denyCache = denyCache;
+        this.accounting = accounting;
+        this.leases = leases;
+    }
+
+    /**
+     * One try, answered from the local deny cache when it remembers a denial for this client and
+     * cost that has not yet run out.
+     *
+     * @param permits the caller's permits, or 0 for each rule's cost
+     */
+    public Decision acquire(String key, List<String> keys, long permits) {
+        RulesInForce.Applied current = inForce.current();
+        long[] eachRule = permits == 0 ? current.costs : permitsForEachRule(current, permits);
+        Decision decision;
+        boolean cached = false;
+        if (denyCache == null) {
+            decision = take(current, key, keys, eachRule, permits);
+        } else {
+            String cacheKey = key + '\n' + permits;
+            decision = denyCache.get(cacheKey);
+            if (decision != null) {
+                accounting.cachedDenial();
+                cached = true;
+            } else {
+                decision = take(current, key, keys, eachRule, permits);
+                denyCache.put(cacheKey, decision);
+            }
+        }
+        accounting.handedOut(key, decision, cached);
+        return decision;
+    }
+
+    /** The client's state without taking anything, under the rules last applied. */
+    public Decision peek(String key, List<String> keys) {
+        RulesInForce.Applied current = inForce.last();
+        return decide(current, key, keys, current.costs, 0, false);
+    }
+
+    /**
+     * Takes the permits, unless adaptive limits have scaled a rule below them: such a request cannot
+     * be admitted until the limits rise again, so it is denied without writing anything. Its
+     * retry-after is the later of the next adaptation (the limits cannot change before) and the
+     * moment the client's state is clear (then it fits as soon as the limits are back); its remaining
+     * and reset come from a peek, so the answer is as true as any other denial's.
+     */
+    private Decision take(RulesInForce.Applied current, String key, List<String> keys, long[] permits,
+            long callerPermits) {
+        for (int i = 0; i < permits.length; i++) {
+            if (permits[i] > current.rules.get(i).capacity()) {
+                Decision state = decide(current, key, keys, current.costs, 0, false);
+                return deniedUntilLimitsRise(state, inForce.untilNextAdaptation());
+            }
+        }
+        return decide(current, key, keys, permits, callerPermits, true);
+    }
+
+    /**
+     * The denial of permits above a rule scaled down by adaptive limits, from a peek of the client's
+     * state: see {@code take}. A degraded peek (Redis failed) stands as it is.
+     */
+    static Decision deniedUntilLimitsRise(Decision state, Duration untilNextAdaptation) {
+        if (state.degraded() && !state.local()) {
+            return state;
+        }
+        Duration retryAfter = state.resetAfter().compareTo(untilNextAdaptation) >= 0 ? state.resetAfter()
+                : untilNextAdaptation;
+        return state.local()
+                ? Decision.local(false, state.rule(), state.remaining(), retryAfter, state.resetAfter())
+                : Decision.of(false, state.rule(), state.remaining(), retryAfter, state.resetAfter());
+    }
+
+    /** @param callerPermits what the caller asked for, or 0 for each rule's cost: for a local decision */
+    private Decision decide(RulesInForce.Applied current, String key, List<String> keys, long[] permits,
+            long callerPermits, boolean consume) {
+        long start = System.nanoTime();
+        try {
+            Decision decision;
+            if (leases != null && consume) {
+                String lease = leases.nextId();
+                decision = Leases.held(current.evaluator.decide(keys, permits, true, lease), keys, lease);
+            } else {
+                decision = current.evaluator.decide(keys, permits, consume);
+            }
+            accounting.redisAnswered(System.nanoTime() - start);
+            onFailure.redisAnswered();
+            return decision;
+        } catch (RedisFailureException e) {
+            accounting.redisFailed(key, e, failurePolicy);
+            return onFailure.decide(e, keys.get(0), callerPermits, consume);
+        }
+    }
+
+    private static long[] permitsForEachRule(RulesInForce.Applied current, long permits) {
+        long[] eachRule = new long[current.rules.size()];
+        Arrays.fill(eachRule, permits);
+        return eachRule;
+    }
+}

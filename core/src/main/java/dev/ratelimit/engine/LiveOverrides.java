@@ -1,0 +1,204 @@
+package dev.ratelimit.engine;
+
+import dev.ratelimit.RedisFailureException;
+import dev.ratelimit.redis.LuaScript;
+import dev.ratelimit.redis.RedisGateway;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
+
+/**
+ * The live overrides of one policy as this node knows them: one Redis hash read by
+ * {@code overrides.lua}, at most every {@link #REFRESH_INTERVAL} on the decision path, written by
+ * the API's {@code Overrides}, and applied by {@link RulesInForce}. Each change this node picks up
+ * is logged at INFO. Thread-safe.
+ */
+public final class LiveOverrides {
+    /** How often each node reads the overrides again, at most. */
+    public static final Duration REFRESH_INTERVAL = Duration.ofSeconds(2);
+    /** The longest origin kept. */
+    static final int MAX_ORIGIN_LENGTH = 200;
+
+    private static final LuaScript SCRIPT = LuaScript.load("overrides");
+    private static final long INTERVAL_NANOS = REFRESH_INTERVAL.toNanos();
+    /** What the script answers for a field an operator wrote by hand that is not a value. */
+    private static final long UNREADABLE = -2;
+
+    /** The overrides as last read: one value, swapped whole. */
+    static final class State {
+        static final State NONE = new State(-1, null, false, "");
+
+        /** -1 when none, {@link #UNREADABLE} when the stored text is not a whole number. */
+        final long limit;
+        /** Null when none. */
+        final Boolean enforce;
+        /** Whether the stored enforce is neither true nor false (then it counts as none). */
+        final boolean enforceUnreadable;
+        final String origin;
+
+        State(long limit, Boolean enforce, boolean enforceUnreadable, String origin) {
+            this.limit = limit;
+            this.enforce = enforce;
+            this.enforceUnreadable = enforceUnreadable;
+            this.origin = origin;
+        }
+
+        boolean sameAs(State other) {
+            return limit == other.limit && Objects.equals(enforce, other.enforce)
+                    && enforceUnreadable == other.enforceUnreadable && origin.equals(other.origin);
+        }
+    }
+
+    private final String policyName;
+    private final String key;
+    private final RedisGateway gateway;
+    /** Throws, with the message a configured value would get, for a limit the rules cannot take. */
+    private final LongConsumer limitCheck;
+    private final LongSupplier nanoClock;
+    private final AtomicLong nextRefresh;
+    private volatile State state = State.NONE;
+    private volatile boolean refreshFailing;
+
+    public LiveOverrides(String keyPrefix, String policyName, RedisGateway gateway, LongConsumer limitCheck,
+            LongSupplier nanoClock) {
+        this.policyName = policyName;
+        // The policy name is the hash tag, as for dimension keys: one slot, whatever the client keys.
+        this.key = keyPrefix + policyName + ":{" + policyName + "}:overrides";
+        this.gateway = gateway;
+        this.limitCheck = limitCheck;
+        this.nanoClock = nanoClock;
+        // Due at once: a node that starts (or restarts) reads the overrides with its first decision.
+        this.nextRefresh = new AtomicLong(nanoClock.getAsLong());
+    }
+
+    /** The Redis hash holding the overrides. */
+    public String redisKey() {
+        return key;
+    }
+
+    /** The limit override as last read, or -1 when there is none. */
+    public long limit() {
+        long limit = state.limit;
+        return limit > 0 ? limit : -1;
+    }
+
+    /** The enforce override as last read, or null when there is none. */
+    public Boolean enforce() {
+        return state.enforce;
+    }
+
+    /** Who set the overrides last, as the setter said; empty when there are none. */
+    public String origin() {
+        return state.origin;
+    }
+
+    /** Checks the limit as a configured one would be checked, then writes it. */
+    public void setLimit(long limit, String origin) {
+        limitCheck.accept(limit);
+        write("set", "limit", Long.toString(limit), origin);
+    }
+
+    public void setEnforce(boolean enforce, String origin) {
+        write("set", "enforce", Boolean.toString(enforce), origin);
+    }
+
+    public void clear(String origin) {
+        write("clear", "", "", origin);
+    }
+
+    /** Reads the overrides now, whether due or not. */
+    public void refresh() {
+        apply(read("read", "", "", ""), "");
+    }
+
+    /** Reads the overrides when the interval has passed; one caller per node and interval pays the round trip. */
+    public void refreshIfDue() {
+        long now = nanoClock.getAsLong();
+        long due = nextRefresh.get();
+        if (now - due < 0 || !nextRefresh.compareAndSet(due, now + INTERVAL_NANOS)) {
+            return;
+        }
+        if (!"CLOSED".equals(gateway.circuitState())) {
+            // Redis is failing: the breaker's one probe belongs to a decision, which tells whether
+            // Redis is back; the overrides can wait for the next interval.
+            return;
+        }
+        try {
+            refresh();
+            if (refreshFailing) {
+                refreshFailing = false;
+                LimiterLog.LOG.info("Rate limit policy '{}' reads its overrides from Redis again", policyName);
+            }
+        } catch (RedisFailureException e) {
+            // Decisions report Redis failures themselves; this says once that overrides are frozen.
+            if (!refreshFailing) {
+                refreshFailing = true;
+                LimiterLog.LOG.warn("Rate limit policy '{}' cannot read its overrides from Redis; the values last read "
+                        + "stay in force: {}", policyName, e.toString());
+            }
+        }
+    }
+
+    State state() {
+        return state;
+    }
+
+    private void write(String op, String field, String value, String origin) {
+        String by = origin == null || origin.trim().isEmpty() ? "unknown" : origin.trim();
+        by = by.length() > MAX_ORIGIN_LENGTH ? by.substring(0, MAX_ORIGIN_LENGTH) : by;
+        apply(read(op, field, value, by), by);
+        // The change is in force here now: the next read is an interval away.
+        nextRefresh.set(nanoClock.getAsLong() + INTERVAL_NANOS);
+    }
+
+    private State read(String op, String field, String value, String origin) {
+        List<Long> reply = gateway.eval(SCRIPT, Arrays.asList(key), Arrays.asList(op, field, value, origin));
+        long enforce = reply.get(1);
+        byte[] originBytes = new byte[reply.size() - 2];
+        for (int i = 0; i < originBytes.length; i++) {
+            originBytes[i] = reply.get(i + 2).byteValue();
+        }
+        return new State(reply.get(0), enforce < 0 ? null : enforce == 1, enforce == UNREADABLE, new String(originBytes, StandardCharsets.UTF_8));
+    }
+
+    /** Takes the state read; logs what changed, once per node. */
+    private synchronized void apply(State next, String clearedBy) {
+        State last = state;
+        if (next.sameAs(last)) {
+            return;
+        }
+        state = next;
+        if (next.enforceUnreadable) {
+            LimiterLog.LOG.warn("Rate limit policy '{}' ignores the enforce override in {}: it is neither true nor false",
+                    policyName, key);
+        }
+        if (next.sameAs(State.NONE)) {
+            LimiterLog.LOG.info("Rate limit policy '{}' overrides cleared{}: the configured values apply again (was limit {}, "
+                    + "enforce {}, set by {})", policyName, clearedBy.isEmpty() ? "" : " by " + clearedBy,
+                    text(last.limit), text(last.enforce), last.origin);
+        } else {
+            LimiterLog.LOG.info("Rate limit policy '{}' overrides changed by {}: limit {} -> {}, enforce {} -> {}", policyName,
+                    next.origin.isEmpty() ? "(no origin)" : next.origin, text(last.limit), text(next.limit), text(last.enforce), text(next.enforce));
+        }
+    }
+
+    private static String text(long limit) {
+        return limit == UNREADABLE ? "unreadable" : limit < 0 ? "none" : Long.toString(limit);
+    }
+
+    private static String text(Boolean enforce) {
+        return enforce == null ? "none" : enforce.toString();
+    }
+
+    @Override
+    public String toString() {
+        State now = state;
+        return "Overrides(" + policyName + ", limit " + text(now.limit) + ", enforce " + text(now.enforce)
+                + (now.origin.isEmpty() ? "" : ", by " + now.origin) + ")";
+    }
+}

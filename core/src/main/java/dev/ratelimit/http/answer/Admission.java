@@ -1,0 +1,102 @@
+package dev.ratelimit.http.answer;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.http.pipeline.RateLimitPipeline;
+import dev.ratelimit.http.settings.HttpPolicy;
+
+/**
+ * What the {@link RateLimitPipeline} decided for one request before its handler runs: not limited
+ * at all, let through (allowed, or denied in a dry run), or denied. An adapter writes
+ * {@link #writeHeaders headers} on the response, and for a denial answers with
+ * {@link #denialStatus()}, {@link #denialContentType()} and {@link #denialBody()} instead of
+ * calling the handler; otherwise it calls the handler and then
+ * {@link RateLimitPipeline#after(Admission, int)}. Immutable.
+ */
+public final class Admission {
+    /** A request no policy limits: no headers, nothing to do afterwards. */
+    public static final Admission UNLIMITED = new Admission(null, null, false, false, 0, null, null);
+
+    private final HttpPolicy policy;
+    private final Decision decision;
+    private final boolean denied;
+    /** Whether the handler's time is measured (for adaptive limits), and from when, in nanoseconds. */
+    private final boolean timed;
+    private final long admittedAtNanos;
+    /** The client key, kept when the permits may be given back after the handler ({@code countStatus}). */
+    private final String refundKey;
+    /** The limiter that decided (the policy's or its tier's), to give the permits back to; or null. */
+    private final RateLimiter limiter;
+
+    public Admission(HttpPolicy policy, Decision decision, boolean denied, boolean timed, long admittedAtNanos,
+            String refundKey, RateLimiter limiter) {
+        this.policy = policy;
+        this.decision = decision;
+        this.denied = denied;
+        this.timed = timed;
+        this.admittedAtNanos = admittedAtNanos;
+        this.refundKey = refundKey;
+        this.limiter = limiter;
+    }
+
+    /** Whether a policy counted the request (then it carries rate-limit headers). */
+    public boolean limited() {
+        return decision != null;
+    }
+
+    /** Whether the request must be answered with the denial instead of running its handler. */
+    public boolean denied() {
+        return denied;
+    }
+
+    /** The limiter's decision, or null when the request was not limited. */
+    public Decision decision() {
+        return decision;
+    }
+
+    /**
+     * Writes the policy's rate-limit headers (and, for any denial, {@code Retry-After}); nothing
+     * for a request that was not limited, or for a degraded decision's quota.
+     */
+    public void writeHeaders(HttpAnswer.HeaderSink headers) {
+        if (decision != null) {
+            HttpAnswer.writeHeaders(decision, policy, headers);
+        }
+    }
+
+    /** The denial's status: the policy's {@code statusCode}, or 503 when Redis failed and {@code onRedisFailure=deny}. */
+    public int denialStatus() {
+        return HttpAnswer.status(decision, policy);
+    }
+
+    /** The policy's {@code denialContentType} with {@code denialBody}, else {@value HttpAnswer#PROBLEM_JSON}. */
+    public String denialContentType() {
+        return HttpAnswer.contentType(policy);
+    }
+
+    /** The denial's body: the policy's {@code denialBody} filled in, else RFC 9457 problem+json. */
+    public String denialBody() {
+        return HttpAnswer.body(decision, policy);
+    }
+
+    public boolean timed() {
+        return timed;
+    }
+
+    public long admittedAtNanos() {
+        return admittedAtNanos;
+    }
+
+    public String refundKey() {
+        return refundKey;
+    }
+
+    public RateLimiter limiter() {
+        return limiter;
+    }
+
+    @Override
+    public String toString() {
+        return decision == null ? "not limited" : (denied ? "denied: " : "let through: ") + decision;
+    }
+}

@@ -1,0 +1,155 @@
+package dev.ratelimit.http.answer;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.http.settings.DenialBody;
+import dev.ratelimit.http.settings.HeaderMode;
+import dev.ratelimit.http.settings.HttpPolicy;
+import dev.ratelimit.http.settings.HttpText;
+import java.util.function.BiConsumer;
+
+/**
+ * How a {@link Decision} reads over HTTP, the same for the servlet filter and JAX-RS: rate-limit
+ * headers on every limited answer, and for a denial the status, {@code Retry-After} and an RFC 9457
+ * {@code application/problem+json} body.
+ */
+public final class HttpAnswer {
+    /** The media type of a denial's body. */
+    public static final String PROBLEM_JSON = "application/problem+json";
+    /** The IANA problem type of a request over its quota (RFC 9457 registry, httpapi ratelimit draft). */
+    public static final String QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
+    /** The IANA problem type of the 503 answered while Redis cannot be asked and the policy denies. */
+    public static final String TEMPORARY_REDUCED_CAPACITY =
+            "https://iana.org/assignments/http-problem-types#temporary-reduced-capacity";
+
+    /** Where an adapter wants headers written. */
+    public interface HeaderSink {
+        /** Adds a header value (several policies may each add a {@code RateLimit} field). */
+        void add(String name, String value);
+
+        /** Sets a header, replacing any earlier value. */
+        void set(String name, String value);
+
+        /** A sink from two methods, e.g. {@code HeaderSink.of(response::addHeader, response::setHeader)}. */
+        static HeaderSink of(BiConsumer<String, String> add, BiConsumer<String, String> set) {
+            return new HeaderSink() {
+                @Override
+                public void add(String name, String value) {
+                    add.accept(name, value);
+                }
+
+                @Override
+                public void set(String name, String value) {
+                    set.accept(name, value);
+                }
+            };
+        }
+    }
+
+    private HttpAnswer() {
+    }
+
+    /**
+     * The status of a denial: the policy's {@code statusCode}, or 503 when Redis failed and the
+     * failure policy denied. A denial the node made alone ({@code onRedisFailure=local}) is an
+     * ordinary one: {@code statusCode}.
+     */
+    public static int status(Decision decision, HttpPolicy policy) {
+        return failedOpen(decision) ? 503 : policy.statusCode();
+    }
+
+    /** A decision made by {@code allow} or {@code deny} without Redis: it says nothing true about the quota. */
+    private static boolean failedOpen(Decision decision) {
+        return decision.degraded() && !decision.local();
+    }
+
+    /**
+     * Writes the rate-limit headers of the policy's {@link HeaderMode} and, for a denial,
+     * {@code Retry-After} in whole seconds (at least 1). A degraded decision carries no rate-limit
+     * headers: without Redis there is nothing true to say about the quota; a local one
+     * ({@code onRedisFailure=local}) carries the node's own (its limit is {@code localLimit}).
+     */
+    public static void writeHeaders(Decision decision, HttpPolicy policy, HeaderSink headers) {
+        if (!decision.allowed()) {
+            headers.set("Retry-After", Long.toString(decision.retryAfterSeconds()));
+        }
+        if (failedOpen(decision)) {
+            return;
+        }
+        HeaderMode mode = policy.headerMode();
+        if (mode.draft()) {
+            String name = policy.quotedNameFor(decision);
+            // On a denial t is the Retry-After value: the draft (-10) says Retry-After must not point earlier.
+            long reset = decision.allowed() ? decision.resetAfterSeconds() : decision.retryAfterSeconds();
+            headers.add("RateLimit-Policy", name + ";q=" + decision.limit() + ";w=" + policy.windowSecondsFor(decision));
+            headers.add("RateLimit", name + ";r=" + decision.remaining() + ";t=" + reset);
+        }
+        if (mode.legacy()) {
+            headers.set("X-RateLimit-Limit", Long.toString(decision.limit()));
+            headers.set("X-RateLimit-Remaining", Long.toString(decision.remaining()));
+            headers.set("X-RateLimit-Reset", Long.toString(decision.resetAfterSeconds()));
+        }
+    }
+
+    /**
+     * The body of a denial: {@code type} ({@link #QUOTA_EXCEEDED}, or {@link #TEMPORARY_REDUCED_CAPACITY}
+     * when Redis failed), {@code title}, {@code status}, {@code detail}, {@code violated-policies} (not
+     * for a Redis failure), {@code retryAfter}, {@code policy}.
+     */
+    public static String problemJson(Decision decision, HttpPolicy policy) {
+        int status = status(decision, policy);
+        long retryAfter = decision.retryAfterSeconds();
+        boolean failedOpen = failedOpen(decision);
+        String detail = failedOpen
+                ? "The rate limiter cannot reach Redis and policy '" + policy.policyName()
+                        + "' is set to deny when that happens. Try again in " + seconds(retryAfter) + "."
+                : "Policy '" + policy.nameFor(decision) + "' allows " + decision.limit() + " requests per "
+                        + policy.windowTextFor(decision) + (decision.local() ? " on this server while the rate limiter cannot "
+                        + "reach Redis" : "") + ". Try again in " + seconds(retryAfter) + ".";
+        String type = failedOpen ? TEMPORARY_REDUCED_CAPACITY : QUOTA_EXCEEDED;
+        String violated = failedOpen ? "" : ",\"violated-policies\":[" + json(policy.nameFor(decision)) + "]";
+        return "{\"type\":" + json(type) + ",\"title\":" + json(title(status)) + ",\"status\":" + status
+                + ",\"detail\":" + json(detail) + violated + ",\"retryAfter\":" + retryAfter
+                + ",\"policy\":" + json(policy.policyName()) + "}";
+    }
+
+    /** The media type of a denial's body: {@code denialContentType}, or {@link #PROBLEM_JSON}. */
+    public static String contentType(HttpPolicy policy) {
+        DenialBody custom = policy.denialBody();
+        return custom == null ? PROBLEM_JSON : custom.contentType();
+    }
+
+    /** The body of a denial: the policy's {@code denialBody} with its placeholders filled, or {@link #problemJson}. */
+    public static String body(Decision decision, HttpPolicy policy) {
+        DenialBody custom = policy.denialBody();
+        if (custom == null) {
+            return problemJson(decision, policy);
+        }
+        return custom.render(policy.nameFor(decision), decision.limit(), policy.windowTextFor(decision),
+                decision.retryAfterSeconds(), status(decision, policy));
+    }
+
+    private static String seconds(long seconds) {
+        return seconds == 1 ? "1 second" : seconds + " seconds";
+    }
+
+    private static String title(int status) {
+        switch (status) {
+            case 400: return "Bad Request";
+            case 401: return "Unauthorized";
+            case 403: return "Forbidden";
+            case 404: return "Not Found";
+            case 409: return "Conflict";
+            case 420: return "Enhance Your Calm";
+            case 429: return "Too Many Requests";
+            case 500: return "Internal Server Error";
+            case 502: return "Bad Gateway";
+            case 503: return "Service Unavailable";
+            case 504: return "Gateway Timeout";
+            default: return status < 500 ? "Request Refused" : "Server Error";
+        }
+    }
+
+    private static String json(String text) {
+        return '"' + HttpText.jsonContent(text) + '"';
+    }
+}

@@ -1,0 +1,165 @@
+package dev.ratelimit.http.pipeline;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.http.RequestView;
+import dev.ratelimit.http.answer.Admission;
+import dev.ratelimit.http.settings.HttpPolicy;
+import dev.ratelimit.http.settings.PolicyLimiters;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The decision flow of one HTTP policy, written once for every adapter (servlet filter, JAX-RS,
+ * either namespace): {@link #before} decides whether the request is limited at all, asks the
+ * limiter, applies the dry run and the degraded answers, and says what the adapter must do;
+ * {@link #after} hears how the handler ended (status and elapsed time) for what acts after the
+ * response, such as adaptive limits. It knows no servlet or JAX-RS type. Thread-safe.
+ */
+public final class RateLimitPipeline {
+    private static final Logger log = LoggerFactory.getLogger(RateLimitPipeline.class);
+    private static final long DRY_RUN_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+    private final HttpPolicy policy;
+    private final RateLimiter limiter;
+    /** Each tier's limiter, by tier name; empty without tiers. */
+    private final Map<String, RateLimiter> tierLimiters;
+    /** What {@link RequestView#firstVisit} remembers: unique to this pipeline, so two policies on one request each decide it. */
+    private final String marker;
+    private final AtomicLong dryRunDenials = new AtomicLong();
+    private final AtomicLong lastDryRunLog = new AtomicLong(System.nanoTime() - DRY_RUN_LOG_INTERVAL_NANOS);
+
+    /** @param limiter built from the policy ({@link PolicyLimiters#newLimiter}) */
+    public RateLimitPipeline(HttpPolicy policy, RateLimiter limiter) {
+        this(policy, limiter, Collections.emptyMap());
+    }
+
+    /**
+     * @param limiter built from the policy ({@link PolicyLimiters#newLimiter})
+     * @param tierLimiters the tiers' limiters ({@link PolicyLimiters#newTierLimiters})
+     */
+    public RateLimitPipeline(HttpPolicy policy, RateLimiter limiter, Map<String, RateLimiter> tierLimiters) {
+        this.policy = policy;
+        this.limiter = limiter;
+        this.tierLimiters = tierLimiters;
+        this.marker = RateLimitPipeline.class.getName() + "." + policy.policyName() + "@"
+                + Integer.toHexString(System.identityHashCode(this));
+    }
+
+    /**
+     * Decides a request before its handler runs. Never throws for a Redis failure: the policy's
+     * {@code onRedisFailure} answers then (a degraded decision).
+     *
+     * <p>A request is decided once: when this pipeline already counted it (the container
+     * dispatched it here again, for a forward, an include, an error page or an async dispatch),
+     * it is {@link Admission#UNLIMITED}, neither counted nor given headers a second time. A request
+     * the policy did not cover is not marked, so a forward from it to a covered path counts.
+     */
+    public Admission before(RequestView request) {
+        if (!policy.appliesTo(request.method(), request.path()) || !request.firstVisit(marker)
+                || policy.exempt(request)) {
+            return Admission.UNLIMITED;
+        }
+        RateLimiter decider;
+        String clientKey = null;
+        Decision decision;
+        if (policy.dimensions() != null) {
+            decider = limiter;
+            decision = limiter.tryAcquireEach(policy.dimensions().clientKeys(request));
+        } else {
+            decider = limiterFor(request);
+            clientKey = policy.clientKey(request);
+            decision = decider.tryAcquire(clientKey);
+        }
+        if (decision.allowed()) {
+            // Adaptive limits watch how long admitted requests take; nobody else needs the clock read.
+            boolean timed = policy.adaptive();
+            return new Admission(policy, decision, false, timed, timed ? System.nanoTime() : 0,
+                    policy.countStatus() == null ? null : clientKey, decider);
+        }
+        // enforce as configured, unless an operator overrides it live (read with the decision's rules).
+        if (!limiter.overrides().enforce(policy.enforce())) {
+            logDryRunDenial();
+            return new Admission(policy, decision, false, false, 0, null, null);
+        }
+        if (log.isDebugEnabled()) {
+            log.debug("Rate limit policy '{}' denied {} {}: {}", policy.policyName(), request.method(),
+                    request.path(), decision);
+        }
+        return new Admission(policy, decision, true, false, 0, null, null);
+    }
+
+    /**
+     * Hears how a request that was let through ended: its response status and (measured here) how
+     * long the handler took. Call it once per {@link #before} that was not a denial, after the
+     * handler, also when it threw; for a request that went asynchronous, once it completes. It
+     * gives back a {@code concurrency} admission's lease (never throwing for a Redis failure).
+     */
+    public void after(Admission admission, int status) {
+        if (admission.decision() == null) {
+            return;
+        }
+        // The limiter that decided: the policy's, or the request's tier's.
+        RateLimiter decider = admission.limiter() != null ? admission.limiter() : limiter;
+        decider.release(admission.decision());
+        if (admission.timed()) {
+            decider.recordAdmittedLatency(Duration.ofNanos(System.nanoTime() - admission.admittedAtNanos()));
+        }
+        refundUncounted(admission, status);
+    }
+
+    /**
+     * {@code countStatus}: the permits were taken up front, so concurrent requests can never pass the
+     * limit; an answer whose status does not count gives them back. Only an admission carries the
+     * key for it (a denial, dry run or not, took nothing); a degraded admission took nothing in
+     * Redis, so the limiter finds nothing to give back. Never throws: a failed refund leaves the
+     * permits counted.
+     */
+    private void refundUncounted(Admission admission, int status) {
+        String key = admission.refundKey();
+        if (key != null && !policy.countStatus().matches(status)) {
+            admission.limiter().refund(key, admission.decision());
+        }
+    }
+
+    /** The limiter of the request's tier, or the policy's own. */
+    private RateLimiter limiterFor(RequestView request) {
+        if (tierLimiters.isEmpty()) {
+            return limiter;
+        }
+        String tier = policy.tierOf(request);
+        RateLimiter tierLimiter = tier == null ? null : tierLimiters.get(tier);
+        return tierLimiter != null ? tierLimiter : limiter;
+    }
+
+    /** Each tier's limiter, by tier name in the order {@code tiers} lists them; empty without tiers. */
+    public Map<String, RateLimiter> tierLimiters() {
+        return Collections.unmodifiableMap(tierLimiters);
+    }
+
+    /** The policy this pipeline applies. */
+    public HttpPolicy policy() {
+        return policy;
+    }
+
+    /** A dry run logs what it would have denied, at most one line per few seconds. */
+    private void logDryRunDenial() {
+        long denials = dryRunDenials.incrementAndGet();
+        long now = System.nanoTime();
+        long last = lastDryRunLog.get();
+        if (now - last >= DRY_RUN_LOG_INTERVAL_NANOS && lastDryRunLog.compareAndSet(last, now)) {
+            log.info("Rate limit policy '{}' (enforce=false) would have denied {} requests so far",
+                    policy.policyName(), denials);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RateLimitPipeline(" + policy.policyName() + ")";
+    }
+}

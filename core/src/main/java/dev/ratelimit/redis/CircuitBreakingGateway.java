@@ -1,0 +1,90 @@
+package dev.ratelimit.redis;
+
+import dev.ratelimit.RedisFailureException;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * A {@link RedisGateway} that stops calling Redis while its {@link CircuitBreaker} is open: such
+ * calls fail at once, so the failure policy decides without anyone waiting for a timeout.
+ */
+public final class CircuitBreakingGateway implements RedisGateway {
+    private final RedisGateway delegate;
+    private final CircuitBreaker breaker;
+
+    public CircuitBreakingGateway(RedisGateway delegate, CircuitBreaker breaker) {
+        this.delegate = delegate;
+        this.breaker = breaker;
+    }
+
+    @Override
+    public List<Long> eval(LuaScript script, List<String> keys, List<String> args) {
+        return call(() -> delegate.eval(script, keys, args));
+    }
+
+    @Override
+    public long[] incrementInWindow(String key, long permits, long windowMillis) {
+        return call(() -> delegate.incrementInWindow(key, permits, windowMillis));
+    }
+
+    @Override
+    public long[] readWindow(String key) {
+        return call(() -> delegate.readWindow(key));
+    }
+
+    @Override
+    public void delete(List<String> keys) {
+        call(() -> {
+            delegate.delete(keys);
+            return null;
+        });
+    }
+
+    private <T> T call(Supplier<T> redisCall) {
+        CircuitBreaker.Pass pass = breaker.pass(false);
+        if (!pass.allowed()) {
+            throw new RedisFailureException("Redis at " + delegate + " " + breaker.refusal(pass), null);
+        }
+        boolean reported = false;
+        try {
+            T result = redisCall.get();
+            breaker.onSuccess();
+            reported = true;
+            return result;
+        } catch (RedisFailureException e) {
+            if (e.redisAnswered()) {
+                breaker.onSuccess();
+            } else {
+                breaker.onFailure();
+            }
+            reported = true;
+            throw e;
+        } finally {
+            // Anything else (a bug, an Error) says nothing about Redis, but a probe that ends without
+            // a report would leave the breaker half-open with no probe out: the limiter off for good.
+            if (!reported) {
+                breaker.onInconclusive();
+            }
+        }
+    }
+
+    @Override
+    public String circuitState() {
+        return breaker.state().name();
+    }
+
+    @Override
+    public boolean supportsTransactions() {
+        return delegate.supportsTransactions();
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+
+    @Override
+    public String toString() {
+        return delegate.toString();
+    }
+}

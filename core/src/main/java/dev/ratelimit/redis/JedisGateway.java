@@ -1,0 +1,195 @@
+package dev.ratelimit.redis;
+
+import dev.ratelimit.RedisFailureException;
+import dev.ratelimit.support.Durations;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+import redis.clients.jedis.ConnectionPool;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
+import redis.clients.jedis.exceptions.JedisRedirectionException;
+
+/**
+ * {@link RedisGateway} over a caller's Jedis {@link UnifiedJedis} ({@code RedisStore.wrap}):
+ * standalone, Sentinel or Cluster alike, through the client's own routing and retries. Stores that
+ * make their own connections use {@link NodeGateway}, which keeps health per node.
+ */
+public final class JedisGateway implements RedisGateway {
+    private final UnifiedJedis jedis;
+    private final boolean owned;
+    private final String description;
+
+    /**
+     * @param jedis the client to use
+     * @param owned whether {@link #close()} closes the client
+     * @param description where Redis is, for error messages; never holding a password
+     */
+    public JedisGateway(UnifiedJedis jedis, boolean owned, String description) {
+        this.jedis = jedis;
+        this.owned = owned;
+        this.description = description;
+    }
+
+    @Override
+    public List<Long> eval(LuaScript script, List<String> keys, List<String> args) {
+        return call("running " + script,
+                () -> toLongs(followingRedirects(() -> evalOrLoad(script, keys, args)), script));
+    }
+
+    /**
+     * Runs a call, turning whatever the client throws into a {@link RedisFailureException}: the
+     * failure policy must decide, never a 500. An error reply (a script error, WRONGTYPE, READONLY,
+     * a value that is not a number) means Redis answered; anything else means it was not reached.
+     */
+    private <T> T call(String action, Supplier<T> body) {
+        try {
+            return body.get();
+        } catch (RedisFailureException e) {
+            throw e;
+        } catch (JedisDataException | NumberFormatException e) {
+            throw answeredWithError(action, e);
+        } catch (RuntimeException e) {
+            throw failure(action, e);
+        }
+    }
+
+    private Object evalOrLoad(LuaScript script, List<String> keys, List<String> args) {
+        try {
+            return jedis.evalsha(script.sha1(), keys, args);
+        } catch (JedisNoScriptException notLoaded) {
+            // Redis restarted, failed over or had SCRIPT FLUSH. Nothing ran, so running again is
+            // safe; EVAL loads the script and runs it in the same round trip.
+            return jedis.eval(script.source(), keys, args);
+        }
+    }
+
+    /** Pauses before following a redirect again: the slot map is being renewed by another thread. */
+    private static final long[] REDIRECT_PAUSES_MILLIS = {0, 2, 5, 10};
+
+    /**
+     * Runs a call, and again while Redis Cluster answers MOVED or ASK (a few times, with short
+     * pauses): the node refused, nothing ran, and the client renews its slot map, so a later try
+     * reaches the right node. Jedis renews the map under a try-lock, so a thread that lost the race
+     * may need a moment. No other failure is retried: after a timeout the call may have run.
+     */
+    private static <T> T followingRedirects(Supplier<T> call) {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return call.get();
+            } catch (RuntimeException e) {
+                if (!redirected(e) || attempt == REDIRECT_PAUSES_MILLIS.length) {
+                    throw e;
+                }
+                Durations.pause(REDIRECT_PAUSES_MILLIS[attempt]);
+            }
+        }
+    }
+
+    private static boolean redirected(Throwable e) {
+        if (e == null) {
+            return false;
+        }
+        if (e instanceof JedisRedirectionException) {
+            return true;
+        }
+        for (Throwable suppressed : e.getSuppressed()) {
+            if (redirected(suppressed)) {
+                return true;
+            }
+        }
+        return e.getCause() != e && redirected(e.getCause());
+    }
+
+    /**
+     * Redis could not be reached: whatever idles in the pools may predate a restart, and would fail
+     * one decision each. Only the clients that show their pools can be helped.
+     */
+    private void dropIdleConnections() {
+        try {
+            if (jedis instanceof RedisClient) {
+                ((RedisClient) jedis).getPool().clear();
+            } else if (jedis instanceof RedisClusterClient) {
+                for (ConnectionPool pool : ((RedisClusterClient) jedis).getClusterNodes().values()) {
+                    pool.clear();
+                }
+            }
+        } catch (RuntimeException ignored) {
+            // a closed pool: nothing idles there
+        }
+    }
+
+    @Override
+    public long[] incrementInWindow(String key, long permits, long windowMillis) {
+        return call("counting in a MULTI/EXEC transaction",
+                () -> WindowTransactions.increment(transactions(), key, permits, windowMillis));
+    }
+
+    @Override
+    public long[] readWindow(String key) {
+        return call("reading a counter in a MULTI/EXEC transaction",
+                () -> WindowTransactions.read(transactions(), key));
+    }
+
+    /** Each transaction on a pooled connection of its own. */
+    private WindowTransactions.Source transactions() {
+        return watching -> jedis.transaction(!watching);
+    }
+
+    @Override
+    public void delete(List<String> keys) {
+        call("deleting keys", () -> followingRedirects(() -> jedis.del(keys.toArray(new String[0]))));
+    }
+
+    @Override
+    public boolean supportsTransactions() {
+        return !(jedis instanceof RedisClusterClient);
+    }
+
+    @Override
+    public void close() {
+        if (owned) {
+            jedis.close();
+        }
+    }
+
+    /** Redis is there but refused: a script error, a read-only replica, a wrong type. */
+    private RedisFailureException answeredWithError(String action, RuntimeException cause) {
+        return new RedisFailureException("Redis at " + description + " refused " + action + ": " + cause.getMessage(),
+                cause, true);
+    }
+
+    private RedisFailureException failure(String action, RuntimeException cause) {
+        if (!redirected(cause)) {
+            dropIdleConnections();
+        }
+        if (redirected(cause)) {
+            // Redis is there; the cluster is moving slots. Not a reason to stop calling it.
+            return new RedisFailureException("Redis at " + description + " redirected " + action + " again and again: "
+                    + cause.getMessage(), cause, true);
+        }
+        return new RedisFailureException("Redis at " + description + " failed " + action + ": "
+                + (cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName()), cause);
+    }
+
+    private List<Long> toLongs(Object reply, LuaScript script) {
+        if (!(reply instanceof List)) {
+            throw new RedisFailureException("Redis at " + description + " answered " + script + " with " + reply
+                    + " instead of an array", null);
+        }
+        List<?> values = (List<?>) reply;
+        List<Long> longs = new ArrayList<>(values.size());
+        for (Object value : values) {
+            longs.add((Long) value);
+        }
+        return longs;
+    }
+
+    @Override
+    public String toString() {
+        return description;
+    }
+}

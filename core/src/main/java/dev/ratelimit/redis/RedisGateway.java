@@ -1,0 +1,68 @@
+package dev.ratelimit.redis;
+
+import dev.ratelimit.RedisFailureException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The one seam between the core and Redis. Everything client-specific lives behind it; the rest
+ * of the core never sees a Jedis type. Every method throws
+ * {@link dev.ratelimit.RedisFailureException} when Redis cannot answer.
+ */
+public interface RedisGateway extends AutoCloseable {
+
+    /**
+     * Runs a script by EVALSHA; on NOSCRIPT (and only then) loads it and runs it once more.
+     *
+     * @return the script's reply: an array of integers
+     */
+    List<Long> eval(LuaScript script, List<String> keys, List<String> args);
+
+    /**
+     * Runs many independent script calls, each as {@link #eval} would, and answers each on its own:
+     * a failure fails only the calls it concerns. A gateway that can sends them together (one
+     * round trip per node, see {@link NodeGateway}); this default runs them one after another, so
+     * that every gateway can batch.
+     *
+     * @return one outcome per call, in the calls' order
+     */
+    default List<ScriptCall.Outcome> evalAll(List<ScriptCall> calls) {
+        List<ScriptCall.Outcome> outcomes = new ArrayList<>(calls.size());
+        for (ScriptCall call : calls) {
+            try {
+                outcomes.add(ScriptCall.Outcome.of(eval(call.script, call.keys, call.args)));
+            } catch (RedisFailureException e) {
+                outcomes.add(ScriptCall.Outcome.failed(e));
+            }
+        }
+        return outcomes;
+    }
+
+    /**
+     * In one MULTI/EXEC: creates {@code key} at 0 with a TTL of {@code windowMillis} if it does not
+     * exist, adds {@code permits}, and reads the new value and the TTL.
+     *
+     * @return {count after the increment, PTTL in milliseconds}
+     */
+    long[] incrementInWindow(String key, long permits, long windowMillis);
+
+    /**
+     * In one MULTI/EXEC: the value of a counter and its PTTL in milliseconds (0 and -2 if absent).
+     */
+    long[] readWindow(String key);
+
+    /** Whether MULTI/EXEC is available (not on Redis Cluster, where Jedis runs no transactions). */
+    boolean supportsTransactions();
+
+    /** The circuit breaker's state (CLOSED, OPEN, HALF_OPEN), or CLOSED when there is none. */
+    default String circuitState() {
+        return "CLOSED";
+    }
+
+    /** Deletes the keys, which must share one hash slot. */
+    void delete(List<String> keys);
+
+    /** Releases what the gateway opened; a gateway around a caller's client leaves it open. */
+    @Override
+    void close();
+}

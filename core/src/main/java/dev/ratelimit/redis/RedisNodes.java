@@ -1,0 +1,182 @@
+package dev.ratelimit.redis;
+
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.Set;
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.ConnectionPool;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.providers.ClusterConnectionProvider;
+import redis.clients.jedis.providers.PooledConnectionProvider;
+import redis.clients.jedis.providers.SentineledConnectionProvider;
+import redis.clients.jedis.util.JedisClusterCRC16;
+import redis.clients.jedis.util.Pool;
+
+/**
+ * Which Redis node a key lives on and the pool of connections to it: what {@link NodeGateway}
+ * needs from a topology. The gateway builds the providers itself, rather than asking a Jedis
+ * client, because only a provider shows the node behind a call and its pool: the node keys its
+ * circuit breaker, and the pool is cleared of connections that a restart made stale.
+ */
+interface RedisNodes extends AutoCloseable {
+    /** The node serving {@code key} now. */
+    HostAndPort nodeFor(String key);
+
+    /** The pool of a node, set up when it is new (a redirect's target). */
+    Pool<Connection> pool(HostAndPort node);
+
+    /** A node answered MOVED on {@code connection}: learn the slot map from it. */
+    default void slotsMoved(Connection connection) {
+    }
+
+    /** A node stopped answering: learn the slot map again, in case a replica has taken over. */
+    default void unreachable(HostAndPort node) {
+    }
+
+    /** Returns once a renewal of the slot map under way (after a failure) has ended. */
+    default void awaitSlotMap() {
+    }
+
+    /** The nodes in use now, as {@code host:port}; the gateway forgets the health of the others. */
+    Set<String> inUse();
+
+    /** Whether one address serves every call, so that messages need not name it. */
+    default boolean single() {
+        return false;
+    }
+
+    /** Whether this is Redis Cluster, where Jedis runs no MULTI/EXEC. */
+    default boolean cluster() {
+        return false;
+    }
+
+    @Override
+    void close();
+
+    /** One Redis at a fixed address. */
+    static RedisNodes standalone(HostAndPort node, JedisClientConfig client, GenericObjectPoolConfig<Connection> pool) {
+        PooledConnectionProvider provider = new PooledConnectionProvider(node, client, pool);
+        Set<String> inUse = Collections.singleton(node.toString());
+        return new RedisNodes() {
+            @Override
+            public HostAndPort nodeFor(String key) {
+                return node;
+            }
+
+            @Override
+            public Pool<Connection> pool(HostAndPort ignored) {
+                return provider.getPool();
+            }
+
+            @Override
+            public Set<String> inUse() {
+                return inUse;
+            }
+
+            @Override
+            public boolean single() {
+                return true;
+            }
+
+            @Override
+            public void close() {
+                provider.close();
+            }
+        };
+    }
+
+    /**
+     * The master Sentinel names. Jedis' provider follows {@code +switch-master} with a new pool; the
+     * master's address keys the breaker, so a new master starts with a closed one.
+     */
+    static RedisNodes sentinel(SentineledConnectionProvider provider) {
+        return new RedisNodes() {
+            @Override
+            public HostAndPort nodeFor(String key) {
+                return provider.getCurrentMaster();
+            }
+
+            @Override
+            public Pool<Connection> pool(HostAndPort master) {
+                // One entry: the current master's pool. During a switch it may already be the new
+                // master's; the call then goes there, which is where it belongs.
+                return provider.getConnectionMap().values().iterator().next();
+            }
+
+            @Override
+            public Set<String> inUse() {
+                return Collections.singleton(String.valueOf(provider.getCurrentMaster()));
+            }
+
+            @Override
+            public void close() {
+                provider.close();
+            }
+        };
+    }
+
+    /** Redis Cluster: a key's node is the master of its hash slot in Jedis' slot map. */
+    static RedisNodes cluster(Set<HostAndPort> seeds, JedisClientConfig client, GenericObjectPoolConfig<Connection> pool) {
+        return new SlotMap(seeds, client, pool);
+    }
+
+    /** Jedis' cluster provider, reading its slot map and pools without copying them per call. */
+    final class SlotMap extends ClusterConnectionProvider implements RedisNodes {
+        SlotMap(Set<HostAndPort> seeds, JedisClientConfig client, GenericObjectPoolConfig<Connection> pool) {
+            super(seeds, client, pool);
+        }
+
+        @Override
+        public HostAndPort nodeFor(String key) {
+            int slot = JedisClusterCRC16.getSlot(key);
+            HostAndPort node = getNode(slot);
+            if (node == null) {
+                // A slot nobody serves in the map we have: the map is older than the cluster.
+                renewSlotCache();
+                node = getNode(slot);
+            }
+            return node;
+        }
+
+        @Override
+        public Pool<Connection> pool(HostAndPort node) {
+            ConnectionPool known = cache.getNode(node);
+            return known != null ? known : cache.setupNodeIfNotExist(node);
+        }
+
+        @Override
+        public void slotsMoved(Connection connection) {
+            renewSlotCache(connection);
+        }
+
+        /** Held while the slot map is learnt after a failure; Jedis' own lock would let others pass. */
+        private final Object renewal = new Object();
+
+        @Override
+        public void unreachable(HostAndPort node) {
+            // Asks the seeds, then the known nodes.
+            synchronized (renewal) {
+                renewSlotCache();
+            }
+        }
+
+        @Override
+        public void awaitSlotMap() {
+            synchronized (renewal) {
+                // nothing: only waits for a renewal to end
+            }
+        }
+
+        @Override
+        public Set<String> inUse() {
+            return new HashSet<>(getNodes().keySet());
+        }
+
+        @Override
+        public boolean cluster() {
+            return true;
+        }
+    }
+}

@@ -1,0 +1,8 @@
+/**
+ * The Redis transport, behind one seam ({@link dev.ratelimit.redis.RedisGateway}: eval, a window
+ * counter, delete, and batches): nodes and their pools (standalone, Sentinel, Cluster), connections
+ * no restart made stale, a circuit breaker per node, coalescing of concurrent calls, pipelines and
+ * redirects, and the scripts as Redis runs them ({@link dev.ratelimit.redis.LuaScript}). The only
+ * package that sees Jedis, with {@code RedisStore}. Not API.
+ */
+package dev.ratelimit.redis;

@@ -1,0 +1,195 @@
+package dev.ratelimit.scripts;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.Decision;
+import dev.ratelimit.Rule;
+import dev.ratelimit.claim.Receipt;
+import dev.ratelimit.redis.LuaScript;
+import dev.ratelimit.redis.RedisGateway;
+import dev.ratelimit.redis.ScriptCall;
+import dev.ratelimit.rules.CalendarBounds;
+import dev.ratelimit.support.Immutable;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/** Runs the algorithm's Lua script for all rules of a limiter at once: all or nothing. */
+public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
+    private static final Map<Algorithm, LuaScript> SCRIPTS = new EnumMap<>(Algorithm.class);
+    /** Calendar rules: fixed-window counting per calendar period. */
+    private static final LuaScript CALENDAR_SCRIPT = LuaScript.limiter("calendar-window");
+    /** Gives an admission back, for every algorithm: see its header. */
+    private static final LuaScript REFUND_SCRIPT = LuaScript.load("refund");
+    /** Gives back a lease of {@code concurrency}: a script of its own, as the driver decides nothing here. */
+    private static final LuaScript RELEASE_SCRIPT = LuaScript.load("concurrency-release");
+
+    static {
+        for (Algorithm algorithm : Algorithm.values()) {
+            SCRIPTS.put(algorithm, LuaScript.limiter(algorithm.configName()));
+        }
+    }
+
+    private final RedisGateway gateway;
+    private final List<Rule> rules;
+    private final LuaScript script;
+    /** Each rule's script arguments after its permits: computed once, not per request. */
+    private final List<List<String>> ruleArgs = new ArrayList<>();
+    /** Each calendar rule's period starts, which change when a period ends; empty without calendar rules. */
+    private final List<CalendarBounds> calendarBounds = new ArrayList<>();
+    private final int argCount;
+    /** The script's name, as refund.lua knows it. */
+    private final String scriptName;
+    /** Whether the script takes a lease id after the rules' arguments. */
+    private final boolean leases;
+
+    /**
+     * @param rules one or more rules, all of one algorithm (checked by the caller)
+     */
+    public LuaEvaluator(RedisGateway gateway, List<Rule> rules) {
+        this.gateway = gateway;
+        this.rules = Immutable.copyOf(rules);
+        boolean calendar = rules.get(0).calendar() != null;
+        this.script = calendar ? CALENDAR_SCRIPT : SCRIPTS.get(rules.get(0).algorithm());
+        this.scriptName = calendar ? "calendar-window" : rules.get(0).algorithm().configName();
+        int count = 1;
+        for (Rule rule : rules) {
+            List<String> args = calendar ? Immutable.listOf(Long.toString(rule.limit()))
+                    : rule.algorithm().scriptArguments(rule);
+            ruleArgs.add(args);
+            count += 1 + args.size() + (calendar ? 1 : 0);
+            if (calendar) {
+                calendarBounds.add(new CalendarBounds(rule.calendar(), rule.timeZone(), System::currentTimeMillis));
+            }
+        }
+        this.leases = !calendar && rules.get(0).algorithm().holdsLeases();
+        this.argCount = count + (leases ? 1 : 0);
+    }
+
+    /**
+     * Gives back a lease that an admission of {@code concurrency} recorded under the keys: one
+     * round trip, and nothing happens when it is gone already (released, or expired).
+     *
+     * @return how many leases were removed: 0 or, for a lease still held, 1
+     * @throws dev.ratelimit.RedisFailureException if Redis cannot be asked
+     */
+    public static long release(RedisGateway gateway, List<String> keys, String lease) {
+        return gateway.eval(RELEASE_SCRIPT, keys, Immutable.listOf(lease)).get(0);
+    }
+
+    /** The script of calendar rules, for tests that need to reach Redis the same way. */
+    public static LuaScript calendarScript() {
+        return CALENDAR_SCRIPT;
+    }
+
+    /** The script of an algorithm, for tests that need to reach Redis the same way. */
+    public static LuaScript script(Algorithm algorithm) {
+        return SCRIPTS.get(algorithm);
+    }
+
+    @Override
+    public Decision decide(List<String> keys, long[] permits, boolean consume) {
+        return decide(keys, permits, consume, null);
+    }
+
+    @Override
+    public Decision decide(List<String> keys, long[] permits, boolean consume, String lease) {
+        ScriptCall call = call(keys, permits, consume, lease);
+        return decision(keys, permits, gateway.eval(call.script, call.keys, call.args));
+    }
+
+    /** The call {@link #decide} makes, for a batch to send with others ({@link RedisGateway#evalAll}). */
+    public ScriptCall call(List<String> keys, long[] permits, boolean consume) {
+        return call(keys, permits, consume, null);
+    }
+
+    private ScriptCall call(List<String> keys, long[] permits, boolean consume, String lease) {
+        List<String> args = new ArrayList<>(argCount);
+        args.add(consume ? "1" : "0");
+        for (int i = 0; i < rules.size(); i++) {
+            args.add(Long.toString(permits[i]));
+            args.addAll(ruleArgs.get(i));
+            if (!calendarBounds.isEmpty()) {
+                args.add(calendarBounds.get(i).text());
+            }
+        }
+        if (leases) {
+            // A peek adds nothing; the script still finds its lease argument where it looks.
+            args.add(lease == null ? "" : lease);
+        }
+        return new ScriptCall(script, keys, args);
+    }
+
+    /**
+     * The decision a reply to {@link #call} holds, as {@link #decide} would return it: an admission
+     * that consumed carries a receipt for {@link #giveBack} (the driver adds each rule's stamp).
+     */
+    public Decision decision(List<String> keys, long[] permits, List<Long> reply) {
+        Decision decision = governing(reply);
+        int receipts = 1 + 4 * rules.size();
+        if (reply.size() == receipts + rules.size()) {
+            long[] stamps = new long[rules.size()];
+            for (int i = 0; i < stamps.length; i++) {
+                stamps[i] = reply.get(receipts + i);
+            }
+            decision = DecisionAccess.withReceipt(decision, new Receipt(this, keys, permits, stamps));
+        }
+        return decision;
+    }
+
+    /** One round trip to refund.lua: each rule's permits and stamp, then its limiter arguments. */
+    @Override
+    public boolean giveBack(Receipt receipt) {
+        List<String> args = new ArrayList<>(2 + argCount + rules.size());
+        args.add(scriptName);
+        args.add(Integer.toString(2 + ruleArgs.get(0).size()));
+        for (int i = 0; i < rules.size(); i++) {
+            args.add(Long.toString(receipt.permits(i)));
+            args.add(Long.toString(receipt.stamp(i)));
+            args.addAll(ruleArgs.get(i));
+        }
+        boolean back = false;
+        for (long given : gateway.eval(REFUND_SCRIPT, receipt.keys(), args)) {
+            back |= given == 1;
+        }
+        return back;
+    }
+
+    /** The refund script, for tests that need to reach Redis the same way. */
+    public static LuaScript refundScript() {
+        return REFUND_SCRIPT;
+    }
+
+    /**
+     * The reply is {all_allowed, then per rule: allowed, remaining, retry_after_us, reset_after_us}.
+     * Denied: the denying rule that frees up last speaks. Allowed: the rule with the fewest left.
+     */
+    private Decision governing(List<Long> reply) {
+        boolean allowed = reply.get(0) == 1;
+        int chosen = -1;
+        for (int i = 0; i < rules.size(); i++) {
+            int at = 1 + 4 * i;
+            if (chosen < 0) {
+                if (allowed || reply.get(at) == 0) {
+                    chosen = i;
+                }
+                continue;
+            }
+            int best = 1 + 4 * chosen;
+            boolean better = allowed
+                    ? reply.get(at + 1) < reply.get(best + 1)
+                    : reply.get(at) == 0 && reply.get(at + 2) > reply.get(best + 2);
+            if (better) {
+                chosen = i;
+            }
+        }
+        int at = 1 + 4 * chosen;
+        Duration retryAfter = allowed ? Duration.ZERO : micros(reply.get(at + 2));
+        return Decision.of(allowed, rules.get(chosen), reply.get(at + 1), retryAfter, micros(reply.get(at + 3)));
+    }
+
+    private static Duration micros(long micros) {
+        return Duration.ofNanos(Math.max(0, micros) * 1000);
+    }
+}

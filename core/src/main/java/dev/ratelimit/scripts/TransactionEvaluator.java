@@ -1,0 +1,41 @@
+package dev.ratelimit.scripts;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.Rule;
+import dev.ratelimit.redis.RedisGateway;
+import dev.ratelimit.rules.TransactionRules;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A single {@code fixed-window} rule decided with MULTI/EXEC instead of Lua, for Redis servers
+ * that forbid scripting. A transaction cannot branch, so the increment happens even when it
+ * exceeds the limit: the count stays above the limit until the window ends, which denies nothing
+ * more for requests of equal cost.
+ */
+public final class TransactionEvaluator implements Evaluator {
+    private final RedisGateway gateway;
+    private final Rule rule;
+    private final long windowMillis;
+
+    /**
+     * @throws IllegalArgumentException if there is more than one rule or it is not fixed-window
+     */
+    public TransactionEvaluator(RedisGateway gateway, List<Rule> rules) {
+        TransactionRules.check(rules);
+        this.gateway = gateway;
+        this.rule = rules.get(0);
+        this.windowMillis = Math.max(1, (rule.windowMicros() + 999) / 1000);
+    }
+
+    @Override
+    public Decision decide(List<String> keys, long[] permits, boolean consume) {
+        String key = keys.get(0);
+        long[] state = consume ? gateway.incrementInWindow(key, permits[0], windowMillis) : gateway.readWindow(key);
+        long count = state[0];
+        // Redis removes a key once its clock is past the expiry millisecond: PTTL + 1 ms is safe.
+        Duration left = state[1] >= 0 ? Duration.ofMillis(state[1] + 1) : Duration.ZERO;
+        boolean allowed = consume ? count <= rule.limit() : count + permits[0] <= rule.limit();
+        return Decision.of(allowed, rule, rule.limit() - count, allowed ? Duration.ZERO : left, left);
+    }
+}

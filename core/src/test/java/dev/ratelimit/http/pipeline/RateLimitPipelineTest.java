@@ -1,0 +1,170 @@
+package dev.ratelimit.http.pipeline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ratelimit.TestStores;
+import dev.ratelimit.http.FakeRequest;
+import dev.ratelimit.http.answer.Admission;
+import dev.ratelimit.http.answer.HttpAnswer;
+import dev.ratelimit.http.settings.HttpPolicy;
+import dev.ratelimit.redis.InMemoryRedisGateway;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The decision flow every adapter shares, over an in-memory Redis: which requests are limited,
+ * what a pass, a denial, a dry run and a degraded answer tell the adapter to write, and that
+ * nothing reaches Redis for a request the policy does not limit.
+ */
+class RateLimitPipelineTest {
+    private final InMemoryRedisGateway redis = new InMemoryRedisGateway();
+
+    private RateLimitPipeline pipeline(String... pairs) {
+        Map<String, String> settings = new HashMap<>(Map.of("algorithm", "fixed-window", "limit", "2",
+                "window", "1m", "localDenyCache", "false"));
+        for (int i = 0; i < pairs.length; i += 2) {
+            settings.put(pairs[i], pairs[i + 1]);
+        }
+        HttpPolicy policy = HttpPolicy.parser("init-param '%s'").defaultPolicyName("api", "the filter-name")
+                .parse(settings);
+        return new RateLimitPipeline(policy, policy.limiters().newLimiter(TestStores.over(redis)));
+    }
+
+    private static FakeRequest request(String method, String path) {
+        FakeRequest request = new FakeRequest();
+        request.method = method;
+        request.path = path;
+        return request;
+    }
+
+    private static List<String> headers(Admission admission) {
+        List<String> written = new ArrayList<>();
+        admission.writeHeaders(HttpAnswer.HeaderSink.of((name, value) -> written.add(name + ": " + value),
+                (name, value) -> written.add(name + "= " + value)));
+        return written;
+    }
+
+    @Test
+    void aRequestThePolicyDoesNotCoverIsNotLimitedAndCostsNoRedisCall() {
+        RateLimitPipeline pipeline = pipeline("methods", "POST", "excludePaths", "/health");
+
+        Admission get = pipeline.before(request("GET", "/orders"));
+        Admission health = pipeline.before(request("POST", "/health"));
+
+        for (Admission admission : List.of(get, health)) {
+            assertThat(admission.limited()).isFalse();
+            assertThat(admission.denied()).isFalse();
+            assertThat(admission.decision()).isNull();
+            assertThat(headers(admission)).isEmpty();
+            pipeline.after(admission, 200);
+        }
+        assertThat(redis.calls()).isZero();
+    }
+
+    @Test
+    void anAllowedRequestPassesWithItsHeadersAndADeniedOneGetsTheProblemAnswer() {
+        RateLimitPipeline pipeline = pipeline();
+
+        Admission first = pipeline.before(request("GET", "/orders"));
+        assertThat(first.limited()).isTrue();
+        assertThat(first.denied()).isFalse();
+        assertThat(headers(first)).containsExactly("RateLimit-Policy: \"api\";q=2;w=60", "RateLimit: \"api\";r=1;t=60");
+        pipeline.after(first, 200);
+        pipeline.before(request("GET", "/orders"));
+
+        Admission third = pipeline.before(request("GET", "/orders"));
+        assertThat(third.denied()).isTrue();
+        assertThat(third.denialStatus()).isEqualTo(429);
+        assertThat(third.denialContentType()).isEqualTo("application/problem+json");
+        assertThat(third.denialBody()).contains("\"status\":429", "\"policy\":\"api\"", "\"retryAfter\":61");
+        // Fixed-window's retry-after is the key's PTTL + 1 ms: 60.001 s, rounded up.
+        assertThat(headers(third)).containsExactly("Retry-After= 61", "RateLimit-Policy: \"api\";q=2;w=60",
+                "RateLimit: \"api\";r=0;t=61");
+        assertThat(redis.calls()).isEqualTo(3);
+    }
+
+    @Test
+    void aDryRunLetsTheDeniedRequestThroughWithTheDenialsHeaders() {
+        RateLimitPipeline pipeline = pipeline("enforce", "false", "limit", "1");
+        pipeline.before(request("GET", "/"));
+
+        Admission wouldBeDenied = pipeline.before(request("GET", "/"));
+
+        assertThat(wouldBeDenied.denied()).as("never blocks").isFalse();
+        assertThat(wouldBeDenied.decision().allowed()).as("but counts as denied").isFalse();
+        assertThat(headers(wouldBeDenied)).contains("Retry-After= 61", "RateLimit: \"api\";r=0;t=61");
+        pipeline.after(wouldBeDenied, 200);
+    }
+
+    @Test
+    void whenRedisFailsAllowLetsTheRequestThroughWithoutQuotaHeaders() {
+        RateLimitPipeline pipeline = pipeline();
+        redis.failAll();
+
+        Admission admission = pipeline.before(request("GET", "/"));
+
+        assertThat(admission.denied()).isFalse();
+        assertThat(admission.decision().degraded()).isTrue();
+        assertThat(headers(admission)).as("nothing true can be said about the quota").isEmpty();
+    }
+
+    @Test
+    void whenRedisFailsDenyAnswers503WithRetryAfterOneSecond() {
+        RateLimitPipeline pipeline = pipeline("onRedisFailure", "deny");
+        redis.failAll();
+
+        Admission admission = pipeline.before(request("GET", "/"));
+
+        assertThat(admission.denied()).isTrue();
+        assertThat(admission.denialStatus()).isEqualTo(503);
+        assertThat(admission.denialBody()).contains("cannot reach Redis", "\"status\":503");
+        assertThat(headers(admission)).containsExactly("Retry-After= 1");
+    }
+
+    @Test
+    void onlyAdaptiveLimitsMeasureHowLongTheHandlerTook() {
+        assertThat(pipeline().before(request("GET", "/")).timed()).isFalse();
+        RateLimitPipeline adaptive = pipeline("adaptive", "50%");
+
+        Admission admission = adaptive.before(request("GET", "/"));
+
+        assertThat(admission.timed()).isTrue();
+        adaptive.after(admission, 200);
+    }
+
+    @Test
+    void aRequestDispatchedAgainThroughTheSamePipelineIsDecidedOnce() {
+        RateLimitPipeline pipeline = pipeline();
+        FakeRequest request = request("GET", "/orders");
+
+        Admission first = pipeline.before(request);
+        request.path = "/target"; // a forward, an include, an error page, an async dispatch
+        Admission again = pipeline.before(request);
+
+        assertThat(first.limited()).isTrue();
+        assertThat(again.limited()).as("not counted twice").isFalse();
+        assertThat(again.denied()).isFalse();
+        assertThat(headers(again)).as("the first pass wrote them").isEmpty();
+        pipeline.after(again, 200);
+        assertThat(redis.calls()).isEqualTo(1);
+        assertThat(pipeline.before(request("GET", "/orders")).decision().allowed()).as("another request counts").isTrue();
+        assertThat(redis.calls()).isEqualTo(2);
+    }
+
+    @Test
+    void eachPipelineDecidesTheRequestOnceAndAnUncoveredPassDoesNotCount() {
+        RateLimitPipeline api = pipeline("excludePaths", "/public/*");
+        RateLimitPipeline other = pipeline();
+        FakeRequest request = request("GET", "/public/page");
+
+        assertThat(api.before(request).limited()).as("not covered").isFalse();
+        request.path = "/orders"; // forwarded to a covered path
+        assertThat(api.before(request).limited()).as("decided here, once").isTrue();
+        assertThat(api.before(request).limited()).isFalse();
+        assertThat(other.before(request).limited()).as("another policy decides it too").isTrue();
+        assertThat(other.before(request).limited()).isFalse();
+    }
+}

@@ -1,0 +1,103 @@
+package dev.ratelimit.http.status;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ratelimit.RedisStoreRegistry;
+import dev.ratelimit.http.FakeRequest;
+import dev.ratelimit.http.settings.HttpPolicy;
+import dev.ratelimit.http.webapp.PolicyRuntime;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.w3c.dom.Document;
+
+/**
+ * The status report of policies whose Redis cannot be reached (nothing listens on port 1): it
+ * still renders from what the JVM counted, says why limiting is not working, and escapes client
+ * keys chosen by clients in both formats.
+ */
+class StatusReportTest {
+    private static final String HOSTILE_USER = "<script>alert(1)</script>";
+    private static final String JSON_BREAKER = "x\",\"denials\":999,\"y\":\"";
+
+    private final RedisStoreRegistry registry = new RedisStoreRegistry();
+    private PolicyRuntime runtime;
+
+    @AfterEach
+    void close() {
+        if (runtime != null) {
+            runtime.close();
+        }
+    }
+
+    private PolicyRuntime start(String... pairs) {
+        Map<String, String> settings = new HashMap<>();
+        settings.put("limit", "5");
+        settings.put("window", "1m");
+        settings.put("redisUri", "redis://:hunter2@127.0.0.1:1");
+        settings.put("redisTimeout", "100ms");
+        settings.put("jmx", "false");
+        for (int i = 0; i < pairs.length; i += 2) {
+            settings.put(pairs[i], pairs[i + 1]);
+        }
+        HttpPolicy policy = HttpPolicy.parser("init-param '%s'").defaultPolicyName("api", "the filter-name")
+                .parse(settings);
+        runtime = PolicyRuntime.start(policy, registry, "/status-test");
+        return runtime;
+    }
+
+    @Test
+    void aPolicyWhoseRedisIsDownRendersItsDenialsAndSaysWhy() throws Exception {
+        PolicyRuntime api = start("key", "user", "onRedisFailure", "deny");
+        for (String user : Arrays.asList(HOSTILE_USER, HOSTILE_USER, JSON_BREAKER)) {
+            FakeRequest request = new FakeRequest();
+            request.userName = user;
+            assertThat(api.pipeline().before(request).denied()).isTrue();
+        }
+
+        StatusReport report = StatusReport.of("/shop", java.util.Collections.singletonList(api));
+        String html = report.html();
+        String json = report.json();
+
+        Document page = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+                .parse(new ByteArrayInputStream(html.getBytes(StandardCharsets.UTF_8)));
+        assertThat(page.getElementsByTagName("svg").getLength()).isEqualTo(1);
+        assertThat(page.getDocumentElement().getTextContent()).contains(HOSTILE_USER).contains(JSON_BREAKER)
+                .contains("Redis unreachable: breaker OPEN, onRedisFailure=deny answers 503");
+        assertThat(html).doesNotContain(HOSTILE_USER).doesNotContain("hunter2");
+        assertThat(json).doesNotContain(HOSTILE_USER).doesNotContain(JSON_BREAKER).doesNotContain("hunter2")
+                .contains("\"key\":\"\\u003cscript\\u003ealert(1)\\u003c/script\\u003e\",\"denials\":2")
+                .contains("\"key\":\"x\\\",\\\"denials\\\":999,\\\"y\\\":\\\"\",\"denials\":1")
+                .contains("\"last5Minutes\":{\"startSecond\":").contains("\"denied\":3,\"degraded\":3")
+                .contains("\"level\":\"alert\"");
+    }
+
+    @Test
+    void eachTierIsShownWithItsOwnLimiter() throws Exception {
+        PolicyRuntime api = start("tiers", "partner:10", "tierFrom", "role", "policyName", "tiered");
+
+        StatusReport report = StatusReport.of("/shop", java.util.Collections.singletonList(api));
+
+        assertThat(report.json()).contains("{\"name\":\"tiered\",\"tier\":null,")
+                .contains("{\"name\":\"tiered.partner\",\"tier\":\"partner\",\"rules\":[{\"name\":")
+                .contains("\"limit\":10,");
+        Document page = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+                .parse(new ByteArrayInputStream(report.html().getBytes(StandardCharsets.UTF_8)));
+        assertThat(page.getElementsByTagName("svg").getLength()).isEqualTo(2);
+        assertThat(page.getElementsByTagName("h3").item(1).getTextContent()).isEqualTo("Tier partner (tiered.partner)");
+    }
+
+    @Test
+    void anIdlePolicyInDryRunSaysSo() {
+        PolicyRuntime api = start("enforce", "false");
+
+        String json = StatusReport.of("", java.util.Collections.singletonList(api)).json();
+
+        assertThat(json).startsWith("{\"webapp\":\"/\"").contains("dry run: enforce=false, denials are not blocking");
+    }
+}

@@ -1,0 +1,120 @@
+package dev.ratelimit.scripts;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.Rule;
+import dev.ratelimit.redis.LuaScript;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import redis.clients.jedis.UnifiedJedis;
+
+/**
+ * Runs a limiter's production script (by the SHA-1 {@link LuaEvaluator} uses) with exactly the
+ * arguments {@link LuaEvaluator} sends, {@link Algorithm#scriptArguments(Rule)} for each rule, plus,
+ * for the *ClockIT tests, the trailing {@code now} in microseconds that the scripts read instead of
+ * Redis' TIME. Every rule takes the same number of permits.
+ *
+ * <p>Replies are {all_allowed, then per rule: allowed, remaining, retry_after_us, reset_after_us};
+ * {@link #admit} also returns an admission's receipts, one per rule, which {@link #refund} sends
+ * to {@code refund.lua} as {@link LuaEvaluator#giveBack} does.
+ */
+public final class FrozenClockScript {
+    private final UnifiedJedis client;
+    private final LuaScript script;
+    private final List<Rule> rules;
+
+    /** Loads the script of the rules' algorithm into Redis, checking that Redis knows it by our SHA-1. */
+    public FrozenClockScript(UnifiedJedis client, Rule... rules) {
+        this.client = client;
+        this.rules = List.of(rules);
+        Algorithm algorithm = rules[0].algorithm();
+        for (Rule rule : rules) {
+            assertThat(rule.algorithm()).as("one algorithm per limiter").isEqualTo(algorithm);
+        }
+        this.script = LuaEvaluator.script(algorithm);
+        assertThat(client.scriptLoad(script.source())).isEqualTo(script.sha1());
+    }
+
+    public String sha1() {
+        return script.sha1();
+    }
+
+    /** Takes {@code permits} from every rule, the clock frozen at {@code now} microseconds. */
+    public List<Long> consume(long now, long permits, String... keys) {
+        return decision(run(keys, args(true, permits, now)));
+    }
+
+    /** As {@link #consume}, with the receipts that follow an admission: the whole reply. */
+    public List<Long> admit(long now, long permits, String... keys) {
+        return run(keys, args(true, permits, now));
+    }
+
+    /**
+     * Gives back what an admission took, as {@link LuaEvaluator#giveBack} sends it, the clock frozen
+     * at {@code now}: each rule's permits and receipt (from {@link #admit}'s reply), then its script
+     * arguments. Returns per rule 1 when something was given back.
+     */
+    public List<Long> refund(long now, long permits, List<Long> admitted, String... keys) {
+        assertThat(admitted).as("an admission's reply, with its receipts").hasSize(1 + 5 * rules.size());
+        LuaScript refund = LuaEvaluator.refundScript();
+        List<String> args = new ArrayList<>();
+        args.add(rules.get(0).algorithm().configName());
+        args.add(Integer.toString(2 + rules.get(0).algorithm().scriptArguments(rules.get(0)).size()));
+        for (int i = 0; i < rules.size(); i++) {
+            args.add(Long.toString(permits));
+            args.add(Long.toString(admitted.get(1 + 4 * rules.size() + i)));
+            args.addAll(rules.get(i).algorithm().scriptArguments(rules.get(i)));
+        }
+        args.add(Long.toString(now));
+        @SuppressWarnings("unchecked")
+        List<Long> reply = (List<Long>) client.eval(refund.source(), Arrays.asList(keys), args);
+        return reply;
+    }
+
+    /** The decision without an admission's receipts, which {@link #admit} shows. */
+    private List<Long> decision(List<Long> reply) {
+        return reply.subList(0, Math.min(reply.size(), 1 + 4 * rules.size()));
+    }
+
+    /** Asks, writing nothing, whether every rule has {@code permits}, the clock frozen at {@code now}. */
+    public List<Long> peek(long now, long permits, String... keys) {
+        return decision(run(keys, args(false, permits, now)));
+    }
+
+    /** Takes {@code permits} from every rule with exactly what production sends: Redis' own clock. */
+    public List<Long> consumeOnRedisClock(long permits, String... keys) {
+        return decision(run(keys, args(true, permits)));
+    }
+
+    /** What {@link LuaEvaluator#decide} sends: consume flag, then per rule its permits and script arguments. */
+    public List<String> args(boolean consume, long permits) {
+        List<String> args = new ArrayList<>();
+        args.add(consume ? "1" : "0");
+        for (Rule rule : rules) {
+            args.add(Long.toString(permits));
+            args.addAll(rule.algorithm().scriptArguments(rule));
+        }
+        return args;
+    }
+
+    /** {@link #args(boolean, long)} and then the clock: {@code now} in microseconds since the epoch. */
+    public List<String> args(boolean consume, long permits, long now) {
+        List<String> args = args(consume, permits);
+        args.add(Long.toString(now));
+        return args;
+    }
+
+    /** Runs the script with the given arguments, as they are: for scripts that take more than the rules' (a lease). */
+    public List<Long> run(List<String> args, String... keys) {
+        return run(keys, args);
+    }
+
+    private List<Long> run(String[] keys, List<String> args) {
+        assertThat(keys).as("one key per rule").hasSize(rules.size());
+        @SuppressWarnings("unchecked")
+        List<Long> reply = (List<Long>) client.evalsha(script.sha1(), Arrays.asList(keys), args);
+        return reply;
+    }
+}
