@@ -65,11 +65,13 @@ final class BatchedCalls {
 
     /**
      * A one-rule decision of a limiter script with a batch form, with nothing after its rule's
-     * arguments (no lease, no test clock).
+     * arguments (no lease, no test clock), that consumes or peeks without asking for a quota lease.
      */
     static boolean joinable(ScriptCall call) {
         LuaScript script = call.script;
-        return script.batchForm() != null && call.keys.size() == 1 && call.args.size() == 1 + script.argsPerRule();
+        String mode = call.args.isEmpty() ? "" : call.args.get(0);
+        return script.batchForm() != null && call.keys.size() == 1 && call.args.size() == 1 + script.argsPerRule()
+                && (mode.equals("1") || mode.equals("0"));
     }
 
     private static ScriptCall joined(List<ScriptCall> calls, List<Integer> members) {

@@ -7,7 +7,8 @@
 -- expiry millisecond, so PTTL + 1 ms is the first instant the window is certainly gone.
 -- That expiry is Redis' clock, so this script needs no TIME call: one command less per decision.
 --
--- KEYS[i]: the counter of rule i.  ARGV[1]: '1' to consume, '0' to peek.
+-- KEYS[i]: the counter of rule i.  ARGV[1]: '1' to consume, '0' to peek, 'L...' to consume and
+-- lease (limiter-driver.lua).
 -- ARGV per rule (3): permits, limit, window in microseconds.
 -- check() and commit() are run by limiter-driver.lua, appended when the script is loaded; it
 -- returns {all_allowed, then per rule: allowed, remaining, retry_after_us, reset_after_us}.
@@ -18,7 +19,7 @@
 -- counter it finds is still this admission's window.
 
 local ARGS_PER_RULE = 3
-local consume = ARGV[1] == '1'
+local consume = ARGV[1] ~= '0'
 
 local function check(key, permits_arg, limit_arg, window_arg)
   local permits, limit = tonumber(permits_arg), tonumber(limit_arg)
@@ -49,4 +50,17 @@ local function commit(key, remaining, permits_arg, pttl, window)
   end
   redis.call('INCRBY', key, permits_arg)
   return remaining, (pttl + 1) * 1000, clock(ARGS_PER_RULE, 0) + (pttl + 1) * 1000
+end
+
+-- A quota lease of `grant` permits for the caller's node, counted in this window at once. The node
+-- admits from it until the window ends at the latest (its key's PTTL, not a microsecond more), so
+-- every permit it admits belongs to this window's count. The receipt is the window's end, as an
+-- admission's is: refund.lua gives back what the node did not use, in this window only.
+local function lease(key, grant, lifetime)
+  local pttl = redis.call('PTTL', key)
+  if pttl <= 0 then
+    return 0
+  end
+  redis.call('INCRBY', key, grant)
+  return math.min(lifetime, pttl * 1000), clock(ARGS_PER_RULE, 0) + (pttl + 1) * 1000
 end

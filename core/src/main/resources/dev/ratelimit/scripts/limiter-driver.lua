@@ -17,6 +17,13 @@
 -- after an admission that consumed, one receipt per rule at the end (peeks and denials keep the
 -- short reply: only an admission can be refunded).
 --
+-- Quota leases: ARGV[1] = 'L<permits>:<lifetime_us>' consumes as '1' does and, for one key, when the
+-- admission leaves room, also takes up to <permits> more for the caller's node, at most a quarter
+-- of what is left (so near the limit no lease is taken, and nodes never lease out a limit at
+-- once). The algorithm's lease(key, grant, lifetime_us, rule args...) writes them as taken and says
+-- how long the node may admit from them and the receipt that gives back what it did not use.
+-- The reply then ends with {grant, lease_us, lease_receipt} after the admission's receipt.
+--
 -- Clock seam, for tests: one ARGV more than 1 + #KEYS * ARGS_PER_RULE is `now` (microseconds), read
 -- by the script instead of TIME so a test can run it at exact instants. LuaEvaluator never sends it.
 --
@@ -27,11 +34,23 @@
 -- commit() replaces it. So each client starts afresh under the new algorithm, as under a new
 -- policy name, instead of every call failing until the old keys expire.
 
+local LEASE_SHARE = 4
+local lease_ask, lease_us = string.match(ARGV[1], '^L(%d+):(%d+)$')
+
 if #KEYS == 1 then
   local allowed, remaining, retry, reset, s1, s2, s3, s4, s5 = check(KEYS[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])
   if allowed == 1 and consume then
     local receipt
     remaining, reset, receipt = commit(KEYS[1], s1, s2, s3, s4, s5)
+    if lease_ask then
+      local grant = math.min(tonumber(lease_ask), math.floor(remaining / LEASE_SHARE))
+      if grant > 0 then
+        local lasts, ticket = lease(KEYS[1], grant, tonumber(lease_us), ARGV[3], ARGV[4])
+        if lasts > 0 then
+          return {allowed, allowed, remaining, retry, reset, receipt, grant, lasts, ticket}
+        end
+      end
+    end
     return {allowed, allowed, remaining, retry, reset, receipt}
   end
   return {allowed, allowed, remaining, retry, reset}

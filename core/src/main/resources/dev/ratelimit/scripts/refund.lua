@@ -12,9 +12,10 @@
 --                    receipt) is still the current one; once it is the previous window, nothing.
 --   sliding-log      the admission's entry (the receipt is its score, unique in the log) removed
 --                    and the running totals of the entries after it lowered by its permits: a
---                    response ends quickly, so they are few. Nothing once the entry has left the
---                    window (or is gone), or when the entry does not hold exactly these permits
---                    (the first entry after a rebase of a log near 2^52, or the wrong receipt).
+--                    response ends quickly, so they are few. A quota lease's entry may give back
+--                    part of its permits: it stays with the rest. Nothing once the entry has left
+--                    the window (or is gone), or when the entry holds fewer permits (the first
+--                    entry after a rebase of a log near 2^52, or the wrong receipt).
 --   token-bucket     the tokens back, capped at the capacity: exactly the bucket without the
 --                    request, since refill is capped the same way.
 --   leaky-bucket     the level lowered by the permits, never below empty.
@@ -107,11 +108,16 @@ local function sliding_log(key, permits, stamp, a)
   end
   local total = tonumber(entry[1])
   local before = redis.call('ZREVRANGEBYSCORE', key, '(' .. int(stamp), '-inf', 'LIMIT', 0, 1)
-  if total - ((before[1] and tonumber(before[1])) or 0) ~= permits then
+  local held = total - ((before[1] and tonumber(before[1])) or 0)
+  if held < permits then
     return 0
   end
   local later = redis.call('ZRANGEBYSCORE', key, '(' .. int(stamp), '+inf', 'WITHSCORES')
   redis.call('ZREM', key, entry[1])
+  if held > permits then
+    -- A quota lease's unused part: the entry keeps the permits its node did admit.
+    redis.call('ZADD', key, int(stamp), int(total - permits))
+  end
   -- In ascending order, so that no lowered total meets one not yet lowered.
   for i = 1, #later, 2 do
     redis.call('ZREM', key, later[i])

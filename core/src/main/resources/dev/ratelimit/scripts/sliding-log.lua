@@ -29,7 +29,8 @@
 -- one that never empties (limits near the 2^50 bound) is rebased, every total lowered by the
 -- anchor's, before its newest total would pass 2^52.
 --
--- KEYS[i]: the log of rule i.  ARGV[1]: '1' to consume, '0' to peek.
+-- KEYS[i]: the log of rule i.  ARGV[1]: '1' to consume, '0' to peek, 'L...' to consume and lease
+-- (limiter-driver.lua).
 -- ARGV per rule (3): permits, limit, window in microseconds.
 -- check() and commit() are run by limiter-driver.lua, appended when the script is loaded; it
 -- returns {all_allowed, then per rule: allowed, remaining, retry_after_us, reset_after_us}.
@@ -39,7 +40,7 @@
 
 local ARGS_PER_RULE = 3
 local now = clock(ARGS_PER_RULE, 0)
-local consume = ARGV[1] == '1'
+local consume = ARGV[1] ~= '0'
 local REBASE_AT = 4503599627370496 -- 2^52
 local ADD_BATCH = 1000
 
@@ -155,4 +156,17 @@ local function commit(key, remaining, new_total, window, stamp, trim)
   redis.call('PEXPIRE', key, math.ceil(left / 1000))
   -- The receipt is the entry's score, unique in the log: refund.lua removes that entry.
   return remaining, math.min(left, window), stamp
+end
+
+-- A quota lease of `grant` permits for the caller's node: one entry of those permits, stamped at the
+-- end of the lease (now + lifetime, or after the newest entry), not now. The node admits from it
+-- before that instant, so each permit it admits leaves the log no earlier than it would have,
+-- decided one by one: the log may count a leased permit a little longer, never shorter. The
+-- receipt is the entry's score: refund.lua takes back what the node did not use.
+local function lease(key, grant, lifetime, _, window_arg)
+  local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+  local stamp = math.max(now + lifetime, tonumber(newest[2]) + 1)
+  redis.call('ZADD', key, int(stamp), int(tonumber(newest[1]) + grant))
+  redis.call('PEXPIRE', key, math.ceil((stamp + tonumber(window_arg) - now) / 1000))
+  return lifetime, stamp
 end

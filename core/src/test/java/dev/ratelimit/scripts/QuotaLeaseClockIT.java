@@ -1,0 +1,149 @@
+package dev.ratelimit.scripts;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.Rule;
+import dev.ratelimit.testing.RedisServerExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Quota leases in the scripts, at exact instants: an admission asked with {@code L<permits>:<us>}
+ * also takes at most a quarter of what is left for the caller's node, counted in Redis at once.
+ * Replies are {all_allowed, allowed, remaining, retry_after_us, reset_after_us, receipt}, then with a
+ * lease {grant, lease_us, lease_receipt}.
+ */
+class QuotaLeaseClockIT {
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private static final long T0 = 1_700_000_000_000_000L;
+    private static final long SECOND = 1_000_000L;
+    private static final long MINUTE = 60 * SECOND;
+
+    private static List<String> leasing(FrozenClockScript script, long ask, long lifetime, long permits, long now) {
+        List<String> args = script.args(true, permits, now);
+        args.set(0, "L" + ask + ":" + lifetime);
+        return args;
+    }
+
+    @Test
+    void fixedWindowLeasesAQuarterOfWhatIsLeftCountedInTheWindowAtOnce() {
+        String key = redis.key("fw");
+        FrozenClockScript script = new FrozenClockScript(redis.client(), Rule.of(Algorithm.FIXED_WINDOW, 100, Duration.ofMinutes(1)));
+
+        List<Long> reply = script.run(leasing(script, 1000, SECOND, 1, T0), key);
+
+        assertThat(reply).hasSize(9);
+        assertThat(reply.subList(0, 3)).as("admitted, 99 left after the request itself").containsExactly(1L, 1L, 99L);
+        assertThat(reply.get(6)).as("a quarter of the 99 left").isEqualTo(24L);
+        assertThat(reply.get(7)).as("the lease's life").isEqualTo(SECOND);
+        assertThat(reply.get(8)).as("its receipt is the window's end, as the admission's (to the millisecond)")
+                .isBetween(reply.get(5), reply.get(5) + 1000);
+        assertThat(redis.client().get(key)).isEqualTo("25");
+        assertThat(script.peek(T0, 1, key).subList(0, 3)).containsExactly(1L, 1L, 75L);
+    }
+
+    @Test
+    void fixedWindowLendsNothingPastTheEndOfItsWindow() {
+        String key = redis.key("fw-end");
+        FrozenClockScript script = new FrozenClockScript(redis.client(), Rule.of(Algorithm.FIXED_WINDOW, 100, Duration.ofMinutes(1)));
+        script.consume(T0, 1, key);
+        redis.client().pexpire(key, 5_000);
+
+        List<Long> reply = script.run(leasing(script, 10, 10 * SECOND, 1, T0), key);
+
+        assertThat(reply.get(6)).isEqualTo(10L);
+        assertThat(reply.get(7)).as("asked for 10 s: at most the key's PTTL").isLessThanOrEqualTo(5 * SECOND)
+                .isGreaterThan(4 * SECOND);
+    }
+
+    @Test
+    void nearTheLimitNothingIsLentAndTheAnswerIsAnAdmissionsAlone() {
+        String key = redis.key("fw-near");
+        FrozenClockScript script = new FrozenClockScript(redis.client(), Rule.of(Algorithm.FIXED_WINDOW, 10, Duration.ofMinutes(1)));
+        for (int i = 0; i < 6; i++) {
+            script.consume(T0, 1, key);
+        }
+
+        List<Long> reply = script.run(leasing(script, 100, SECOND, 1, T0), key);
+
+        assertThat(reply).as("3 left: a quarter of it is no permit").hasSize(6);
+        assertThat(reply.get(2)).isEqualTo(3L);
+        assertThat(redis.client().get(key)).isEqualTo("7");
+    }
+
+    @Test
+    void aDenialLendsNothingAndWritesNothing() {
+        String key = redis.key("fw-denied");
+        FrozenClockScript script = new FrozenClockScript(redis.client(), Rule.of(Algorithm.FIXED_WINDOW, 2, Duration.ofMinutes(1)));
+        script.consume(T0, 2, key);
+
+        List<Long> reply = script.run(leasing(script, 100, SECOND, 1, T0), key);
+
+        assertThat(reply).hasSize(5);
+        assertThat(reply.get(0)).isZero();
+        assertThat(redis.client().get(key)).isEqualTo("2");
+    }
+
+    @Test
+    void fixedWindowTakesBackTheUnusedPartOfALease() {
+        String key = redis.key("fw-back");
+        FrozenClockScript script = new FrozenClockScript(redis.client(), Rule.of(Algorithm.FIXED_WINDOW, 100, Duration.ofMinutes(1)));
+        List<Long> reply = script.run(leasing(script, 1000, SECOND, 1, T0), key);
+
+        assertThat(script.refund(T0, 10, asAdmission(reply.get(8)), key)).containsExactly(1L);
+
+        assertThat(redis.client().get(key)).as("25 taken, 10 of the lease's 24 back").isEqualTo("15");
+    }
+
+    /**
+     * The lease's permits are one entry stamped at the lease's end, not now: each permit the node
+     * admits from it leaves the log no earlier than it would have, decided one by one.
+     */
+    @Test
+    void slidingLogStampsTheLeaseAtItsEndSoItsPermitsLeaveNoEarlier() {
+        String key = redis.key("log");
+        FrozenClockScript script = new FrozenClockScript(redis.client(), Rule.of(Algorithm.SLIDING_LOG, 100, Duration.ofMinutes(1)));
+
+        List<Long> reply = script.run(leasing(script, 8, SECOND / 2, 1, T0), key);
+
+        assertThat(reply.subList(6, 9)).containsExactly(8L, SECOND / 2, T0 + SECOND / 2);
+        assertThat(log(key)).containsExactly("1@" + T0, "9@" + (T0 + SECOND / 2));
+        assertThat(script.peek(T0 + MINUTE, 1, key).get(2)).as("the request has left, the lease not yet").isEqualTo(92L);
+        assertThat(script.peek(T0 + MINUTE + SECOND / 2, 1, key).get(2)).isEqualTo(100L);
+    }
+
+    @Test
+    void slidingLogTakesBackPartOfALeaseAndKeepsTheRest() {
+        String key = redis.key("log-back");
+        FrozenClockScript script = new FrozenClockScript(redis.client(), Rule.of(Algorithm.SLIDING_LOG, 100, Duration.ofMinutes(1)));
+        List<Long> reply = script.run(leasing(script, 8, SECOND / 2, 1, T0), key);
+        script.admit(T0 + SECOND, 2, key);
+
+        assertThat(script.refund(T0 + SECOND, 5, asAdmission(reply.get(8)), key)).containsExactly(1L);
+
+        assertThat(log(key)).as("the lease keeps its 3 used permits; the later total is lowered by 5")
+                .containsExactly("1@" + T0, "4@" + (T0 + SECOND / 2), "6@" + (T0 + SECOND));
+        assertThat(script.refund(T0 + SECOND, 4, asAdmission(reply.get(8)), key)).as("more than it holds")
+                .containsExactly(0L);
+        assertThat(script.refund(T0 + SECOND, 3, asAdmission(reply.get(8)), key)).containsExactly(1L);
+        assertThat(log(key)).containsExactly("1@" + T0, "3@" + (T0 + SECOND));
+    }
+
+    /** An admission's reply as {@link FrozenClockScript#refund} reads it, with this receipt. */
+    private static List<Long> asAdmission(long receipt) {
+        return List.of(1L, 1L, 0L, 0L, 0L, receipt);
+    }
+
+    private List<String> log(String key) {
+        List<String> entries = new ArrayList<>();
+        redis.client().zrangeWithScores(key, 0, -1)
+                .forEach(t -> entries.add(t.getElement() + "@" + String.format("%.0f", t.getScore())));
+        return entries;
+    }
+}
