@@ -61,7 +61,7 @@ public final class RateLimiter {
         FailureAnswer onFailure = new FailureAnswer(builder.failurePolicy, rules, builder.localRules,
                 builder.localLimiterSize, builder.nanoClock, builder.wallClock);
         this.engine = new DecisionEngine(policyName, new ClientKeys(keyPrefix, policyName, rules), rules, transport,
-                builder.store.gateway(), onFailure, builder.localDenyCache, builder.adaptive,
+                builder.store.gateway(), onFailure, builder.localDenyCache, builder.quotaLeases, builder.adaptive,
                 builder.adaptive == null ? null : builder.adaptive.load(), builder.listener(), builder.nanoClock,
                 builder.wallClock);
         this.overrides = new Overrides(engine.overrides());
@@ -143,16 +143,7 @@ public final class RateLimiter {
      *     set; the keys Redis answered took their permits
      */
     public Map<String, Decision> tryAcquireAll(Map<String, Long> permitsByKey) {
-        refuseLeasesInBatches();
         return engine.acquireAll(permitsByKey);
-    }
-
-    /** A batch holds no leases: each admission of concurrency needs its own, released by its own request. */
-    private void refuseLeasesInBatches() {
-        if (engine.holdsLeases()) {
-            throw new UnsupportedOperationException("batches take no leases, but policy '" + policyName
-                    + "' uses algorithm concurrency: decide each request with tryAcquire and release it");
-        }
     }
 
     /**
@@ -165,7 +156,6 @@ public final class RateLimiter {
      * @throws RedisFailureException if Redis cannot be asked for some key and no failure policy is set
      */
     public List<Decision> tryAcquireAll(List<String> keys) {
-        refuseLeasesInBatches();
         return engine.acquireAll(keys);
     }
 
@@ -239,6 +229,18 @@ public final class RateLimiter {
      */
     public void release(Decision decision) {
         engine.release(decision);
+    }
+
+    /**
+     * Ends the quota leases this node holds ({@link RateLimiterBuilder#leases(boolean)}) and gives
+     * back what it did not use, so that their clients get their full limit on other nodes at once:
+     * call it when the node stops. Never throws for a Redis failure: what could not go back stays
+     * counted until its window frees it. Does nothing without leases.
+     *
+     * @return how many leases gave permits back
+     */
+    public int giveBackLeases() {
+        return engine.giveBackLeases();
     }
 
     /** Redis failures met so far (each one decided by the failure policy or thrown). */

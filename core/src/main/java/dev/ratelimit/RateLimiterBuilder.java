@@ -3,6 +3,7 @@ package dev.ratelimit;
 import dev.ratelimit.claim.Lease;
 import dev.ratelimit.claim.Receipt;
 import dev.ratelimit.engine.DecisionListener;
+import dev.ratelimit.rules.LeaseRules;
 import dev.ratelimit.rules.LocalRules;
 import dev.ratelimit.scripts.DecisionAccess;
 import dev.ratelimit.support.BadArgument;
@@ -54,6 +55,7 @@ public final class RateLimiterBuilder {
     /** Worked out by {@link #build()}: the rules at their local limit, for {@link FailurePolicy#LOCAL}. */
     List<Rule> localRules;
     boolean localDenyCache = true;
+    boolean quotaLeases;
     final List<RateLimitListener> listeners = new ArrayList<>();
     AdaptiveLimit adaptive;
     LongSupplier nanoClock = System::nanoTime;
@@ -144,6 +146,22 @@ public final class RateLimiterBuilder {
     }
 
     /**
+     * Whether a client that keeps coming back far from its limit is lent permits ahead of use
+     * (default false): the decision that admits it also takes up to a quarter of what is left for
+     * this node, in the same script call, and this node admits the client's next requests from that
+     * lease without a round trip, for at most a tenth of the window and a second. Redis counts leased
+     * permits at once, so no node ever admits more than the limit; what a node does not use goes back
+     * with its next round trip, or with {@link RateLimiter#giveBackLeases()}. Near the limit no lease
+     * is taken and every decision goes to Redis; a denial always does. For one rule of
+     * {@code fixed-window} or {@code sliding-log} over transport {@code lua}, without adaptive
+     * limits (refused at {@link #build()} otherwise).
+     */
+    public RateLimiterBuilder leases(boolean quotaLeases) {
+        this.quotaLeases = quotaLeases;
+        return this;
+    }
+
+    /**
      * What to answer when Redis cannot be asked. Unless set, calls throw
      * {@link RedisFailureException}; when set, they return a {@link Decision#degraded()}
      * decision and log the failure at most once every few seconds. With
@@ -202,6 +220,9 @@ public final class RateLimiterBuilder {
         if (transport == Transport.TRANSACTION && rules.get(0).calendar() != null) {
             throw new IllegalArgumentException("transport 'transaction' counts fixed windows only, but the rules "
                     + "were calendar rules " + rules + "; use transport 'lua'");
+        }
+        if (quotaLeases) {
+            LeaseRules.check(rules, transport, adaptive);
         }
         if (adaptive != null) {
             AdaptiveLimit.checkApplies(rules);

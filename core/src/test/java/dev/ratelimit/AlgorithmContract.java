@@ -21,13 +21,13 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import redis.clients.jedis.UnifiedJedis;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The contract every algorithm keeps, against a real Redis: written once, run for each algorithm
@@ -578,6 +578,114 @@ abstract class AlgorithmContract {
 
         Decision waited = limiter.acquire("c", 1, Duration.ofSeconds(5));
         assertThat(waited.allowed()).isTrue();
+    }
+
+    static Stream<Algorithm> leasingAlgorithms() {
+        return Stream.of(Algorithm.FIXED_WINDOW, Algorithm.SLIDING_LOG);
+    }
+
+    private RateLimiter leasing(RedisStore store, String policy, Rule rule, RateLimitListener listener,
+            java.util.function.LongSupplier nanoClock) {
+        RateLimiterBuilder builder = RateLimiter.builder(store).keyPrefix(keyPrefix()).policyName(policy)
+                .localDenyCache(false).leases(true).rule(rule).clock(nanoClock);
+        return (listener == null ? builder : builder.listener(listener)).build();
+    }
+
+    /** Round trips to Redis for decisions, counted by the listener that hears their latency. */
+    static final class RoundTrips implements RateLimitListener {
+        final AtomicInteger count = new AtomicInteger();
+
+        @Override
+        public void onRedisLatency(String policyName, long nanos) {
+            count.incrementAndGet();
+        }
+    }
+
+    /**
+     * Quota leases never admit over the limit, whatever two nodes and 32 threads do; once the nodes
+     * give back what they did not use, the client gets exactly the rest of its limit.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("leasingAlgorithms")
+    void withLeasesTwoNodesAndManyThreadsNeverAdmitOverTheLimit(Algorithm algorithm) throws Exception {
+        Rule rule = Rule.of(algorithm, 50, Duration.ofHours(1));
+        String policy = newPolicy(algorithm);
+        RateLimiter onA = leasing(nodeA, policy, rule, null, System::nanoTime);
+        RateLimiter onB = leasing(nodeB, policy, rule, null, System::nanoTime);
+
+        int admitted = hammer(400, 32, i -> (i % 2 == 0 ? onA : onB).tryAcquire("client").allowed());
+
+        assertThat(admitted).isLessThanOrEqualTo(50);
+        onA.giveBackLeases();
+        onB.giveBackLeases();
+        RateLimiter plain = limiter(nodeB, policy, rule);
+        int rest = 0;
+        while (plain.tryAcquire("client").allowed()) {
+            rest++;
+        }
+        assertThat(admitted + rest).as("admitted with leases (%d), then one by one", admitted).isEqualTo(50);
+    }
+
+    /**
+     * A busy client far from its limit is decided on the node: at most one round trip in ten
+     * requests once its leases have grown, every request admitted, and Redis counts exactly the
+     * requests made once the node gives back what it holds.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("leasingAlgorithms")
+    void aBusyClientFarFromItsLimitIsDecidedOnTheNode(Algorithm algorithm) {
+        Rule rule = Rule.of(algorithm, 1000, Duration.ofHours(1));
+        String policy = newPolicy(algorithm);
+        RoundTrips trips = new RoundTrips();
+        RateLimiter onA = leasing(nodeA, policy, rule, trips, System::nanoTime);
+        RateLimiter plain = limiter(nodeB, policy, rule);
+
+        for (int i = 0; i < 300; i++) {
+            Decision decision = onA.tryAcquire("busy");
+            assertThat(decision.allowed()).isTrue();
+            assertThat(decision.remaining()).as("remaining of request %d", i).isEqualTo(1000 - i - 1);
+        }
+
+        assertThat(trips.count.get()).as("round trips for 300 requests").isLessThanOrEqualTo(30);
+        assertThat(plain.peek("busy").remaining()).as("what Redis counts while the node holds a lease")
+                .isBetween(700L - 256, 700L);
+        onA.giveBackLeases();
+        assertThat(plain.peek("busy").remaining()).as("once the lease is given back").isEqualTo(700);
+    }
+
+    /**
+     * A lease that ends unused goes back with the node's next round trip for any client, before that
+     * decision: the lease's client then has exactly the rest of its limit.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("leasingAlgorithms")
+    void anUnusedLeaseGoesBackWithTheNodesNextRoundTrip(Algorithm algorithm) {
+        Rule rule = Rule.of(algorithm, 1000, Duration.ofHours(1));
+        String policy = newPolicy(algorithm);
+        java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong(System.nanoTime());
+        RateLimiter onA = leasing(nodeA, policy, rule, null, nanos::get);
+        RateLimiter plain = limiter(nodeB, policy, rule);
+        for (int i = 0; i < 40; i++) {
+            assertThat(onA.tryAcquire("paused").allowed()).isTrue();
+        }
+        assertThat(plain.peek("paused").remaining()).as("a lease is held").isLessThan(960);
+
+        nanos.addAndGet(Duration.ofSeconds(2).toNanos());
+        assertThat(onA.tryAcquire("another").allowed()).isTrue();
+
+        assertThat(plain.peek("paused").remaining()).isEqualTo(960);
+    }
+
+    @Test
+    void leasesAreRefusedWhereTheyCannotBeExact() {
+        assertThatThrownBy(() -> RateLimiter.builder(nodeA).leases(true)
+                .rule(Rule.of(Algorithm.GCRA, 10, Duration.ofSeconds(1))).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("leases must be false unless there is one fixed-window or sliding-log rule over "
+                        + "transport lua and no adaptive limits, but the rules were [10/1s");
+        assertThatThrownBy(() -> RateLimiter.builder(nodeA).leases(true).transport(Transport.TRANSACTION)
+                .rule(Rule.of(Algorithm.FIXED_WINDOW, 10, Duration.ofSeconds(1))).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("over transport transaction");
     }
 
     interface Attempt {

@@ -1,6 +1,7 @@
 package dev.ratelimit.claim;
 
 import dev.ratelimit.support.Immutable;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -41,6 +42,13 @@ public final class Receipt {
     /** Gives the permits back through the issuer; call after {@link #claim()}. */
     public boolean giveBack() {
         return issuer.giveBack(this);
+    }
+
+    /** The same admission's stamps and keys with other permits: a part of a quota lease given back. */
+    public Receipt withPermits(long permits) {
+        long[] each = this.permits.clone();
+        Arrays.fill(each, permits);
+        return new Receipt(issuer, keys, each, stamps);
     }
 
     public List<String> keys() {

@@ -5,8 +5,10 @@ import dev.ratelimit.Decision;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.Rule;
 import dev.ratelimit.Transport;
+import dev.ratelimit.claim.Receipt;
 import dev.ratelimit.local.LocalDenyCache;
 import dev.ratelimit.redis.RedisGateway;
+import dev.ratelimit.scripts.LuaEvaluator;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +25,10 @@ import java.util.function.LongSupplier;
 public final class DecisionEngine {
     /** The most denials one limiter remembers in the JVM. */
     public static final int LOCAL_DENY_CACHE_SIZE = 10_000;
+    /** Unused lease parts given back in one pipeline when a node stops. */
+    private static final int GIVE_BACK_BATCH = 256;
 
+    private final String policyName;
     private final ClientKeys keys;
     private final RedisGateway gateway;
     private final FailureAnswer onFailure;
@@ -32,6 +37,8 @@ public final class DecisionEngine {
     private final Leases leases;
     /** Null when denials are not remembered. */
     private final LocalDenyCache denyCache;
+    /** Null unless busy clients are lent quota ahead of use. */
+    private final QuotaLeases quota;
     private final RulesInForce inForce;
     private final DecisionAccounting accounting;
     private final Refunds refunds;
@@ -41,12 +48,16 @@ public final class DecisionEngine {
     /**
      * @param onFailure what a Redis failure gets: the failure policy, with the local limiter
      * @param localDenyCache whether to remember denials in the JVM (never with leases)
+     * @param quotaLeases whether to lend busy clients quota ahead of use ({@code LeaseRules.supports}
+     *     the rules, transport lua, no adaptive limits: checked by the builder)
      * @param adaptive null when the configured rules always apply
      */
     public DecisionEngine(String policyName, ClientKeys keys, List<Rule> rules, Transport transport,
-            RedisGateway gateway, FailureAnswer onFailure, boolean localDenyCache, AdaptiveLimit adaptive,
+            RedisGateway gateway, FailureAnswer onFailure, boolean localDenyCache, boolean quotaLeases,
+            AdaptiveLimit adaptive,
             AdaptiveLimit.LoadSource load, DecisionListener listener, LongSupplier nanoClock,
             LongSupplier wallClock) {
+        this.policyName = policyName;
         this.keys = keys;
         this.gateway = gateway;
         this.onFailure = onFailure;
@@ -57,12 +68,14 @@ public final class DecisionEngine {
         // what Redis admits.
         this.denyCache = localDenyCache && leases == null ? new LocalDenyCache(LOCAL_DENY_CACHE_SIZE, nanoClock)
                 : null;
+        this.quota = quotaLeases ? new QuotaLeases(rules.get(0), nanoClock) : null;
+        // Denials remembered and quota lent under the old limit may no longer hold once it changes.
         this.inForce = new RulesInForce(policyName, rules, transport, gateway, adaptive, load, nanoClock, overrides,
-                denyCache == null ? () -> { } : () -> denyCache.forget(""));
+                this::rulesChanged);
         this.accounting = new DecisionAccounting(policyName, listener, wallClock);
         this.refunds = new Refunds(policyName);
         FailurePolicy failurePolicy = onFailure.policy();
-        this.flow = new DecisionFlow(inForce, failurePolicy, onFailure, denyCache, accounting, leases);
+        this.flow = new DecisionFlow(inForce, failurePolicy, onFailure, denyCache, accounting, leases, quota);
         this.batches = new BatchDecisions(rules, transport, gateway, inForce, failurePolicy, onFailure, denyCache,
                 accounting, keys::of);
     }
@@ -107,11 +120,21 @@ public final class DecisionEngine {
     }
 
     public Map<String, Decision> acquireAll(Map<String, Long> permitsByKey) {
+        refuseLeasesInBatches();
         return batches.tryAcquireAll(permitsByKey);
     }
 
     public List<Decision> acquireAll(List<String> clientKeys) {
+        refuseLeasesInBatches();
         return batches.tryAcquireAll(clientKeys);
+    }
+
+    /** A batch holds no leases: each admission of concurrency needs its own, released by its own request. */
+    private void refuseLeasesInBatches() {
+        if (leases != null) {
+            throw new UnsupportedOperationException("batches take no leases, but policy '" + policyName
+                    + "' uses algorithm concurrency: decide each request with tryAcquire and release it");
+        }
     }
 
     public Decision peek(String key) {
@@ -122,6 +145,9 @@ public final class DecisionEngine {
     public void reset(String key) {
         List<String> redisKeys = keys.of(key);
         onFailure.forget(redisKeys.get(0));
+        if (quota != null) {
+            quota.forget(redisKeys.get(0));
+        }
         gateway.delete(redisKeys);
         forgetDenials(key);
     }
@@ -135,15 +161,48 @@ public final class DecisionEngine {
         return back;
     }
 
+    private void rulesChanged() {
+        if (denyCache != null) {
+            denyCache.forget("");
+        }
+        if (quota != null) {
+            quota.settleAll();
+        }
+    }
+
+    /**
+     * Ends every quota lease this node holds and gives back what it did not use, a pipeline at a
+     * time; a failure leaves the rest counted until their window frees them. For a node that stops.
+     *
+     * @return how many leases gave something back
+     */
+    public int giveBackLeases() {
+        if (quota == null) {
+            return 0;
+        }
+        quota.settleAll();
+        int back = 0;
+        try {
+            List<Receipt> batch;
+            while (!(batch = quota.takeUnused(GIVE_BACK_BATCH)).isEmpty()) {
+                back += ((LuaEvaluator) inForce.last().evaluator).giveBackAll(batch);
+            }
+        } catch (RuntimeException e) {
+            LimiterLog.LOG.warn("Rate limit quota leases could not all be given back; they stay counted until their "
+                    + "window passes: {}", e.toString());
+        }
+        return back;
+    }
+
+    /** Clients this node holds a quota lease for (or saw lately), 0 without leases. */
+    public int quotaLeases() {
+        return quota == null ? 0 : quota.size();
+    }
+
     private void forgetDenials(String key) {
         if (denyCache != null) {
             denyCache.forget(key + '\n');
         }
-    }
-
-    /** Whether the rules hold leases, so that a batch (which takes none) must be refused. */
-    public boolean holdsLeases() {
-        return leases != null;
     }
 
     public void release(Decision decision) {

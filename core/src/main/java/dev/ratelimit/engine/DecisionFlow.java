@@ -4,7 +4,9 @@ import dev.ratelimit.Decision;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RedisFailureException;
+import dev.ratelimit.claim.Receipt;
 import dev.ratelimit.local.LocalDenyCache;
+import dev.ratelimit.scripts.LuaEvaluator;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -24,15 +26,18 @@ public final class DecisionFlow {
     private final DecisionAccounting accounting;
     /** Null unless the rules hold leases. */
     private final Leases leases;
+    /** Null unless busy clients are lent quota ahead of use. */
+    private final QuotaLeases quota;
 
     public DecisionFlow(RulesInForce inForce, FailurePolicy failurePolicy, FailureAnswer onFailure, LocalDenyCache denyCache,
-            DecisionAccounting accounting, Leases leases) {
+            DecisionAccounting accounting, Leases leases, QuotaLeases quota) {
         this.inForce = inForce;
         this.failurePolicy = failurePolicy;
         this.onFailure = onFailure;
         this.denyCache = denyCache;
         this.accounting = accounting;
         this.leases = leases;
+        this.quota = quota;
     }
 
     /**
@@ -44,6 +49,13 @@ public final class DecisionFlow {
     public Decision acquire(String key, List<String> keys, long permits) {
         RulesInForce.Applied current = inForce.current();
         long[] eachRule = permits == 0 ? current.costs : permitsForEachRule(current, permits);
+        if (quota != null && keys.size() == 1) {
+            Decision leased = quota.admit(keys.get(0), eachRule[0]);
+            if (leased != null) {
+                accounting.handedOut(key, leased, false);
+                return leased;
+            }
+        }
         Decision decision;
         boolean cached = false;
         if (denyCache == null) {
@@ -111,6 +123,8 @@ public final class DecisionFlow {
             if (leases != null && consume) {
                 String lease = leases.nextId();
                 decision = Leases.held(current.evaluator.decide(keys, permits, true, lease), keys, lease);
+            } else if (quota != null && consume && keys.size() == 1 && current.evaluator instanceof LuaEvaluator) {
+                decision = decideLeasing((LuaEvaluator) current.evaluator, keys, permits);
             } else {
                 decision = current.evaluator.decide(keys, permits, consume);
             }
@@ -121,6 +135,23 @@ public final class DecisionFlow {
             accounting.redisFailed(key, e, failurePolicy);
             return onFailure.decide(e, keys.get(0), callerPermits, consume);
         }
+    }
+
+    /**
+     * A round trip that may take a quota lease for the client (and gives back unused parts of
+     * earlier ones): an admission is remembered with what Redis lent, so the client's next
+     * requests are admitted here while the lease lasts.
+     */
+    private Decision decideLeasing(LuaEvaluator evaluator, List<String> keys, long[] permits) {
+        String leaseKey = keys.get(0);
+        long ask = quota.ask(leaseKey);
+        List<Receipt> unused = quota.takeUnused(QuotaLeases.RETURNS_PER_CALL);
+        long sentAt = quota.now();
+        LuaEvaluator.Leased leased = evaluator.decideLeasing(keys, permits, ask, quota.lifetimeMicros(), unused);
+        if (leased.decision.allowed()) {
+            quota.granted(leaseKey, leased.decision, leased.grant, sentAt);
+        }
+        return leased.decision;
     }
 
     private static long[] permitsForEachRule(RulesInForce.Applied current, long permits) {

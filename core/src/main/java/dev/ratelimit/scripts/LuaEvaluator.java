@@ -3,6 +3,7 @@ package dev.ratelimit.scripts;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.Decision;
 import dev.ratelimit.Rule;
+import dev.ratelimit.claim.QuotaGrant;
 import dev.ratelimit.claim.Receipt;
 import dev.ratelimit.redis.LuaScript;
 import dev.ratelimit.redis.RedisGateway;
@@ -105,8 +106,13 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
     }
 
     private ScriptCall call(List<String> keys, long[] permits, boolean consume, String lease) {
+        return call(keys, permits, consume ? "1" : "0", lease);
+    }
+
+    /** @param mode '1' to consume, '0' to peek, 'L&lt;ask&gt;:&lt;lifetime&gt;' to consume and lease (limiter-driver.lua) */
+    private ScriptCall call(List<String> keys, long[] permits, String mode, String lease) {
         List<String> args = new ArrayList<>(argCount);
-        args.add(consume ? "1" : "0");
+        args.add(mode);
         for (int i = 0; i < rules.size(); i++) {
             args.add(Long.toString(permits[i]));
             args.addAll(ruleArgs.get(i));
@@ -121,6 +127,53 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
         return new ScriptCall(script, keys, args);
     }
 
+    /** A decision and, when Redis granted one with it, the quota lease taken. */
+    public static final class Leased {
+        public final Decision decision;
+        /** Null unless Redis granted a lease. */
+        public final QuotaGrant grant;
+
+        Leased(Decision decision, QuotaGrant grant) {
+            this.decision = decision;
+            this.grant = grant;
+        }
+    }
+
+    /**
+     * Takes the permits of one rule for one key and asks for a quota lease of up to {@code ask}
+     * permits more, for at most {@code lifetimeMicros} (limiter-driver.lua). The unused parts of
+     * earlier leases go back in the same round trip, before the decision (one pipeline); a failure
+     * to give them back is dropped: those permits stay counted until their window frees them.
+     *
+     * @param returns receipts this evaluator issued (the unused parts of its leases)
+     * @throws dev.ratelimit.RedisFailureException if the decision cannot be made
+     */
+    public Leased decideLeasing(List<String> keys, long[] permits, long ask, long lifetimeMicros,
+            List<Receipt> returns) {
+        // Without an ask, a plain call: it may travel joined with others (BatchedCalls).
+        ScriptCall call = call(keys, permits, ask > 0 ? "L" + ask + ":" + lifetimeMicros : "1", null);
+        List<Long> reply;
+        if (returns.isEmpty()) {
+            reply = gateway.eval(call.script, call.keys, call.args);
+        } else {
+            List<ScriptCall> calls = new ArrayList<>(returns.size() + 1);
+            for (Receipt unused : returns) {
+                calls.add(new ScriptCall(REFUND_SCRIPT, unused.keys(), refundArgs(unused)));
+            }
+            calls.add(call);
+            List<ScriptCall.Outcome> outcomes = gateway.evalAll(calls);
+            reply = outcomes.get(outcomes.size() - 1).reply();
+        }
+        Decision decision = decision(keys, permits, reply);
+        int leased = 1 + 5 * rules.size();
+        if (reply.size() < leased + 3) {
+            return new Leased(decision, null);
+        }
+        long granted = reply.get(leased);
+        Receipt ticket = new Receipt(this, keys, new long[] {granted}, new long[] {reply.get(leased + 2)});
+        return new Leased(decision, new QuotaGrant(reply.get(leased + 1), ticket));
+    }
+
     /**
      * The decision a reply to {@link #call} holds, as {@link #decide} would return it: an admission
      * that consumed carries a receipt for {@link #giveBack} (the driver adds each rule's stamp).
@@ -128,7 +181,7 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
     public Decision decision(List<String> keys, long[] permits, List<Long> reply) {
         Decision decision = governing(reply);
         int receipts = 1 + 4 * rules.size();
-        if (reply.size() == receipts + rules.size()) {
+        if (reply.size() >= receipts + rules.size()) {
             long[] stamps = new long[rules.size()];
             for (int i = 0; i < stamps.length; i++) {
                 stamps[i] = reply.get(receipts + i);
@@ -138,9 +191,39 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
         return decision;
     }
 
+    /**
+     * Gives back the unused parts of quota leases this evaluator granted, in one round trip (one
+     * pipeline per node).
+     *
+     * @return how many gave something back
+     */
+    public int giveBackAll(List<Receipt> receipts) {
+        List<ScriptCall> calls = new ArrayList<>(receipts.size());
+        for (Receipt receipt : receipts) {
+            calls.add(new ScriptCall(REFUND_SCRIPT, receipt.keys(), refundArgs(receipt)));
+        }
+        int back = 0;
+        for (ScriptCall.Outcome outcome : gateway.evalAll(calls)) {
+            try {
+                back += outcome.reply().contains(1L) ? 1 : 0;
+            } catch (RuntimeException failed) {
+                // Dropped: those permits stay counted until their window frees them.
+            }
+        }
+        return back;
+    }
+
     /** One round trip to refund.lua: each rule's permits and stamp, then its limiter arguments. */
     @Override
     public boolean giveBack(Receipt receipt) {
+        boolean back = false;
+        for (long given : gateway.eval(REFUND_SCRIPT, receipt.keys(), refundArgs(receipt))) {
+            back |= given == 1;
+        }
+        return back;
+    }
+
+    private List<String> refundArgs(Receipt receipt) {
         List<String> args = new ArrayList<>(2 + argCount + rules.size());
         args.add(scriptName);
         args.add(Integer.toString(2 + ruleArgs.get(0).size()));
@@ -149,11 +232,7 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
             args.add(Long.toString(receipt.stamp(i)));
             args.addAll(ruleArgs.get(i));
         }
-        boolean back = false;
-        for (long given : gateway.eval(REFUND_SCRIPT, receipt.keys(), args)) {
-            back |= given == 1;
-        }
-        return back;
+        return args;
     }
 
     /** The refund script, for tests that need to reach Redis the same way. */

@@ -1,0 +1,284 @@
+package dev.ratelimit.engine;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.Decision;
+import dev.ratelimit.Rule;
+import dev.ratelimit.claim.QuotaGrant;
+import dev.ratelimit.claim.Receipt;
+import dev.ratelimit.scripts.DecisionAccess;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+/**
+ * Quota leases of one limiter on this node: permits Redis handed out ahead of use, with an
+ * admission, for a client that keeps coming back far from its limit. The node admits that client's
+ * next requests from its lease without a round trip, until the lease is used up or ends; a denial
+ * is never made here. Redis counted the leased permits when it granted them (see
+ * limiter-driver.lua), so no node ever admits more than the limit; what a node did not use goes
+ * back with its next round trip ({@code refund.lua}), so the client then gets its full limit.
+ *
+ * <p>How much to ask: nothing the first time a client is seen (most clients never come back within
+ * a lease's life, and a lease they never use would only cost a give-back); then, each time the
+ * client comes back, twice what its last lease held if it used all of it, else what it used; at
+ * most {@link #MAX_ASK}. Redis grants at most a quarter of what is left, so near the limit there is
+ * none.
+ *
+ * <p>Bounded in entries ({@link #MAX_CLIENTS}; when full, expired leases make room and otherwise no
+ * lease is asked for) and in time (a lease lives at most a second, {@link #lifetime(Rule)}). Unused
+ * permits waiting to go back are bounded too ({@link #MAX_PENDING}); past that they stay counted
+ * until their window frees them. Thread-safe.
+ */
+public final class QuotaLeases {
+    /** The most clients holding a lease on this node at once. */
+    public static final int MAX_CLIENTS = 10_000;
+    /** The most permits asked for one client at once. */
+    static final long MAX_ASK = 1024;
+    /** Unused parts of leases waiting for a round trip, at most. */
+    static final int MAX_PENDING = 1_000;
+    /** Unused parts sent with one decision, at most. */
+    static final int RETURNS_PER_CALL = 16;
+    /** The longest lease: a fraction of the window, and never more than this. */
+    static final Duration MAX_LIFETIME = Duration.ofSeconds(1);
+
+    private final Rule rule;
+    private final boolean sliding;
+    private final long lifetimeMicros;
+    private final long lifetimeNanos;
+    private final LongSupplier nanoClock;
+    private final ConcurrentHashMap<String, Lease> leases = new ConcurrentHashMap<>();
+    private final ConcurrentLinkedQueue<Receipt> unused = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger pending = new AtomicInteger();
+    private final AtomicLong nextSweep = new AtomicLong();
+
+    /** A lease's life for a rule: a tenth of its window, at most {@link #MAX_LIFETIME}. */
+    static Duration lifetime(Rule rule) {
+        Duration tenth = rule.window().dividedBy(10);
+        return tenth.compareTo(MAX_LIFETIME) < 0 ? tenth : MAX_LIFETIME;
+    }
+
+    /**
+     * @param rule the limiter's one rule ({@code LeaseRules.supports})
+     * @param nanoClock a monotonic clock in nanoseconds, {@code System::nanoTime} outside tests
+     */
+    public QuotaLeases(Rule rule, LongSupplier nanoClock) {
+        this.rule = rule;
+        this.sliding = rule.algorithm() == Algorithm.SLIDING_LOG;
+        this.lifetimeMicros = TimeUnit.NANOSECONDS.toMicros(lifetime(rule).toNanos());
+        this.lifetimeNanos = TimeUnit.MICROSECONDS.toNanos(lifetimeMicros);
+        this.nanoClock = nanoClock;
+    }
+
+    /**
+     * An admission from the client's lease, or null when it holds none with enough permits left
+     * (then Redis decides). Its remaining is what Redis said after the admission that took the
+     * lease, less what the node admitted from it since, as one-by-one decisions from this node
+     * would have said; its receipt gives the permits back to the lease while it lives.
+     */
+    Decision admit(String key, long permits) {
+        Lease lease = leases.get(key);
+        return lease == null ? null : lease.admit(permits, nanoClock.getAsLong());
+    }
+
+    /**
+     * How many permits to ask for with the client's next round trip; settles the lease it holds
+     * (its unused permits wait to go back).
+     */
+    long ask(String key) {
+        Lease last = leases.get(key);
+        if (last == null) {
+            return 0;
+        }
+        return last.settleForNext(nanoClock.getAsLong());
+    }
+
+    /** The longest a lease asked for now may live, in microseconds. */
+    long lifetimeMicros() {
+        return lifetimeMicros;
+    }
+
+    /**
+     * Keeps what Redis granted with the client's admission (or, without a grant, that the client was
+     * seen), from the moment the call was sent: the lease never outlives what Redis allowed.
+     *
+     * @param grant null when Redis granted nothing
+     * @param sentAt the nano clock when the call went out
+     */
+    void granted(String key, Decision admission, QuotaGrant grant, long sentAt) {
+        long permits = grant == null ? 0 : grant.permits();
+        long lifetime = grant == null ? lifetimeNanos : TimeUnit.MICROSECONDS.toNanos(grant.lifetimeMicros());
+        Lease lease = new Lease(admission, grant, sentAt + lifetime, sentAt);
+        if (leases.size() >= MAX_CLIENTS && !leases.containsKey(key)) {
+            settleExpired(sentAt);
+            if (leases.size() >= MAX_CLIENTS) {
+                lease.settle(Long.MAX_VALUE);
+                return;
+            }
+        }
+        Lease replaced = leases.put(key, lease);
+        if (replaced != null) {
+            replaced.settle(nanoClock.getAsLong());
+        }
+    }
+
+    /** The nano clock leases are timed by. */
+    long now() {
+        return nanoClock.getAsLong();
+    }
+
+    /**
+     * Unused parts of leases to give back with the next round trip, at most {@code max}; leases
+     * that ended meanwhile are settled first (at most once per tenth of a lease's life), so a lease
+     * whose client never came back goes back with the node's next round trip for anyone.
+     */
+    List<Receipt> takeUnused(int max) {
+        settleExpired(nanoClock.getAsLong());
+        if (pending.get() == 0) {
+            return Collections.emptyList();
+        }
+        List<Receipt> taken = new ArrayList<>();
+        Receipt each;
+        while (taken.size() < max && (each = unused.poll()) != null) {
+            pending.decrementAndGet();
+            taken.add(each);
+        }
+        return taken;
+    }
+
+    /** Ends every lease now (the rules changed, or the node stops): their unused permits wait to go back. */
+    void settleAll() {
+        for (Lease lease : leases.values()) {
+            lease.settle(Long.MAX_VALUE);
+        }
+        leases.clear();
+    }
+
+    /** Forgets the client's lease without giving it back: its keys were just deleted. */
+    void forget(String key) {
+        Lease lease = leases.remove(key);
+        if (lease != null) {
+            lease.drop();
+        }
+    }
+
+    /** Clients holding a lease or seen lately. */
+    int size() {
+        return leases.size();
+    }
+
+    /** Unused permits' receipts waiting for a round trip. */
+    int pending() {
+        return pending.get();
+    }
+
+    /**
+     * Makes room: ends and drops the expired leases, at most once per tenth of a lease's life, so
+     * that a flood of new clients into a full table costs one scan per interval, not one per client.
+     */
+    private void settleExpired(long now) {
+        long due = nextSweep.get();
+        if (now - due < 0 || !nextSweep.compareAndSet(due, now + lifetimeNanos / 10)) {
+            return;
+        }
+        leases.values().removeIf(lease -> {
+            if (now - lease.expiresAt < 0) {
+                return false;
+            }
+            lease.settle(now);
+            return true;
+        });
+    }
+
+    private void giveBackLater(Receipt receipt) {
+        if (pending.incrementAndGet() > MAX_PENDING) {
+            // Bounded: these permits stay counted until their window or log frees them.
+            pending.decrementAndGet();
+            return;
+        }
+        unused.add(receipt);
+    }
+
+    /** One client's lease on this node. */
+    private final class Lease implements Receipt.Issuer {
+        private final QuotaGrant grant;
+        private final List<String> keys;
+        private final long granted;
+        private final long expiresAt;
+        /** What Redis said was left after the admission that took the lease, before the lease. */
+        private final long remainingAtGrant;
+        /** When the window the lease counts in ends (fixed-window): the admissions' reset. */
+        private final long resetAt;
+        private long left;
+        private long used;
+        private boolean settled;
+
+        Lease(Decision admission, QuotaGrant grant, long expiresAt, long sentAt) {
+            this.grant = grant;
+            this.keys = grant == null ? null : grant.ticket(0).keys();
+            this.granted = grant == null ? 0 : grant.permits();
+            this.left = granted;
+            this.expiresAt = expiresAt;
+            this.remainingAtGrant = admission.remaining();
+            this.resetAt = sentAt + admission.resetAfter().toNanos();
+        }
+
+        synchronized Decision admit(long permits, long now) {
+            if (settled || now - expiresAt >= 0 || left < permits) {
+                return null;
+            }
+            left -= permits;
+            used += permits;
+            Duration reset = sliding ? rule.window() : Duration.ofNanos(Math.max(0, resetAt - now));
+            Decision admission = Decision.of(true, rule, remainingAtGrant - used, Duration.ZERO, reset);
+            return DecisionAccess.withReceipt(admission, new Receipt(this, keys, new long[] {permits}, new long[] {0}));
+        }
+
+        /**
+         * Ends the lease and says what to ask for next: twice what it held if all of it was used,
+         * else what was used; nothing after a pause of a lease's life (start again as a new client).
+         */
+        synchronized long settleForNext(long now) {
+            settle(now);
+            if (now - expiresAt >= lifetimeNanos) {
+                return 0;
+            }
+            return Math.min(MAX_ASK, used >= granted ? Math.max(1, 2 * granted) : used);
+        }
+
+        /** Ends the lease: what is left goes back with a later round trip. */
+        synchronized void settle(long now) {
+            if (settled) {
+                return;
+            }
+            settled = true;
+            if (left > 0) {
+                giveBackLater(grant.ticket(left));
+                left = 0;
+            }
+        }
+
+        synchronized void drop() {
+            settled = true;
+            left = 0;
+        }
+
+        /** A refund of an admission made from this lease: back into the lease while it lives. */
+        @Override
+        public synchronized boolean giveBack(Receipt receipt) {
+            long permits = receipt.permits(0);
+            if (settled || nanoClock.getAsLong() - expiresAt >= 0 || permits > used) {
+                return false;
+            }
+            left += permits;
+            used -= permits;
+            return true;
+        }
+    }
+}

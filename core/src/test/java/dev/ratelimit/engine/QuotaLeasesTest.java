@@ -1,0 +1,179 @@
+package dev.ratelimit.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.Decision;
+import dev.ratelimit.Rule;
+import dev.ratelimit.claim.QuotaGrant;
+import dev.ratelimit.claim.Receipt;
+import dev.ratelimit.scripts.DecisionAccess;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** The lease table on its own, on a clock the test moves: what is asked, admitted and given back. */
+class QuotaLeasesTest {
+    private static final Rule RULE = Rule.of(Algorithm.FIXED_WINDOW, 1000, Duration.ofMinutes(1));
+    private static final List<String> KEYS = List.of("rl:p:{client}");
+
+    private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+    private final QuotaLeases leases = new QuotaLeases(RULE, nanos::get);
+    private final List<Receipt> givenBack = new ArrayList<>();
+
+    /** What Redis would hand back: the admission, and a lease of {@code permits} for the whole lifetime. */
+    private void grant(String key, long remaining, long permits) {
+        Decision admission = Decision.of(true, RULE, remaining, Duration.ZERO, Duration.ofSeconds(30));
+        QuotaGrant grant = permits == 0 ? null : new QuotaGrant(leases.lifetimeMicros(),
+                new Receipt(receipt -> givenBack.add(receipt), KEYS, new long[] {permits}, new long[] {77}));
+        leases.granted(key, admission, grant, nanos.get());
+    }
+
+    private void advance(Duration duration) {
+        nanos.addAndGet(duration.toNanos());
+    }
+
+    @Test
+    void aLeaseLivesATenthOfTheWindowAndNeverMoreThanASecond() {
+        assertThat(QuotaLeases.lifetime(Rule.of(Algorithm.FIXED_WINDOW, 10, Duration.ofSeconds(5))))
+                .isEqualTo(Duration.ofMillis(500));
+        assertThat(QuotaLeases.lifetime(RULE)).isEqualTo(Duration.ofSeconds(1));
+    }
+
+    @Test
+    void aNewClientAsksNothingThenTwiceWhatItUsedUpToTheCap() {
+        assertThat(leases.ask("c")).as("first sight").isZero();
+        grant("c", 999, 0);
+        assertThat(leases.ask("c")).as("back while seen").isEqualTo(1);
+        grant("c", 998, 1);
+        assertThat(leases.admit("c", 1)).isNotNull();
+        assertThat(leases.ask("c")).as("used all of 1").isEqualTo(2);
+        grant("c", 996, 600);
+        for (int i = 0; i < 600; i++) {
+            assertThat(leases.admit("c", 1)).isNotNull();
+        }
+        assertThat(leases.ask("c")).as("capped").isEqualTo(QuotaLeases.MAX_ASK);
+    }
+
+    @Test
+    void admissionsFromALeaseCountDownWhatRedisSaidWasLeftAndStopWhenItIsUsedUp() {
+        leases.ask("c");
+        grant("c", 900, 3);
+
+        List<Long> remaining = new ArrayList<>();
+        Decision admitted;
+        while ((admitted = leases.admit("c", 1)) != null) {
+            assertThat(admitted.allowed()).isTrue();
+            assertThat(admitted.degraded()).isFalse();
+            remaining.add(admitted.remaining());
+        }
+
+        assertThat(remaining).containsExactly(899L, 898L, 897L);
+        assertThat(leases.admit("other", 1)).as("another client holds nothing").isNull();
+    }
+
+    @Test
+    void aLeaseEndsWithItsLifetimeAndWhatIsLeftWaitsToGoBack() {
+        grant("c", 900, 10);
+        leases.admit("c", 1);
+        leases.admit("c", 1);
+
+        advance(Duration.ofSeconds(1));
+
+        assertThat(leases.admit("c", 1)).as("ended").isNull();
+        assertThat(leases.ask("c")).as("used 2 of 10: asks what it used").isEqualTo(2);
+        List<Receipt> unused = leases.takeUnused(QuotaLeases.RETURNS_PER_CALL);
+        assertThat(unused).hasSize(1);
+        assertThat(unused.get(0).permits(0)).isEqualTo(8);
+        assertThat(unused.get(0).stamp(0)).as("the lease's own stamp").isEqualTo(77);
+        assertThat(leases.takeUnused(QuotaLeases.RETURNS_PER_CALL)).as("each part goes back once").isEmpty();
+    }
+
+    @Test
+    void aLeaseWhoseClientNeverComesBackGoesBackWithTheNextRoundTripForAnyone() {
+        grant("quiet", 900, 10);
+        advance(Duration.ofMillis(1500));
+
+        List<Receipt> unused = leases.takeUnused(QuotaLeases.RETURNS_PER_CALL);
+
+        assertThat(unused).extracting(receipt -> receipt.permits(0)).containsExactly(10L);
+        assertThat(leases.size()).as("the ended lease is dropped").isZero();
+    }
+
+    @Test
+    void aClientBackAfterAPauseStartsAgainAsNew() {
+        grant("c", 900, 4);
+        advance(Duration.ofSeconds(3));
+
+        assertThat(leases.ask("c")).isZero();
+    }
+
+    @Test
+    void aRefundOfALeasedAdmissionGoesBackIntoTheLeaseWhileItLives() {
+        grant("c", 900, 1);
+        Decision admitted = leases.admit("c", 1);
+        assertThat(leases.admit("c", 1)).as("used up").isNull();
+
+        Receipt receipt = DecisionAccess.receipt(admitted);
+        assertThat(receipt.keys()).isEqualTo(KEYS);
+        assertThat(receipt.claim()).isTrue();
+        assertThat(receipt.giveBack()).isTrue();
+
+        assertThat(leases.admit("c", 1)).as("the permit is back in the lease").isNotNull();
+    }
+
+    @Test
+    void aRefundAfterTheLeaseEndedGivesNothingBack() {
+        grant("c", 900, 2);
+        Decision admitted = leases.admit("c", 1);
+        advance(Duration.ofSeconds(2));
+
+        Receipt receipt = DecisionAccess.receipt(admitted);
+        receipt.claim();
+
+        assertThat(receipt.giveBack()).isFalse();
+    }
+
+    @Test
+    void whenRulesChangeEveryLeaseEndsAndItsRestWaitsToGoBack() {
+        grant("a", 900, 5);
+        grant("b", 900, 3);
+        leases.admit("a", 1);
+
+        leases.settleAll();
+
+        assertThat(leases.admit("a", 1)).isNull();
+        assertThat(leases.takeUnused(100)).extracting(receipt -> receipt.permits(0)).containsExactlyInAnyOrder(4L, 3L);
+    }
+
+    @Test
+    void aResetClientsLeaseIsDroppedWithoutGoingBack() {
+        grant("c", 900, 5);
+
+        leases.forget("c");
+
+        assertThat(leases.admit("c", 1)).isNull();
+        assertThat(leases.takeUnused(100)).isEmpty();
+    }
+
+    @Test
+    void aFullTableMakesRoomFromEndedLeasesOnlyOncePerSweepIntervalAndOtherwiseLendsNothing() {
+        for (int i = 0; i < QuotaLeases.MAX_CLIENTS; i++) {
+            grant("c" + i, 900, 0);
+        }
+        assertThat(leases.size()).isEqualTo(QuotaLeases.MAX_CLIENTS);
+
+        grant("one-more", 900, 5);
+        assertThat(leases.size()).as("nothing has ended: no room").isEqualTo(QuotaLeases.MAX_CLIENTS);
+        assertThat(leases.admit("one-more", 1)).isNull();
+        assertThat(leases.takeUnused(100)).extracting(receipt -> receipt.permits(0))
+                .as("the lease that found no room goes back whole").containsExactly(5L);
+
+        advance(Duration.ofSeconds(2));
+        grant("later", 900, 5);
+        assertThat(leases.size()).as("the ended ones made room").isEqualTo(1);
+        assertThat(leases.admit("later", 1)).isNotNull();
+    }
+}
