@@ -12,6 +12,7 @@ import dev.ratelimit.http.RequestView;
 import dev.ratelimit.http.client.AddressBlocks;
 import dev.ratelimit.http.client.Tiers;
 import dev.ratelimit.http.client.TrustedProxies;
+import dev.ratelimit.rules.LeaseRules;
 import dev.ratelimit.rules.TransactionRules;
 import dev.ratelimit.support.Durations;
 import dev.ratelimit.support.Immutable;
@@ -45,6 +46,7 @@ public final class HttpPolicy {
     /** With {@code onRedisFailure=local}, the limit each node applies alone; otherwise null. */
     private final Long localLimit;
     private final boolean localDenyCache;
+    private final boolean leases;
     private final boolean jmx;
     /** {@code metrics=micrometer}: what makes each limiter's listener; null for {@code none}. */
     private final MetricsBinding metrics;
@@ -89,6 +91,7 @@ public final class HttpPolicy {
         this.localLimit = groups.localLimit(failurePolicy, rule);
         this.headerMode = in.get(Settings.HEADERS);
         this.localDenyCache = in.get(Settings.LOCAL_DENY_CACHE);
+        this.leases = in.get(Settings.LEASES);
         this.jmx = in.get(Settings.JMX);
         this.metrics = MetricsBinding.of(in.get(Settings.METRICS), in.label(Settings.METRICS), in.classLoader());
         this.adaptive = groups.adaptive();
@@ -106,6 +109,9 @@ public final class HttpPolicy {
         if (adaptive != null) {
             AdaptiveLimit.checkApplies(rules);
         }
+        if (leases) {
+            LeaseRules.check(rules, transport, adaptive);
+        }
         this.quotedPolicyName = HttpText.quoted(policyName);
         Map<String, String> entryNames = new LinkedHashMap<>();
         if (dimensions != null) {
@@ -115,7 +121,7 @@ public final class HttpPolicy {
         }
         this.quotedEntryNames = Collections.unmodifiableMap(entryNames);
         this.limiters = new PolicyLimiters(policyName, keyPrefix, rules, transport, failurePolicy, localLimit,
-                localDenyCache, adaptive, metrics, tiers);
+                localDenyCache, leases, adaptive, metrics, tiers);
         // A calendar period's length varies (23 to 25 hours a day): the draft's w gets the usual one.
         this.windowSeconds = rule.calendar() != null ? rule.calendar().usual().getSeconds()
                 : Durations.ceilSeconds(rule.window());
@@ -300,7 +306,7 @@ public final class HttpPolicy {
                 + ", headers " + headerMode
                 + ", transport " + transport + ", onRedisFailure " + failurePolicy
                 + (localLimit == null ? "" : ", localLimit " + localLimit)
-                + ", localDenyCache " + localDenyCache + ", jmx " + jmx + (metrics == null ? "" : ", metrics " + metrics)
+                + ", localDenyCache " + localDenyCache + (leases ? ", leases true" : "") + ", jmx " + jmx + (metrics == null ? "" : ", metrics " + metrics)
                 + (adaptive == null ? "" : ", " + adaptive) + ", keyPrefix '" + keyPrefix + "', redis " + redis;
     }
 }

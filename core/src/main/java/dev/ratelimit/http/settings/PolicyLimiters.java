@@ -32,6 +32,7 @@ public final class PolicyLimiters {
     /** With {@code onRedisFailure=local}, the limit each node applies alone; otherwise null. */
     private final Long localLimit;
     private final boolean localDenyCache;
+    private final boolean leases;
     private final AdaptiveLimit adaptive;
     /** {@code metrics=micrometer}: what makes each limiter's listener; null for {@code none}. */
     private final MetricsBinding metrics;
@@ -39,7 +40,7 @@ public final class PolicyLimiters {
     private final Map<String, Rule> tierRules;
 
     PolicyLimiters(String policyName, String keyPrefix, List<Rule> rules, Transport transport,
-            FailurePolicy failurePolicy, Long localLimit, boolean localDenyCache, AdaptiveLimit adaptive,
+            FailurePolicy failurePolicy, Long localLimit, boolean localDenyCache, boolean leases, AdaptiveLimit adaptive,
             MetricsBinding metrics, Tiers tiers) {
         this.policyName = policyName;
         this.keyPrefix = keyPrefix;
@@ -49,6 +50,7 @@ public final class PolicyLimiters {
         this.failurePolicy = failurePolicy;
         this.localLimit = localLimit;
         this.localDenyCache = localDenyCache;
+        this.leases = leases;
         this.adaptive = adaptive;
         this.metrics = metrics;
         this.tierRules = tierRules(rule, tiers);
@@ -104,7 +106,8 @@ public final class PolicyLimiters {
         for (Rule each : limit == rule ? rules : Immutable.listOf(limit)) {
             builder.rule(each);
         }
-        builder.transport(transport).onRedisFailure(failurePolicy).localDenyCache(localDenyCache).adaptive(adaptive);
+        builder.transport(transport).onRedisFailure(failurePolicy).localDenyCache(localDenyCache).leases(leases)
+                .adaptive(adaptive);
         if (local != null) {
             builder.localLimit(local);
         }

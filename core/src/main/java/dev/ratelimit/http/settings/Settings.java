@@ -140,6 +140,8 @@ public final class Settings {
             "lua or transaction", Transport::fromConfigName, "lua (EVALSHA) or transaction (MULTI/EXEC)");
     public static final Setting<Boolean> LOCAL_DENY_CACHE = bool("localDenyCache", true,
             "remember denials in the JVM until their retry-after");
+    public static final Setting<Boolean> LEASES = bool("leases", false,
+            "lend a client far from its limit permits ahead of use, admitted on this node without a round trip");
     public static final Setting<Boolean> JMX = bool("jmx", true, "publish the policy's counters as a JMX bean");
     public static final Setting<String> METRICS = Setting.of("metrics", "none", "none", "none or micrometer",
             Settings::metrics, "none, or micrometer: the policy's counters, Redis latency and breaker state in "
@@ -155,7 +157,7 @@ public final class Settings {
             REDIS_CLUSTER_NODES, REDIS_TIMEOUT, REDIS_POOL_SIZE, REDIS_BREAKER_FAILURES, REDIS_BREAKER_COOL_DOWN, REDIS_COALESCING, ALGORITHM, LIMITS, LIMIT, WINDOW, CALENDAR, TIME_ZONE, BURST, COST, TIERS, TIER_FROM, KEY,
             KEY_RESOLVER_CLASS, TRUSTED_PROXIES, FORWARDED_HEADER, IPV6_PREFIX, POLICY_NAME, KEY_PREFIX, METHODS,
             EXCLUDE_PATHS, EXEMPT_ADDRESSES, EXEMPT_ROLES, ENFORCE, ON_REDIS_FAILURE, LOCAL_LIMIT, STATUS_CODE, DENIAL_BODY,
-            DENIAL_CONTENT_TYPE, COUNT_STATUS, HEADERS, TRANSPORT, LOCAL_DENY_CACHE, JMX, METRICS, ADAPTIVE,
+            DENIAL_CONTENT_TYPE, COUNT_STATUS, HEADERS, TRANSPORT, LOCAL_DENY_CACHE, LEASES, JMX, METRICS, ADAPTIVE,
             ADAPTIVE_LATENCY);
 
     /** The prefix of webapp-wide defaults: context-params and JAX-RS properties {@code ratelimit.<name>}. */

@@ -21,6 +21,7 @@ public final class PolicyRuntime implements AutoCloseable {
     private final HttpPolicy policy;
     private final RedisStoreRegistry registry;
     private final RateLimiter limiter;
+    private final Map<String, RateLimiter> tierLimiters;
     private final RateLimitPipeline pipeline;
     private RateLimiterJmx.Registration bean;
     /** The limiters' {@code metrics} listeners, closed to remove their meters. */
@@ -34,6 +35,7 @@ public final class PolicyRuntime implements AutoCloseable {
         this.meters = meters;
         this.registry = registry;
         this.limiter = limiter;
+        this.tierLimiters = tierLimiters;
         this.pipeline = new RateLimitPipeline(policy, limiter, tierLimiters);
     }
 
@@ -102,6 +104,9 @@ public final class PolicyRuntime implements AutoCloseable {
             bean.close();
         }
         closeAll(meters);
+        // Before the client goes: what this node holds of its clients' quota leases goes back.
+        limiter.giveBackLeases();
+        tierLimiters.values().forEach(RateLimiter::giveBackLeases);
         registry.release(policy.redisSettings());
         if (onClose != null) {
             onClose.run();
