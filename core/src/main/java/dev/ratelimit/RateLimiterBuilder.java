@@ -153,8 +153,8 @@ public final class RateLimiterBuilder {
      * permits at once, so no node ever admits more than the limit; what a node does not use goes back
      * with its next round trip, or with {@link RateLimiter#giveBackLeases()}. Near the limit no lease
      * is taken and every decision goes to Redis; a denial always does. For one rule of
-     * {@code fixed-window} or {@code sliding-log} over transport {@code lua}, without adaptive
-     * limits (refused at {@link #build()} otherwise).
+     * {@code fixed-window}, {@code sliding-log}, {@code token-bucket} or {@code gcra} over transport
+     * {@code lua}, without adaptive limits (refused at {@link #build()} otherwise).
      */
     public RateLimiterBuilder leases(boolean quotaLeases) {
         this.quotaLeases = quotaLeases;

@@ -581,7 +581,7 @@ abstract class AlgorithmContract {
     }
 
     static Stream<Algorithm> leasingAlgorithms() {
-        return Stream.of(Algorithm.FIXED_WINDOW, Algorithm.SLIDING_LOG);
+        return Stream.of(Algorithm.FIXED_WINDOW, Algorithm.SLIDING_LOG, Algorithm.TOKEN_BUCKET, Algorithm.GCRA);
     }
 
     private RateLimiter leasing(RedisStore store, String policy, Rule rule, RateLimitListener listener,
@@ -634,7 +634,8 @@ abstract class AlgorithmContract {
     @ParameterizedTest(name = "{0}")
     @MethodSource("leasingAlgorithms")
     void aBusyClientFarFromItsLimitIsDecidedOnTheNode(Algorithm algorithm) {
-        Rule rule = Rule.of(algorithm, 1000, Duration.ofHours(1));
+        // A window of a day: the buckets refill less than one permit while the test runs.
+        Rule rule = Rule.of(algorithm, 1000, Duration.ofDays(1));
         String policy = newPolicy(algorithm);
         RoundTrips trips = new RoundTrips();
         RateLimiter onA = leasing(nodeA, policy, rule, trips, System::nanoTime);
@@ -660,7 +661,7 @@ abstract class AlgorithmContract {
     @ParameterizedTest(name = "{0}")
     @MethodSource("leasingAlgorithms")
     void anUnusedLeaseGoesBackWithTheNodesNextRoundTrip(Algorithm algorithm) {
-        Rule rule = Rule.of(algorithm, 1000, Duration.ofHours(1));
+        Rule rule = Rule.of(algorithm, 1000, Duration.ofDays(1));
         String policy = newPolicy(algorithm);
         java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong(System.nanoTime());
         RateLimiter onA = leasing(nodeA, policy, rule, null, nanos::get);
@@ -679,10 +680,10 @@ abstract class AlgorithmContract {
     @Test
     void leasesAreRefusedWhereTheyCannotBeExact() {
         assertThatThrownBy(() -> RateLimiter.builder(nodeA).leases(true)
-                .rule(Rule.of(Algorithm.GCRA, 10, Duration.ofSeconds(1))).build())
+                .rule(Rule.of(Algorithm.LEAKY_BUCKET, 10, Duration.ofSeconds(1))).build())
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("leases must be false unless there is one fixed-window or sliding-log rule over "
-                        + "transport lua and no adaptive limits, but the rules were [10/1s");
+                .hasMessageStartingWith("leases must be false unless there is one fixed-window, sliding-log, token-bucket "
+                        + "or gcra rule over transport lua and no adaptive limits, but the rules were [10/1s");
         assertThatThrownBy(() -> RateLimiter.builder(nodeA).leases(true).transport(Transport.TRANSACTION)
                 .rule(Rule.of(Algorithm.FIXED_WINDOW, 10, Duration.ofSeconds(1))).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("over transport transaction");

@@ -11,7 +11,8 @@
 -- still keeps it as an 8-byte integer, and no other algorithm's state looks like a negative
 -- number (fixed-window's count never is), so neither can be taken for the other.
 --
--- KEYS[i]: the TAT of rule i.  ARGV[1]: '1' to consume, '0' to peek.
+-- KEYS[i]: the TAT of rule i.  ARGV[1]: '1' to consume, '0' to peek, 'L...' to consume and lease
+-- (limiter-driver.lua).
 -- ARGV per rule (3): permits, emission interval in microseconds, burst.
 -- check() and commit() are run by limiter-driver.lua, appended when the script is loaded; it
 -- returns {all_allowed, then per rule: allowed, remaining, retry_after_us, reset_after_us}.
@@ -21,7 +22,7 @@
 
 local ARGS_PER_RULE = 3
 local now = clock(ARGS_PER_RULE, 0)
-local consume = ARGV[1] == '1'
+local consume = ARGV[1] ~= '0'
 
 local function check(key, permits_arg, interval_arg, burst_arg)
   local permits, interval = tonumber(permits_arg), tonumber(interval_arg)
@@ -43,4 +44,24 @@ end
 local function commit(key, remaining, new_tat)
   redis.call('SET', key, string.format('-%d', new_tat), 'PX', math.max(1, math.ceil((new_tat - now) / 1000)))
   return remaining, new_tat - now, 0
+end
+
+-- A quota lease of up to `grant` permits for the caller's node, taken as if each were taken at the
+-- lease's end: TAT' = max(TAT, now + lifetime) + n*T. The node admits from it before then, and
+-- one-by-one admissions at those instants would have moved the TAT no further, so no later
+-- decision is ever less strict than it would have been. It lends only what keeps TAT' within the
+-- burst (each leased permit would have been admitted), so possibly fewer than asked, or none.
+-- The cost: while the TAT is within a lease's life of now (the bucket nearly full), that much of
+-- the burst waits. Gives back as an admission does: refund.lua moves the TAT back.
+local function lease(key, grant, lifetime, interval_arg, burst_arg)
+  local interval = tonumber(interval_arg)
+  local tat = tonumber(string.match(redis.call('GET', key), '^%-(%d+)$'))
+  local from = math.max(tat, now + lifetime)
+  local granted = math.min(grant, math.floor((tonumber(burst_arg) * interval - (from - now)) / interval))
+  if granted <= 0 then
+    return 0
+  end
+  local new_tat = from + granted * interval
+  redis.call('SET', key, string.format('-%d', new_tat), 'PX', math.max(1, math.ceil((new_tat - now) / 1000)))
+  return granted, lifetime, 0
 end

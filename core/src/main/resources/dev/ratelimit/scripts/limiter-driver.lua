@@ -20,8 +20,9 @@
 -- Quota leases: ARGV[1] = 'L<permits>:<lifetime_us>' consumes as '1' does and, for one key, when the
 -- admission leaves room, also takes up to <permits> more for the caller's node, at most a quarter
 -- of what is left (so near the limit no lease is taken, and nodes never lease out a limit at
--- once). The algorithm's lease(key, grant, lifetime_us, rule args...) writes them as taken and says
--- how long the node may admit from them and the receipt that gives back what it did not use.
+-- once). The algorithm's lease(key, grant, lifetime_us, rule args after permits...) writes them as
+-- taken and returns how many it lent (it may lend fewer, to stay exact), how long the node may admit
+-- from them, and the receipt that gives back what it did not use.
 -- The reply then ends with {grant, lease_us, lease_receipt} after the admission's receipt.
 --
 -- Clock seam, for tests: one ARGV more than 1 + #KEYS * ARGS_PER_RULE is `now` (microseconds), read
@@ -45,9 +46,9 @@ if #KEYS == 1 then
     if lease_ask then
       local grant = math.min(tonumber(lease_ask), math.floor(remaining / LEASE_SHARE))
       if grant > 0 then
-        local lasts, ticket = lease(KEYS[1], grant, tonumber(lease_us), ARGV[3], ARGV[4])
-        if lasts > 0 then
-          return {allowed, allowed, remaining, retry, reset, receipt, grant, lasts, ticket}
+        local granted, lasts, ticket = lease(KEYS[1], grant, tonumber(lease_us), unpack(ARGV, 3, 1 + ARGS_PER_RULE))
+        if granted > 0 then
+          return {allowed, allowed, remaining, retry, reset, receipt, granted, lasts, ticket}
         end
       end
     end

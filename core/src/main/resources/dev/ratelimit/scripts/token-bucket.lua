@@ -9,7 +9,8 @@
 -- A missing key is a full bucket, so the key needs to live only until the bucket would be full
 -- again: that is its TTL.
 --
--- KEYS[i]: the bucket of rule i.  ARGV[1]: '1' to consume, '0' to peek.
+-- KEYS[i]: the bucket of rule i.  ARGV[1]: '1' to consume, '0' to peek, 'L...' to consume and lease
+-- (limiter-driver.lua).
 -- ARGV per rule (4): permits, capacity (burst * scale), scale, refill per microsecond.
 -- check() and commit() are run by limiter-driver.lua, appended when the script is loaded; it
 -- returns {all_allowed, then per rule: allowed, remaining, retry_after_us, reset_after_us}.
@@ -19,7 +20,7 @@
 
 local ARGS_PER_RULE = 4
 local now = clock(ARGS_PER_RULE, 0)
-local consume = ARGV[1] == '1'
+local consume = ARGV[1] ~= '0'
 
 local function check(key, permits_arg, capacity_arg, scale_arg, refill_arg)
   local capacity, scale, refill = tonumber(capacity_arg), tonumber(scale_arg), tonumber(refill_arg)
@@ -52,4 +53,25 @@ end
 local function commit(key, remaining, left, refill_time)
   redis.call('SET', key, string.format('t%d %d', left, now), 'PX', math.max(1, math.ceil(refill_time / 1000)))
   return remaining, refill_time, 0
+end
+
+-- A quota lease of up to `grant` permits for the caller's node, taken as if each were taken at the
+-- lease's end with no refill credited until then: the bucket keeps at most what it would hold then
+-- had it been full, min(tokens, capacity - lifetime * refill), less the lease. The node admits from
+-- it before then, and one-by-one admissions at those instants would have left no more tokens, so
+-- no later decision is ever less strict than it would have been. It lends only what the bucket
+-- holds so counted (possibly fewer than asked, or none). The cost: a bucket within a lease's
+-- refill of full waits that refill. Gives back as an admission does: refund.lua returns tokens.
+local function lease(key, grant, lifetime, capacity_arg, scale_arg, refill_arg)
+  local capacity, scale, refill = tonumber(capacity_arg), tonumber(scale_arg), tonumber(refill_arg)
+  local counted = string.match(redis.call('GET', key), '^t(%d+) ')
+  local tokens = math.min(tonumber(counted), capacity - lifetime * refill)
+  local granted = math.min(grant, math.floor(tokens / scale))
+  if granted <= 0 then
+    return 0
+  end
+  local left = tokens - granted * scale
+  local refill_time = math.ceil((capacity - left) / refill)
+  redis.call('SET', key, string.format('t%d %d', left, now), 'PX', math.max(1, math.ceil(refill_time / 1000)))
+  return granted, lifetime, 0
 end

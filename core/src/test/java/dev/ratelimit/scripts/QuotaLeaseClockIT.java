@@ -135,6 +135,59 @@ class QuotaLeaseClockIT {
         assertThat(log(key)).containsExactly("1@" + T0, "3@" + (T0 + SECOND));
     }
 
+    /**
+     * GCRA takes a lease as if each permit were taken at the lease's end, TAT' = max(TAT, now + life)
+     * + n*T; here the TAT is already past that, so it simply moves on by the lease.
+     */
+    @Test
+    void gcraMovesTheTatOnByTheLease() {
+        String key = redis.key("gcra");
+        FrozenClockScript script = new FrozenClockScript(redis.client(), Rule.of(Algorithm.GCRA, 10, Duration.ofSeconds(10)));
+
+        List<Long> reply = script.run(leasing(script, 100, SECOND / 2, 1, T0), key);
+
+        assertThat(reply.subList(6, 9)).as("a quarter of the 9 left, for half a second").containsExactly(2L, SECOND / 2, 0L);
+        assertThat(redis.client().get(key)).isEqualTo("-" + (T0 + 3 * SECOND));
+        assertThat(script.refund(T0, 1, asAdmission(0), key)).containsExactly(1L);
+        assertThat(redis.client().get(key)).as("one unused permit back").isEqualTo("-" + (T0 + 2 * SECOND));
+    }
+
+    /** A long lease that would push the TAT past the burst lends only what keeps it within. */
+    @Test
+    void gcraLendsOnlyWhatKeepsTheTatWithinTheBurst() {
+        String key = redis.key("gcra-long");
+        FrozenClockScript script = new FrozenClockScript(redis.client(), Rule.of(Algorithm.GCRA, 100, Duration.ofSeconds(100)));
+
+        List<Long> reply = script.run(leasing(script, 50, 90 * SECOND, 1, T0), key);
+
+        assertThat(reply.get(6)).as("24 asked by the quarter rule; 10 fit from now + 90 s").isEqualTo(10L);
+        assertThat(redis.client().get(key)).isEqualTo("-" + (T0 + 100 * SECOND));
+        assertThat(script.peek(T0, 1, key).get(0)).as("the burst is used up until time passes").isZero();
+    }
+
+    /**
+     * token-bucket keeps at most what it would hold at the lease's end had it been full, with no
+     * refill credited before then, less the lease: a refill-short bucket loses nothing.
+     */
+    @Test
+    void tokenBucketCreditsNoRefillBeforeTheLeasesEnd() {
+        Rule rule = Rule.of(Algorithm.TOKEN_BUCKET, 10, Duration.ofSeconds(10));
+        FrozenClockScript script = new FrozenClockScript(redis.client(), rule);
+        String shortLease = redis.key("tb-short");
+        String longLease = redis.key("tb-long");
+
+        List<Long> reply = script.run(leasing(script, 100, SECOND / 2, 1, T0), shortLease);
+        assertThat(reply.get(6)).isEqualTo(2L);
+        assertThat(redis.client().get(shortLease)).as("9 left after the request, 2 lent: 7 (in units of 1/10^6)")
+                .isEqualTo("t7000000 " + T0);
+
+        reply = script.run(leasing(script, 100, 2 * SECOND, 1, T0), longLease);
+        assertThat(reply.get(6)).isEqualTo(2L);
+        assertThat(redis.client().get(longLease)).as("full two seconds from now: at most 8, then 2 lent")
+                .isEqualTo("t6000000 " + T0);
+        assertThat(script.peek(T0 + 4 * SECOND, 1, longLease).get(2)).as("refilled from there").isEqualTo(10L);
+    }
+
     /** An admission's reply as {@link FrozenClockScript#refund} reads it, with this receipt. */
     private static List<Long> asAdmission(long receipt) {
         return List.of(1L, 1L, 0L, 0L, 0L, receipt);

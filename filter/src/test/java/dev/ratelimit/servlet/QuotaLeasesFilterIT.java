@@ -50,11 +50,11 @@ class QuotaLeasesFilterIT {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"fixed-window", "sliding-log"})
+    @ValueSource(strings = {"fixed-window", "sliding-log", "token-bucket", "gcra"})
     void aBusyClientOnTwoServersIsAdmittedMostlyFromLeasesAndNeverOverItsLimit(String algorithm) throws Exception {
         String policy = "leased-" + algorithm;
         Map<String, String> params = FilterParams.of(redis, "policyName", policy, "algorithm", algorithm,
-                "limit", "40", "window", "1m", "key", "header:X-Client", "headers", "both", "leases", "true");
+                "limit", "40", "window", "1h", "key", "header:X-Client", "headers", "both", "leases", "true");
         String onTomcat = deploy(Kind.TOMCAT, params);
         String onJetty = deploy(Kind.JETTY, params);
         long callsBefore = redis.calls("evalsha", "eval");
@@ -90,11 +90,11 @@ class QuotaLeasesFilterIT {
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
     void leasesWhereTheyCannotBeExactStopTheWebappNamingTheInitParam(Kind kind) {
-        Map<String, String> params = FilterParams.of(redis, "algorithm", "gcra", "limit", "10", "window", "1m",
+        Map<String, String> params = FilterParams.of(redis, "algorithm", "leaky-bucket", "limit", "10", "window", "1m",
                 "leases", "true");
 
         assertThatThrownBy(() -> deploy(kind, params)).isInstanceOf(DeploymentFailedException.class)
-                .hasMessageContaining("init-param 'leases' must be false unless there is one fixed-window or "
-                        + "sliding-log rule over transport lua and no adaptive limits");
+                .hasMessageContaining("init-param 'leases' must be false unless there is one fixed-window, "
+                        + "sliding-log, token-bucket or gcra rule over transport lua and no adaptive limits");
     }
 }
