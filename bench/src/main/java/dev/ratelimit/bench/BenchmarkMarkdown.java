@@ -42,15 +42,14 @@ final class BenchmarkMarkdown {
      * @param commands    per limiter: {round trips, all commands} per decision
      * @param redisMicros per row: Redis CPU per call in microseconds
      * @param memory      per algorithm: {key name length, bytes after 1 decision, after 100, after 10 of cost 10}
-     * @param bare        HTTP load without the filter
-     * @param filtered    HTTP load through RateLimitFilter
+     * @param http        the HTTP rows, both kinds of traffic
      * @param coalesced   latency at the middle thread count with coalescing on
      * @param uncoalesced the same with coalescing off
      * @param oneCaller   one caller's decisions per second with coalescing on over off, in interleaved turns
      * @param took        how long the whole run took
      */
     String write(Map<String, double[]> commands, Map<String, Double> redisMicros, Map<String, long[]> memory,
-            HttpLoad.Result bare, HttpLoad.Result filtered, CoalescingLatency.Result coalesced,
+            List<HttpBench.Row> http, CoalescingLatency.Result coalesced,
             CoalescingLatency.Result uncoalesced, double oneCaller, Duration took) throws IOException {
         StringBuilder md = new StringBuilder();
         md.append("# Benchmarks\n\n");
@@ -186,18 +185,7 @@ final class BenchmarkMarkdown {
                 .append(" bytes | ").append(bytes[1]).append(" bytes | ").append(bytes[2]).append(" bytes | ")
                 .append(bytes[3]).append(" bytes |\n"));
 
-        md.append("\n## HTTP\n\n");
-        md.append("Embedded Jetty with a servlet that writes `ok`, driven by 16 closed-loop clients (JDK HttpClient) in "
-                + "the same JVM on the same two cores, with and without `RateLimitFilter` (default `sliding-log`, all "
-                + "admitted, one client).\n\n");
-        md.append("| | requests/s | p50 | p99 | errors |\n|---|---:|---:|---:|---:|\n");
-        md.append(String.format(Locale.ROOT, "| bare servlet | %.0f | %.2f ms | %.2f ms | %d |%n",
-                bare.requestsPerSecond(), bare.p50Millis(), bare.p99Millis(), bare.errors()));
-        md.append(String.format(Locale.ROOT, "| with RateLimitFilter | %.0f | %.2f ms | %.2f ms | %d |%n",
-                filtered.requestsPerSecond(), filtered.p50Millis(), filtered.p99Millis(), filtered.errors()));
-        md.append(String.format(Locale.ROOT, "%nThe filter keeps %.0f %% of the bare throughput and adds %.2f ms at p50, "
-                + "%.2f ms at p99.%n", 100 * filtered.requestsPerSecond() / bare.requestsPerSecond(),
-                filtered.p50Millis() - bare.p50Millis(), filtered.p99Millis() - bare.p99Millis()));
+        new HttpBenchMarkdown(http).section(md);
 
         md.append("\n## Targets (").append(jmh.mid()).append(" threads)\n\n");
         md.append("| target | measured | met? |\n|---|---|:---:|\n");
@@ -222,9 +210,6 @@ final class BenchmarkMarkdown {
             md.append("| `").append(algorithm).append("` ≤ 128 bytes per key (30-byte key name) | ").append(bytes)
                     .append(" bytes | ").append(bytes <= 128 ? "yes" : "**no**").append(" |\n");
         }
-        double kept = filtered.requestsPerSecond() / bare.requestsPerSecond();
-        md.append(String.format(Locale.ROOT, "| filter keeps ≥ 60 %% of bare throughput | %.0f %% | %s |%n", 100 * kept,
-                kept >= 0.6 ? "yes" : "**no**"));
         for (String algorithm : ALGORITHMS) {
             String on = "ours " + algorithm + " distinct";
             String off = "ours " + algorithm + " distinct-alone";
@@ -237,9 +222,7 @@ final class BenchmarkMarkdown {
         double coalescingP99 = (coalesced.p99Micros - uncoalesced.p99Micros) / 1000;
         md.append(String.format(Locale.ROOT, "| coalescing adds ≤ 1 ms at p99 (%d threads) | %.2f ms | %s |%n", jmh.mid(),
                 coalescingP99, coalescingP99 <= 1.0 ? "yes" : "**no**"));
-        double addedP99 = filtered.p99Millis() - bare.p99Millis();
-        md.append(String.format(Locale.ROOT, "| filter adds ≤ 1 ms at p99 | %.2f ms | %s |%n", addedP99,
-                addedP99 <= 1.0 ? "yes" : "**no**"));
+        new HttpBenchMarkdown(http).targets(md);
         if (notes != null && Files.exists(notes) && !smoke) {
             md.append("\n").append(Files.readString(notes));
         }

@@ -1,7 +1,7 @@
 package dev.ratelimit.bench;
 
-import dev.ratelimit.testing.RedisServerExtension;
 import dev.ratelimit.testing.RedisServerExtension.Strategy;
+import dev.ratelimit.testing.RedisServerExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -10,7 +10,7 @@ import java.util.Map;
 
 /**
  * Runs every benchmark against one local Redis ({@link JmhThroughput}), measures what JMH cannot
- * ({@link RedisMeasurements}, {@link HttpLoad}), and writes BENCHMARKS.md ({@link BenchmarkMarkdown}):
+ * ({@link RedisMeasurements}, {@link HttpBench}), and writes BENCHMARKS.md ({@link BenchmarkMarkdown}):
  * machine, versions, date, command, every raw figure, every ratio, and the targets met or missed. {@code smoke} does all of it in seconds, so
  * the benchmarks cannot rot; its numbers mean nothing.
  */
@@ -68,16 +68,14 @@ public final class BenchmarkReport {
         Map<String, double[]> commands = measurements.commandsPerDecision();
         Map<String, Double> redisMicros = measurements.redisMicrosPerCall();
         Map<String, long[]> memory = measurements.memoryPerKey();
-        Duration httpTime = smoke ? Duration.ofMillis(300) : Duration.ofSeconds(10);
         Duration latencyTime = smoke ? Duration.ofMillis(300) : Duration.ofSeconds(5);
         CoalescingLatency.Result coalesced = CoalescingLatency.run(redisUri, true, jmh.mid(), latencyTime);
         CoalescingLatency.Result alone = CoalescingLatency.run(redisUri, false, jmh.mid(), latencyTime);
         double oneCaller = CoalescingLatency.oneCallerRatio(redisUri, smoke ? 2 : 10,
                 smoke ? Duration.ofMillis(50) : Duration.ofSeconds(1));
-        HttpLoad.Result bare = HttpLoad.run(redisUri, false, 16, httpTime);
-        HttpLoad.Result filtered = HttpLoad.run(redisUri, true, 16, httpTime);
+        List<HttpBench.Row> http = new HttpBench(redisUri, smoke).runAll();
         Duration took = Duration.ofNanos(System.nanoTime() - started);
-        return new BenchmarkMarkdown(smoke, jmh, measurements, notes).write(commands, redisMicros, memory, bare, filtered,
+        return new BenchmarkMarkdown(smoke, jmh, measurements, notes).write(commands, redisMicros, memory, http,
                 coalesced, alone, oneCaller, took);
     }
 }

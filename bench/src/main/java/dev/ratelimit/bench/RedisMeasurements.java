@@ -84,7 +84,7 @@ final class RedisMeasurements {
         return new double[] {(double) scripts / decisions, (double) all / decisions};
     }
 
-    private static Map<String, Long> commandStats(Jedis admin) {
+    static Map<String, Long> commandStats(Jedis admin) {
         Map<String, Long> stats = new TreeMap<>();
         Matcher line = Pattern.compile("cmdstat_([a-z|_-]+):calls=(\\d+)").matcher(admin.info("commandstats"));
         while (line.find()) {
