@@ -1,5 +1,7 @@
 package dev.ratelimit.claim;
 
+import java.util.List;
+
 /**
  * A quota lease Redis granted with an admission: permits more for this node, taken in Redis at
  * once, which the node may admit from without asking until the lease ends; what it does not use
@@ -21,6 +23,11 @@ public final class QuotaGrant {
     /** How many permits were leased. */
     public long permits() {
         return ticket.permits(0);
+    }
+
+    /** The client's Redis keys the lease was taken under. */
+    public List<String> keys() {
+        return ticket.keys();
     }
 
     public long lifetimeMicros() {

@@ -221,7 +221,7 @@ public final class QuotaLeases {
 
         Lease(Decision admission, QuotaGrant grant, long expiresAt, long sentAt) {
             this.grant = grant;
-            this.keys = grant == null ? null : grant.ticket(0).keys();
+            this.keys = grant == null ? null : grant.keys();
             this.granted = grant == null ? 0 : grant.permits();
             this.left = granted;
             this.expiresAt = expiresAt;

@@ -158,7 +158,7 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
         } else {
             List<ScriptCall> calls = new ArrayList<>(returns.size() + 1);
             for (Receipt unused : returns) {
-                calls.add(new ScriptCall(REFUND_SCRIPT, unused.keys(), refundArgs(unused)));
+                calls.add(refundCall(unused));
             }
             calls.add(call);
             List<ScriptCall.Outcome> outcomes = gateway.evalAll(calls);
@@ -200,7 +200,7 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
     public int giveBackAll(List<Receipt> receipts) {
         List<ScriptCall> calls = new ArrayList<>(receipts.size());
         for (Receipt receipt : receipts) {
-            calls.add(new ScriptCall(REFUND_SCRIPT, receipt.keys(), refundArgs(receipt)));
+            calls.add(refundCall(receipt));
         }
         int back = 0;
         for (ScriptCall.Outcome outcome : gateway.evalAll(calls)) {
@@ -217,10 +217,16 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
     @Override
     public boolean giveBack(Receipt receipt) {
         boolean back = false;
-        for (long given : gateway.eval(REFUND_SCRIPT, receipt.keys(), refundArgs(receipt))) {
+        ScriptCall call = refundCall(receipt);
+        for (long given : gateway.eval(call.script, call.keys, call.args)) {
             back |= given == 1;
         }
         return back;
+    }
+
+    /** The call to refund.lua that gives the receipt's permits back: each rule's permits and stamp, then its arguments. */
+    private ScriptCall refundCall(Receipt receipt) {
+        return new ScriptCall(REFUND_SCRIPT, receipt.keys(), refundArgs(receipt));
     }
 
     private List<String> refundArgs(Receipt receipt) {

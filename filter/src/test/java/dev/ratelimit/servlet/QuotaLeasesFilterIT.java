@@ -97,4 +97,34 @@ class QuotaLeasesFilterIT {
                 .hasMessageContaining("init-param 'leases' must be false unless there is one fixed-window, "
                         + "sliding-log, token-bucket or gcra rule over transport lua and no adaptive limits");
     }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void aLeasesValueThatIsNotABooleanStopsTheWebapp(Kind kind) {
+        Map<String, String> params = FilterParams.of(redis, "limit", "10", "window", "1m", "leases", "yes");
+
+        assertThatThrownBy(() -> deploy(kind, params)).isInstanceOf(DeploymentFailedException.class)
+                .hasMessageContaining("init-param 'leases' must be true or false, but was 'yes'");
+    }
+
+    /**
+     * A client key of 4 KB (containers refuse headers near 8 KB themselves) leases like any other:
+     * the lease table keys by the Redis key, which is bounded (the key's digest), and the client is
+     * limited, never answered with a 500.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void aHugeClientKeyIsLimitedWithLeasesAsAnyOther(Kind kind) throws Exception {
+        String path = deploy(kind, FilterParams.of(redis, "policyName", "huge-" + kind, "limit", "5", "window", "1h",
+                "key", "header:X-Client", "leases", "true"));
+        String huge = "x".repeat(4 * 1024);
+
+        int admitted = 0;
+        for (int i = 0; i < 12; i++) {
+            int status = Http.get(uri(kind, path), "X-Client", huge).statusCode();
+            assertThat(status).isIn(200, 429);
+            admitted += status == 200 ? 1 : 0;
+        }
+        assertThat(admitted).isLessThanOrEqualTo(5).isPositive();
+    }
 }
