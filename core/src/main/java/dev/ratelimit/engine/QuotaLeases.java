@@ -25,11 +25,14 @@ import java.util.function.LongSupplier;
  * limiter-driver.lua), so no node ever admits more than the limit; what a node did not use goes
  * back with its next round trip ({@code refund.lua}), so the client then gets its full limit.
  *
- * <p>How much to ask: nothing the first time a client is seen (most clients never come back within
- * a lease's life, and a lease they never use would only cost a give-back); then, each time the
- * client comes back, twice what its last lease held if it used all of it, else what it used; at
- * most {@link #MAX_ASK}. Redis grants at most a quarter of what is left, so near the limit there is
- * none.
+ * <p>How much to ask: nothing the first time a client is seen, and nothing while it comes back
+ * fewer than {@link #MIN_EXPECTED} times in a lease's life at the pace seen since its last round
+ * trip. Most clients of a busy site are like that: a lease they would not use costs a give-back,
+ * and a call that asks for a lease cannot travel joined with others (coalescing), so lending to
+ * them costs Redis more than it saves. A client that comes often enough asks twice what its last
+ * lease held if it used all of it, else what it used; never more than its pace predicts for a
+ * lease's life, and at most {@link #MAX_ASK}. Redis grants at most a quarter of what is left, so
+ * near the limit there is none.
  *
  * <p>Bounded in entries ({@link #MAX_CLIENTS}; when full, expired leases make room and otherwise no
  * lease is asked for) and in time (a lease lives at most a second, {@link #lifetime(Rule)}). Unused
@@ -41,6 +44,11 @@ public final class QuotaLeases {
     public static final int MAX_CLIENTS = 10_000;
     /** The most permits asked for one client at once. */
     static final long MAX_ASK = 1024;
+    /**
+     * The fewest admissions a client must be expected to make in one lease's life before it is
+     * lent anything: below that a lease mostly goes back unused.
+     */
+    static final long MIN_EXPECTED = 4;
     /** Unused parts of leases waiting for a round trip, at most. */
     static final int MAX_PENDING = 1_000;
     /** Unused parts sent with one decision, at most. */
@@ -211,6 +219,8 @@ public final class QuotaLeases {
         private final List<String> keys;
         private final long granted;
         private final long expiresAt;
+        /** When the round trip that took the lease went out. */
+        private final long sentAt;
         /** What Redis said was left after the admission that took the lease, before the lease. */
         private final long remainingAtGrant;
         /** When the window the lease counts in ends (fixed-window): the admissions' reset. */
@@ -225,6 +235,7 @@ public final class QuotaLeases {
             this.granted = grant == null ? 0 : grant.permits();
             this.left = granted;
             this.expiresAt = expiresAt;
+            this.sentAt = sentAt;
             this.remainingAtGrant = admission.remaining();
             this.resetAt = sentAt + admission.resetAfter().toNanos();
         }
@@ -241,15 +252,23 @@ public final class QuotaLeases {
         }
 
         /**
-         * Ends the lease and says what to ask for next: twice what it held if all of it was used,
-         * else what was used; nothing after a pause of a lease's life (start again as a new client).
+         * Ends the lease and says what to ask for next: nothing unless the client's pace since the
+         * round trip that took this lease (that admission and the lease's since) predicts at least
+         * {@link #MIN_EXPECTED} admissions in a lease's life; else twice what it held if all of it
+         * was used, or what was used, and never more than the pace predicts.
          */
         synchronized long settleForNext(long now) {
             settle(now);
-            if (now - expiresAt >= lifetimeNanos) {
+            long since = Math.max(1, now - sentAt);
+            if (since >= lifetimeNanos) {
                 return 0;
             }
-            return Math.min(MAX_ASK, used >= granted ? Math.max(1, 2 * granted) : used);
+            long expected = (used + 1) * lifetimeNanos / since;
+            if (expected < MIN_EXPECTED) {
+                return 0;
+            }
+            long grown = used >= granted ? Math.max(1, 2 * granted) : used;
+            return Math.min(MAX_ASK, Math.min(expected, grown));
         }
 
         /** Ends the lease: what is left goes back with a later round trip. */

@@ -46,15 +46,54 @@ class QuotaLeasesTest {
     void aNewClientAsksNothingThenTwiceWhatItUsedUpToTheCap() {
         assertThat(leases.ask("c")).as("first sight").isZero();
         grant("c", 999, 0);
-        assertThat(leases.ask("c")).as("back while seen").isEqualTo(1);
+        advance(Duration.ofMillis(5));
+        assertThat(leases.ask("c")).as("back soon").isEqualTo(1);
         grant("c", 998, 1);
         assertThat(leases.admit("c", 1)).isNotNull();
+        advance(Duration.ofMillis(5));
         assertThat(leases.ask("c")).as("used all of 1").isEqualTo(2);
         grant("c", 996, 600);
         for (int i = 0; i < 600; i++) {
             assertThat(leases.admit("c", 1)).isNotNull();
         }
+        advance(Duration.ofMillis(5));
         assertThat(leases.ask("c")).as("capped").isEqualTo(QuotaLeases.MAX_ASK);
+    }
+
+    @Test
+    void aClientExpectedFewerThanFourTimesInALeasesLifeIsLentNothing() {
+        grant("c", 999, 0);
+        advance(Duration.ofMillis(300));
+        assertThat(leases.ask("c")).as("3.3 a lease's life").isZero();
+        grant("c", 998, 0);
+        advance(Duration.ofMillis(250));
+        assertThat(leases.ask("c")).as("4 a lease's life").isEqualTo(1);
+        grant("c", 997, 0);
+        advance(Duration.ofMillis(1200));
+        assertThat(leases.ask("c")).as("back after more than a lease's life").isZero();
+    }
+
+    @Test
+    void aClientNeverAsksMoreThanItsPacePredicts() {
+        grant("c", 900, 16);
+        for (int i = 0; i < 16; i++) {
+            leases.admit("c", 1);
+        }
+        advance(Duration.ofMillis(500));
+
+        assertThat(leases.ask("c")).as("17 in half a lease's life: 34 expected, not 32 doubled").isEqualTo(32);
+        grant("c", 800, 32);
+        for (int i = 0; i < 32; i++) {
+            leases.admit("c", 1);
+        }
+        advance(Duration.ofMillis(990));
+        assertThat(leases.ask("c")).as("33 in 0.99 s: 33 expected, not 64 doubled").isEqualTo(33);
+        grant("c", 700, 10);
+        for (int i = 0; i < 5; i++) {
+            leases.admit("c", 1);
+        }
+        advance(Duration.ofMillis(100));
+        assertThat(leases.ask("c")).as("used 5 of 10: asks what it used").isEqualTo(5);
     }
 
     @Test
@@ -83,7 +122,7 @@ class QuotaLeasesTest {
         advance(Duration.ofSeconds(1));
 
         assertThat(leases.admit("c", 1)).as("ended").isNull();
-        assertThat(leases.ask("c")).as("used 2 of 10: asks what it used").isEqualTo(2);
+        assertThat(leases.ask("c")).as("3 admissions a lease's life: not worth one").isZero();
         List<Receipt> unused = leases.takeUnused(QuotaLeases.RETURNS_PER_CALL);
         assertThat(unused).hasSize(1);
         assertThat(unused.get(0).permits(0)).isEqualTo(8);
