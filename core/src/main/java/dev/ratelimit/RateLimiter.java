@@ -243,7 +243,10 @@ public final class RateLimiter {
         return engine.giveBackLeases();
     }
 
-    /** Redis failures met so far (each one decided by the failure policy or thrown). */
+    /**
+     * Redis failures met so far (each one decided by the failure policy or thrown), refusals that
+     * waiting will not cure not included: see {@link RateLimiterStats#redisRefusals()}.
+     */
     public long redisFailures() {
         return engine.accounting().redisFailures();
     }
@@ -252,7 +255,8 @@ public final class RateLimiter {
     public RateLimiterStats stats() {
         DecisionAccounting counts = engine.accounting();
         return new RateLimiterStats(counts.allowed(), counts.denied(), counts.degraded(), counts.cachedDenials(),
-                counts.redisFailures(), counts.redisLatency(), engine.circuitState());
+                counts.leaseAdmissions(), counts.redisFailures(), counts.redisRefusals(), counts.refusal(),
+                counts.redisLatency(), engine.circuitState());
     }
 
     /**

@@ -11,7 +11,10 @@ public final class RateLimiterStats {
     private final long denied;
     private final long degraded;
     private final long localCacheDenials;
+    private final long leaseAdmissions;
     private final long redisErrors;
+    private final long redisRefusals;
+    private final String redisRefusal;
     private final long redisLatencyP50Micros;
     private final long redisLatencyP99Micros;
     private final long redisLatencyP90Micros;
@@ -19,13 +22,17 @@ public final class RateLimiterStats {
     private final int redisLatencySamples;
     private final String circuitBreakerState;
 
-    RateLimiterStats(long allowed, long denied, long degraded, long localCacheDenials, long redisErrors,
-            LatencySamples.Snapshot latency, String circuitBreakerState) {
+    RateLimiterStats(long allowed, long denied, long degraded, long localCacheDenials, long leaseAdmissions,
+            long redisErrors, long redisRefusals, String redisRefusal, LatencySamples.Snapshot latency,
+            String circuitBreakerState) {
         this.allowed = allowed;
         this.denied = denied;
         this.degraded = degraded;
         this.localCacheDenials = localCacheDenials;
+        this.leaseAdmissions = leaseAdmissions;
         this.redisErrors = redisErrors;
+        this.redisRefusals = redisRefusals;
+        this.redisRefusal = redisRefusal;
         this.redisLatencyP50Micros = latency.percentileMicros(0.50);
         this.redisLatencyP90Micros = latency.percentileMicros(0.90);
         this.redisLatencyP99Micros = latency.percentileMicros(0.99);
@@ -54,9 +61,36 @@ public final class RateLimiterStats {
         return localCacheDenials;
     }
 
-    /** Failures to ask Redis. */
+    /**
+     * Admissions made from quota leases this node holds, without a round trip (included in
+     * {@link #allowed()}); 0 unless the limiter was built with {@code leases(true)}.
+     */
+    public long leaseAdmissions() {
+        return leaseAdmissions;
+    }
+
+    /**
+     * Failures to ask Redis that may pass by themselves: timeouts, lost connections, error replies
+     * such as a failover's {@code READONLY}. Refusals are counted apart ({@link #redisRefusals()}).
+     */
     public long redisErrors() {
         return redisErrors;
+    }
+
+    /**
+     * Error replies that waiting will not cure ({@link RedisFailureException#remedy()}): a user
+     * that may not run scripts, wrong credentials, an unknown command.
+     */
+    public long redisRefusals() {
+        return redisRefusals;
+    }
+
+    /**
+     * The refusal in force, with what to do about it; null unless Redis refused since it last
+     * decided.
+     */
+    public String redisRefusal() {
+        return redisRefusal;
     }
 
     /** Median latency of the recent Redis calls (the last 1,024), in microseconds; 0 before any. */
@@ -92,7 +126,8 @@ public final class RateLimiterStats {
     @Override
     public String toString() {
         return "allowed " + allowed + ", denied " + denied + ", degraded " + degraded + ", local cache denials "
-                + localCacheDenials + ", Redis errors " + redisErrors + ", Redis p50 " + redisLatencyP50Micros
+                + localCacheDenials + ", lease admissions " + leaseAdmissions + ", Redis errors " + redisErrors
+                + ", Redis refusals " + redisRefusals + ", Redis p50 " + redisLatencyP50Micros
                 + " us, p90 " + redisLatencyP90Micros + " us, p99 " + redisLatencyP99Micros + " us, max "
                 + redisLatencyMaxMicros + " us (of " + redisLatencySamples + " calls), breaker " + circuitBreakerState;
     }

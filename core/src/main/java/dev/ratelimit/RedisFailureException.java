@@ -1,5 +1,12 @@
 package dev.ratelimit;
 
+import dev.ratelimit.support.RedisRefusals;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
+
 /**
  * Redis could not be asked or did not answer properly: a timeout, a lost connection, an error
  * reply. The one unchecked exception the core throws for infrastructure trouble; it keeps the
@@ -34,5 +41,20 @@ public class RedisFailureException extends RuntimeException {
     /** Whether Redis answered with an error rather than not answering at all. */
     public boolean redisAnswered() {
         return redisAnswered;
+    }
+
+    /**
+     * What an operator must change when Redis refused for a reason waiting will not cure: a user
+     * without the right to run scripts ({@code NOPERM}), wrong credentials, a command this Redis
+     * does not know, a key of ours holding another kind of value. Null for an outage (a timeout, a
+     * lost connection, a failover): that may pass by itself.
+     */
+    public String remedy() {
+        List<String> messages = new ArrayList<>();
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Throwable each = this; each != null && seen.add(each); each = each.getCause()) {
+            messages.add(each.getMessage());
+        }
+        return RedisRefusals.remedy(messages);
     }
 }

@@ -648,6 +648,8 @@ abstract class AlgorithmContract {
         }
 
         assertThat(trips.count.get()).as("round trips for 300 requests").isLessThanOrEqualTo(30);
+        assertThat(onA.stats().leaseAdmissions()).as("every request without a round trip came from a lease")
+                .isEqualTo(300 - trips.count.get());
         assertThat(plain.peek("busy").remaining()).as("what Redis counts while the node holds a lease")
                 .isBetween(700L - 256, 700L);
         onA.giveBackLeases();

@@ -6,6 +6,8 @@ import dev.ratelimit.RedisFailureException;
 import dev.ratelimit.support.LatencySamples;
 import dev.ratelimit.support.RedisKeys;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -43,8 +45,14 @@ public final class DecisionAccounting {
     private final AtomicLong denied = new AtomicLong();
     private final AtomicLong degraded = new AtomicLong();
     private final AtomicLong localCacheDenials = new AtomicLong();
+    private final AtomicLong leaseAdmissions = new AtomicLong();
     private final LatencySamples redisLatency = new LatencySamples(1024);
     private final AtomicLong redisFailures = new AtomicLong();
+    private final AtomicLong redisRefusals = new AtomicLong();
+    /** The refusal Redis answered last, with what to do; null once Redis decides again. */
+    private volatile String refusal;
+    /** The remedies logged so far: each kind of refusal is logged at ERROR once, not every few seconds. */
+    private final Set<String> loggedRemedies = ConcurrentHashMap.newKeySet();
     /** The wall clock in milliseconds: recent activity is shown by the second and minute it happened. */
     private final LongSupplier wallClock;
     private final ActivityRing perSecond = new ActivityRing();
@@ -75,6 +83,11 @@ public final class DecisionAccounting {
         listener.decided(key, decision, cachedDenial);
     }
 
+    /** An admission made from a quota lease this node holds, without Redis. */
+    void leaseAdmission() {
+        leaseAdmissions.incrementAndGet();
+    }
+
     /** A denial answered by the local deny cache, without Redis. */
     void cachedDenial() {
         localCacheDenials.incrementAndGet();
@@ -84,23 +97,43 @@ public final class DecisionAccounting {
     void redisAnswered(long nanos) {
         redisLatency.record(nanos);
         listener.redisLatency(nanos);
+        if (refusal != null) {
+            refusal = null;
+        }
     }
 
     /**
-     * Counts a failure to ask Redis, tells the listener, and, when a failure policy will answer
-     * instead, logs it (rate-limited).
+     * Counts a failure to ask Redis, tells the listener, and logs it: an outage, when a failure
+     * policy will answer instead, at WARN at most once per interval; a refusal that waiting will not
+     * cure ({@link RedisFailureException#remedy()}), counted apart, at ERROR once per kind with what
+     * to do, whoever answers it.
      */
     void redisFailed(String key, RedisFailureException e, FailurePolicy failurePolicy) {
-        long failures = redisFailures.incrementAndGet();
         listener.redisFailed(key, e);
+        String remedy = e.remedy();
+        if (remedy != null) {
+            redisRefusals.incrementAndGet();
+            // Redis ends some replies with a full stop of its own.
+            String what = String.valueOf(e.getMessage()).replaceFirst("\\.+$", "");
+            refusal = what + "; to fix: " + remedy;
+            if (loggedRemedies.add(remedy)) {
+                LimiterLog.LOG.error("Rate limit policy '{}': Redis refuses the limiter's commands, and waiting will not "
+                        + "fix it: {}. To fix: {}. Until then {}", policyName, what, remedy,
+                        failurePolicy == null ? "each call fails with this error"
+                                : "onRedisFailure=" + failurePolicy + " decides every request");
+            }
+            return;
+        }
+        long failures = redisFailures.incrementAndGet();
         if (failurePolicy == null) {
             return;
         }
         long now = System.nanoTime();
         long last = lastFailureLog.get();
         if (now - last >= FAILURE_LOG_INTERVAL_NANOS && lastFailureLog.compareAndSet(last, now)) {
-            LimiterLog.LOG.warn("Rate limit policy '{}' cannot reach Redis; onRedisFailure={} decides (failures so far: "
-                    + "{}): {}", policyName, failurePolicy, failures, e.getMessage());
+            LimiterLog.LOG.warn("Rate limit policy '{}' {}; onRedisFailure={} decides (failures so far: {}): {}",
+                    policyName, e.redisAnswered() ? "gets error replies from Redis" : "cannot reach Redis", failurePolicy,
+                    failures, e.getMessage());
         }
     }
 
@@ -120,8 +153,23 @@ public final class DecisionAccounting {
         return localCacheDenials.get();
     }
 
+    public long leaseAdmissions() {
+        return leaseAdmissions.get();
+    }
+
+    /** Failures to ask Redis, refusals not included. */
     public long redisFailures() {
         return redisFailures.get();
+    }
+
+    /** Refusals that waiting will not cure ({@link RedisFailureException#remedy()}). */
+    public long redisRefusals() {
+        return redisRefusals.get();
+    }
+
+    /** The refusal in force, with what to do; null unless Redis refused since it last decided. */
+    public String refusal() {
+        return refusal;
     }
 
     /** The latency of recent Redis calls that answered. */

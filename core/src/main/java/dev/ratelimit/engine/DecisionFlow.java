@@ -52,6 +52,7 @@ public final class DecisionFlow {
         if (quota != null && keys.size() == 1) {
             Decision leased = quota.admit(keys.get(0), eachRule[0]);
             if (leased != null) {
+                accounting.leaseAdmission();
                 accounting.handedOut(key, leased, false);
                 return leased;
             }

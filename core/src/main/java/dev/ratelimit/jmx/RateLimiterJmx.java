@@ -138,8 +138,24 @@ public final class RateLimiterJmx {
         }
 
         @Override
+        public long getLeaseAdmissions() {
+            return limiter.stats().leaseAdmissions();
+        }
+
+        @Override
         public long getRedisErrors() {
             return limiter.stats().redisErrors();
+        }
+
+        @Override
+        public long getRedisRefusals() {
+            return limiter.stats().redisRefusals();
+        }
+
+        @Override
+        public String getRedisRefusal() {
+            String refusal = limiter.stats().redisRefusal();
+            return refusal == null ? "" : refusal;
         }
 
         @Override

@@ -19,8 +19,17 @@ public interface RateLimiterMXBean {
     /** Denials answered by the local deny cache without Redis. */
     long getLocalCacheDenials();
 
-    /** Failures to ask Redis. */
+    /** Admissions made from quota leases this node holds, without Redis (counted in allowed too). */
+    long getLeaseAdmissions();
+
+    /** Failures to ask Redis that may pass by themselves (timeouts, lost connections); refusals not included. */
     long getRedisErrors();
+
+    /** Error replies that waiting will not cure: a user that may not run scripts, wrong credentials, an unknown command. */
+    long getRedisRefusals();
+
+    /** The refusal in force and what to do about it, or empty once Redis decides again. */
+    String getRedisRefusal();
 
     /** Median latency of the last 1,024 Redis calls, in microseconds. */
     long getRedisLatencyP50Micros();

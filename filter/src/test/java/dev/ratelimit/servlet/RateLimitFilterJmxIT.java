@@ -56,6 +56,7 @@ class RateLimitFilterJmxIT {
         assertThat(attribute(name, "Denied")).isEqualTo(3L);
         assertThat(attribute(name, "LocalCacheDenials")).as("the 7th and 8th were remembered").isEqualTo(2L);
         assertThat(attribute(name, "Degraded")).isEqualTo(0L);
+        assertThat(attribute(name, "LeaseAdmissions")).as("leases are off").isEqualTo(0L);
         assertThat(attribute(name, "RedisErrors")).isEqualTo(0L);
         assertThat((Long) attribute(name, "RedisLatencyP50Micros")).isPositive();
         long p50 = (Long) attribute(name, "RedisLatencyP50Micros");
@@ -73,6 +74,26 @@ class RateLimitFilterJmxIT {
 
         assertThat(server.queryNames(new ObjectName("dev.ratelimit:type=RateLimiter,webapp="
                 + ObjectName.quote(path) + ",*"), null)).as("no bean of ours after undeploy").isEmpty();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void aBusyClientsAdmissionsFromQuotaLeasesAreCountedApart(Kind kind) throws Exception {
+        String path = "/leasing" + apps.incrementAndGet();
+        Map<String, String> params = FilterParams.of(redis, "limit", "1000", "window", "1h", "algorithm", "gcra",
+                "leases", "true", "policyName", "busy", "keyPrefix", redis.keyPrefix() + path.substring(1) + ":");
+        URI app = containers.get(kind).deploy(WebApp.builder(path).filter("busy", RateLimitFilter.class.getName(),
+                params, "/*").build());
+        ObjectName name = RateLimiterJmx.name(path, "busy", 1);
+
+        for (int i = 0; i < 40; i++) {
+            assertThat(Http.get(app).statusCode()).isEqualTo(200);
+        }
+
+        assertThat(attribute(name, "Allowed")).isEqualTo(40L);
+        assertThat((Long) attribute(name, "LeaseAdmissions")).as("most of a busy client's requests")
+                .isBetween(20L, 39L);
+        containers.get(kind).undeploy(path);
     }
 
     @ParameterizedTest(name = "{0}")

@@ -2,6 +2,7 @@ package dev.ratelimit.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.jmx.RateLimiterJmx;
 import dev.ratelimit.support.RedisKeys;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
@@ -9,6 +10,7 @@ import dev.ratelimit.servlet.containers.ServletContainers.Kind;
 import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.io.ByteArrayInputStream;
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -18,6 +20,8 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,6 +31,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Protocol;
 
 /**
  * {@link RateLimitStatusServlet} mapped as README's snippet maps it, next to two policies, on each
@@ -138,7 +144,7 @@ class StatusPageIT {
         assertThat((String) map(api.get("verdict")).get("text")).startsWith("working: ").contains("29 % denied");
         Map<String, Object> limiter = map(list(api.get("limiters")).get(0));
         assertThat(map(limiter.get("sinceStart"))).containsEntry("allowed", 5L).containsEntry("denied", 2L)
-                .containsEntry("degraded", 0L);
+                .containsEntry("degraded", 0L).as("no leases here").containsEntry("leaseAdmissions", 0L);
         Map<String, Object> recent = map(limiter.get("last5Minutes"));
         assertThat(recent).containsEntry("allowed", 5L).containsEntry("denied", 2L).containsEntry("degraded", 0L);
         assertThat(sum(recent.get("allowedPerSecond"))).isEqualTo(5);
@@ -249,6 +255,54 @@ class StatusPageIT {
         assertThat(sinceStart.get("degraded")).isEqualTo(6L);
         assertThat(html.body()).containsPattern("Redis (unreachable|failing)");
         containers.get(kind).undeploy(path);
+    }
+
+    /**
+     * A Redis user that may not run scripts: Redis answers every decision with NOPERM. That is no
+     * outage, and waiting will not end it: the page says so at the top with what to do, JMX shows
+     * it, and it is counted apart from Redis errors.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void aUserWithoutScriptsIsShownAsARefusalWithWhatToDo(Kind kind) throws Exception {
+        String path = "/noperm" + apps.incrementAndGet();
+        String policy = "noperm" + apps.get();
+        String user = "noscripts" + apps.get() + "x" + System.nanoTime();
+        try (Jedis admin = new Jedis(redis.host(), redis.port())) {
+            admin.sendCommand(Protocol.Command.ACL, "SETUSER", user, "on", ">pw", "~" + redis.keyPrefix() + "*",
+                    "+@all", "-@scripting");
+        }
+        try {
+            URI app = containers.get(kind).deploy(WebApp.builder(path)
+                    .filter("api", RateLimitFilter.class.getName(), FilterParams.of(redis, "limit", "5", "window", "1m",
+                            "policyName", policy, "redisUri", "redis://" + user + ":pw@" + redis.host() + ":"
+                                    + redis.port()), "/api/*")
+                    .servlet("ratelimit-status", RateLimitStatusServlet.class.getName(), statusPath)
+                    .build());
+            for (int i = 0; i < 3; i++) {
+                assertThat(Http.get(app.resolve("api/x")).statusCode()).as("onRedisFailure=allow").isEqualTo(200);
+            }
+
+            Map<String, Object> refused = policy(map(MiniJson.parse(Http.get(status(app, "?format=json")).body())),
+                    policy);
+            assertThat(map(refused.get("verdict")).get("level")).isEqualTo("alert");
+            assertThat((String) map(refused.get("verdict")).get("text")).startsWith("Redis refuses the limiter: ")
+                    .contains("NOPERM", "grant it +@scripting", "onRedisFailure=allow lets requests through");
+            Map<String, Object> limiter = map(list(refused.get("limiters")).get(0));
+            assertThat(map(limiter.get("sinceStart"))).containsEntry("redisRefusals", 3L)
+                    .containsEntry("redisErrors", 0L).containsEntry("degraded", 3L);
+            assertThat((String) limiter.get("redisRefusal")).contains("+@scripting");
+            assertThat(Http.get(status(app, "")).body()).contains("Redis refuses the limiter");
+            ObjectName bean = RateLimiterJmx.name(path, policy, 1);
+            MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
+            assertThat(jmx.getAttribute(bean, "RedisRefusals")).isEqualTo(3L);
+            assertThat((String) jmx.getAttribute(bean, "RedisRefusal")).contains("transport=transaction");
+            containers.get(kind).undeploy(path);
+        } finally {
+            try (Jedis admin = new Jedis(redis.host(), redis.port())) {
+                admin.sendCommand(Protocol.Command.ACL, "DELUSER", user);
+            }
+        }
     }
 
     @ParameterizedTest(name = "{0}")

@@ -4,6 +4,7 @@ import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimiter;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -26,11 +27,13 @@ import java.util.concurrent.TimeUnit;
  *       be asked), {@code cached_denial} (by the local deny cache, without Redis). Each decision counts
  *       once, so their sum is every decision;</li>
  *   <li>{@value #REDIS_LATENCY}, a timer of the Redis calls that answered a decision;</li>
- *   <li>{@value #BREAKER_STATE}, a gauge of the Redis circuit breaker: 0 closed, 1 half-open, 2 open.</li>
+ *   <li>{@value #BREAKER_STATE}, a gauge of the Redis circuit breaker: 0 closed, 1 half-open, 2 open;</li>
+ *   <li>{@value #LEASE_ADMISSIONS}, a counter of the admissions made from quota leases this node
+ *       holds, without Redis (each also counted as {@code allowed}).</li>
  * </ul>
  *
- * <p>Prometheus shows them as {@code ratelimit_decisions_total}, {@code ratelimit_redis_latency_seconds}
- * and {@code ratelimit_breaker_state}. One instance per limiter, given to its builder:
+ * <p>Prometheus shows them as {@code ratelimit_decisions_total}, {@code ratelimit_redis_latency_seconds},
+ * {@code ratelimit_breaker_state} and {@code ratelimit_lease_admissions_total}. One instance per limiter, given to its builder:
  *
  * <pre>{@code
  * RateLimiterMetrics metrics = new RateLimiterMetrics(registry, "shop");
@@ -49,6 +52,8 @@ public final class RateLimiterMetrics implements RateLimitListener, AutoCloseabl
     public static final String REDIS_LATENCY = "ratelimit.redis.latency";
     /** The gauge of the circuit breaker. */
     public static final String BREAKER_STATE = "ratelimit.breaker.state";
+    /** The counter of admissions from quota leases. */
+    public static final String LEASE_ADMISSIONS = "ratelimit.lease.admissions";
 
     private final MeterRegistry registry;
     private final String webapp;
@@ -118,8 +123,14 @@ public final class RateLimiterMetrics implements RateLimitListener, AutoCloseabl
         Gauge gauge = Gauge.builder(BREAKER_STATE, limiter, RateLimiterMetrics::breakerState)
                 .description("Redis circuit breaker: 0 closed, 1 half-open, 2 open")
                 .tag("webapp", webapp).tag("policy", limiter.policyName()).register(registry);
+        // Read from the limiter's own count: the listener cannot tell a lease's admission from Redis's.
+        FunctionCounter leaseAdmissions = FunctionCounter.builder(LEASE_ADMISSIONS, limiter,
+                        each -> each.stats().leaseAdmissions())
+                .description("rate-limit admissions from quota leases held by this node, without Redis")
+                .tag("webapp", webapp).tag("policy", limiter.policyName()).register(registry);
         synchronized (gauges) {
             gauges.add(gauge);
+            gauges.add(leaseAdmissions);
         }
     }
 

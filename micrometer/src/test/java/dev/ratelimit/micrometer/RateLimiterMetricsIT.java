@@ -55,6 +55,30 @@ class RateLimiterMetricsIT {
     }
 
     @Test
+    void admissionsFromQuotaLeasesAreCountedApartAndAsAllowed() {
+        PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        try (RedisStore store = RedisStore.connect(redis.uri());
+                RateLimiterMetrics metrics = new RateLimiterMetrics(prometheus, "/shop")) {
+            RateLimiter limiter = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName("busy")
+                    .rule(Rule.of(Algorithm.FIXED_WINDOW, 1000, Duration.ofHours(1))).leases(true).listener(metrics)
+                    .build();
+            for (int i = 0; i < 20; i++) {
+                limiter.tryAcquire("client");
+            }
+
+            long fromLeases = limiter.stats().leaseAdmissions();
+            assertThat(fromLeases).as("a busy client is lent permits after its first requests").isPositive();
+            assertThat(prometheus.scrape())
+                    .contains("ratelimit_lease_admissions_total{policy=\"busy\",webapp=\"/shop\"} " + fromLeases + ".0")
+                    .contains("ratelimit_decisions_total{outcome=\"allowed\",policy=\"busy\",webapp=\"/shop\"} 20")
+                    .as("only what the leases did not admit reached Redis")
+                    .contains("ratelimit_redis_latency_seconds_count{policy=\"busy\",webapp=\"/shop\"} "
+                            + (20 - fromLeases));
+            limiter.giveBackLeases();
+        }
+    }
+
+    @Test
     void aDeadRedisCountsDegradedDecisionsAndOpensTheBreakerGauge() throws Exception {
         int deadPort;
         try (ServerSocket socket = new ServerSocket(0)) {

@@ -86,7 +86,8 @@ final class HtmlStatusPage {
         RateLimiterStats stats = limiter.stats;
         row("Since start", stats.allowed() + " allowed, " + stats.denied() + " denied (" + stats.localCacheDenials()
                 + " by the local deny cache), " + stats.degraded() + " without Redis, " + stats.redisErrors()
-                + " Redis errors");
+                + " Redis errors, " + stats.redisRefusals() + " Redis refusals" + (stats.leaseAdmissions() == 0 ? "" : "; " + stats.leaseAdmissions()
+                + " admitted from quota leases"));
         row("Circuit breaker", stats.circuitBreakerState());
         row("Redis latency", stats.redisLatencySamples() == 0 ? "no call yet"
                 : "p50 " + stats.redisLatencyP50Micros() + " µs, p90 " + stats.redisLatencyP90Micros() + " µs, p99 "

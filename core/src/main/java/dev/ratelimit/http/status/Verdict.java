@@ -5,7 +5,8 @@ import java.util.Locale;
 
 /**
  * The one line a person reads first: is this policy limiting, and if not, why. The most serious
- * finding wins: Redis failing, then a dry run, then no traffic, else working.
+ * finding wins: Redis refusing the limiter's commands (it will not pass by waiting), Redis failing,
+ * then a dry run, then no traffic, else working.
  */
 final class Verdict {
     /** How the page colours it. */
@@ -30,7 +31,11 @@ final class Verdict {
         long denied = 0;
         long degraded = 0;
         String breaker = "CLOSED";
+        String refusal = null;
         for (LimiterReport limiter : policy.limiters) {
+            if (refusal == null) {
+                refusal = limiter.stats.redisRefusal();
+            }
             allowed += limiter.recent.allowed();
             denied += limiter.recent.denied();
             degraded += limiter.recent.degraded();
@@ -39,6 +44,11 @@ final class Verdict {
             }
         }
         long total = allowed + denied;
+        if (refusal != null) {
+            // Before the breaker: the breaker would only say "unreachable", and waiting will not help.
+            return new Verdict(Level.ALERT, "Redis refuses the limiter: " + refusal + "; meanwhile "
+                    + whatFailureDoes(policy));
+        }
         if (!"CLOSED".equals(breaker)) {
             return new Verdict(Level.ALERT, "Redis unreachable: breaker " + breaker + ", " + whatFailureDoes(policy)
                     + (total == 0 ? "" : " (" + degraded + " of " + total + " decisions in the last 5 minutes)"));

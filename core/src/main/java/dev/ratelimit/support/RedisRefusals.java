@@ -1,0 +1,58 @@
+package dev.ratelimit.support;
+
+import java.util.Locale;
+
+/**
+ * Error replies that waiting will not cure, and what an operator does about each: a user without
+ * the right to run scripts, wrong credentials, a command this Redis does not know, a key of ours
+ * holding another kind of value. Unlike a timeout or a lost connection, these stay until someone
+ * changes the user, the settings or the server, so they are told apart from an outage.
+ */
+public final class RedisRefusals {
+    private RedisRefusals() {
+    }
+
+    /**
+     * What to do about an error Redis answered, or null when it is not a lasting refusal (a
+     * timeout, a failover's READONLY, a cluster moving slots: those may pass by themselves).
+     *
+     * @param messages the failure's message and its causes', outermost first; nulls skipped
+     */
+    public static String remedy(Iterable<String> messages) {
+        for (String message : messages) {
+            String remedy = message == null ? null : remedy(message);
+            if (remedy != null) {
+                return remedy;
+            }
+        }
+        return null;
+    }
+
+    private static String remedy(String message) {
+        String lower = message.toLowerCase(Locale.ROOT);
+        boolean scripts = lower.contains("'eval") || lower.contains("'script") || lower.contains("'fcall");
+        if (lower.contains("noperm")) {
+            return scripts
+                    ? "the Redis user may not run scripts: grant it +@scripting (ACL SETUSER <user> +@scripting), "
+                            + "or set transport=transaction"
+                    : "the Redis user lacks a permission the limiter needs: grant it the limiter's commands and keys "
+                            + "(ACL SETUSER <user> ~<keyPrefix>* +@all, or narrower), or connect as another user";
+        }
+        if (lower.contains("wrongpass") || lower.contains("noauth")
+                || lower.contains("invalid username-password")) {
+            return "Redis refused the credentials: check the user and password in the Redis URI the limiter "
+                    + "connects with";
+        }
+        if (lower.contains("unknown command") || lower.contains("unknown subcommand")) {
+            return scripts
+                    ? "this Redis has scripting disabled or renamed: enable EVAL/EVALSHA, or set transport=transaction"
+                    : "this Redis does not know a command the limiter needs: use Redis 6.2 or newer, "
+                            + "without renamed or disabled commands";
+        }
+        if (lower.contains("wrongtype")) {
+            return "a key under the limiter's key prefix holds another kind of value, written by something else: "
+                    + "give the limiter a keyPrefix of its own";
+        }
+        return null;
+    }
+}

@@ -1,0 +1,188 @@
+package dev.ratelimit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ratelimit.testing.RedisServerExtension;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Protocol;
+
+/**
+ * A Redis user that may not run scripts, as managed services and security teams hand out: a refusal
+ * that waiting will not cure is not an outage. It is logged at ERROR once with what to do, counted
+ * apart from unreachable Redis and shown while it lasts; each request is still answered by
+ * {@code onRedisFailure}. With {@code transport=transaction} the same user is limited exactly.
+ */
+class RedisRefusalIT {
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private static final String USER = "noscripts" + System.nanoTime();
+    private static final String PASSWORD = "pw-" + System.nanoTime();
+
+    @BeforeAll
+    static void createUser() {
+        try (Jedis admin = new Jedis(redis.host(), redis.port())) {
+            admin.sendCommand(Protocol.Command.ACL, "SETUSER", USER, "on", ">" + PASSWORD, "~" + redis.keyPrefix() + "*",
+                    "+@all", "-@scripting");
+        }
+    }
+
+    @AfterAll
+    static void dropUser() {
+        try (Jedis admin = new Jedis(redis.host(), redis.port())) {
+            admin.sendCommand(Protocol.Command.ACL, "DELUSER", USER);
+        }
+    }
+
+    private static String uri(String password) {
+        return "redis://" + USER + ":" + password + "@" + redis.host() + ":" + redis.port();
+    }
+
+    @Test
+    void scriptsRefusedAreLoggedOnceWithWhatToDoAndCountedApartFromAnOutage() {
+        String policy = "refused" + System.nanoTime();
+        String log;
+        RateLimiter limiter;
+        try (RedisStore store = RedisStore.connect(uri(PASSWORD)); CapturedErr err = new CapturedErr()) {
+            limiter = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName(policy)
+                    .onRedisFailure(FailurePolicy.ALLOW).rule(Rule.of(Algorithm.SLIDING_LOG, 3, Duration.ofMinutes(1)))
+                    .build();
+            for (int i = 0; i < 20; i++) {
+                Decision decision = limiter.tryAcquire("c" + (i % 5));
+                assertThat(decision.degraded()).as("answered by onRedisFailure").isTrue();
+                assertThat(decision.allowed()).isTrue();
+            }
+            log = err.text();
+        }
+
+        RateLimiterStats stats = limiter.stats();
+        assertThat(stats.redisRefusals()).isEqualTo(20);
+        assertThat(stats.redisErrors()).as("not counted as Redis being unreachable").isZero();
+        assertThat(stats.circuitBreakerState()).as("Redis answers: nothing to break").isEqualTo("CLOSED");
+        assertThat(stats.redisRefusal()).contains("NOPERM", "+@scripting", "transport=transaction");
+        assertThat(count(log, "ERROR dev.ratelimit.RateLimiter - Rate limit policy '" + policy + "': Redis refuses"))
+                .as(log).isEqualTo(1);
+        assertThat(log).contains("grant it +@scripting", "or set transport=transaction",
+                "Until then onRedisFailure=allow decides every request")
+                .as("not the outage's line").doesNotContain("policy '" + policy + "' cannot reach Redis");
+    }
+
+    @Test
+    void aCallerWithoutAFailurePolicyGetsTheRefusalWithItsRemedy() {
+        try (RedisStore store = RedisStore.connect(uri(PASSWORD))) {
+            RateLimiter limiter = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName("thrown")
+                    .rule(Rule.of(Algorithm.GCRA, 3, Duration.ofMinutes(1))).build();
+
+            assertThatThrownBy(() -> limiter.tryAcquire("c")).isInstanceOfSatisfying(RedisFailureException.class,
+                    e -> {
+                        assertThat(e.redisAnswered()).isTrue();
+                        assertThat(e.remedy()).contains("+@scripting");
+                        assertThat(e.getMessage()).doesNotContain(PASSWORD);
+                    });
+        }
+    }
+
+    @Test
+    void wrongCredentialsAreARefusalThatNamesThemNeverThePassword() {
+        try (RedisStore store = RedisStore.connect(uri("not-" + PASSWORD))) {
+            RateLimiter limiter = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName("wrongpass")
+                    .onRedisFailure(FailurePolicy.DENY).rule(Rule.of(Algorithm.FIXED_WINDOW, 3, Duration.ofMinutes(1)))
+                    .build();
+
+            Decision decision = limiter.tryAcquire("c");
+
+            assertThat(decision.degraded()).isTrue();
+            assertThat(decision.allowed()).isFalse();
+            assertThat(limiter.stats().redisRefusals()).isEqualTo(1);
+            assertThat(limiter.stats().redisRefusal()).contains("check the user and password")
+                    .doesNotContain(PASSWORD);
+        }
+    }
+
+    @Test
+    void theRefusalShowsOnlyUntilRedisDecidesAgain() {
+        String policy = "cured" + System.nanoTime();
+        Rule rule = Rule.of(Algorithm.TOKEN_BUCKET, 5, Duration.ofMinutes(1));
+        try (RedisStore store = RedisStore.connect(uri(PASSWORD))) {
+            RateLimiter limiter = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName(policy)
+                    .onRedisFailure(FailurePolicy.ALLOW).localDenyCache(false).rule(rule).build();
+            assertThat(limiter.tryAcquire("c").degraded()).isTrue();
+            assertThat(limiter.stats().redisRefusal()).isNotNull();
+
+            try (Jedis admin = new Jedis(redis.host(), redis.port())) {
+                admin.sendCommand(Protocol.Command.ACL, "SETUSER", USER, "+@scripting");
+            }
+            try {
+                Decision decision = limiter.tryAcquire("c");
+                assertThat(decision.degraded()).as("the operator granted scripts: Redis decides").isFalse();
+                assertThat(decision.remaining()).isEqualTo(4);
+                assertThat(limiter.stats().redisRefusal()).isNull();
+                assertThat(limiter.stats().redisRefusals()).as("what happened stays counted").isEqualTo(1);
+            } finally {
+                try (Jedis admin = new Jedis(redis.host(), redis.port())) {
+                    admin.sendCommand(Protocol.Command.ACL, "SETUSER", USER, "-@scripting");
+                }
+            }
+        }
+    }
+
+    /**
+     * What the scripts cannot do, MULTI/EXEC does: the same user, two limiters and 32 threads, never
+     * one admission over the limit.
+     */
+    @Test
+    void theTransactionTransportLimitsAUserWithoutScriptsExactly() throws Exception {
+        String policy = "tx" + System.nanoTime();
+        Rule rule = Rule.of(Algorithm.FIXED_WINDOW, 40, Duration.ofHours(1));
+        try (RedisStore a = RedisStore.connect(uri(PASSWORD)); RedisStore b = RedisStore.connect(uri(PASSWORD))) {
+            RateLimiter onA = RateLimiter.builder(a).keyPrefix(redis.keyPrefix()).policyName(policy)
+                    .transport(Transport.TRANSACTION).localDenyCache(false).rule(rule).build();
+            RateLimiter onB = RateLimiter.builder(b).keyPrefix(redis.keyPrefix()).policyName(policy)
+                    .transport(Transport.TRANSACTION).localDenyCache(false).rule(rule).build();
+
+            int admitted = AlgorithmContract.hammer(200, 32, i -> (i % 2 == 0 ? onA : onB).tryAcquire("c").allowed());
+
+            assertThat(admitted).isEqualTo(40);
+            assertThat(onA.stats().redisRefusals() + onB.stats().redisRefusals()).isZero();
+        }
+    }
+
+    private static int count(String text, String part) {
+        Matcher matcher = Pattern.compile(Pattern.quote(part)).matcher(text);
+        int count = 0;
+        while (matcher.find()) {
+            count++;
+        }
+        return count;
+    }
+
+    /** What the SLF4J simple logger writes to System.err meanwhile (it looks System.err up on each line). */
+    private static final class CapturedErr implements AutoCloseable {
+        private final PrintStream original = System.err;
+        private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+
+        CapturedErr() {
+            System.setErr(new PrintStream(bytes, true));
+        }
+
+        String text() {
+            return new String(bytes.toByteArray(), StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public void close() {
+            System.setErr(original);
+        }
+    }
+}
