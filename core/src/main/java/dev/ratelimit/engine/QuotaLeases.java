@@ -267,8 +267,10 @@ public final class QuotaLeases {
          */
         synchronized long settleForNext(long now) {
             settle(now);
+            // Over the whole time since: a lease used to its end took a lease's life, and a client
+            // back after a long pause has a pace near nothing.
             long since = Math.max(1, now - sentAt);
-            long expected = since >= lifetimeNanos ? 0 : (used + 1) * lifetimeNanos / since;
+            long expected = (used + 1) * lifetimeNanos / since;
             quickReturn = expected >= MIN_EXPECTED;
             if (!quickReturn || !paced) {
                 return 0;

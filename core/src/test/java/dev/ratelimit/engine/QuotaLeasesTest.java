@@ -92,6 +92,21 @@ class QuotaLeasesTest {
     }
 
     @Test
+    void aBusyClientWhoseLeaseLastedItsWholeLifeGoesOnLeasing() {
+        comesBackQuicklyTwice("c");
+        leases.ask("c");
+        grant("c", 900, 40);
+        for (int i = 0; i < 30; i++) {
+            leases.admit("c", 1);
+            advance(Duration.ofMillis(34));
+        }
+
+        assertThat(leases.admit("c", 1)).as("ended after a second").isNull();
+        assertThat(leases.ask("c")).as("30 used in 1.02 s: asks what it used, no pause to prove its pace again")
+                .isEqualTo(30);
+    }
+
+    @Test
     void aClientNeverAsksMoreThanItsPacePredicts() {
         comesBackQuicklyTwice("c");
         assertThat(leases.ask("c")).isEqualTo(1);
