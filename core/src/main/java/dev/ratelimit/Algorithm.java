@@ -37,7 +37,7 @@ public enum Algorithm {
     /** Counts requests in consecutive windows that start with a client's first request. */
     FIXED_WINDOW("fixed-window", Algorithm::limitAndWindow, Trait.EXACT, Trait.ADAPTIVE, Trait.TRANSACTION),
     /** Remembers each admitted request for one window; the default, exact at any instant. */
-    SLIDING_LOG("sliding-log", Algorithm::limitAndWindow, Trait.EXACT, Trait.ADAPTIVE),
+    SLIDING_LOG("sliding-log", Algorithm::limitAndWindow, Trait.EXACT, Trait.ADAPTIVE, Trait.TRANSACTION),
     /** Weights the previous window's count by how much of it still overlaps the sliding window. */
     SLIDING_WINDOW("sliding-window", Algorithm::limitAndWindow, Trait.ADAPTIVE),
     /** A bucket of {@code burst} tokens refilled at {@code limit} per {@code window}. */

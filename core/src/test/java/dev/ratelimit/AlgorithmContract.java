@@ -91,7 +91,11 @@ abstract class AlgorithmContract {
             cases.add(Arguments.of(algorithm, Transport.LUA));
         }
         if (transports().contains(Transport.TRANSACTION)) {
-            cases.add(Arguments.of(Algorithm.FIXED_WINDOW, Transport.TRANSACTION));
+            for (Algorithm algorithm : Algorithm.values()) {
+                if (algorithm.runsAsTransaction()) {
+                    cases.add(Arguments.of(algorithm, Transport.TRANSACTION));
+                }
+            }
         }
         return cases.stream();
     }

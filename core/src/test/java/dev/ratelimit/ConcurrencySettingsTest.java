@@ -40,7 +40,7 @@ class ConcurrencySettingsTest {
         assertThatThrownBy(() -> RateLimiter.builder(store).rule(threeInFlight).rule(other).build())
                 .hasMessageStartingWith("rules of algorithm concurrency must be one per limiter");
         assertThatThrownBy(() -> RateLimiter.builder(store).rule(threeInFlight).transport(Transport.TRANSACTION)
-                .build()).hasMessageStartingWith("transport 'transaction' supports exactly one fixed-window rule");
+                .build()).hasMessageStartingWith("transport 'transaction' supports exactly one rule, of fixed-window or sliding-log");
         assertThatThrownBy(() -> RateLimiter.builder(store).rule(threeInFlight).adaptive(AdaptiveLimit.floor(0.5))
                 .build()).hasMessageContaining("adaptive limits apply to fixed-window, sliding-log, sliding-window and "
                         + "gcra, but rule 3/30s uses concurrency (it limits requests in flight; lower its limit "

@@ -55,17 +55,20 @@ class RateLimiterBuilderTest {
     }
 
     @Test
-    void transactionsRunOnlyOneFixedWindow() {
-        assertThatThrownBy(() -> RateLimiter.builder(store).transport(Transport.TRANSACTION).rule(perSecond).build())
+    void transactionsRunOnlyOneFixedWindowOrSlidingLog() {
+        Rule gcra = Rule.of(Algorithm.GCRA, 10, Duration.ofSeconds(1));
+        assertThatThrownBy(() -> RateLimiter.builder(store).transport(Transport.TRANSACTION).rule(gcra).build())
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("transport 'transaction' supports exactly one fixed-window rule (MULTI/EXEC cannot make "
-                        + "a decision all or nothing), but the rules were [10/1s: sliding-log 10 per 1s]; use "
-                        + "transport 'lua' for other algorithms and for several rules");
+                .hasMessage("transport 'transaction' supports exactly one rule, of fixed-window or sliding-log "
+                        + "(MULTI/EXEC cannot make a decision all or nothing), but the rules were [10/1s: gcra 10 per "
+                        + "1s, burst 10]; use transport 'lua' for other algorithms and for several rules");
+        assertThat(RateLimiter.builder(store).transport(Transport.TRANSACTION).rule(perSecond).build().transport())
+                .as("sliding-log").isEqualTo(Transport.TRANSACTION);
         Rule fixed = Rule.of(Algorithm.FIXED_WINDOW, 10, Duration.ofSeconds(1));
         Rule fixedHourly = Rule.of(Algorithm.FIXED_WINDOW, 100, Duration.ofHours(1));
         assertThatThrownBy(() -> RateLimiter.builder(store).transport(Transport.TRANSACTION).rule(fixed)
                 .rule(fixedHourly).build())
-                .hasMessageStartingWith("transport 'transaction' supports exactly one fixed-window rule");
+                .hasMessageStartingWith("transport 'transaction' supports exactly one rule, of fixed-window or sliding-log");
         assertThat(RateLimiter.builder(store).transport(Transport.TRANSACTION).rule(fixed).build().transport())
                 .isEqualTo(Transport.TRANSACTION);
     }

@@ -14,6 +14,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Protocol;
 
@@ -138,13 +140,15 @@ class RedisRefusalIT {
     }
 
     /**
-     * What the scripts cannot do, MULTI/EXEC does: the same user, two limiters and 32 threads, never
-     * one admission over the limit.
+     * What the scripts cannot do, MULTI/EXEC does: the same user, two limiters and 32 threads, exactly
+     * the limit admitted. The sliding log's transactions race each other for the one key here, and
+     * those that lose try again.
      */
-    @Test
-    void theTransactionTransportLimitsAUserWithoutScriptsExactly() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Algorithm.class, names = {"FIXED_WINDOW", "SLIDING_LOG"})
+    void theTransactionTransportLimitsAUserWithoutScriptsExactly(Algorithm algorithm) throws Exception {
         String policy = "tx" + System.nanoTime();
-        Rule rule = Rule.of(Algorithm.FIXED_WINDOW, 40, Duration.ofHours(1));
+        Rule rule = Rule.of(algorithm, 40, Duration.ofHours(1));
         try (RedisStore a = RedisStore.connect(uri(PASSWORD)); RedisStore b = RedisStore.connect(uri(PASSWORD))) {
             RateLimiter onA = RateLimiter.builder(a).keyPrefix(redis.keyPrefix()).policyName(policy)
                     .transport(Transport.TRANSACTION).localDenyCache(false).rule(rule).build();
@@ -155,6 +159,10 @@ class RedisRefusalIT {
 
             assertThat(admitted).isEqualTo(40);
             assertThat(onA.stats().redisRefusals() + onB.stats().redisRefusals()).isZero();
+            assertThat(onA.stats().redisErrors() + onB.stats().redisErrors()).as("no race given up on").isZero();
+            Decision denied = onA.tryAcquire("c");
+            assertThat(denied.allowed()).isFalse();
+            assertThat(denied.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofHours(1));
         }
     }
 

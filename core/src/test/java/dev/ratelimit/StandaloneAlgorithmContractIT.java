@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -46,16 +47,42 @@ class StandaloneAlgorithmContractIT extends AlgorithmContract {
         redis.client().scriptFlush();
     }
 
-    /** Switches between the transaction transport's fixed-window and every script, both ways. */
+    /** Switches between each algorithm of the transaction transport and every other script, both ways. */
     Stream<Arguments> transportSwitches() {
         List<Arguments> cases = new ArrayList<>();
-        for (Algorithm other : Algorithm.values()) {
-            if (other != Algorithm.FIXED_WINDOW) {
-                cases.add(Arguments.of(other, Transport.LUA, Algorithm.FIXED_WINDOW, Transport.TRANSACTION));
-                cases.add(Arguments.of(Algorithm.FIXED_WINDOW, Transport.TRANSACTION, other, Transport.LUA));
+        for (Algorithm transacted : Algorithm.values()) {
+            if (!transacted.runsAsTransaction()) {
+                continue;
+            }
+            for (Algorithm other : Algorithm.values()) {
+                if (other != transacted) {
+                    cases.add(Arguments.of(other, Transport.LUA, transacted, Transport.TRANSACTION));
+                    cases.add(Arguments.of(transacted, Transport.TRANSACTION, other, Transport.LUA));
+                }
             }
         }
         return cases.stream();
+    }
+
+    /**
+     * The transaction transport keeps the very log the script keeps: a policy moved from one to the
+     * other (a user whose scripting was taken away, or given back) goes on counting, exactly.
+     */
+    @Test
+    void aSlidingLogGoesOnCountingAcrossTransportsBothWays() {
+        String policy = "log-across-" + policies.incrementAndGet();
+        Rule rule = Rule.of(Algorithm.SLIDING_LOG, 6, Duration.ofHours(1));
+        RateLimiter scripted = limiter(nodeA, policy, Transport.LUA, rule);
+        RateLimiter transacted = limiter(nodeB, policy, Transport.TRANSACTION, rule);
+
+        assertThat(scripted.tryAcquire("c", 2).remaining()).isEqualTo(4);
+        assertThat(transacted.tryAcquire("c", 3).remaining()).isEqualTo(1);
+        assertThat(scripted.tryAcquire("c").remaining()).isZero();
+        Decision denied = transacted.tryAcquire("c");
+        assertThat(denied.allowed()).isFalse();
+        assertThat(denied.retryAfter()).as("until the first request leaves the log")
+                .isBetween(Duration.ofMinutes(59), Duration.ofHours(1));
+        assertThat(scripted.peek("c").remaining()).isZero();
     }
 
     @ParameterizedTest(name = "{0} over {1}, then {2} over {3}")

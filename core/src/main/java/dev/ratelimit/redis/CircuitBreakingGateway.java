@@ -33,6 +33,11 @@ public final class CircuitBreakingGateway implements RedisGateway {
     }
 
     @Override
+    public long[] slidingLogInTransaction(String key, long permits, long limit, long windowMicros, boolean consume) {
+        return call(() -> delegate.slidingLogInTransaction(key, permits, limit, windowMicros, consume));
+    }
+
+    @Override
     public void delete(List<String> keys) {
         call(() -> {
             delegate.delete(keys);

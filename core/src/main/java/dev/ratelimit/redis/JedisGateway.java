@@ -4,7 +4,9 @@ import dev.ratelimit.RedisFailureException;
 import dev.ratelimit.support.Durations;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import redis.clients.jedis.AbstractTransaction;
 import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
@@ -19,6 +21,12 @@ import redis.clients.jedis.exceptions.JedisRedirectionException;
  * make their own connections use {@link NodeGateway}, which keeps health per node.
  */
 public final class JedisGateway implements RedisGateway {
+    /**
+     * How long a transaction decision keeps trying while other clients change the same log: the
+     * caller's client has its own timeouts, which this gateway cannot read.
+     */
+    private static final long TRANSACTION_PATIENCE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
     private final UnifiedJedis jedis;
     private final boolean owned;
     private final String description;
@@ -132,6 +140,16 @@ public final class JedisGateway implements RedisGateway {
     public long[] readWindow(String key) {
         return call("reading a counter in a MULTI/EXEC transaction",
                 () -> WindowTransactions.read(transactions(), key));
+    }
+
+    @Override
+    public long[] slidingLogInTransaction(String key, long permits, long limit, long windowMicros, boolean consume) {
+        return call("deciding a sliding log in a MULTI/EXEC transaction", () -> {
+            try (AbstractTransaction transaction = jedis.transaction(false)) {
+                return SlidingLogTransactions.decide(WatchedSession.over(transaction, key), key, permits, limit,
+                        windowMicros, consume, TRANSACTION_PATIENCE_NANOS).toArray();
+            }
+        });
     }
 
     /** Each transaction on a pooled connection of its own. */

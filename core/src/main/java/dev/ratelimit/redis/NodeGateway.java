@@ -184,6 +184,20 @@ public final class NodeGateway implements RedisGateway {
     }
 
     @Override
+    public long[] slidingLogInTransaction(String key, long permits, long limit, long windowMicros, boolean consume) {
+        return route(key, "deciding a sliding log in a MULTI/EXEC transaction", (connection, asking) -> {
+            try {
+                return SlidingLogTransactions.decide(WatchedSession.over(connection), key, permits, limit,
+                        windowMicros, consume, coalescingWait.toNanos()).toArray();
+            } catch (RuntimeException e) {
+                // Replies of a broken-off exchange may still be on the wire, or a WATCH left: never reuse it.
+                connection.setBroken();
+                throw e;
+            }
+        });
+    }
+
+    @Override
     public void delete(List<String> keys) {
         route(keys.get(0), "deleting keys", (connection, asking) -> {
             ask(connection, asking);

@@ -51,6 +51,13 @@ public interface RedisGateway extends AutoCloseable {
      */
     long[] readWindow(String key);
 
+    /**
+     * One {@code sliding-log} decision in WATCH and MULTI/EXEC, for users that may not run scripts
+     * ({@link SlidingLogTransactions}): {allowed (1 or 0), remaining, retry-after and reset-after in
+     * microseconds}. A denial or a peek writes nothing.
+     */
+    long[] slidingLogInTransaction(String key, long permits, long limit, long windowMicros, boolean consume);
+
     /** Whether MULTI/EXEC is available (not on Redis Cluster, where Jedis runs no transactions). */
     boolean supportsTransactions();
 

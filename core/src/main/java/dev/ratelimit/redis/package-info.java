@@ -1,6 +1,6 @@
 /**
  * The Redis transport, behind one seam ({@link dev.ratelimit.redis.RedisGateway}: eval, a window
- * counter, delete, and batches): nodes and their pools (standalone, Sentinel, Cluster), connections
+ * counter and a sliding log in MULTI/EXEC, delete, and batches): nodes and their pools (standalone, Sentinel, Cluster), connections
  * no restart made stale, a circuit breaker per node, coalescing of concurrent calls, pipelines and
  * redirects, and the scripts as Redis runs them ({@link dev.ratelimit.redis.LuaScript}). The only
  * package that sees Jedis, with {@code RedisStore}. Not API.

@@ -6,7 +6,8 @@ import dev.ratelimit.support.BadArgument;
 import java.util.List;
 
 /**
- * What the {@code transaction} transport can decide: one MULTI/EXEC window counter. Read by its
+ * What the {@code transaction} transport can decide: one {@code fixed-window} or {@code sliding-log}
+ * rule in MULTI/EXEC. Read by its
  * evaluator and, to fail at startup with the setting's name, by the HTTP settings.
  */
 public final class TransactionRules {
@@ -14,13 +15,14 @@ public final class TransactionRules {
     }
 
     /**
-     * @throws IllegalArgumentException unless the rules are exactly one fixed-window rule
+     * @throws IllegalArgumentException unless the rules are exactly one rule whose algorithm runs as a
+     *     transaction
      */
     public static void check(List<Rule> rules) {
         if (rules.size() != 1 || !rules.get(0).algorithm().runsAsTransaction()) {
-            throw new BadArgument("transport", "transport 'transaction' supports exactly one "
-                    + Algorithm.namesWhere(Algorithm::runsAsTransaction) + " rule (MULTI/EXEC cannot make a decision "
-                    + "all or nothing), but the rules were " + rules
+            throw new BadArgument("transport", "transport 'transaction' supports exactly one rule, of "
+                    + Algorithm.namesWhere(Algorithm::runsAsTransaction).replace(" and ", " or ")
+                    + " (MULTI/EXEC cannot make a decision all or nothing), but the rules were " + rules
                     + "; use transport 'lua' for other algorithms and for several rules");
         }
     }

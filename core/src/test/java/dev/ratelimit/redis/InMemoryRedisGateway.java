@@ -228,6 +228,12 @@ public final class InMemoryRedisGateway implements RedisGateway {
         return counter == null ? new long[] {0, -2} : new long[] {counter.count, counter.expiresAtMillis - nowMillis()};
     }
 
+    /** Not modelled: the transaction transport's sliding log runs against a real Redis only. */
+    @Override
+    public long[] slidingLogInTransaction(String key, long permits, long limit, long windowMicros, boolean consume) {
+        throw new UnsupportedOperationException("sliding-log over transport transaction is tested on a real Redis");
+    }
+
     @Override
     public synchronized void delete(List<String> keys) {
         begin(Call.DELETE);

@@ -196,13 +196,22 @@ class HttpPolicyTest {
         "redisTimeout   | 0ms       | init-param 'redisTimeout' must be between 1ms and 1m, but was 0ms",
         "redisPoolSize  | many      | init-param 'redisPoolSize' must be a whole number between 1 and 10000, but was 'many'",
         "redisClusterNodes | a:b    | init-param 'redisClusterNodes' must list host:port pairs separated by commas, but 'a:b' in 'a:b' is not one",
-        "transport      | transaction | init-param 'transport': transport 'transaction' supports exactly one fixed-window rule (MULTI/EXEC cannot make a decision all or nothing), but the rules were [100/1m: sliding-log 100 per 1m]; use transport 'lua' for other algorithms and for several rules",
     })
     void badValuesAreNamedWithTheirValue(String name, String value, String message) {
         Map<String, String> words = words("limit", "100", "window", "1m");
         words.put(name, value);
         assertThatThrownBy(() -> parser(Map.of()).parse(words))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage(message);
+    }
+
+    @Test
+    void theTransactionTransportRefusesAlgorithmsItCannotDecideNamingTheSetting() {
+        assertThatThrownBy(() -> parse("limit", "100", "window", "1m", "algorithm", "gcra", "transport", "transaction"))
+                .hasMessage("init-param 'transport': transport 'transaction' supports exactly one rule, of fixed-window "
+                        + "or sliding-log (MULTI/EXEC cannot make a decision all or nothing), but the rules were "
+                        + "[100/1m: gcra 100 per 1m, burst 100]; use transport 'lua' for other algorithms and for several rules");
+        assertThat(parse("limit", "100", "window", "1m", "transport", "transaction").toString())
+                .contains("sliding-log", "transport transaction");
     }
 
     @Test
