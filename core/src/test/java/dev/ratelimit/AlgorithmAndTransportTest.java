@@ -22,7 +22,7 @@ class AlgorithmAndTransportTest {
         assertThat(Algorithm.namesWhere(Algorithm::usesBurst)).isEqualTo("token-bucket, leaky-bucket and gcra");
         assertThat(Algorithm.namesWhere(Algorithm::adapts))
                 .isEqualTo("fixed-window, sliding-log, sliding-window and gcra");
-        assertThat(Algorithm.namesWhere(Algorithm::runsAsTransaction)).isEqualTo("fixed-window");
+        assertThat(Algorithm.namesWhere(Algorithm::runsAsTransaction)).isEqualTo("fixed-window and sliding-log");
         assertThat(Algorithm.namesWhere(algorithm -> !algorithm.isExact())).isEqualTo("sliding-window");
         for (Algorithm algorithm : Algorithm.values()) {
             Rule rule = Rule.of(algorithm, 10, java.time.Duration.ofSeconds(1));
