@@ -1,11 +1,6 @@
 package dev.ratelimit;
 
 import dev.ratelimit.support.RedisRefusals;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.IdentityHashMap;
-import java.util.List;
-import java.util.Set;
 
 /**
  * Redis could not be asked or did not answer properly: a timeout, a lost connection, an error
@@ -50,11 +45,6 @@ public class RedisFailureException extends RuntimeException {
      * lost connection, a failover): that may pass by itself.
      */
     public String remedy() {
-        List<String> messages = new ArrayList<>();
-        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-        for (Throwable each = this; each != null && seen.add(each); each = each.getCause()) {
-            messages.add(each.getMessage());
-        }
-        return RedisRefusals.remedy(messages);
+        return RedisRefusals.remedy(this);
     }
 }

@@ -113,8 +113,12 @@ public final class DecisionAccounting {
         String remedy = e.remedy();
         if (remedy != null) {
             redisRefusals.incrementAndGet();
-            // Redis ends some replies with a full stop of its own.
-            String what = String.valueOf(e.getMessage()).replaceFirst("\\.+$", "");
+            // Built when the refusal begins or changes kind, not again for every request it refuses.
+            String inForce = refusal;
+            if (inForce != null && inForce.endsWith(remedy)) {
+                return;
+            }
+            String what = withoutFullStop(String.valueOf(e.getMessage()));
             refusal = what + "; to fix: " + remedy;
             if (loggedRemedies.add(remedy)) {
                 LimiterLog.LOG.error("Rate limit policy '{}': Redis refuses the limiter's commands, and waiting will not "
@@ -135,6 +139,15 @@ public final class DecisionAccounting {
                     policyName, e.redisAnswered() ? "gets error replies from Redis" : "cannot reach Redis", failurePolicy,
                     failures, e.getMessage());
         }
+    }
+
+    /** Redis ends some replies with a full stop of its own; the log line adds its own punctuation. */
+    private static String withoutFullStop(String message) {
+        int end = message.length();
+        while (end > 0 && message.charAt(end - 1) == '.') {
+            end--;
+        }
+        return message.substring(0, end);
     }
 
     public long allowed() {

@@ -173,28 +173,21 @@ public final class NodeGateway implements RedisGateway {
     @Override
     public long[] incrementInWindow(String key, long permits, long windowMillis) {
         return route(key, "counting in a MULTI/EXEC transaction", (connection, asking) ->
-                transaction(connection, transactions -> WindowTransactions.increment(transactions, key, permits,
+                whole(connection, () -> WindowTransactions.increment(transactions(connection), key, permits,
                         windowMillis)));
     }
 
     @Override
     public long[] readWindow(String key) {
         return route(key, "reading a counter in a MULTI/EXEC transaction", (connection, asking) ->
-                transaction(connection, transactions -> WindowTransactions.read(transactions, key)));
+                whole(connection, () -> WindowTransactions.read(transactions(connection), key)));
     }
 
     @Override
     public long[] slidingLogInTransaction(String key, long permits, long limit, long windowMicros, boolean consume) {
-        return route(key, "deciding a sliding log in a MULTI/EXEC transaction", (connection, asking) -> {
-            try {
-                return SlidingLogTransactions.decide(WatchedSession.over(connection), key, permits, limit,
-                        windowMicros, consume, coalescingWait.toNanos()).toArray();
-            } catch (RuntimeException e) {
-                // Replies of a broken-off exchange may still be on the wire, or a WATCH left: never reuse it.
-                connection.setBroken();
-                throw e;
-            }
-        });
+        return route(key, "deciding a sliding log in a MULTI/EXEC transaction", (connection, asking) ->
+                whole(connection, () -> SlidingLogTransactions.decide(WatchedSession.over(connection), key, permits,
+                        limit, windowMicros, consume, coalescingWait.toNanos()).toArray()));
     }
 
     @Override
@@ -206,12 +199,18 @@ public final class NodeGateway implements RedisGateway {
     }
 
     /** Transactions one after another on one connection of the key's node, which stays open. */
-    private static <T> T transaction(Connection connection,
-            java.util.function.Function<WindowTransactions.Source, T> body) {
+    private static WindowTransactions.Source transactions(Connection connection) {
+        return watching -> new Transaction(connection, !watching, false);
+    }
+
+    /**
+     * An exchange of several commands on one connection: if it breaks off, replies may still be on
+     * the wire, or a WATCH left on it, so the connection is never reused.
+     */
+    private static <T> T whole(Connection connection, Supplier<T> exchange) {
         try {
-            return body.apply(watching -> new Transaction(connection, !watching, false));
+            return exchange.get();
         } catch (RuntimeException e) {
-            // Replies of a broken-off transaction may still be on the wire: never reuse the connection.
             connection.setBroken();
             throw e;
         }

@@ -12,15 +12,19 @@ public final class RedisRefusals {
     private RedisRefusals() {
     }
 
+    /** Causes followed at most: enough for any client's wrapping, and no loop on a cyclic chain. */
+    private static final int MOST_CAUSES = 16;
+
     /**
      * What to do about an error Redis answered, or null when it is not a lasting refusal (a
      * timeout, a failover's READONLY, a cluster moving slots: those may pass by themselves).
      *
-     * @param messages the failure's message and its causes', outermost first; nulls skipped
+     * @param failure read with its causes, outermost first; the first refusal found counts
      */
-    public static String remedy(Iterable<String> messages) {
-        for (String message : messages) {
-            String remedy = message == null ? null : remedy(message);
+    public static String remedy(Throwable failure) {
+        Throwable each = failure;
+        for (int depth = 0; each != null && depth < MOST_CAUSES; depth++, each = each.getCause()) {
+            String remedy = each.getMessage() == null ? null : remedy(each.getMessage());
             if (remedy != null) {
                 return remedy;
             }

@@ -2,14 +2,17 @@ package dev.ratelimit.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.Arrays;
-import java.util.Collections;
 import org.junit.jupiter.api.Test;
 
 /** Error replies as Redis 6.2 and 7.x word them: which are lasting refusals, and what each asks of the operator. */
 class RedisRefusalsTest {
+    /** A failure whose message is the first, caused by one with the second, and so on. */
     private static String remedy(String... messages) {
-        return RedisRefusals.remedy(Arrays.asList(messages));
+        Throwable failure = null;
+        for (int i = messages.length - 1; i >= 0; i--) {
+            failure = new RuntimeException(messages[i], failure);
+        }
+        return RedisRefusals.remedy(failure);
     }
 
     @Test
@@ -40,7 +43,7 @@ class RedisRefusalsTest {
         assertThat(remedy("Read timed out", null, "java.net.SocketTimeoutException: Read timed out")).isNull();
         assertThat(remedy("LOADING Redis is loading the dataset in memory")).isNull();
         assertThat(remedy("CLUSTERDOWN The cluster is down")).isNull();
-        assertThat(RedisRefusals.remedy(Collections.<String>emptyList())).isNull();
+        assertThat(RedisRefusals.remedy((Throwable) null)).isNull();
     }
 
     @Test
