@@ -104,7 +104,7 @@ public final class Launcher implements AutoCloseable {
             WebAppContext webapp = new WebAppContext();
             webapp.setContextPath("/");
             webapp.setWar(war.toAbsolutePath().toString());
-            // The WAR says ${env:REDIS_URL:-redis://localhost:6379}; point it at this Redis without
+            // The WAR says ${env:REDIS_URL:redis://localhost:6379}; point it at this Redis without
             // changing the WAR, as a deployer's override-web.xml would.
             webapp.addOverrideDescriptor(override.toString());
             webapp.setThrowUnavailableOnStartupException(true);

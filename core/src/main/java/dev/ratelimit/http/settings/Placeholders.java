@@ -6,9 +6,14 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * {@code ${env:NAME}}, {@code ${env:NAME:-default}} and {@code ${sys:name}} in setting values, so
+ * {@code ${env:NAME}}, {@code ${env:NAME:default}} and {@code ${sys:name}} in setting values, so
  * one WAR can take its Redis address and limits from the server it runs on. Nothing else is a
  * placeholder: {@code ${jndi:...}} and the like are refused, never looked up.
+ *
+ * <p>The default follows the first colon after the name. The shell's {@code ${env:NAME:-default}}
+ * is read the same way, but only Jetty passes it on: Tomcat replaces every {@code ${…:-…}} in
+ * web.xml with its default before a filter sees it (it looks up system properties, never the
+ * environment), so on Tomcat that form always yields the default. {@code :default} it leaves alone.
  */
 final class Placeholders {
     private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{([^}]*)}");
@@ -36,9 +41,12 @@ final class Placeholders {
             int colon = body.indexOf(':');
             String source = colon < 0 ? "" : body.substring(0, colon);
             String rest = colon < 0 ? "" : body.substring(colon + 1);
-            int dash = rest.indexOf(":-");
-            String key = dash < 0 ? rest : rest.substring(0, dash);
-            String fallback = dash < 0 ? null : rest.substring(dash + 2);
+            int separator = rest.indexOf(':');
+            String key = separator < 0 ? rest : rest.substring(0, separator);
+            String fallback = separator < 0 ? null : rest.substring(separator + 1);
+            if (fallback != null && fallback.startsWith("-")) {
+                fallback = fallback.substring(1);
+            }
             String value;
             if ("env".equals(source) && !key.isEmpty()) {
                 value = environment.apply(key);
@@ -46,14 +54,14 @@ final class Placeholders {
                 value = systemProperties.apply(key);
             } else {
                 throw BadArgument.predicate(setting, "has the placeholder '" + matcher.group()
-                        + "', but placeholders must be ${env:NAME}, ${env:NAME:-default} or ${sys:name}");
+                        + "', but placeholders must be ${env:NAME}, ${env:NAME:default} or ${sys:name}");
             }
             if (value == null) {
                 value = fallback;
             }
             if (value == null) {
                 throw BadArgument.predicate(setting, "refers to " + matcher.group() + ", which is not set; set it "
-                        + "or give a default: ${" + source + ":" + key + ":-value}");
+                        + "or give a default: ${" + source + ":" + key + ":value}");
             }
             matcher.appendReplacement(out, Matcher.quoteReplacement(value));
         }

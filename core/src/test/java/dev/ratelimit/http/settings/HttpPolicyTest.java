@@ -159,6 +159,20 @@ class HttpPolicyTest {
         assertThat(policy.toString()).contains("keyPrefix 'ratelimit:'");
     }
 
+    @Test
+    void aDefaultFollowsTheFirstColonAsTomcatLeavesItOrTheShellsColonDash() {
+        // Tomcat turns ${…:-default} in web.xml into its default before the filter sees it: the
+        // form that survives every server is ${env:NAME:default}. A default may hold colons.
+        HttpPolicy policy = parse("limit", "${env:UNSET_LIMIT:40}", "window", "${sys:unset.window:-2s}",
+                "redisUri", "${env:UNSET_URL:redis://cache.internal:6391}", "keyPrefix", "${env:UNSET_PREFIX:}");
+        assertThat(policy.rule().limit()).isEqualTo(40);
+        assertThat(policy.rule().window()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(policy.redisSettings().host()).isEqualTo("cache.internal");
+        assertThat(policy.redisSettings().port()).isEqualTo(6391);
+        assertThat(policy.toString()).contains("keyPrefix 'ratelimit:'");
+        assertThat(parse("limit", "${env:API_LIMIT:40}", "window", "1m").rule().limit()).as("set wins").isEqualTo(250);
+    }
+
     @ParameterizedTest(name = "{0}={1}")
     @CsvSource(delimiter = '|', value = {
         "limit          | abc       | init-param 'limit' must be a whole number of at least 1, such as 100, but was 'abc'",
@@ -260,10 +274,10 @@ class HttpPolicyTest {
     void placeholderMistakesAreNamed() {
         assertThatThrownBy(() -> parse("limit", "${env:UNSET_LIMIT}", "window", "1m"))
                 .hasMessage("init-param 'limit' refers to ${env:UNSET_LIMIT}, which is not set; set it or give a "
-                        + "default: ${env:UNSET_LIMIT:-value}");
+                        + "default: ${env:UNSET_LIMIT:value}");
         assertThatThrownBy(() -> parse("limit", "${jndi:x}", "window", "1m"))
                 .hasMessage("init-param 'limit' has the placeholder '${jndi:x}', but placeholders must be ${env:NAME}, "
-                        + "${env:NAME:-default} or ${sys:name}");
+                        + "${env:NAME:default} or ${sys:name}");
     }
 
     @Test
