@@ -1,0 +1,105 @@
+package dev.ratelimit.servers;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ratelimit.servers.ServerLine.Namespace;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * An exploded WAR as a user builds one from README: its web.xml is the README's "web.xml snippet"
+ * block, WEB-INF/lib the filter jar of the server's namespace with what it needs at run time, and
+ * two static files behind the {@code /api/*} filter ({@code api/orders}, and {@code api/health},
+ * which the snippet excludes from limiting).
+ */
+final class SmokeWar {
+    private static final String SNIPPET_MARKER = "<!-- web.xml snippet";
+    private static final String README_REDIS_URI = "${env:REDIS_URL:redis://localhost:6379}";
+
+    private final String snippet;
+    private final Map<String, String> contextParams = new LinkedHashMap<>();
+
+    private SmokeWar(String snippet) {
+        this.snippet = snippet;
+    }
+
+    /** README's snippet, unchanged. */
+    static SmokeWar readme() throws IOException {
+        String readme = Files.readString(Path.of("..", "README.md"));
+        int marker = readme.indexOf(SNIPPET_MARKER);
+        assertThat(marker).as("README marks its web.xml snippet").isPositive();
+        int start = readme.indexOf("```xml", marker) + "```xml".length();
+        String snippet = readme.substring(start, readme.indexOf("```", start));
+        assertThat(snippet).as("the snippet takes Redis from REDIS_URL").contains(README_REDIS_URI);
+        return new SmokeWar(snippet);
+    }
+
+    /** The snippet with its Redis given as {@code uri} instead of REDIS_URL. */
+    SmokeWar redisUri(String uri) {
+        return edited(snippet.replace(README_REDIS_URI, uri));
+    }
+
+    /** The snippet with one more init-param on its first filter, {@code api}. */
+    SmokeWar apiInitParam(String name, String value) {
+        String api = "<filter-name>api</filter-name>";
+        int at = snippet.indexOf(api);
+        assertThat(at).as("the snippet has a filter named api").isNotNegative();
+        at += api.length();
+        return edited(snippet.substring(0, at) + "\n  <init-param><param-name>" + name + "</param-name><param-value>"
+                + value + "</param-value></init-param>" + snippet.substring(at));
+    }
+
+    /**
+     * The snippet with one more context-param, such as {@code ratelimit.keyPrefix}: the tests add
+     * a key prefix of their own, so that runs of the suite never share a bucket and the ACL user of
+     * a server may touch only its keys.
+     */
+    SmokeWar contextParam(String name, String value) {
+        SmokeWar copy = edited(snippet);
+        copy.contextParams.put(name, value);
+        return copy;
+    }
+
+    private SmokeWar edited(String text) {
+        SmokeWar copy = new SmokeWar(text);
+        copy.contextParams.putAll(contextParams);
+        return copy;
+    }
+
+    /** Writes the exploded WAR as {@code into/name} for a server of {@code namespace}. */
+    Path writeTo(Path into, String name, Namespace namespace, Path webappLib) throws IOException {
+        Path war = Files.createDirectories(into.resolve(name));
+        Path webInf = Files.createDirectories(war.resolve("WEB-INF"));
+        String header = namespace == Namespace.JAVAX
+                ? "<web-app xmlns=\"http://xmlns.jcp.org/xml/ns/javaee\" version=\"3.1\">"
+                : "<web-app xmlns=\"https://jakarta.ee/xml/ns/jakartaee\" version=\"5.0\">";
+        StringBuilder added = new StringBuilder();
+        contextParams.forEach((param, value) -> added.append("<context-param><param-name>").append(param)
+                .append("</param-name><param-value>").append(value).append("</param-value></context-param>\n"));
+        Files.writeString(webInf.resolve("web.xml"), "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + header + "\n"
+                + added + snippet + "\n</web-app>\n");
+        Path lib = Files.createDirectories(webInf.resolve("lib"));
+        int filterJars = 0;
+        try (DirectoryStream<Path> jars = Files.newDirectoryStream(webappLib, "*.jar")) {
+            for (Path jar : jars) {
+                String file = jar.getFileName().toString();
+                boolean javaxFilter = file.startsWith("ratelimit-filter-javax-");
+                boolean jakartaFilter = !javaxFilter && file.startsWith("ratelimit-filter-");
+                if (javaxFilter && namespace != Namespace.JAVAX || jakartaFilter && namespace != Namespace.JAKARTA) {
+                    continue;
+                }
+                filterJars += javaxFilter || jakartaFilter ? 1 : 0;
+                Files.copy(jar, lib.resolve(file));
+            }
+        }
+        assertThat(filterJars).as("one filter jar for " + namespace + " in " + webappLib).isEqualTo(1);
+        Path api = Files.createDirectories(war.resolve("api"));
+        Files.writeString(api.resolve("orders"), "orders\n");
+        Files.writeString(api.resolve("health"), "ok\n");
+        return war;
+    }
+}
