@@ -138,6 +138,10 @@ class StatusPageIT {
         assertThat(answer.body()).doesNotContain(SECRET);
         Map<String, Object> page = map(MiniJson.parse(answer.body()));
         assertThat(list(page.get("policies"))).hasSize(2);
+        assertThat(list(page.get("overview"))).as("worst first: both work, api denies more")
+                .extracting(row -> map(row).get("name")).containsExactly("api" + n, "search" + n);
+        assertThat(map(list(page.get("overview")).get(0))).containsEntry("level", "ok").containsEntry("decisions", 7L)
+                .containsEntry("denied", 2L).containsEntry("breaker", "CLOSED");
 
         Map<String, Object> api = policy(page, "api" + n);
         assertThat(map(api.get("verdict")).get("level")).isEqualTo("ok");
@@ -183,6 +187,10 @@ class StatusPageIT {
         assertThat(answer.body()).startsWith("<!DOCTYPE html>").doesNotContain("<script");
         Document page = DocumentBuilderFactory.newInstance().newDocumentBuilder()
                 .parse(new ByteArrayInputStream(answer.body().getBytes(StandardCharsets.UTF_8)));
+        NodeList overview = ((Element) page.getElementsByTagName("table").item(0)).getElementsByTagName("a");
+        assertThat(overview.getLength()).as("the overview comes first, a link per policy").isEqualTo(2);
+        assertThat(overview.item(0).getTextContent()).as("working before idle").isEqualTo("api" + n);
+        assertThat(((Element) overview.item(1)).getAttribute("href")).isEqualTo("#policy-search" + n);
         NodeList headings = page.getElementsByTagName("h2");
         assertThat(headings.getLength()).isEqualTo(2);
         assertThat(headings.item(0).getTextContent()).isEqualTo("Policy api" + n);

@@ -3,6 +3,7 @@ package dev.ratelimit.http.status;
 import dev.ratelimit.RateLimiterStats;
 import dev.ratelimit.RecentActivity;
 import dev.ratelimit.Rule;
+import java.util.List;
 
 /**
  * The report as one self-contained page: inline CSS, inline SVG, no script, no external resource
@@ -42,6 +43,8 @@ final class HtmlStatusPage {
                 .append("The same data as JSON: <a href=\"?format=json\">?format=json</a>.</p>\n");
         if (report.policies.isEmpty()) {
             out.append("<p class=\"verdict idle\">No rate limit policy runs in this webapp.</p>\n");
+        } else {
+            overview(report.overview);
         }
         for (PolicyReport policy : report.policies) {
             policy(policy);
@@ -50,8 +53,26 @@ final class HtmlStatusPage {
         return this;
     }
 
+    /** One row per policy, worst first, each linking to its section: where the reader starts. */
+    private void overview(List<OverviewRow> rows) {
+        out.append("<table class=\"overview\">\n<tr><th>Policy</th><th>Verdict</th><th>Decisions, last 5 minutes</th>")
+                .append("<th>Denied</th><th>Circuit breaker</th><th>Redis p99</th><th>Live overrides</th></tr>\n");
+        for (OverviewRow row : rows) {
+            out.append("<tr><td><a href=\"#").append(Markup.escape(OverviewRow.anchor(row.policy.name))).append("\"><code>")
+                    .append(Markup.escape(row.policy.name)).append("</code></a></td><td class=\"")
+                    .append(row.policy.verdict.level.cssClass()).append("\">")
+                    .append(Markup.escape(row.policy.verdict.level.cssClass())).append("</td><td class=\"n\">")
+                    .append(row.decisions).append("</td><td class=\"n\">").append(Verdict.percent(row.denied, row.decisions))
+                    .append("</td><td>").append(Markup.escape(row.breaker)).append("</td><td class=\"n\">")
+                    .append(row.redisP99Micros < 0 ? "no call yet" : row.redisP99Micros + " µs").append("</td><td>")
+                    .append(Markup.escape(row.overrides())).append("</td></tr>\n");
+        }
+        out.append("</table>\n");
+    }
+
     private void policy(PolicyReport policy) {
-        out.append("<section>\n<h2>Policy <code>").append(Markup.escape(policy.name)).append("</code></h2>\n")
+        out.append("<section id=\"").append(Markup.escape(OverviewRow.anchor(policy.name))).append("\">\n<h2>Policy <code>")
+                .append(Markup.escape(policy.name)).append("</code></h2>\n")
                 .append("<p class=\"verdict ").append(policy.verdict.level.cssClass()).append("\">")
                 .append(Markup.escape(policy.verdict.text)).append("</p>\n");
         for (LimiterReport limiter : policy.limiters) {

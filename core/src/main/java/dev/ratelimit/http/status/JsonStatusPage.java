@@ -19,8 +19,15 @@ final class JsonStatusPage {
         out.append("{\"webapp\":").append(JsonText.quote(report.webapp))
                 .append(",\"generatedAt\":").append(JsonText.quote(report.generatedAt.toString()))
                 .append(",\"seconds\":").append(RecentActivity.SECONDS)
-                .append(",\"policies\":[");
+                .append(",\"overview\":[");
         String comma = "";
+        for (OverviewRow row : report.overview) {
+            out.append(comma);
+            overview(row);
+            comma = ",";
+        }
+        out.append("],\"policies\":[");
+        comma = "";
         for (PolicyReport policy : report.policies) {
             out.append(comma);
             policy(policy);
@@ -28,6 +35,18 @@ final class JsonStatusPage {
         }
         out.append("]}\n");
         return this;
+    }
+
+    private void overview(OverviewRow row) {
+        LimiterReport own = row.policy.own();
+        out.append("{\"name\":").append(JsonText.quote(row.policy.name))
+                .append(",\"level\":").append(JsonText.quote(row.policy.verdict.level.cssClass()))
+                .append(",\"decisions\":").append(row.decisions)
+                .append(",\"denied\":").append(row.denied)
+                .append(",\"breaker\":").append(JsonText.quote(row.breaker))
+                .append(",\"redisLatencyP99Micros\":").append(row.redisP99Micros < 0 ? "null" : Long.toString(row.redisP99Micros))
+                .append(",\"overrides\":{\"limit\":").append(own.limitOverride > 0 ? own.limitOverride : "null")
+                .append(",\"enforce\":").append(own.enforceOverride).append("}}");
     }
 
     private void policy(PolicyReport policy) {

@@ -8,7 +8,9 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * What a webapp's rate limiting is doing, as this JVM knows it: for every running policy (and each
+ * What a webapp's rate limiting is doing, as this JVM knows it: first one row per policy, worst
+ * first (verdict, decisions and share denied in the last five minutes, breaker, Redis p99, live
+ * overrides); then for every running policy (and each
  * of its tiers) the configuration with the password masked, live overrides, the limit and enforce
  * in force, counts since start, the circuit breaker, Redis latency percentiles, the last five
  * minutes per second, the most-denied client keys (as the limiter was given them: the digests of
@@ -24,11 +26,14 @@ public final class StatusReport {
     final String webapp;
     final Instant generatedAt;
     final List<PolicyReport> policies;
+    /** The same policies worst first: what the page opens with. */
+    final List<OverviewRow> overview;
 
     private StatusReport(String webapp, Instant generatedAt, List<PolicyReport> policies) {
         this.webapp = webapp;
         this.generatedAt = generatedAt;
         this.policies = Immutable.copyOf(policies);
+        this.overview = Immutable.copyOf(OverviewRow.of(policies));
     }
 
     /**

@@ -16,6 +16,23 @@ final class Verdict {
         String cssClass() {
             return name().toLowerCase(Locale.ROOT);
         }
+
+        /**
+         * How much it wants a look: alerts, warnings, then policies that work (they may deny a
+         * lot), then idle ones.
+         */
+        int severity() {
+            switch (this) {
+                case ALERT:
+                    return 3;
+                case WARNING:
+                    return 2;
+                case OK:
+                    return 1;
+                default:
+                    return 0;
+            }
+        }
     }
 
     final Level level;

@@ -8,13 +8,17 @@ import dev.ratelimit.http.settings.HttpPolicy;
 import dev.ratelimit.http.webapp.PolicyRuntime;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
 
 /**
  * The status report of policies whose Redis cannot be reached (nothing listens on port 1): it
@@ -26,13 +30,11 @@ class StatusReportTest {
     private static final String JSON_BREAKER = "x\",\"denials\":999,\"y\":\"";
 
     private final RedisStoreRegistry registry = new RedisStoreRegistry();
-    private PolicyRuntime runtime;
+    private final List<PolicyRuntime> runtimes = new ArrayList<>();
 
     @AfterEach
     void close() {
-        if (runtime != null) {
-            runtime.close();
-        }
+        runtimes.forEach(PolicyRuntime::close);
     }
 
     private PolicyRuntime start(String... pairs) {
@@ -47,7 +49,8 @@ class StatusReportTest {
         }
         HttpPolicy policy = HttpPolicy.parser("init-param '%s'").defaultPolicyName("api", "the filter-name")
                 .parse(settings);
-        runtime = PolicyRuntime.start(policy, registry, "/status-test");
+        PolicyRuntime runtime = PolicyRuntime.start(policy, registry, "/status-test");
+        runtimes.add(runtime);
         return runtime;
     }
 
@@ -90,6 +93,55 @@ class StatusReportTest {
                 .parse(new ByteArrayInputStream(report.html().getBytes(StandardCharsets.UTF_8)));
         assertThat(page.getElementsByTagName("svg").getLength()).isEqualTo(2);
         assertThat(page.getElementsByTagName("h3").item(1).getTextContent()).isEqualTo("Tier partner (tiered.partner)");
+    }
+
+    @Test
+    void theOverviewListsEveryPolicyWorstFirstAndLinksToItsSection() throws Exception {
+        // Each its own Redis (none answers), so that one policy's breaker is not the others'.
+        PolicyRuntime idle = start("policyName", "a-idle", "redisUri", "redis://127.0.0.1:2");
+        PolicyRuntime dryRun = start("policyName", "b-dry-run", "enforce", "false", "redisUri", "redis://127.0.0.1:3");
+        PolicyRuntime failing = start("policyName", "z<b>\"&%#'", "onRedisFailure", "deny");
+        for (int i = 0; i < 3; i++) {
+            assertThat(failing.pipeline().before(new FakeRequest()).denied()).isTrue();
+        }
+
+        StatusReport report = StatusReport.of("/shop", Arrays.asList(idle, dryRun, failing));
+
+        Document page = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+                .parse(new ByteArrayInputStream(report.html().getBytes(StandardCharsets.UTF_8)));
+        Element overview = (Element) page.getElementsByTagName("table").item(0);
+        assertThat(overview.getAttribute("class")).isEqualTo("overview");
+        NodeList rows = overview.getElementsByTagName("tr");
+        assertThat(rows.getLength()).as("a header and one row per policy").isEqualTo(4);
+        assertThat(cells(rows.item(1))).containsExactly("z<b>\"&%#'", "alert", "3", "100 %", "OPEN", "no call yet",
+                "none");
+        assertThat(cells(rows.item(2))).containsExactly("b-dry-run", "warning", "0", "0 %", "CLOSED", "no call yet",
+                "none");
+        assertThat(cells(rows.item(3))).startsWith("a-idle", "idle");
+        NodeList links = overview.getElementsByTagName("a");
+        List<String> sectionIds = new ArrayList<>();
+        NodeList sections = page.getElementsByTagName("section");
+        for (int i = 0; i < sections.getLength(); i++) {
+            sectionIds.add(((Element) sections.item(i)).getAttribute("id"));
+        }
+        assertThat(sectionIds).as("sections stay in name order").containsExactly("policy-a-idle", "policy-b-dry-run",
+                "policy-z%3Cb%3E%22%26%25%23%27");
+        for (int i = 0; i < links.getLength(); i++) {
+            assertThat(sectionIds).contains(((Element) links.item(i)).getAttribute("href").substring(1));
+        }
+
+        assertThat(report.json()).contains("\"overview\":[{\"name\":\"z\\u003cb\\u003e\\\"\\u0026%#'\",\"level\":\"alert\","
+                + "\"decisions\":3,\"denied\":3,\"breaker\":\"OPEN\",\"redisLatencyP99Micros\":null,"
+                + "\"overrides\":{\"limit\":null,\"enforce\":null}},{\"name\":\"b-dry-run\",\"level\":\"warning\",");
+    }
+
+    private static List<String> cells(org.w3c.dom.Node row) {
+        List<String> texts = new ArrayList<>();
+        NodeList cells = ((Element) row).getElementsByTagName("td");
+        for (int i = 0; i < cells.getLength(); i++) {
+            texts.add(cells.item(i).getTextContent());
+        }
+        return texts;
     }
 
     @Test

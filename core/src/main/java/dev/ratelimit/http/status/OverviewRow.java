@@ -1,0 +1,94 @@
+package dev.ratelimit.http.status;
+
+import dev.ratelimit.RateLimiterStats;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * One policy in the page's opening table: what an on-call engineer needs to pick the policy that
+ * wants a look, summed over the policy's limiters (its own and its tiers'). Rows sort worst first.
+ */
+final class OverviewRow {
+    /**
+     * Alerts, then warnings, then working policies by the share they deny, then idle ones; by name
+     * among equals, so that the order does not flicker between two loads of the page.
+     */
+    static final Comparator<OverviewRow> WORST_FIRST = Comparator.<OverviewRow>comparingInt(row -> row.policy.verdict.level.severity())
+            .reversed()
+            .thenComparing(Comparator.comparingDouble(OverviewRow::deniedShare).reversed())
+            .thenComparing(row -> row.policy.name);
+
+    final PolicyReport policy;
+    final long decisions;
+    final long denied;
+    /** {@code CLOSED} unless a limiter's breaker is not; then that state. */
+    final String breaker;
+    /** The slowest of the limiters' p99, or -1 before any Redis call. */
+    final long redisP99Micros;
+
+    private OverviewRow(PolicyReport policy) {
+        this.policy = policy;
+        long allowed = 0;
+        long deniedSum = 0;
+        String worstBreaker = "CLOSED";
+        long p99 = -1;
+        for (LimiterReport limiter : policy.limiters) {
+            allowed += limiter.recent.allowed();
+            deniedSum += limiter.recent.denied();
+            RateLimiterStats stats = limiter.stats;
+            if (!"CLOSED".equals(stats.circuitBreakerState())) {
+                worstBreaker = stats.circuitBreakerState();
+            }
+            if (stats.redisLatencySamples() > 0) {
+                p99 = Math.max(p99, stats.redisLatencyP99Micros());
+            }
+        }
+        this.decisions = allowed + deniedSum;
+        this.denied = deniedSum;
+        this.breaker = worstBreaker;
+        this.redisP99Micros = p99;
+    }
+
+    /** The rows of {@code policies}, worst first. */
+    static List<OverviewRow> of(List<PolicyReport> policies) {
+        List<OverviewRow> rows = new ArrayList<>(policies.size());
+        for (PolicyReport policy : policies) {
+            rows.add(new OverviewRow(policy));
+        }
+        rows.sort(WORST_FIRST);
+        return rows;
+    }
+
+    double deniedShare() {
+        return decisions == 0 ? 0 : (double) denied / decisions;
+    }
+
+    /** The live overrides of the policy, as a person reads them, or {@code none}. */
+    String overrides() {
+        LimiterReport own = policy.own();
+        if (!own.overridden()) {
+            return "none";
+        }
+        return ((own.limitOverride > 0 ? "limit " + own.limitOverride + " " : "")
+                + (own.enforceOverride != null ? "enforce " + own.enforceOverride : "")).trim();
+    }
+
+    /**
+     * The id of a policy's section and the fragment that links to it: the name with all but unreserved URI
+     * characters percent-encoded, so that the link finds it whatever the name holds.
+     */
+    static String anchor(String policyName) {
+        StringBuilder out = new StringBuilder("policy-");
+        for (char c : policyName.toCharArray()) {
+            if (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_'
+                    || c == '~') {
+                out.append(c);
+            } else {
+                out.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4 & 0xF, 16)))
+                        .append(Character.toUpperCase(Character.forDigit(c & 0xF, 16)));
+            }
+        }
+        return out.toString();
+    }
+}
