@@ -53,15 +53,25 @@ final class OpenedServer {
         return server.uri();
     }
 
+    /**
+     * The {@code redis_version} of {@code INFO server}, asked now.
+     *
+     * @throws IllegalStateException when the server's INFO has no such field
+     */
+    String version() {
+        for (String line : client.info("server").split("\r?\n")) {
+            if (line.startsWith("redis_version:")) {
+                return line.substring("redis_version:".length()).trim();
+            }
+        }
+        throw new IllegalStateException("INFO server of " + uri() + " has no redis_version");
+    }
+
     /** The log line of a successful open, with the server's version. */
     String describe(String keyPrefix) {
         String version = "?";
         try {
-            for (String line : client.info("server").split("\r?\n")) {
-                if (line.startsWith("redis_version:")) {
-                    version = line.substring("redis_version:".length()).trim();
-                }
-            }
+            version = version();
         } catch (RuntimeException ignored) {
             // informational only
         }

@@ -223,6 +223,18 @@ public final class RedisServerExtension extends ManagedRedisResource {
     }
 
     /**
+     * The server's version, from {@code INFO server} (asked on each call). A test that must run on one
+     * version asserts it, so that a fallback to another binary cannot pass unnoticed.
+     *
+     * @return e.g. {@code "6.2.11"}
+     * @throws IllegalStateException when the server's INFO has no {@code redis_version}
+     */
+    public synchronized String serverVersion() {
+        requireOpen();
+        return opened.version();
+    }
+
+    /**
      * Whether this extension started the server (and so may stop, restart and discard it).
      *
      * @return {@code false} only for a shared {@code REDIS_URL} server

@@ -90,6 +90,7 @@ class RedisServerExtensionTest {
                 assertThat(embedded.port()).isNotEqualTo(redis.port());
             }
             assertThat(embedded.client().ping()).isEqualTo("PONG");
+            assertThat(embedded.serverVersion()).as("the oldest Redis the build proves, README says").startsWith("6.2.");
             assertThat(RedisPing.answers(embedded.host(), embedded.port(), 2_000)).isTrue();
             embedded.client().set(embedded.key("k"), "v");
             assertThat(embedded.keys()).containsExactly(embedded.key("k"));
