@@ -136,6 +136,13 @@ class LiveOverridesIT {
             redis.client().hset(limiter.overrides().redisKey(), "limit", "0");
             pass(nodeA, Overrides.REFRESH_INTERVAL);
             assertThat(admitted(limiter, "d", 20)).as("a limit the rule cannot take is ignored").isEqualTo(10);
+            for (String notWhole : new String[] {"5e0", " 5", "5 ", "0x5", "5.0", "inf", "1e30", "99999999999999999999"}) {
+                redis.client().hset(limiter.overrides().redisKey(), "limit", notWhole);
+                limiter.overrides().refresh();
+                assertThat(limiter.overrides().limit()).as("'%s' is no whole number as Java writes one", notWhole)
+                        .isEqualTo(-1);
+                assertThat(limiter.overrides().toString()).contains("limit unreadable");
+            }
         }
     }
 

@@ -8,8 +8,15 @@
 -- outlive restarts until someone clears it.
 --
 -- The reply is integers only, as the gateway's seam speaks them: {limit or -1, enforce as 1, 0 or
--- -1 for none, then the origin's bytes}. A field an operator wrote by hand that is not a number (or
--- true/false) answers -2, so the Java side can say so rather than take it for "none".
+-- -1 for none, then the origin's first 256 bytes}. A field an operator wrote by hand that is not a
+-- whole number (or true/false) answers -2, so the Java side can say so rather than take it for "none".
+--
+-- A whole number is written as Java writes one: an optional '-' and decimal digits, nothing else,
+-- below 2^53 in size. Lua's tonumber alone would also take ' 7', '1e3', '0x10' and 'inf', and turn
+-- 'inf' or '1e30' into whatever the C cast to an integer reply makes of them. The rule is strict
+-- so that the transaction transport's twin in Java (LiveOverrides' exchange without scripts) reads
+-- every value exactly as this script does; below 2^53 a double holds every integer exactly, and
+-- rounding never brings a larger decimal under it.
 local key = KEYS[1]
 local op = ARGV[1]
 if op == 'set' then
@@ -20,8 +27,8 @@ end
 local fields = redis.call('HMGET', key, 'limit', 'enforce', 'origin')
 local limit = -1
 if fields[1] then
-  local n = tonumber(fields[1])
-  limit = (n and n == math.floor(n)) and n or -2
+  local n = string.find(fields[1], '^%-?%d+$') and tonumber(fields[1])
+  limit = (n and n < 9007199254740992 and n > -9007199254740992) and n or -2
 end
 local enforce = -1
 if fields[2] == 'true' then
