@@ -38,6 +38,11 @@ public final class CircuitBreakingGateway implements RedisGateway {
     }
 
     @Override
+    public List<byte[]> hashInTransaction(String key, boolean delete, List<String> pairs, List<String> fields) {
+        return call(() -> delegate.hashInTransaction(key, delete, pairs, fields));
+    }
+
+    @Override
     public void delete(List<String> keys) {
         call(() -> {
             delegate.delete(keys);

@@ -3,10 +3,12 @@ package dev.ratelimit.redis;
 import dev.ratelimit.RedisFailureException;
 import dev.ratelimit.support.Durations;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import redis.clients.jedis.AbstractTransaction;
+import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
@@ -148,6 +150,20 @@ public final class JedisGateway implements RedisGateway {
             try (AbstractTransaction transaction = jedis.transaction(false)) {
                 return SlidingLogTransactions.decide(WatchedSession.over(transaction, key), key, permits, limit,
                         windowMicros, consume, TRANSACTION_PATIENCE_NANOS).toArray();
+            }
+        });
+    }
+
+    @Override
+    public List<byte[]> hashInTransaction(String key, boolean delete, List<String> pairs, List<String> fields) {
+        List<CommandArguments> commands = HashExchange.commands(key, delete, pairs, fields);
+        if (!HashExchange.writes(commands)) {
+            return call("reading a hash", () -> HashExchange.values(Collections.singletonList(
+                    followingRedirects(() -> jedis.executeCommand(commands.get(0)))), key));
+        }
+        return call("writing a hash in a MULTI/EXEC transaction", () -> {
+            try (AbstractTransaction transaction = jedis.transaction(false)) {
+                return HashExchange.values(WatchedSession.over(transaction, key).commit(commands), key);
             }
         });
     }

@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.CommandObjects;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.HostAndPort;
@@ -188,6 +189,21 @@ public final class NodeGateway implements RedisGateway {
         return route(key, "deciding a sliding log in a MULTI/EXEC transaction", (connection, asking) ->
                 whole(connection, () -> SlidingLogTransactions.decide(WatchedSession.over(connection), key, permits,
                         limit, windowMicros, consume, coalescingWait.toNanos()).toArray()));
+    }
+
+    @Override
+    public List<byte[]> hashInTransaction(String key, boolean delete, List<String> pairs, List<String> fields) {
+        List<CommandArguments> commands = HashExchange.commands(key, delete, pairs, fields);
+        boolean writes = HashExchange.writes(commands);
+        return route(key, writes ? "writing a hash in a MULTI/EXEC transaction" : "reading a hash",
+                (connection, asking) -> whole(connection, () -> {
+                    WatchedSession session = WatchedSession.over(connection);
+                    if (writes) {
+                        return HashExchange.values(session.commit(commands), key);
+                    }
+                    ask(connection, asking);
+                    return HashExchange.values(session.read(commands), key);
+                }));
     }
 
     @Override

@@ -58,6 +58,18 @@ public interface RedisGateway extends AutoCloseable {
      */
     long[] slidingLogInTransaction(String key, long permits, long limit, long windowMicros, boolean consume);
 
+    /**
+     * Without scripts, in one round trip: deletes the hash {@code key} when {@code delete}, sets
+     * {@code pairs} (field, value, field, value, ...) in one HSET when there are any, then reads
+     * {@code fields} with HMGET. Writes run with the read in one MULTI/EXEC; a read alone is a lone
+     * HMGET. No TTL is set or kept but as these commands do (HSET keeps one, DEL drops the key).
+     * For users that may not run scripts (live overrides under {@code transport=transaction});
+     * not on Redis Cluster ({@link #supportsTransactions()}).
+     *
+     * @return each field's bytes as the writes left them, in the order of {@code fields}; null where absent
+     */
+    List<byte[]> hashInTransaction(String key, boolean delete, List<String> pairs, List<String> fields);
+
     /** Whether MULTI/EXEC is available (not on Redis Cluster, where Jedis runs no transactions). */
     boolean supportsTransactions();
 

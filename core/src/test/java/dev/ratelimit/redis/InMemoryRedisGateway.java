@@ -3,6 +3,7 @@ package dev.ratelimit.redis;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.RedisFailureException;
 import dev.ratelimit.scripts.LuaEvaluator;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -24,7 +25,7 @@ import java.util.Map;
  *       reset_after_us}. Several keys are all or nothing; a denial or a peek writes nothing.
  *       Any other script fails with {@link UnsupportedOperationException} naming it.</li>
  *   <li>{@link #incrementInWindow} (SET NX PX, INCRBY, PTTL) and {@link #readWindow} (GET, PTTL),
- *       and {@link #delete}.</li>
+ *       {@link #hashInTransaction} (DEL, HSET, HMGET of hashes without TTL), and {@link #delete}.</li>
  *   <li>Redis' expiry on a millisecond clock (the manual clock's nanoseconds, floored): a key with
  *       a TTL of {@code w} ms set at millisecond {@code t} answers PTTL {@code t + w - now} and is
  *       gone once {@code now > t + w}, as Redis removes a key only past its expiry millisecond.</li>
@@ -39,7 +40,7 @@ import java.util.Map;
 public final class InMemoryRedisGateway implements RedisGateway {
     /** The kinds of call the seam offers, for {@link #calls(Call)}. */
     public enum Call {
-        EVAL, INCREMENT_IN_WINDOW, READ_WINDOW, DELETE
+        EVAL, INCREMENT_IN_WINDOW, READ_WINDOW, DELETE, HASH_WRITE
     }
 
     private static final String FIXED_WINDOW_SHA1 = LuaEvaluator.script(Algorithm.FIXED_WINDOW).sha1();
@@ -58,6 +59,8 @@ public final class InMemoryRedisGateway implements RedisGateway {
     }
 
     private final Map<String, Counter> counters = new HashMap<>();
+    /** Hashes, without TTLs: only the overrides hash is one, and it has none. */
+    private final Map<String, Map<String, byte[]>> hashes = new HashMap<>();
     private final Map<Call, Long> calls = new EnumMap<>(Call.class);
     /** Starts on a millisecond boundary, far from zero, so that no code can rely on a zero clock. */
     private long nanos = 1_000_000 * NANOS_PER_MILLI;
@@ -234,10 +237,45 @@ public final class InMemoryRedisGateway implements RedisGateway {
         throw new UnsupportedOperationException("sliding-log over transport transaction is tested on a real Redis");
     }
 
+    /**
+     * DEL, HSET and HMGET of a hash. A read alone is neither counted nor failed, as overrides.lua's
+     * read is not: a limiter under transport=transaction reads its overrides every couple of seconds,
+     * and the tests of decisions count decisions only. Writes are counted as {@link Call#HASH_WRITE}
+     * and fail as injected.
+     */
+    @Override
+    public synchronized List<byte[]> hashInTransaction(String key, boolean delete, List<String> pairs,
+            List<String> fields) {
+        if (pairs.size() % 2 != 0 || fields.isEmpty()) {
+            throw new IllegalArgumentException("pairs must be fields and values in turn and a field must be read, but "
+                    + "were " + pairs + " and " + fields);
+        }
+        if (delete || !pairs.isEmpty()) {
+            begin(Call.HASH_WRITE);
+        }
+        if (delete) {
+            hashes.remove(key);
+        }
+        if (!pairs.isEmpty()) {
+            Map<String, byte[]> hash = hashes.computeIfAbsent(key, k -> new HashMap<>());
+            for (int i = 0; i < pairs.size(); i += 2) {
+                hash.put(pairs.get(i), pairs.get(i + 1).getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        Map<String, byte[]> hash = hashes.getOrDefault(key, new HashMap<>());
+        List<byte[]> values = new ArrayList<>(fields.size());
+        for (String field : fields) {
+            byte[] value = hash.get(field);
+            values.add(value == null ? null : value.clone());
+        }
+        return values;
+    }
+
     @Override
     public synchronized void delete(List<String> keys) {
         begin(Call.DELETE);
         keys.forEach(counters::remove);
+        keys.forEach(hashes::remove);
     }
 
     @Override
