@@ -62,7 +62,7 @@ public final class DecisionEngine {
         this.gateway = gateway;
         this.onFailure = onFailure;
         this.overrides = new LiveOverrides(keys.prefix(), policyName, gateway,
-                limit -> RulesInForce.atLimit(rules, limit), nanoClock);
+                OverridesExchange.of(transport, gateway), limit -> RulesInForce.atLimit(rules, limit), nanoClock);
         this.leases = rules.get(0).algorithm().holdsLeases() ? new Leases(policyName, gateway) : null;
         // A lease may be given back long before a denial's retry-after: a cached denial would deny
         // what Redis admits.

@@ -1,12 +1,8 @@
 package dev.ratelimit.engine;
 
 import dev.ratelimit.RedisFailureException;
-import dev.ratelimit.redis.LuaScript;
 import dev.ratelimit.redis.RedisGateway;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Arrays;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
@@ -14,9 +10,10 @@ import java.util.function.LongSupplier;
 
 /**
  * The live overrides of one policy as this node knows them: one Redis hash read by
- * {@code overrides.lua}, at most every {@link #REFRESH_INTERVAL} on the decision path, written by
- * the API's {@code Overrides}, and applied by {@link RulesInForce}. Each change this node picks up
- * is logged at INFO. Thread-safe.
+ * {@code overrides.lua} (or, under {@code transport=transaction}, by its commands without a
+ * script: {@link OverridesExchange}), at most every {@link #REFRESH_INTERVAL} on the decision
+ * path, written by the API's {@code Overrides}, and applied by {@link RulesInForce}. Each change
+ * this node picks up is logged at INFO. Thread-safe.
  */
 public final class LiveOverrides {
     /** How often each node reads the overrides again, at most. */
@@ -24,10 +21,9 @@ public final class LiveOverrides {
     /** The longest origin kept. */
     static final int MAX_ORIGIN_LENGTH = 200;
 
-    private static final LuaScript SCRIPT = LuaScript.load("overrides");
     private static final long INTERVAL_NANOS = REFRESH_INTERVAL.toNanos();
-    /** What the script answers for a field an operator wrote by hand that is not a value. */
-    private static final long UNREADABLE = -2;
+    /** What is read for a field an operator wrote by hand that is not a value. */
+    private static final long UNREADABLE = OverridesExchange.UNREADABLE;
 
     /** The overrides as last read: one value, swapped whole. */
     static final class State {
@@ -57,6 +53,7 @@ public final class LiveOverrides {
     private final String policyName;
     private final String key;
     private final RedisGateway gateway;
+    private final OverridesExchange exchange;
     /** Throws, with the message a configured value would get, for a limit the rules cannot take. */
     private final LongConsumer limitCheck;
     private final LongSupplier nanoClock;
@@ -64,12 +61,16 @@ public final class LiveOverrides {
     private volatile State state = State.NONE;
     private volatile boolean refreshFailing;
 
-    public LiveOverrides(String keyPrefix, String policyName, RedisGateway gateway, LongConsumer limitCheck,
-            LongSupplier nanoClock) {
+    /**
+     * @param exchange the script, or its commands for a transport without scripts; over {@code gateway}
+     */
+    LiveOverrides(String keyPrefix, String policyName, RedisGateway gateway, OverridesExchange exchange,
+            LongConsumer limitCheck, LongSupplier nanoClock) {
         this.policyName = policyName;
         // The policy name is the hash tag, as for dimension keys: one slot, whatever the client keys.
         this.key = keyPrefix + policyName + ":{" + policyName + "}:overrides";
         this.gateway = gateway;
+        this.exchange = exchange;
         this.limitCheck = limitCheck;
         this.nanoClock = nanoClock;
         // Due at once: a node that starts (or restarts) reads the overrides with its first decision.
@@ -157,13 +158,7 @@ public final class LiveOverrides {
     }
 
     private State read(String op, String field, String value, String origin) {
-        List<Long> reply = gateway.eval(SCRIPT, Arrays.asList(key), Arrays.asList(op, field, value, origin));
-        long enforce = reply.get(1);
-        byte[] originBytes = new byte[reply.size() - 2];
-        for (int i = 0; i < originBytes.length; i++) {
-            originBytes[i] = reply.get(i + 2).byteValue();
-        }
-        return new State(reply.get(0), enforce < 0 ? null : enforce == 1, enforce == UNREADABLE, new String(originBytes, StandardCharsets.UTF_8));
+        return exchange.exchange(key, op, field, value, origin);
     }
 
     /** Takes the state read; logs what changed, once per node. */

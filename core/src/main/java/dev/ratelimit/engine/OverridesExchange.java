@@ -1,0 +1,120 @@
+package dev.ratelimit.engine;
+
+import dev.ratelimit.Transport;
+import dev.ratelimit.redis.LuaScript;
+import dev.ratelimit.redis.RedisGateway;
+import dev.ratelimit.support.Immutable;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * How {@link LiveOverrides} reads and writes its hash, one round trip each, chosen from the
+ * limiter's transport: {@code overrides.lua} for {@code lua}; for {@code transaction}, whose Redis
+ * users may not run scripts, the script's very commands without it.
+ *
+ * <p>Both take the script's arguments: {@code op} 'read', 'set' (with {@code field}, {@code value}
+ * and {@code origin}) or 'clear', and answer the hash as the operation left it. Without the
+ * script, a set is {@code MULTI, HSET key field value origin <origin>, HMGET, EXEC}, a clear is
+ * {@code MULTI, DEL, HMGET, EXEC}, a read a lone {@code HMGET}; Java then reads the fields as the
+ * script does: a limit only when written as Java writes one ('-'? digits, below 2^53), enforce
+ * only as 'true' or 'false', the origin's first 256 bytes. The hash has no TTL either way (the
+ * script sets none: operator state outlives restarts). A key that is no hash fails both with
+ * WRONGTYPE, unless it is cleared. OverridesParityIT holds the two to the same hash and answers.
+ */
+abstract class OverridesExchange {
+    /** The fields the script reads, in its order. */
+    static final List<String> FIELDS = Immutable.listOf("limit", "enforce", "origin");
+    /** The origin's bytes the script answers at most. */
+    static final int ORIGIN_BYTES = 256;
+    /** The script's answer for a field that is set but cannot be read. */
+    static final long UNREADABLE = -2;
+    /** Integers from here up (and down from its negation) are not exact in Lua's doubles. */
+    private static final BigInteger EXACT = BigInteger.ONE.shiftLeft(53);
+
+    static OverridesExchange of(Transport transport, RedisGateway gateway) {
+        return transport == Transport.LUA ? new Scripted(gateway) : new Transacted(gateway);
+    }
+
+    /**
+     * Does what {@code op} says to the hash at {@code key}, then reads it.
+     *
+     * @throws dev.ratelimit.RedisFailureException if Redis cannot be asked or refuses
+     */
+    abstract LiveOverrides.State exchange(String key, String op, String field, String value, String origin);
+
+    /** What the script answers: {limit or -1, enforce as 1, 0 or -1, then the origin's bytes}. */
+    static LiveOverrides.State state(long limit, long enforce, byte[] origin) {
+        return new LiveOverrides.State(limit, enforce < 0 ? null : enforce == 1, enforce == UNREADABLE,
+                new String(origin, StandardCharsets.UTF_8));
+    }
+
+    /** {@code overrides.lua}, by EVALSHA. */
+    static final class Scripted extends OverridesExchange {
+        private static final LuaScript SCRIPT = LuaScript.load("overrides");
+
+        private final RedisGateway gateway;
+
+        Scripted(RedisGateway gateway) {
+            this.gateway = gateway;
+        }
+
+        @Override
+        LiveOverrides.State exchange(String key, String op, String field, String value, String origin) {
+            List<Long> reply = gateway.eval(SCRIPT, Collections.singletonList(key), Arrays.asList(op, field, value, origin));
+            byte[] originBytes = new byte[reply.size() - 2];
+            for (int i = 0; i < originBytes.length; i++) {
+                originBytes[i] = reply.get(i + 2).byteValue();
+            }
+            return state(reply.get(0), reply.get(1), originBytes);
+        }
+    }
+
+    /** The script's commands in MULTI/EXEC (a read alone: one HMGET), its reading done here. */
+    static final class Transacted extends OverridesExchange {
+        private final RedisGateway gateway;
+
+        Transacted(RedisGateway gateway) {
+            this.gateway = gateway;
+        }
+
+        @Override
+        LiveOverrides.State exchange(String key, String op, String field, String value, String origin) {
+            List<String> pairs = "set".equals(op) ? Arrays.asList(field, value, "origin", origin)
+                    : Collections.<String>emptyList();
+            List<byte[]> fields = gateway.hashInTransaction(key, "clear".equals(op), pairs, FIELDS);
+            byte[] origins = fields.get(2);
+            return state(limit(fields.get(0)), enforce(fields.get(1)),
+                    origins == null ? new byte[0] : Arrays.copyOf(origins, Math.min(origins.length, ORIGIN_BYTES)));
+        }
+    }
+
+    /** As the script reads the limit field: -1 when absent, {@link #UNREADABLE} unless '-'? digits below 2^53. */
+    static long limit(byte[] text) {
+        if (text == null) {
+            return -1;
+        }
+        int start = text.length > 0 && text[0] == '-' ? 1 : 0;
+        if (start == text.length) {
+            return UNREADABLE;
+        }
+        for (int i = start; i < text.length; i++) {
+            if (text[i] < '0' || text[i] > '9') {
+                return UNREADABLE;
+            }
+        }
+        BigInteger value = new BigInteger(new String(text, StandardCharsets.US_ASCII));
+        return value.abs().compareTo(EXACT) < 0 ? value.longValueExact() : UNREADABLE;
+    }
+
+    /** As the script reads the enforce field: 1 for 'true', 0 for 'false', -1 when absent, else {@link #UNREADABLE}. */
+    static long enforce(byte[] text) {
+        if (text == null) {
+            return -1;
+        }
+        String value = new String(text, StandardCharsets.ISO_8859_1);
+        return "true".equals(value) ? 1 : "false".equals(value) ? 0 : UNREADABLE;
+    }
+}

@@ -1,0 +1,110 @@
+package dev.ratelimit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ratelimit.testing.RedisServerExtension;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Protocol;
+import redis.clients.jedis.RedisClient;
+
+/**
+ * Live overrides for a Redis user that may not run scripts ({@code -@scripting}), as RedisRefusalIT
+ * makes one: under {@code transport=transaction} they are set, read and cleared without a script,
+ * and decisions follow them exactly. How the two ways leave the hash: OverridesParityIT.
+ */
+class TransactionOverridesIT {
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private static final String USER = "nooverridescripts" + System.nanoTime();
+    private static final String PASSWORD = "pw-" + System.nanoTime();
+
+    @BeforeAll
+    static void createUser() {
+        try (Jedis admin = new Jedis(redis.host(), redis.port())) {
+            admin.sendCommand(Protocol.Command.ACL, "SETUSER", USER, "on", ">" + PASSWORD, "~" + redis.keyPrefix() + "*",
+                    "+@all", "-@scripting");
+        }
+    }
+
+    @AfterAll
+    static void dropUser() {
+        try (Jedis admin = new Jedis(redis.host(), redis.port())) {
+            admin.sendCommand(Protocol.Command.ACL, "DELUSER", USER);
+        }
+    }
+
+    private static String uri() {
+        return "redis://" + USER + ":" + PASSWORD + "@" + redis.host() + ":" + redis.port();
+    }
+
+    /**
+     * Set on one node, read by another, cleared, without one script call (the user could not make
+     * one), each decision meanwhile at exactly the limit in force; node B goes through a caller's
+     * client, the other gateway.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Algorithm.class, names = {"FIXED_WINDOW", "SLIDING_LOG"})
+    void liveOverridesWorkForAUserWithoutScriptsUnderTheTransactionTransport(Algorithm algorithm) {
+        String policy = "txo" + System.nanoTime();
+        Rule rule = Rule.of(algorithm, 10, Duration.ofHours(1));
+        AtomicLong clockB = new AtomicLong();
+        try (RedisClient client = RedisClient.builder().fromURI(uri()).build();
+                RedisStore a = RedisStore.connect(uri()); RedisStore b = RedisStore.wrap(client)) {
+            RateLimiter onA = RateLimiter.builder(a).keyPrefix(redis.keyPrefix()).policyName(policy)
+                    .transport(Transport.TRANSACTION).localDenyCache(false).rule(rule).build();
+            RateLimiter onB = RateLimiter.builder(b).keyPrefix(redis.keyPrefix()).policyName(policy)
+                    .transport(Transport.TRANSACTION).localDenyCache(false).clock(clockB::get).rule(rule).build();
+            assertThat(admitted(onB, "before", 15)).as("configured").isEqualTo(10);
+            long scripts = redis.calls("evalsha", "eval");
+
+            onA.overrides().setLimit(3, "ops on A");
+            String key = onA.overrides().redisKey();
+            assertThat(redis.client().hgetAll(key)).containsEntry("limit", "3").containsEntry("origin", "ops on A");
+            assertThat(redis.client().ttl(key)).as("operator state, without a TTL, as the script keeps it")
+                    .isEqualTo(-1);
+            assertThat(admitted(onA, "a", 15)).as("the node that set it, at once").isEqualTo(3);
+            assertThat(admitted(onB, "b", 15)).as("the other node, within its interval").isEqualTo(10);
+            clockB.addAndGet(Overrides.REFRESH_INTERVAL.toNanos());
+            assertThat(admitted(onB, "c", 15)).as("the other node, after its interval").isEqualTo(3);
+            assertThat(onB.overrides().limit()).isEqualTo(3);
+            assertThat(onB.overrides().origin()).isEqualTo("ops on A");
+            Decision denied = onB.tryAcquire("c");
+            assertThat(denied.allowed()).isFalse();
+            assertThat(denied.limit()).isEqualTo(3);
+            assertThat(denied.remaining()).isZero();
+
+            onB.overrides().setEnforce(false, "ops on B");
+            onA.overrides().refresh();
+            assertThat(onA.overrides().enforce(true)).isFalse();
+            assertThat(onA.overrides().origin()).isEqualTo("ops on B");
+
+            onA.overrides().clear("ops on A");
+            assertThat(redis.client().exists(key)).isFalse();
+            assertThat(admitted(onA, "d", 15)).as("configured again at once").isEqualTo(10);
+            clockB.addAndGet(Overrides.REFRESH_INTERVAL.toNanos());
+            assertThat(admitted(onB, "e", 15)).isEqualTo(10);
+            assertThat(onB.overrides().limit()).isEqualTo(-1);
+            assertThat(onB.overrides().enforce()).isNull();
+
+            assertThat(redis.calls("evalsha", "eval") - scripts).as("no script asked for").isZero();
+            assertThat(onA.stats().redisRefusals() + onB.stats().redisRefusals()).isZero();
+            assertThat(onA.stats().redisErrors() + onB.stats().redisErrors()).isZero();
+        }
+    }
+
+    private static int admitted(RateLimiter limiter, String key, int attempts) {
+        int admitted = 0;
+        for (int i = 0; i < attempts; i++) {
+            admitted += limiter.tryAcquire(key).allowed() ? 1 : 0;
+        }
+        return admitted;
+    }
+}
