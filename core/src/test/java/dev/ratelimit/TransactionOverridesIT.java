@@ -1,12 +1,19 @@
 package dev.ratelimit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.ratelimit.testing.RedisServerExtension;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -17,7 +24,8 @@ import redis.clients.jedis.RedisClient;
 /**
  * Live overrides for a Redis user that may not run scripts ({@code -@scripting}), as RedisRefusalIT
  * makes one: under {@code transport=transaction} they are set, read and cleared without a script,
- * and decisions follow them exactly. How the two ways leave the hash: OverridesParityIT.
+ * and decisions follow them exactly; under {@code lua} the refused script is logged once at ERROR
+ * with what to do, as the decisions' refusal is. How the two ways leave the hash: OverridesParityIT.
  */
 class TransactionOverridesIT {
     @RegisterExtension
@@ -100,11 +108,72 @@ class TransactionOverridesIT {
         }
     }
 
+    /**
+     * Under {@code lua} the same user cannot run overrides.lua: the first refused read says so at
+     * ERROR with the remedy, and neither later reads nor an operator's refused write say it again;
+     * the operator's call fails with the refusal and its remedy.
+     */
+    @Test
+    void underLuaTheRefusedOverridesScriptIsLoggedOnceWithWhatToDo() {
+        String policy = "luao" + System.nanoTime();
+        AtomicLong clock = new AtomicLong();
+        String log;
+        RedisFailureException refused;
+        try (RedisStore store = RedisStore.connect(uri()); CapturedErr err = new CapturedErr()) {
+            RateLimiter limiter = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName(policy)
+                    .onRedisFailure(FailurePolicy.ALLOW).clock(clock::get)
+                    .rule(Rule.of(Algorithm.SLIDING_LOG, 3, Duration.ofMinutes(1))).build();
+            for (int i = 0; i < 5; i++) {
+                assertThat(limiter.tryAcquire("c").degraded()).isTrue();
+                clock.addAndGet(Overrides.REFRESH_INTERVAL.toNanos());
+            }
+            refused = catchThrowableOfType(RedisFailureException.class,
+                    () -> limiter.overrides().setLimit(2, "ops"));
+            log = err.text();
+        }
+
+        assertThat(refused.remedy()).contains("+@scripting", "transport=transaction");
+        String line = "Rate limit policy '" + policy + "' cannot read its live overrides: Redis refuses";
+        assertThat(count(log, line)).as(log).isEqualTo(1);
+        assertThat(count(log, "its live overrides: Redis refuses")).as(log).isEqualTo(1);
+        assertThat(log).contains("grant it +@scripting", "or set transport=transaction",
+                "Until then the overrides last read stay in force")
+                .as("a refusal, not an outage").doesNotContain("cannot read its overrides from Redis");
+    }
+
     private static int admitted(RateLimiter limiter, String key, int attempts) {
         int admitted = 0;
         for (int i = 0; i < attempts; i++) {
             admitted += limiter.tryAcquire(key).allowed() ? 1 : 0;
         }
         return admitted;
+    }
+
+    private static int count(String text, String part) {
+        Matcher matcher = Pattern.compile(Pattern.quote(part)).matcher(text);
+        int count = 0;
+        while (matcher.find()) {
+            count++;
+        }
+        return count;
+    }
+
+    /** What the SLF4J simple logger writes to System.err meanwhile (it looks System.err up on each line). */
+    private static final class CapturedErr implements AutoCloseable {
+        private final PrintStream original = System.err;
+        private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+
+        CapturedErr() {
+            System.setErr(new PrintStream(bytes, true));
+        }
+
+        String text() {
+            return new String(bytes.toByteArray(), StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public void close() {
+            System.setErr(original);
+        }
     }
 }

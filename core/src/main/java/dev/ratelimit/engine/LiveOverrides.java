@@ -13,7 +13,8 @@ import java.util.function.LongSupplier;
  * {@code overrides.lua} (or, under {@code transport=transaction}, by its commands without a
  * script: {@link OverridesExchange}), at most every {@link #REFRESH_INTERVAL} on the decision
  * path, written by the API's {@code Overrides}, and applied by {@link RulesInForce}. Each change
- * this node picks up is logged at INFO. Thread-safe.
+ * this node picks up is logged at INFO; a refusal that waiting will not cure (a Redis user without
+ * a permission they need) at ERROR, once, with what to do. Thread-safe.
  */
 public final class LiveOverrides {
     /** How often each node reads the overrides again, at most. */
@@ -60,6 +61,8 @@ public final class LiveOverrides {
     private final AtomicLong nextRefresh;
     private volatile State state = State.NONE;
     private volatile boolean refreshFailing;
+    /** Whether a refusal was logged since Redis last answered: one ERROR per refusal, not one per call. */
+    private volatile boolean refusalLogged;
 
     /**
      * @param exchange the script, or its commands for a transport without scripts; over {@code gateway}
@@ -136,12 +139,13 @@ public final class LiveOverrides {
                 LimiterLog.LOG.info("Rate limit policy '{}' reads its overrides from Redis again", policyName);
             }
         } catch (RedisFailureException e) {
-            // Decisions report Redis failures themselves; this says once that overrides are frozen.
-            if (!refreshFailing) {
-                refreshFailing = true;
+            // Decisions report Redis failures themselves; this says once that overrides are frozen,
+            // and a refusal says what to do, as the decisions' own would.
+            if (!refused(e, "read") && !refreshFailing) {
                 LimiterLog.LOG.warn("Rate limit policy '{}' cannot read its overrides from Redis; the values last read "
                         + "stay in force: {}", policyName, e.toString());
             }
+            refreshFailing = true;
         }
     }
 
@@ -152,13 +156,41 @@ public final class LiveOverrides {
     private void write(String op, String field, String value, String origin) {
         String by = origin == null || origin.trim().isEmpty() ? "unknown" : origin.trim();
         by = by.length() > MAX_ORIGIN_LENGTH ? by.substring(0, MAX_ORIGIN_LENGTH) : by;
-        apply(read(op, field, value, by), by);
+        try {
+            apply(read(op, field, value, by), by);
+        } catch (RedisFailureException e) {
+            // The caller (an operator over JMX, or code) gets the failure; the log gets what to do.
+            refused(e, op.equals("clear") ? "clear" : "set");
+            throw e;
+        }
         // The change is in force here now: the next read is an interval away.
         nextRefresh.set(nanoClock.getAsLong() + INTERVAL_NANOS);
     }
 
     private State read(String op, String field, String value, String origin) {
-        return exchange.exchange(key, op, field, value, origin);
+        State read = exchange.exchange(key, op, field, value, origin);
+        refusalLogged = false;
+        return read;
+    }
+
+    /**
+     * Logs a refusal that waiting will not cure at ERROR with its remedy, once until Redis answers
+     * again: the overrides' commands are not the decisions', so their refusal is told apart.
+     *
+     * @return whether {@code e} was such a refusal
+     */
+    private boolean refused(RedisFailureException e, String doing) {
+        String remedy = e.remedy();
+        if (remedy == null) {
+            return false;
+        }
+        if (!refusalLogged) {
+            refusalLogged = true;
+            LimiterLog.LOG.error("Rate limit policy '{}' cannot {} its live overrides: Redis refuses, and waiting will not "
+                    + "fix it: {}. To fix: {}. Until then the overrides last read stay in force", policyName, doing,
+                    e.getMessage(), remedy);
+        }
+        return true;
     }
 
     /** Takes the state read; logs what changed, once per node. */
