@@ -7,9 +7,12 @@ public enum Transport {
     /** One EVALSHA of the algorithm's Lua script: every algorithm, any number of rules. The default. */
     LUA("lua"),
     /**
-     * One MULTI/EXEC, for Redis servers where scripting is disabled. Supports a single
-     * {@code fixed-window} rule only; a denied request's permits stay counted until the window
-     * ends, so with mixed costs a denied large request can deny smaller ones in the same window.
+     * MULTI/EXEC instead of scripts, for Redis users that may not run them and servers where
+     * scripting is disabled. Supports a single {@code fixed-window} rule (one MULTI/EXEC; a denied
+     * request's permits stay counted until the window ends, so with mixed costs a denied large
+     * request can deny smaller ones in the same window) or a single {@code sliding-log} rule (WATCH,
+     * then MULTI/EXEC; exact). Live {@link Overrides} are read and written without scripts too,
+     * one round trip each.
      */
     TRANSACTION("transaction");
 
