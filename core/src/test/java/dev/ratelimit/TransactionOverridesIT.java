@@ -53,6 +53,11 @@ class TransactionOverridesIT {
         return "redis://" + USER + ":" + PASSWORD + "@" + redis.host() + ":" + redis.port();
     }
 
+    /** A generous timeout: these tests are about what Redis refuses and answers, not how fast, on a busy machine. */
+    private static RedisSettings settings() {
+        return RedisSettings.builder(uri()).timeout(Duration.ofSeconds(5)).build();
+    }
+
     /**
      * Set on one node, read by another, cleared, without one script call (the user could not make
      * one), each decision meanwhile at exactly the limit in force; node B goes through a caller's
@@ -65,7 +70,7 @@ class TransactionOverridesIT {
         Rule rule = Rule.of(algorithm, 10, Duration.ofHours(1));
         AtomicLong clockB = new AtomicLong();
         try (RedisClient client = RedisClient.builder().fromURI(uri()).build();
-                RedisStore a = RedisStore.connect(uri()); RedisStore b = RedisStore.wrap(client)) {
+                RedisStore a = RedisStore.connect(settings()); RedisStore b = RedisStore.wrap(client)) {
             RateLimiter onA = RateLimiter.builder(a).keyPrefix(redis.keyPrefix()).policyName(policy)
                     .transport(Transport.TRANSACTION).localDenyCache(false).rule(rule).build();
             RateLimiter onB = RateLimiter.builder(b).keyPrefix(redis.keyPrefix()).policyName(policy)
@@ -119,7 +124,7 @@ class TransactionOverridesIT {
         AtomicLong clock = new AtomicLong();
         String log;
         RedisFailureException refused;
-        try (RedisStore store = RedisStore.connect(uri()); CapturedErr err = new CapturedErr()) {
+        try (RedisStore store = RedisStore.connect(settings()); CapturedErr err = new CapturedErr()) {
             RateLimiter limiter = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName(policy)
                     .onRedisFailure(FailurePolicy.ALLOW).clock(clock::get)
                     .rule(Rule.of(Algorithm.SLIDING_LOG, 3, Duration.ofMinutes(1))).build();

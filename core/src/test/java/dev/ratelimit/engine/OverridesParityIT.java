@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.ratelimit.RedisFailureException;
+import dev.ratelimit.RedisSettings;
 import dev.ratelimit.RedisStore;
 import dev.ratelimit.Transport;
 import dev.ratelimit.redis.RedisGateway;
 import dev.ratelimit.redis.StoreAccess;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -18,6 +20,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -111,8 +115,23 @@ class OverridesParityIT {
         return cases.stream();
     }
 
-    private static RedisStore store(String gateway) {
-        return "connect".equals(gateway) ? RedisStore.connect(redis.uri()) : RedisStore.wrap(redis.client());
+    /** One store per gateway for all cases; a generous timeout, as the cases test what is answered, not when. */
+    private static final Map<String, RedisStore> STORES = new LinkedHashMap<>();
+
+    @BeforeAll
+    static void openStores() {
+        STORES.put("connect", RedisStore.connect(RedisSettings.builder(redis.uri()).timeout(Duration.ofSeconds(5))
+                .build()));
+        STORES.put("wrap", RedisStore.wrap(redis.client()));
+    }
+
+    @AfterAll
+    static void closeStores() {
+        STORES.values().forEach(RedisStore::close);
+    }
+
+    private static RedisGateway gateway(String gateway) {
+        return StoreAccess.gateway(STORES.get(gateway));
     }
 
     @ParameterizedTest(name = "{0}: {1}, then {2} {3}")
@@ -124,16 +143,14 @@ class OverridesParityIT {
         String transacted = redis.keyPrefix() + tag + ":tx";
         startingHashes().get(start).accept(b(scripted));
         startingHashes().get(start).accept(b(transacted));
-        try (RedisStore store = store(gateway)) {
-            RedisGateway redisGateway = StoreAccess.gateway(store);
-            LiveOverrides.State byScript = OverridesExchange.of(Transport.LUA, redisGateway)
-                    .exchange(scripted, op, field, value, origin);
-            LiveOverrides.State byTransaction = OverridesExchange.of(Transport.TRANSACTION, redisGateway)
-                    .exchange(transacted, op, field, value, origin);
+        RedisGateway redisGateway = gateway(gateway);
+        LiveOverrides.State byScript = OverridesExchange.of(Transport.LUA, redisGateway)
+                .exchange(scripted, op, field, value, origin);
+        LiveOverrides.State byTransaction = OverridesExchange.of(Transport.TRANSACTION, redisGateway)
+                .exchange(transacted, op, field, value, origin);
 
-            assertSameState(byTransaction, byScript);
-            assertSameHash(transacted, scripted);
-        }
+        assertSameState(byTransaction, byScript);
+        assertSameHash(transacted, scripted);
     }
 
     /** A key that is no hash: both refuse with WRONGTYPE, unless they clear it; the key is left alike. */
@@ -145,27 +162,25 @@ class OverridesParityIT {
         String transacted = redis.keyPrefix() + tag + ":tx";
         redis.client().set(scripted, "something else's");
         redis.client().set(transacted, "something else's");
-        try (RedisStore store = store(gateway)) {
-            RedisGateway redisGateway = StoreAccess.gateway(store);
-            OverridesExchange lua = OverridesExchange.of(Transport.LUA, redisGateway);
-            OverridesExchange transaction = OverridesExchange.of(Transport.TRANSACTION, redisGateway);
-            if (op.equals("clear")) {
-                assertSameState(transaction.exchange(transacted, op, field, value, origin),
-                        lua.exchange(scripted, op, field, value, origin));
-            } else {
-                RedisFailureException byScript = catchThrowableOfType(RedisFailureException.class,
-                        () -> lua.exchange(scripted, op, field, value, origin));
-                RedisFailureException byTransaction = catchThrowableOfType(RedisFailureException.class,
-                        () -> transaction.exchange(transacted, op, field, value, origin));
-                assertThat(byScript.getMessage()).contains("WRONGTYPE");
-                assertThat(byTransaction.getMessage()).contains("WRONGTYPE");
-                assertThat(byTransaction.redisAnswered()).isEqualTo(byScript.redisAnswered()).isTrue();
-                assertThat(byTransaction.remedy()).isEqualTo(byScript.remedy()).contains("keyPrefix of its own");
-            }
-            assertThat(redis.client().type(transacted)).isEqualTo(redis.client().type(scripted));
-            if (!op.equals("clear")) {
-                assertThat(redis.client().get(transacted)).as("a refused set wrote nothing").isEqualTo("something else's");
-            }
+        RedisGateway redisGateway = gateway(gateway);
+        OverridesExchange lua = OverridesExchange.of(Transport.LUA, redisGateway);
+        OverridesExchange transaction = OverridesExchange.of(Transport.TRANSACTION, redisGateway);
+        if (op.equals("clear")) {
+            assertSameState(transaction.exchange(transacted, op, field, value, origin),
+                    lua.exchange(scripted, op, field, value, origin));
+        } else {
+            RedisFailureException byScript = catchThrowableOfType(RedisFailureException.class,
+                    () -> lua.exchange(scripted, op, field, value, origin));
+            RedisFailureException byTransaction = catchThrowableOfType(RedisFailureException.class,
+                    () -> transaction.exchange(transacted, op, field, value, origin));
+            assertThat(byScript.getMessage()).contains("WRONGTYPE");
+            assertThat(byTransaction.getMessage()).contains("WRONGTYPE");
+            assertThat(byTransaction.redisAnswered()).isEqualTo(byScript.redisAnswered()).isTrue();
+            assertThat(byTransaction.remedy()).isEqualTo(byScript.remedy()).contains("keyPrefix of its own");
+        }
+        assertThat(redis.client().type(transacted)).isEqualTo(redis.client().type(scripted));
+        if (!op.equals("clear")) {
+            assertThat(redis.client().get(transacted)).as("a refused set wrote nothing").isEqualTo("something else's");
         }
     }
 
