@@ -145,16 +145,22 @@ abstract class RedisOutageContract {
                 assertThat(call.decision().allowed()).isTrue();
                 assertThat(call.decision().degraded()).isTrue();
             }
-            for (Timed call : calls.subList(0, 3)) {
-                assertThat(call.millis()).as("until the breaker opens: one timeout each")
-                        .isBetween(TIMEOUT.toMillis() - 50, TIMEOUT.plus(MARGIN).toMillis());
+            // Three timeouts open the breaker. Usually three calls, one each; but when the overrides are
+            // due (every 2 s, read on the decision path) one call times out reading them too, and two
+            // calls open it. Seen on a loaded machine, where the pause began late.
+            assertThat(failures).hasSize(10);
+            int waited = 0;
+            while (waited < failures.size() && !failures.get(waited).contains("(circuit open)")) {
+                waited++;
+            }
+            assertThat(waited).as("calls that met the stalled Redis before the breaker opened").isBetween(2, 3);
+            for (Timed call : calls.subList(0, waited)) {
+                assertThat(call.millis()).as("until the breaker opens: a timeout each, two with the overrides read")
+                        .isBetween(TIMEOUT.toMillis() - 50, TIMEOUT.multipliedBy(2).plus(MARGIN).toMillis());
             }
             // Decided at once: the open breaker sends nothing to Redis, so nothing can wait. Asserted by
             // the breaker's refusal, not by a stopwatch, which on a busy machine times the scheduler.
-            assertThat(failures).hasSize(10);
-            assertThat(failures.subList(0, 3)).as("timeouts until the breaker opens")
-                    .noneMatch(message -> message.contains("(circuit open)"));
-            assertThat(failures.subList(3, 10)).as("breaker open: Redis not called")
+            assertThat(failures.subList(waited, 10)).as("breaker open: Redis not called")
                     .allMatch(message -> message.contains("(circuit open)"));
 
             Duration recovery = untilExactAgain(limiter);

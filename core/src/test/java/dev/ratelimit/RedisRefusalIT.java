@@ -149,7 +149,10 @@ class RedisRefusalIT {
     void theTransactionTransportLimitsAUserWithoutScriptsExactly(Algorithm algorithm) throws Exception {
         String policy = "tx" + System.nanoTime();
         Rule rule = Rule.of(algorithm, 40, Duration.ofHours(1));
-        try (RedisStore a = RedisStore.connect(uri(PASSWORD)); RedisStore b = RedisStore.connect(uri(PASSWORD))) {
+        // 32 threads on one key retry their transactions; on a loaded machine the default 200 ms once
+        // ran out and a decision went to onRedisFailure. Exactness is what this shows: it may wait.
+        RedisSettings patient = RedisSettings.builder(uri(PASSWORD)).timeout(Duration.ofSeconds(2)).build();
+        try (RedisStore a = RedisStore.connect(patient); RedisStore b = RedisStore.connect(patient)) {
             RateLimiter onA = RateLimiter.builder(a).keyPrefix(redis.keyPrefix()).policyName(policy)
                     .transport(Transport.TRANSACTION).localDenyCache(false).rule(rule).build();
             RateLimiter onB = RateLimiter.builder(b).keyPrefix(redis.keyPrefix()).policyName(policy)
