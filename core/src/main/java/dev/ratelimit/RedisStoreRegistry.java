@@ -59,13 +59,19 @@ public final class RedisStoreRegistry {
         return entry.store;
     }
 
-    /** Gives back one use; the last one closes the store. Releasing unknown settings does nothing. */
-    public synchronized void release(RedisSettings settings) {
+    /**
+     * Gives back one use; the last one closes the store. Releasing unknown settings does nothing.
+     *
+     * @return whether this was the last use, and the store is closed
+     */
+    public synchronized boolean release(RedisSettings settings) {
         Entry entry = stores.get(settings);
         if (entry != null && --entry.users == 0) {
             stores.remove(settings);
             entry.store.close();
+            return true;
         }
+        return false;
     }
 
     /** How many users hold the store of these settings now (0 when none is open): for operators and tests. */

@@ -100,16 +100,22 @@ public final class PolicyRuntime implements AutoCloseable {
             return;
         }
         closed = true;
-        if (bean != null) {
-            bean.close();
-        }
-        closeAll(meters);
-        // Before the client goes: what this node holds of its clients' quota leases goes back.
-        limiter.giveBackLeases();
-        tierLimiters.values().forEach(RateLimiter::giveBackLeases);
-        registry.release(policy.redisSettings());
-        if (onClose != null) {
-            onClose.run();
+        try {
+            if (bean != null) {
+                bean.close();
+            }
+            closeAll(meters);
+            // Before the client goes: what this node holds of its clients' quota leases goes back.
+            limiter.giveBackLeases();
+            tierLimiters.values().forEach(RateLimiter::giveBackLeases);
+        } finally {
+            // Whatever failed above, the client is given back: a pool left open outlives the webapp.
+            boolean clientClosed = registry.release(policy.redisSettings());
+            LoggerFactory.getLogger(PolicyRuntime.class).info("Rate limit policy '{}' stopped{}", policy.policyName(),
+                    clientClosed ? "; it was the last on its Redis client, which is closed" : "");
+            if (onClose != null) {
+                onClose.run();
+            }
         }
     }
 
