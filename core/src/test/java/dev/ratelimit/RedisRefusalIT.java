@@ -4,12 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ratelimit.testing.RedisServerExtension;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -73,7 +68,7 @@ class RedisRefusalIT {
         assertThat(stats.redisErrors()).as("not counted as Redis being unreachable").isZero();
         assertThat(stats.circuitBreakerState()).as("Redis answers: nothing to break").isEqualTo("CLOSED");
         assertThat(stats.redisRefusal()).contains("NOPERM", "+@scripting", "transport=transaction");
-        assertThat(count(log, "ERROR dev.ratelimit.RateLimiter - Rate limit policy '" + policy + "': Redis refuses"))
+        assertThat(CapturedErr.count(log, "ERROR dev.ratelimit.RateLimiter - Rate limit policy '" + policy + "': Redis refuses"))
                 .as(log).isEqualTo(1);
         assertThat(log).contains("grant it +@scripting", "or set transport=transaction",
                 "Until then onRedisFailure=allow decides every request")
@@ -166,34 +161,6 @@ class RedisRefusalIT {
             Decision denied = onA.tryAcquire("c");
             assertThat(denied.allowed()).isFalse();
             assertThat(denied.retryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofHours(1));
-        }
-    }
-
-    private static int count(String text, String part) {
-        Matcher matcher = Pattern.compile(Pattern.quote(part)).matcher(text);
-        int count = 0;
-        while (matcher.find()) {
-            count++;
-        }
-        return count;
-    }
-
-    /** What the SLF4J simple logger writes to System.err meanwhile (it looks System.err up on each line). */
-    private static final class CapturedErr implements AutoCloseable {
-        private final PrintStream original = System.err;
-        private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-
-        CapturedErr() {
-            System.setErr(new PrintStream(bytes, true));
-        }
-
-        String text() {
-            return new String(bytes.toByteArray(), StandardCharsets.UTF_8);
-        }
-
-        @Override
-        public void close() {
-            System.setErr(original);
         }
     }
 }

@@ -4,13 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.ratelimit.testing.RedisServerExtension;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -139,8 +134,8 @@ class TransactionOverridesIT {
 
         assertThat(refused.remedy()).contains("+@scripting", "transport=transaction");
         String line = "Rate limit policy '" + policy + "' cannot read its live overrides: Redis refuses";
-        assertThat(count(log, line)).as(log).isEqualTo(1);
-        assertThat(count(log, "its live overrides: Redis refuses")).as(log).isEqualTo(1);
+        assertThat(CapturedErr.count(log, line)).as(log).isEqualTo(1);
+        assertThat(CapturedErr.count(log, "its live overrides: Redis refuses")).as(log).isEqualTo(1);
         assertThat(log).contains("grant it +@scripting", "or set transport=transaction",
                 "Until then the overrides last read stay in force")
                 .as("a refusal, not an outage").doesNotContain("cannot read its overrides from Redis");
@@ -152,33 +147,5 @@ class TransactionOverridesIT {
             admitted += limiter.tryAcquire(key).allowed() ? 1 : 0;
         }
         return admitted;
-    }
-
-    private static int count(String text, String part) {
-        Matcher matcher = Pattern.compile(Pattern.quote(part)).matcher(text);
-        int count = 0;
-        while (matcher.find()) {
-            count++;
-        }
-        return count;
-    }
-
-    /** What the SLF4J simple logger writes to System.err meanwhile (it looks System.err up on each line). */
-    private static final class CapturedErr implements AutoCloseable {
-        private final PrintStream original = System.err;
-        private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-
-        CapturedErr() {
-            System.setErr(new PrintStream(bytes, true));
-        }
-
-        String text() {
-            return new String(bytes.toByteArray(), StandardCharsets.UTF_8);
-        }
-
-        @Override
-        public void close() {
-            System.setErr(original);
-        }
     }
 }
