@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ratelimit.jmx.RateLimiterJmx;
 import dev.ratelimit.servlet.RateLimitFilter;
+import dev.ratelimit.servlet.RateLimitStatusServlet;
 import dev.ratelimit.servlet.containers.DeploymentFailedException;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainer;
@@ -111,6 +112,29 @@ abstract class RateLimitedResourcesContract {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         assertThat(server.getAttribute(bean, "Allowed")).isEqualTo(3L);
         assertThat(server.getAttribute(bean, "Denied")).isEqualTo(1L);
+    }
+
+    /**
+     * A webapp with JAX-RS and no filter shows its @RateLimited policies on the same status page:
+     * the servlet of the filter's jar, mapped as README's snippet maps it.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void aJaxRsOnlyWebappShowsItsPoliciesOnTheStatusPage(Kind kind) throws Exception {
+        String path = "/app" + apps.incrementAndGet();
+        URI app = containers.get(kind).deploy(app(path, Resources.LimitedApplication.class)
+                .servlet("ratelimit-status", RateLimitStatusServlet.class.getName(), "/ratelimit/status").build());
+        for (int i = 0; i < 4; i++) {
+            get(app.resolve("rest/orders"));
+        }
+
+        String json = get(app.resolve("ratelimit/status?format=json")).body();
+        String html = get(app.resolve("ratelimit/status")).body();
+
+        assertThat(json).contains("\"overview\":[{\"name\":\"Orders.list\",\"level\":\"ok\",\"decisions\":4,"
+                + "\"denied\":1,");
+        assertThat(html).contains("<a href=\"#policy-Orders.list\"><code>Orders.list</code></a>")
+                .contains("<section id=\"policy-Orders.list\">");
     }
 
     /**
