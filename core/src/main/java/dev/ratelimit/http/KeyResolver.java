@@ -22,4 +22,17 @@ public interface KeyResolver {
      *     the policy's one "missing" bucket
      */
     String resolve(RequestView request);
+
+    /**
+     * The client key of a client that sends {@code value}, for an operator who looks one client up
+     * or resets it by what it sends (an address, a user name, an API key) rather than by its key.
+     * The built-in words key it as they key a request (IPv6 networks, digests of secret parts); a
+     * resolver of your own gets the key itself, as {@link #resolve} returns it.
+     *
+     * @return the key, or null when no client of this resolver's can send that value (such as
+     *     {@code global}, or {@code ip} given something that is no address)
+     */
+    default String keyOfValue(String value) {
+        return value == null || value.isEmpty() ? null : value;
+    }
 }

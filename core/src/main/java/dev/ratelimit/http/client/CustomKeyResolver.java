@@ -51,6 +51,11 @@ public final class CustomKeyResolver {
         }
 
         @Override
+        public String keyOfValue(String value) {
+            return resolver.keyOfValue(value);
+        }
+
+        @Override
         public String toString() {
             return "keyResolverClass " + className;
         }

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 /**
  * The built-in key words, parsed once: {@code ip}, {@code user}, {@code session}, {@code global},
@@ -22,9 +23,31 @@ import java.util.function.Function;
  */
 public final class KeySpec implements KeyResolver {
     private final String text;
-    private final List<Function<RequestView, String>> parts;
+    private final List<Part> parts;
 
-    private KeySpec(String text, List<Function<RequestView, String>> parts) {
+    /** One key word: what it reads of a request, and the same for a value an operator gives. */
+    private interface Part {
+        String of(RequestView request);
+
+        /** The part of the key of a client that sends {@code value}, or null when none can. */
+        String ofValue(String value);
+
+        static Part of(Function<RequestView, String> read, UnaryOperator<String> value) {
+            return new Part() {
+                @Override
+                public String of(RequestView request) {
+                    return read.apply(request);
+                }
+
+                @Override
+                public String ofValue(String given) {
+                    return value.apply(given);
+                }
+            };
+        }
+    }
+
+    private KeySpec(String text, List<Part> parts) {
         this.text = text;
         this.parts = parts;
     }
@@ -38,27 +61,31 @@ public final class KeySpec implements KeyResolver {
         if (spec == null || spec.trim().isEmpty()) {
             throw bad(spec, "it is empty");
         }
-        List<Function<RequestView, String>> parts = new ArrayList<>();
+        List<Part> parts = new ArrayList<>();
         for (String word : spec.trim().split("\\+", -1)) {
             parts.add(part(word.trim(), spec, proxies));
         }
         return new KeySpec(spec.trim(), Immutable.copyOf(parts));
     }
 
-    private static Function<RequestView, String> part(String word, String spec, TrustedProxies proxies) {
+    private static Part part(String word, String spec, TrustedProxies proxies) {
         int colon = word.indexOf(':');
         String kind = (colon < 0 ? word : word.substring(0, colon)).toLowerCase(Locale.ROOT);
         String name = colon < 0 ? null : word.substring(colon + 1).trim();
         if (colon < 0) {
             switch (kind) {
                 case "ip":
-                    return proxies::clientAddress;
+                    return Part.of(proxies::clientAddress, value -> {
+                        byte[] address = TrustedProxies.literal(value);
+                        return address == null ? null : IpLiteral.key(address, proxies.ipv6Prefix());
+                    });
                 case "user":
-                    return RequestView::userName;
+                    return Part.of(RequestView::userName, KeySpec::nonEmpty);
                 case "session":
-                    return request -> secret(request.sessionId());
+                    return Part.of(request -> secret(request.sessionId()), KeySpec::secret);
                 case "global":
-                    return request -> "global";
+                    // One bucket for all: no value names a client of it, so no operator resets it as one.
+                    return Part.of(request -> "global", value -> null);
                 default:
                     throw bad(spec, "'" + word + "' is not a key word");
             }
@@ -68,14 +95,18 @@ public final class KeySpec implements KeyResolver {
         }
         switch (kind) {
             case "header":
-                return request -> secret(request.header(name));
+                return Part.of(request -> secret(request.header(name)), KeySpec::secret);
             case "param":
-                return request -> secret(request.queryParameter(name));
+                return Part.of(request -> secret(request.queryParameter(name)), KeySpec::secret);
             case "cookie":
-                return request -> secret(request.cookie(name));
+                return Part.of(request -> secret(request.cookie(name)), KeySpec::secret);
             default:
                 throw bad(spec, "'" + word + "' is not a key word");
         }
+    }
+
+    private static String nonEmpty(String value) {
+        return value == null || value.isEmpty() ? null : value;
     }
 
     /** A value that may be a secret, as its digest: bounded, and unreadable in Redis. */
@@ -94,13 +125,43 @@ public final class KeySpec implements KeyResolver {
      */
     @Override
     public String resolve(RequestView request) {
+        List<String> values = new ArrayList<>(parts.size());
+        for (Part part : parts) {
+            values.add(part.of(request));
+        }
+        return join(values);
+    }
+
+    /**
+     * {@inheritDoc} A key of several words takes one value per word, joined with {@code +} in the
+     * words' order, {@code %} and {@code +} inside a value written {@code %25} and {@code %2B}:
+     * {@code 203.0.113.7+my%2Bkey} for {@code ip+header:X-Api-Key}.
+     */
+    @Override
+    public String keyOfValue(String value) {
+        if (value == null || value.isEmpty()) {
+            return null;
+        }
         if (parts.size() == 1) {
-            String value = parts.get(0).apply(request);
-            return value == null || value.isEmpty() ? null : value;
+            return parts.get(0).ofValue(value);
+        }
+        String[] given = value.split("\\+", -1);
+        if (given.length != parts.size()) {
+            return null;
+        }
+        List<String> values = new ArrayList<>(parts.size());
+        for (int i = 0; i < given.length; i++) {
+            values.add(parts.get(i).ofValue(given[i].replace("%2B", "+").replace("%2b", "+").replace("%25", "%")));
+        }
+        return join(values);
+    }
+
+    private String join(List<String> values) {
+        if (values.size() == 1) {
+            return nonEmpty(values.get(0));
         }
         StringBuilder key = new StringBuilder();
-        for (Function<RequestView, String> part : parts) {
-            String value = part.apply(request);
+        for (String value : values) {
             if (value == null || value.isEmpty()) {
                 return null;
             }

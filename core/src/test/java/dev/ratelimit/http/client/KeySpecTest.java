@@ -67,4 +67,40 @@ class KeySpecTest {
                 .hasMessageEndingWith("but was 'ip+address' ('address' is not a key word)");
         assertThatThrownBy(() -> KeySpec.parse("ip+", none)).hasMessageEndingWith("('' is not a key word)");
     }
+
+    /** What an operator types to find a client equals the key its requests get, for every word. */
+    @Test
+    void aValueAClientSendsKeysAsItsRequestsDo() {
+        FakeRequest request = new FakeRequest().from("2001:db8:1:2:aaaa::7").header("X-Api-Key", "k+1%");
+        request.query.put("tenant", "acme");
+        request.cookies.put("sid", "c1");
+        request.userName = "alice";
+        request.sessionId = "s1";
+        TrustedProxies by48 = none.withIpv6Prefix(48);
+        assertThat(KeySpec.parse("ip", by48).keyOfValue("2001:db8:1:ffff::1"))
+                .as("the same /48 network").isEqualTo(KeySpec.parse("ip", by48).resolve(request));
+        assertThat(KeySpec.parse("ip", none).keyOfValue("[::ffff:203.0.113.9]")).isEqualTo("203.0.113.9");
+        assertThat(KeySpec.parse("user", none).keyOfValue("alice")).isEqualTo(KeySpec.parse("user", none).resolve(request));
+        for (String word : new String[] {"session", "header:X-Api-Key", "param:tenant", "cookie:sid"}) {
+            KeySpec spec = KeySpec.parse(word, none);
+            String sent = word.equals("session") ? "s1" : word.startsWith("header") ? "k+1%"
+                    : word.startsWith("param") ? "acme" : "c1";
+            assertThat(spec.keyOfValue(sent)).as(word).isEqualTo(spec.resolve(request)).startsWith("#");
+        }
+        KeySpec both = KeySpec.parse("ip+header:X-Api-Key", by48);
+        assertThat(both.keyOfValue("2001:db8:1::9+k%2B1%25")).as("a + and a % in a value, escaped")
+                .isEqualTo(both.resolve(request));
+    }
+
+    @Test
+    void aValueNoClientOfTheKeyCanSendNamesNone() {
+        assertThat(KeySpec.parse("global", none).keyOfValue("global")).as("never one client's").isNull();
+        assertThat(KeySpec.parse("ip", none).keyOfValue("alice")).isNull();
+        assertThat(KeySpec.parse("ip", none).keyOfValue("")).isNull();
+        assertThat(KeySpec.parse("user", none).keyOfValue(null)).isNull();
+        assertThat(KeySpec.parse("ip+user", none).keyOfValue("203.0.113.9")).as("one value for two words").isNull();
+        assertThat(KeySpec.parse("ip+user", none).keyOfValue("203.0.113.9+a+b")).isNull();
+        assertThat(KeySpec.parse("ip+user", none).keyOfValue("alice+203.0.113.9")).as("in the words' order").isNull();
+    }
+
 }
