@@ -97,14 +97,6 @@ public final class RateLimiter {
      * @throws RedisFailureException if Redis cannot be asked and no failure policy is set
      */
     public Decision tryAcquireEach(List<String> clientKeys) {
-        if (clientKeys == null || clientKeys.size() != rules.size()) {
-            throw new IllegalArgumentException("clientKeys must hold one key per rule (" + rules.size()
-                    + "), but was " + clientKeys);
-        }
-        if (failurePolicy() == FailurePolicy.LOCAL) {
-            throw new IllegalStateException("onRedisFailure=local limits one client per decision; policy '"
-                    + policyName + "' decides one client per rule: use allow or deny");
-        }
         return engine.acquireEach(clientKeys);
     }
 
@@ -171,9 +163,6 @@ public final class RateLimiter {
      * @throws RedisFailureException if Redis cannot be asked
      */
     public Decision acquire(String key, long permits, Duration maxWait) throws InterruptedException {
-        if (maxWait == null || maxWait.isNegative()) {
-            throw new IllegalArgumentException("maxWait must be zero or positive, but was " + maxWait);
-        }
         return engine.acquireWaiting(key, permits, maxWait);
     }
 
@@ -196,6 +185,19 @@ public final class RateLimiter {
      */
     public void reset(String key) {
         engine.reset(key);
+    }
+
+    /** The state of the clients {@link #tryAcquireEach} would decide, without taking anything; same checks. */
+    public Decision peekEach(List<String> clientKeys) {
+        return engine.peekEach(clientKeys);
+    }
+
+    /**
+     * Forgets each rule's client, as {@link #reset} does for one; a rule given null keeps its count
+     * (a {@code global} one, when one client is reset). This node's remembered denials go too.
+     */
+    public void resetEach(List<String> clientKeys) {
+        engine.resetEach(clientKeys);
     }
 
     /**
@@ -334,10 +336,7 @@ public final class RateLimiter {
         return transport;
     }
 
-    /**
-     * The Redis key(s) of a client: {@code <keyPrefix><policyName>:{<clientKey>}}, with
-     * {@code :<rule name>} after it for each rule when there are several.
-     */
+    /** A client's Redis key(s): {@code <keyPrefix><policyName>:{<clientKey>}}, then {@code :<rule>} if several rules. */
     public List<String> redisKeys(String key) {
         return engine.redisKeys(key);
     }

@@ -21,6 +21,11 @@ public final class ClientKeys {
         this.rules = Immutable.copyOf(rules);
     }
 
+    /** How many rules there are: one client key each when each rule counts a client of its own. */
+    public int rules() {
+        return rules.size();
+    }
+
     /** The prefix of every key. */
     public String prefix() {
         return keyPrefix;
@@ -53,10 +58,19 @@ public final class ClientKeys {
     public List<String> ofEach(List<String> clientKeys) {
         List<String> keys = new ArrayList<>(rules.size());
         for (int i = 0; i < rules.size(); i++) {
-            keys.add(RedisKeys.dimensionKey(keyPrefix, policyName, rules.get(i).name(),
-                    RedisKeys.checkClientKey("clientKeys", clientKeys.get(i))));
+            keys.add(ofRule(i, clientKeys.get(i)));
         }
         return keys;
+    }
+
+    /**
+     * The key of one rule's client, when each rule counts a client of its own.
+     *
+     * @throws IllegalArgumentException if the key is null or empty
+     */
+    public String ofRule(int rule, String clientKey) {
+        return RedisKeys.dimensionKey(keyPrefix, policyName, rules.get(rule).name(),
+                RedisKeys.checkClientKey("clientKeys", clientKey));
     }
 
     /**

@@ -10,6 +10,7 @@ import dev.ratelimit.local.LocalDenyCache;
 import dev.ratelimit.redis.RedisGateway;
 import dev.ratelimit.scripts.LuaEvaluator;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -93,6 +94,11 @@ public final class DecisionEngine {
 
     /** Each rule's cost, each rule counting the client at the same index. */
     public Decision acquireEach(List<String> clientKeys) {
+        checkOnePerRule(clientKeys, keys.rules());
+        if (onFailure.policy() == FailurePolicy.LOCAL) {
+            throw new IllegalStateException("onRedisFailure=local limits one client per decision; policy '"
+                    + policyName + "' decides one client per rule: use allow or deny");
+        }
         return flow.acquire(String.join(" + ", clientKeys), keys.ofEach(clientKeys), 0);
     }
 
@@ -102,6 +108,9 @@ public final class DecisionEngine {
      * a local one is a true denial of this node and is waited out like Redis's.
      */
     public Decision acquireWaiting(String key, long permits, Duration maxWait) throws InterruptedException {
+        if (maxWait == null || maxWait.isNegative()) {
+            throw new IllegalArgumentException("maxWait must be zero or positive, but was " + maxWait);
+        }
         List<String> redisKeys = keys.of(key);
         keys.checkPermits(permits);
         long deadline = System.nanoTime() + maxWait.toNanos();
@@ -129,6 +138,14 @@ public final class DecisionEngine {
         return batches.tryAcquireAll(clientKeys);
     }
 
+    /** @throws IllegalArgumentException unless {@code clientKeys} holds one key per rule */
+    public static void checkOnePerRule(List<String> clientKeys, int rules) {
+        if (clientKeys == null || clientKeys.size() != rules) {
+            throw new IllegalArgumentException("clientKeys must hold one key per rule (" + rules + "), but was "
+                    + clientKeys);
+        }
+    }
+
     /** A batch holds no leases: each admission of concurrency needs its own, released by its own request. */
     private void refuseLeasesInBatches() {
         if (leases != null) {
@@ -139,6 +156,36 @@ public final class DecisionEngine {
 
     public Decision peek(String key) {
         return flow.peek(key, keys.of(key));
+    }
+
+    /** Each rule's client's state without taking anything, each rule reading the client at its index. */
+    public Decision peekEach(List<String> clientKeys) {
+        checkOnePerRule(clientKeys, keys.rules());
+        return flow.peek(String.join(" + ", clientKeys), keys.ofEach(clientKeys));
+    }
+
+    /**
+     * Forgets, in Redis, the clients of the rules given one (null: that rule's count stays, as a
+     * {@code global} one must when one client is reset), and every denial this node remembers: a
+     * remembered denial names all of a request's clients together, so none can be picked out.
+     */
+    public void resetEach(List<String> clientKeys) {
+        if (clientKeys == null || clientKeys.size() != keys.rules()) {
+            throw new IllegalArgumentException("clientKeys must hold one key or null per rule (" + keys.rules()
+                    + "), but was " + clientKeys);
+        }
+        List<String> redisKeys = new ArrayList<>(clientKeys.size());
+        for (int i = 0; i < clientKeys.size(); i++) {
+            if (clientKeys.get(i) != null) {
+                redisKeys.add(keys.ofRule(i, clientKeys.get(i)));
+            }
+        }
+        if (!redisKeys.isEmpty()) {
+            gateway.delete(redisKeys);
+        }
+        if (denyCache != null) {
+            denyCache.forget("");
+        }
     }
 
     /** Forgets the client in Redis, in the local limiter and in the deny cache. */
