@@ -1,12 +1,15 @@
 package dev.ratelimit.jmx;
 
+import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimiterStats;
+import dev.ratelimit.RedisFailureException;
 import dev.ratelimit.http.settings.Settings;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.time.Instant;
 import java.lang.management.ManagementFactory;
+import java.util.Map;
 import javax.management.InstanceAlreadyExistsException;
 import javax.management.JMException;
 import javax.management.MBeanServer;
@@ -66,8 +69,18 @@ public final class RateLimiterJmx {
      * @param enforce the policy's configured {@code enforce}
      */
     public static Registration register(RateLimiter limiter, String webapp, String configuration, boolean enforce) {
+        return register(limiter, webapp, configuration, enforce, ClientOperations.byKey(limiter));
+    }
+
+    /**
+     * Registers the limiter's bean, whose {@code peekClient} and {@code resetClient} go to {@code clients}.
+     *
+     * @param clients how the bean finds one client by the value it sends
+     */
+    public static Registration register(RateLimiter limiter, String webapp, String configuration, boolean enforce,
+            ClientOperations clients) {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        Bean bean = new Bean(limiter, configuration, enforce);
+        Bean bean = new Bean(limiter, configuration, enforce, clients);
         for (int instance = 1; ; instance++) {
             ObjectName name = name(webapp, limiter.policyName(), instance);
             try {
@@ -105,11 +118,41 @@ public final class RateLimiterJmx {
         private final RateLimiter limiter;
         private final String configuration;
         private final boolean enforce;
+        private final ClientOperations clients;
 
-        Bean(RateLimiter limiter, String configuration, boolean enforce) {
+        Bean(RateLimiter limiter, String configuration, boolean enforce, ClientOperations clients) {
             this.limiter = limiter;
             this.configuration = configuration;
             this.enforce = enforce;
+            this.clients = clients;
+        }
+
+        @Override
+        public String peekClient(String value) {
+            try {
+                StringBuilder text = new StringBuilder();
+                for (Map.Entry<String, Decision> state : clients.peek(value).entrySet()) {
+                    Decision decision = state.getValue();
+                    text.append(text.length() == 0 ? "" : "; ").append(state.getKey()).append(": ")
+                            .append(decision.allowed() ? "allowed" : "denied").append(", ")
+                            .append(decision.remaining()).append(" of ").append(decision.limit()).append(" left")
+                            .append(decision.allowed() ? "" : ", retry in " + decision.retryAfterSeconds() + " s")
+                            .append(", reset in ").append(decision.resetAfterSeconds()).append(" s");
+                }
+                return text.toString();
+            } catch (RedisFailureException e) {
+                // A JMX client need not have this library's classes: the message travels, the type does not.
+                throw new IllegalStateException(e.getMessage());
+            }
+        }
+
+        @Override
+        public String resetClient(String value) {
+            try {
+                return "reset in " + clients.reset(value, origin());
+            } catch (RedisFailureException e) {
+                throw new IllegalStateException(e.getMessage());
+            }
         }
 
         @Override

@@ -76,4 +76,24 @@ public interface RateLimiterMXBean {
 
     /** Whether denials block now: the enforce override, else the configured value. */
     boolean getEffectiveEnforce();
+
+    /**
+     * One client's state, by the value it sends (an address, a user name, an API key), keyed as the
+     * policy keys its requests, in each of its limiters (its tiers'), read without taking anything:
+     * e.g. {@code api: denied, 0 of 5 left, retry in 37 s, reset in 60 s}.
+     *
+     * @throws IllegalArgumentException when the value names no client of the policy, saying why
+     * @throws IllegalStateException when Redis cannot be asked
+     */
+    String peekClient(String value);
+
+    /**
+     * Forgets one client, by the value it sends, in every limiter of the policy and on every node's
+     * Redis state; logged at INFO with where the call came from, never with the value.
+     *
+     * @return what was forgotten, e.g. {@code reset in [api, api.partner]}
+     * @throws IllegalArgumentException when the value names no client of the policy, saying why
+     * @throws IllegalStateException when Redis cannot be asked
+     */
+    String resetClient(String value);
 }

@@ -102,6 +102,23 @@ public final class Dimensions {
         return clientKeys;
     }
 
+    /**
+     * The client key of a client that sends {@code value} in each dimension, in the listed order:
+     * null where no client of that dimension can send it, and for {@code global}, which counts all.
+     */
+    public List<String> clientKeysOfValue(String value) {
+        List<String> clientKeys = new ArrayList<>(keys.size());
+        for (KeyResolver key : keys) {
+            clientKeys.add(key.keyOfValue(value));
+        }
+        return clientKeys;
+    }
+
+    /** Whether a dimension counts every client together ({@code by global}). */
+    public boolean countsAll(int dimension) {
+        return "global".equalsIgnoreCase(keys.get(dimension).toString().trim());
+    }
+
     @Override
     public String toString() {
         return text;

@@ -186,6 +186,19 @@ public final class HttpPolicy {
         return keyOrMissing(key);
     }
 
+    /**
+     * The client key of a client that sends {@code value} (see {@link KeyResolver#keyOfValue}), or
+     * null when none of this policy's clients can send it.
+     */
+    public String clientKeyOfValue(String value) {
+        return keyResolver.keyOfValue(value);
+    }
+
+    /** How clients are keyed, as configured: {@code ip}, {@code ip+header:X-Api-Key}, a resolver class. */
+    public String keyDescription() {
+        return String.valueOf(keyResolver);
+    }
+
     /** The limiters this policy runs: its rule's (or its {@code limits} entries') and each tier's. */
     public PolicyLimiters limiters() {
         return limiters;

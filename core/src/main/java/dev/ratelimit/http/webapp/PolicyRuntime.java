@@ -1,10 +1,12 @@
 package dev.ratelimit.http.webapp;
 
+import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RedisStore;
 import dev.ratelimit.RedisStoreRegistry;
 import dev.ratelimit.http.pipeline.RateLimitPipeline;
 import dev.ratelimit.http.settings.HttpPolicy;
+import dev.ratelimit.jmx.ClientOperations;
 import dev.ratelimit.jmx.RateLimiterJmx;
 import java.util.ArrayList;
 import java.util.List;
@@ -65,7 +67,8 @@ public final class PolicyRuntime implements AutoCloseable {
         PolicyRuntime runtime = new PolicyRuntime(policy, registry, limiter, tierLimiters, meters);
         if (policy.jmx()) {
             try {
-                runtime.bean = RateLimiterJmx.register(limiter, webapp, policy.toString(), policy.enforce());
+                runtime.bean = RateLimiterJmx.register(limiter, webapp, policy.toString(), policy.enforce(),
+                        clientOperations(runtime.oneClient()));
             } catch (RuntimeException e) {
                 closeAll(meters);
                 registry.release(policy.redisSettings());
@@ -86,6 +89,25 @@ public final class PolicyRuntime implements AutoCloseable {
 
     public RateLimitPipeline pipeline() {
         return pipeline;
+    }
+
+    /** One client of this policy, by the value it sends: to see its state, or to forget it. */
+    public OneClient oneClient() {
+        return new OneClient(policy, limiter, tierLimiters);
+    }
+
+    private static ClientOperations clientOperations(OneClient client) {
+        return new ClientOperations() {
+            @Override
+            public Map<String, Decision> peek(String value) {
+                return client.peek(value);
+            }
+
+            @Override
+            public List<String> reset(String value, String origin) {
+                return client.reset(value, origin);
+            }
+        };
     }
 
     /** Runs once this runtime is closed (a webapp forgets it then). */

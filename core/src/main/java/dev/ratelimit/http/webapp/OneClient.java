@@ -1,0 +1,130 @@
+package dev.ratelimit.http.webapp;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.http.settings.Dimensions;
+import dev.ratelimit.http.settings.HttpPolicy;
+import dev.ratelimit.support.RedisKeys;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One client of a running policy, found by the value it sends (an address, a user name, an API
+ * key) and keyed exactly as the policy keys its requests: IPv6 networks, digests of secret parts,
+ * every tier's limiter, every {@code limits} dimension. For an operator who must see why a
+ * customer is locked out, or unlock it, without computing Redis keys. The value itself is never
+ * logged: a log line names the client by the digest of its key.
+ */
+public final class OneClient {
+    private static final Logger LOG = LoggerFactory.getLogger(OneClient.class);
+
+    private final HttpPolicy policy;
+    private final RateLimiter limiter;
+    private final Map<String, RateLimiter> tierLimiters;
+
+    OneClient(HttpPolicy policy, RateLimiter limiter, Map<String, RateLimiter> tierLimiters) {
+        this.policy = policy;
+        this.limiter = limiter;
+        this.tierLimiters = tierLimiters;
+    }
+
+    /**
+     * The state a request of the client would meet now in each of the policy's limiters (its own,
+     * then each tier's, by limiter name), read from Redis without taking anything. With
+     * {@code limits} the value must name the client of every dimension but {@code global}.
+     *
+     * @throws IllegalArgumentException when the value names no client of the policy, saying why
+     * @throws dev.ratelimit.RedisFailureException if Redis cannot be asked
+     */
+    public Map<String, Decision> peek(String value) {
+        Dimensions dimensions = policy.dimensions();
+        if (dimensions != null) {
+            List<String> keys = dimensionKeys(value);
+            for (int i = 0; i < keys.size(); i++) {
+                if (keys.get(i) == null && !dimensions.countsAll(i)) {
+                    throw unknown("policy '" + policy.policyName() + "' decides its entry '"
+                            + dimensions.rules().get(i).name() + "' by a client that value cannot be; one value"
+                            + " is looked up in every entry but global");
+                }
+                if (keys.get(i) == null) {
+                    keys.set(i, "global");
+                }
+            }
+            return Collections.singletonMap(limiter.policyName(), limiter.peekEach(keys));
+        }
+        String key = key(value);
+        Map<String, Decision> states = new LinkedHashMap<>();
+        for (RateLimiter each : limiters()) {
+            states.put(each.policyName(), each.peek(key));
+        }
+        return states;
+    }
+
+    /**
+     * Forgets the client in every limiter of the policy, in Redis and in this node's memory of its
+     * denials, and logs it at INFO with {@code origin}. A {@code global} dimension keeps its count:
+     * it is every client's.
+     *
+     * @param origin who asked, and from where, for the log
+     * @return the names of the limiters that forgot it
+     * @throws IllegalArgumentException when the value names no client of the policy
+     * @throws dev.ratelimit.RedisFailureException if Redis cannot be asked
+     */
+    public List<String> reset(String value, String origin) {
+        List<String> names = new ArrayList<>();
+        String named;
+        if (policy.dimensions() != null) {
+            List<String> keys = dimensionKeys(value);
+            if (keys.stream().allMatch(key -> key == null)) {
+                throw unknown("no entry of policy '" + policy.policyName() + "' counts a client by that value");
+            }
+            limiter.resetEach(keys);
+            names.add(limiter.policyName());
+            named = digestOf(String.valueOf(keys));
+        } else {
+            String key = key(value);
+            for (RateLimiter each : limiters()) {
+                each.reset(key);
+                names.add(each.policyName());
+            }
+            named = digestOf(key);
+        }
+        LOG.info("Rate limit policy '{}': one client (key digest {}) reset in {} by {}", policy.policyName(), named,
+                names, origin);
+        return names;
+    }
+
+    private String key(String value) {
+        String key = policy.clientKeyOfValue(value);
+        if (key == null) {
+            throw unknown("policy '" + policy.policyName() + "' keys clients by " + policy.keyDescription()
+                    + ", and no such client sends that value");
+        }
+        return key;
+    }
+
+    private List<String> dimensionKeys(String value) {
+        return new ArrayList<>(policy.dimensions().clientKeysOfValue(value));
+    }
+
+    private List<RateLimiter> limiters() {
+        List<RateLimiter> all = new ArrayList<>();
+        all.add(limiter);
+        all.addAll(tierLimiters.values());
+        return all;
+    }
+
+    /** A key's digest: a client's IP or user name is personal data, and a log outlives the reset. */
+    private static String digestOf(String key) {
+        return RedisKeys.digest(key);
+    }
+
+    private static IllegalArgumentException unknown(String why) {
+        return new IllegalArgumentException(why);
+    }
+}

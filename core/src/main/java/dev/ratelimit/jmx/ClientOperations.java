@@ -1,0 +1,48 @@
+package dev.ratelimit.jmx;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.RateLimiter;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a limiter's JMX bean can do for one client, by the value the client sends: see its state,
+ * forget it. A policy keys the value as it keys requests (and covers its tiers); a limiter of your
+ * own code takes the value as the client key itself.
+ */
+public interface ClientOperations {
+    /**
+     * The state a request of the client would meet now, by limiter name, read without taking anything.
+     *
+     * @throws IllegalArgumentException when the value names no client, saying why
+     */
+    Map<String, Decision> peek(String value);
+
+    /**
+     * Forgets the client; logged at INFO with {@code origin}, never with the value.
+     *
+     * @return the names of the limiters that forgot it
+     * @throws IllegalArgumentException when the value names no client, saying why
+     */
+    List<String> reset(String value, String origin);
+
+    /** The value is the client key of {@code limiter}, as {@link RateLimiter#tryAcquire(String)} takes it. */
+    static ClientOperations byKey(RateLimiter limiter) {
+        return new ClientOperations() {
+            @Override
+            public Map<String, Decision> peek(String value) {
+                return Collections.singletonMap(limiter.policyName(), limiter.peek(value));
+            }
+
+            @Override
+            public List<String> reset(String value, String origin) {
+                limiter.reset(value);
+                LoggerFactory.getLogger(ClientOperations.class).info("Rate limit policy '{}': one client reset by {}",
+                        limiter.policyName(), origin);
+                return Collections.singletonList(limiter.policyName());
+            }
+        };
+    }
+}
