@@ -5,6 +5,7 @@ import java.util.HashSet;
 import java.util.Set;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import redis.clients.jedis.Connection;
+import redis.clients.jedis.ConnectionFactory;
 import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
@@ -57,7 +58,8 @@ interface RedisNodes extends AutoCloseable {
 
     /** One Redis at a fixed address. */
     static RedisNodes standalone(HostAndPort node, JedisClientConfig client, GenericObjectPoolConfig<Connection> pool) {
-        PooledConnectionProvider provider = new PooledConnectionProvider(node, client, pool);
+        TrackedSockets sockets = new TrackedSockets(node, client);
+        PooledConnectionProvider provider = new PooledConnectionProvider(new ConnectionFactory(sockets, client), pool);
         Set<String> inUse = Collections.singleton(node.toString());
         return new RedisNodes() {
             @Override
@@ -83,6 +85,7 @@ interface RedisNodes extends AutoCloseable {
             @Override
             public void close() {
                 provider.close();
+                sockets.closeAll();
             }
         };
     }
