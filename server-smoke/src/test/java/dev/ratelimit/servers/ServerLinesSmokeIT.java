@@ -25,6 +25,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -181,12 +182,21 @@ class ServerLinesSmokeIT {
         String user = user(line, "lifecycle");
         assertThat(status(server.app("lifecycle").resolve("api/orders"))).isEqualTo(200);
         assertThat(connections(user)).as("connections of the deployed webapp").isPositive();
+        String before = clientsOf(user);
 
         server.undeploy("lifecycle");
 
         eventually(server + " undeploys", () -> status(server.app("lifecycle").resolve("api/health")),
                 status -> status == 404, server);
-        eventually("connections of " + user + " after undeploy", () -> connections(user), count -> count == 0, server);
+        try {
+            eventually("connections of " + user + " after undeploy", () -> connections(user), count -> count == 0, server);
+        } catch (AssertionError stillOpen) {
+            String after = clientsOf(user);
+            String afterGc = server.collectGarbage() + clientsOf(user);
+            throw new AssertionError(stillOpen.getMessage() + "\nits connections before the undeploy:\n" + before
+                    + "\nand after:\n" + after + "\nand after a GC of the server:\n" + afterGc
+                    + "\nthe server's threads:\n" + server.threadDump(), stillOpen);
+        }
         if (!line.isJetty()) {
             // Tomcat looks for what a webapp left behind when it stops it; Jetty does not.
             assertThat(server.log()).as("Tomcat's leak detection").doesNotContain("appears to have started a thread")
@@ -238,6 +248,10 @@ class ServerLinesSmokeIT {
         try (Jedis admin = new Jedis(redis.host(), redis.port())) {
             return Arrays.stream(admin.clientList().split("\n")).filter(c -> c.contains(" user=" + user + " ")).count();
         }
+    }
+
+    private static String clientsOf(String user) {
+        return clients().lines().filter(c -> c.contains(" user=" + user + " ")).collect(Collectors.joining("\n"));
     }
 
     private static String clients() {

@@ -170,6 +170,33 @@ final class StandaloneServer implements AutoCloseable {
         }
     }
 
+    /** Runs a full GC in the server (what an unreachable, unclosed socket waits for), then waits 2 s. */
+    String collectGarbage() {
+        try {
+            Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                    Long.toString(process.pid()), "GC.run").redirectErrorStream(true).start();
+            String out = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            jcmd.waitFor(30, TimeUnit.SECONDS);
+            Thread.sleep(2000);
+            return out.trim() + "\n";
+        } catch (IOException | InterruptedException e) {
+            return "(no GC: " + e + ")\n";
+        }
+    }
+
+    /** What every thread of the server is doing now, for a failure's message. */
+    String threadDump() {
+        try {
+            Process jstack = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jstack").toString(),
+                    Long.toString(process.pid())).redirectErrorStream(true).start();
+            String dump = new String(jstack.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            jstack.waitFor(30, TimeUnit.SECONDS);
+            return dump;
+        } catch (IOException | InterruptedException e) {
+            return "(no thread dump: " + e + ")";
+        }
+    }
+
     private void awaitHttp() throws IOException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (System.nanoTime() < deadline) {
