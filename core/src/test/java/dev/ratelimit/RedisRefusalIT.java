@@ -3,6 +3,7 @@ package dev.ratelimit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ratelimit.testing.AclUsers;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
@@ -29,21 +30,16 @@ class RedisRefusalIT {
 
     @BeforeAll
     static void createUser() {
-        try (Jedis admin = new Jedis(redis.host(), redis.port())) {
-            admin.sendCommand(Protocol.Command.ACL, "SETUSER", USER, "on", ">" + PASSWORD, "~" + redis.keyPrefix() + "*",
-                    "+@all", "-@scripting");
-        }
+        AclUsers.create(redis, USER, PASSWORD, "+@all", "-@scripting");
     }
 
     @AfterAll
     static void dropUser() {
-        try (Jedis admin = new Jedis(redis.host(), redis.port())) {
-            admin.sendCommand(Protocol.Command.ACL, "DELUSER", USER);
-        }
+        AclUsers.drop(redis, USER);
     }
 
     private static String uri(String password) {
-        return "redis://" + USER + ":" + password + "@" + redis.host() + ":" + redis.port();
+        return AclUsers.uri(redis, USER, password);
     }
 
     @Test

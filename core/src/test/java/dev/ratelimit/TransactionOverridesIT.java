@@ -3,6 +3,7 @@ package dev.ratelimit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.ratelimit.testing.AclUsers;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
@@ -12,8 +13,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import redis.clients.jedis.Jedis;
-import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClient;
 
 /**
@@ -31,21 +30,16 @@ class TransactionOverridesIT {
 
     @BeforeAll
     static void createUser() {
-        try (Jedis admin = new Jedis(redis.host(), redis.port())) {
-            admin.sendCommand(Protocol.Command.ACL, "SETUSER", USER, "on", ">" + PASSWORD, "~" + redis.keyPrefix() + "*",
-                    "+@all", "-@scripting");
-        }
+        AclUsers.create(redis, USER, PASSWORD, "+@all", "-@scripting");
     }
 
     @AfterAll
     static void dropUser() {
-        try (Jedis admin = new Jedis(redis.host(), redis.port())) {
-            admin.sendCommand(Protocol.Command.ACL, "DELUSER", USER);
-        }
+        AclUsers.drop(redis, USER);
     }
 
     private static String uri() {
-        return "redis://" + USER + ":" + PASSWORD + "@" + redis.host() + ":" + redis.port();
+        return AclUsers.uri(redis, USER, PASSWORD);
     }
 
     /** A generous timeout: these tests are about what Redis refuses and answers, not how fast, on a busy machine. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.servers.ServerLine.Namespace;
 import dev.ratelimit.servlet.containers.Http;
+import dev.ratelimit.testing.AclUsers;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -13,7 +14,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
@@ -33,7 +33,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.Protocol;
 
 /**
  * README's web.xml, in a WAR built as README says, deployed into the standalone distribution of
@@ -60,8 +59,8 @@ class ServerLinesSmokeIT {
     @BeforeAll
     static void startEveryServerAndDeploy() throws Exception {
         for (ServerLine line : ServerLine.values()) {
-            createUser(user(line, "readme"));
-            createUser(user(line, "lifecycle"));
+            AclUsers.create(redis, user(line, "readme"), PASSWORD, "+@all");
+            AclUsers.create(redis, user(line, "lifecycle"), PASSWORD, "+@all");
         }
         ExecutorService starter = Executors.newFixedThreadPool(ServerLine.values().length);
         try {
@@ -105,8 +104,8 @@ class ServerLinesSmokeIT {
             server.close();
         }
         for (ServerLine line : ServerLine.values()) {
-            dropUser(user(line, "readme"));
-            dropUser(user(line, "lifecycle"));
+            AclUsers.drop(redis, user(line, "readme"));
+            AclUsers.drop(redis, user(line, "lifecycle"));
         }
     }
 
@@ -240,14 +239,12 @@ class ServerLinesSmokeIT {
     }
 
     private static String uri(String user) {
-        return "redis://" + user + ":" + PASSWORD + "@" + redis.host() + ":" + redis.port();
+        return AclUsers.uri(redis, user, PASSWORD);
     }
 
     /** Connections Redis has open for {@code user}, from {@code CLIENT LIST}. */
     private static long connections(String user) {
-        try (Jedis admin = new Jedis(redis.host(), redis.port())) {
-            return Arrays.stream(admin.clientList().split("\n")).filter(c -> c.contains(" user=" + user + " ")).count();
-        }
+        return clientsOf(user).lines().count();
     }
 
     private static String clientsOf(String user) {
@@ -257,19 +254,6 @@ class ServerLinesSmokeIT {
     private static String clients() {
         try (Jedis admin = new Jedis(redis.host(), redis.port())) {
             return admin.clientList();
-        }
-    }
-
-    private static void createUser(String user) {
-        try (Jedis admin = new Jedis(redis.host(), redis.port())) {
-            admin.sendCommand(Protocol.Command.ACL, "SETUSER", user, "on", ">" + PASSWORD, "~" + redis.keyPrefix() + "*",
-                    "+@all");
-        }
-    }
-
-    private static void dropUser(String user) {
-        try (Jedis admin = new Jedis(redis.host(), redis.port())) {
-            admin.sendCommand(Protocol.Command.ACL, "DELUSER", user);
         }
     }
 }
