@@ -22,6 +22,9 @@ import java.util.function.UnaryOperator;
  * {@code ip} and {@code user} stay readable, for operators.
  */
 public final class KeySpec implements KeyResolver {
+    /** The one key every client of {@code key=global} shares. */
+    public static final String GLOBAL = "global";
+
     private final String text;
     private final List<Part> parts;
 
@@ -85,7 +88,7 @@ public final class KeySpec implements KeyResolver {
                     return Part.of(request -> secret(request.sessionId()), KeySpec::secret);
                 case "global":
                     // One bucket for all: no value names a client of it, so no operator resets it as one.
-                    return Part.of(request -> "global", value -> null);
+                    return Part.of(request -> GLOBAL, value -> null);
                 default:
                     throw bad(spec, "'" + word + "' is not a key word");
             }
@@ -125,6 +128,10 @@ public final class KeySpec implements KeyResolver {
      */
     @Override
     public String resolve(RequestView request) {
+        if (parts.size() == 1) {
+            // Every request comes here: the one-word key allocates nothing.
+            return nonEmpty(parts.get(0).of(request));
+        }
         List<String> values = new ArrayList<>(parts.size());
         for (Part part : parts) {
             values.add(part.of(request));
@@ -156,10 +163,8 @@ public final class KeySpec implements KeyResolver {
         return join(values);
     }
 
-    private String join(List<String> values) {
-        if (values.size() == 1) {
-            return nonEmpty(values.get(0));
-        }
+    /** Several words' values as one key, or null if one is missing. */
+    private static String join(List<String> values) {
         StringBuilder key = new StringBuilder();
         for (String value : values) {
             if (value == null || value.isEmpty()) {
@@ -171,6 +176,11 @@ public final class KeySpec implements KeyResolver {
             key.append(value.replace("%", "%25").replace("+", "%2B"));
         }
         return key.toString();
+    }
+
+    /** Whether every client counts as one: the key is {@code global} alone, whose key is {@link #GLOBAL}. */
+    public boolean countsAll() {
+        return text.equalsIgnoreCase(GLOBAL);
     }
 
     @Override

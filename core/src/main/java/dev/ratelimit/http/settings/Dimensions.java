@@ -2,7 +2,6 @@ package dev.ratelimit.http.settings;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.Rule;
-import dev.ratelimit.http.KeyResolver;
 import dev.ratelimit.http.RequestView;
 import dev.ratelimit.http.client.KeySpec;
 import dev.ratelimit.http.client.TrustedProxies;
@@ -28,10 +27,10 @@ public final class Dimensions {
             Pattern.CASE_INSENSITIVE);
 
     private final List<Rule> rules;
-    private final List<KeyResolver> keys;
+    private final List<KeySpec> keys;
     private final String text;
 
-    private Dimensions(List<Rule> rules, List<KeyResolver> keys, String text) {
+    private Dimensions(List<Rule> rules, List<KeySpec> keys, String text) {
         this.rules = rules;
         this.keys = keys;
         this.text = text;
@@ -59,7 +58,7 @@ public final class Dimensions {
             }
         }
         List<Rule> rules = new ArrayList<>();
-        List<KeyResolver> keys = new ArrayList<>();
+        List<KeySpec> keys = new ArrayList<>();
         Set<String> names = new HashSet<>();
         for (Matcher entry : parsed) {
             Duration window = window(entry.group(2), entry.group(0), limits);
@@ -96,7 +95,7 @@ public final class Dimensions {
     /** The request's client key in each dimension, in the listed order; {@link HttpPolicy#MISSING_KEY} for none. */
     public List<String> clientKeys(RequestView request) {
         List<String> clientKeys = new ArrayList<>(keys.size());
-        for (KeyResolver key : keys) {
+        for (KeySpec key : keys) {
             clientKeys.add(HttpPolicy.keyOrMissing(key.resolve(request)));
         }
         return clientKeys;
@@ -108,15 +107,15 @@ public final class Dimensions {
      */
     public List<String> clientKeysOfValue(String value) {
         List<String> clientKeys = new ArrayList<>(keys.size());
-        for (KeyResolver key : keys) {
+        for (KeySpec key : keys) {
             clientKeys.add(key.keyOfValue(value));
         }
         return clientKeys;
     }
 
-    /** Whether a dimension counts every client together ({@code by global}). */
+    /** Whether a dimension counts every client together ({@code by global}, key {@link KeySpec#GLOBAL}). */
     public boolean countsAll(int dimension) {
-        return "global".equalsIgnoreCase(keys.get(dimension).toString().trim());
+        return keys.get(dimension).countsAll();
     }
 
     @Override

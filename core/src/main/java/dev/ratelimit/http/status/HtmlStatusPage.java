@@ -62,9 +62,9 @@ final class HtmlStatusPage {
                     .append(Markup.escape(row.policy.name)).append("</code></a></td><td class=\"")
                     .append(row.policy.verdict.level.cssClass()).append("\">")
                     .append(Markup.escape(row.policy.verdict.level.cssClass())).append("</td><td class=\"n\">")
-                    .append(row.decisions).append("</td><td class=\"n\">").append(Verdict.percent(row.denied, row.decisions))
-                    .append("</td><td>").append(Markup.escape(row.breaker)).append("</td><td class=\"n\">")
-                    .append(row.redisP99Micros < 0 ? "no call yet" : row.redisP99Micros + " µs").append("</td><td>")
+                    .append(row.decisions).append("</td><td class=\"n\">").append(Verdict.percent(row.policy.denied, row.decisions))
+                    .append("</td><td>").append(Markup.escape(row.policy.breaker)).append("</td><td class=\"n\">")
+                    .append(row.policy.redisP99Micros < 0 ? "no call yet" : row.policy.redisP99Micros + " µs").append("</td><td>")
                     .append(Markup.escape(row.overrides())).append("</td></tr>\n");
         }
         out.append("</table>\n");

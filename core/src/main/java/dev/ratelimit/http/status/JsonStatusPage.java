@@ -42,9 +42,9 @@ final class JsonStatusPage {
         out.append("{\"name\":").append(JsonText.quote(row.policy.name))
                 .append(",\"level\":").append(JsonText.quote(row.policy.verdict.level.cssClass()))
                 .append(",\"decisions\":").append(row.decisions)
-                .append(",\"denied\":").append(row.denied)
-                .append(",\"breaker\":").append(JsonText.quote(row.breaker))
-                .append(",\"redisLatencyP99Micros\":").append(row.redisP99Micros < 0 ? "null" : Long.toString(row.redisP99Micros))
+                .append(",\"denied\":").append(row.policy.denied)
+                .append(",\"breaker\":").append(JsonText.quote(row.policy.breaker))
+                .append(",\"redisLatencyP99Micros\":").append(row.policy.redisP99Micros < 0 ? "null" : Long.toString(row.policy.redisP99Micros))
                 .append(",\"overrides\":{\"limit\":").append(own.limitOverride > 0 ? own.limitOverride : "null")
                 .append(",\"enforce\":").append(own.enforceOverride).append("}}");
     }

@@ -1,13 +1,12 @@
 package dev.ratelimit.http.status;
 
-import dev.ratelimit.RateLimiterStats;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 
 /**
  * One policy in the page's opening table: what an on-call engineer needs to pick the policy that
- * wants a look, summed over the policy's limiters (its own and its tiers'). Rows sort worst first.
+ * wants a look, from the policy's sums over its limiters (its own and its tiers'). Rows sort worst first.
  */
 final class OverviewRow {
     /**
@@ -21,33 +20,10 @@ final class OverviewRow {
 
     final PolicyReport policy;
     final long decisions;
-    final long denied;
-    /** {@code CLOSED} unless a limiter's breaker is not; then that state. */
-    final String breaker;
-    /** The slowest of the limiters' p99, or -1 before any Redis call. */
-    final long redisP99Micros;
 
     private OverviewRow(PolicyReport policy) {
         this.policy = policy;
-        long allowed = 0;
-        long deniedSum = 0;
-        String worstBreaker = "CLOSED";
-        long p99 = -1;
-        for (LimiterReport limiter : policy.limiters) {
-            allowed += limiter.recent.allowed();
-            deniedSum += limiter.recent.denied();
-            RateLimiterStats stats = limiter.stats;
-            if (!"CLOSED".equals(stats.circuitBreakerState())) {
-                worstBreaker = stats.circuitBreakerState();
-            }
-            if (stats.redisLatencySamples() > 0) {
-                p99 = Math.max(p99, stats.redisLatencyP99Micros());
-            }
-        }
-        this.decisions = allowed + deniedSum;
-        this.denied = deniedSum;
-        this.breaker = worstBreaker;
-        this.redisP99Micros = p99;
+        this.decisions = policy.allowed + policy.denied;
     }
 
     /** The rows of {@code policies}, worst first. */
@@ -61,7 +37,7 @@ final class OverviewRow {
     }
 
     double deniedShare() {
-        return decisions == 0 ? 0 : (double) denied / decisions;
+        return decisions == 0 ? 0 : (double) policy.denied / decisions;
     }
 
     /** The live overrides of the policy, as a person reads them, or {@code none}. */

@@ -18,6 +18,16 @@ final class PolicyReport {
     final Long localLimit;
     final boolean configuredEnforce;
     final List<LimiterReport> limiters;
+    /** Over all its limiters, the last five minutes: allowed, denied, decided without Redis. */
+    final long allowed;
+    final long denied;
+    final long degraded;
+    /** {@code CLOSED} unless a limiter's breaker is not; then that state. */
+    final String breaker;
+    /** The first limiter's refusal in force, or null. */
+    final String refusal;
+    /** The slowest of the limiters' Redis p99, or -1 before any call. */
+    final long redisP99Micros;
     final Verdict verdict;
 
     PolicyReport(PolicyRuntime runtime) {
@@ -33,6 +43,32 @@ final class PolicyReport {
             all.add(new LimiterReport(tier.getValue(), tier.getKey(), configuredEnforce));
         }
         this.limiters = Immutable.copyOf(all);
+        long allowedSum = 0;
+        long deniedSum = 0;
+        long degradedSum = 0;
+        String worstBreaker = "CLOSED";
+        String firstRefusal = null;
+        long p99 = -1;
+        for (LimiterReport limiter : limiters) {
+            allowedSum += limiter.recent.allowed();
+            deniedSum += limiter.recent.denied();
+            degradedSum += limiter.recent.degraded();
+            if (!"CLOSED".equals(limiter.stats.circuitBreakerState())) {
+                worstBreaker = limiter.stats.circuitBreakerState();
+            }
+            if (firstRefusal == null) {
+                firstRefusal = limiter.stats.redisRefusal();
+            }
+            if (limiter.stats.redisLatencySamples() > 0) {
+                p99 = Math.max(p99, limiter.stats.redisLatencyP99Micros());
+            }
+        }
+        this.allowed = allowedSum;
+        this.denied = deniedSum;
+        this.degraded = degradedSum;
+        this.breaker = worstBreaker;
+        this.refusal = firstRefusal;
+        this.redisP99Micros = p99;
         this.verdict = Verdict.of(this);
     }
 

@@ -44,23 +44,11 @@ final class Verdict {
     }
 
     static Verdict of(PolicyReport policy) {
-        long allowed = 0;
-        long denied = 0;
-        long degraded = 0;
-        String breaker = "CLOSED";
-        String refusal = null;
-        for (LimiterReport limiter : policy.limiters) {
-            if (refusal == null) {
-                refusal = limiter.stats.redisRefusal();
-            }
-            allowed += limiter.recent.allowed();
-            denied += limiter.recent.denied();
-            degraded += limiter.recent.degraded();
-            if (!"CLOSED".equals(limiter.stats.circuitBreakerState())) {
-                breaker = limiter.stats.circuitBreakerState();
-            }
-        }
-        long total = allowed + denied;
+        long denied = policy.denied;
+        long degraded = policy.degraded;
+        String breaker = policy.breaker;
+        String refusal = policy.refusal;
+        long total = policy.allowed + denied;
         if (refusal != null) {
             // Before the breaker: the breaker would only say "unreachable", and waiting will not help.
             return new Verdict(Level.ALERT, "Redis refuses the limiter: " + refusal + "; meanwhile "

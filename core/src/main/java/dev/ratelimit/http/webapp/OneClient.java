@@ -2,8 +2,10 @@ package dev.ratelimit.http.webapp;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.http.client.KeySpec;
 import dev.ratelimit.http.settings.Dimensions;
 import dev.ratelimit.http.settings.HttpPolicy;
+import dev.ratelimit.jmx.ClientOperations;
 import dev.ratelimit.support.RedisKeys;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -20,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * customer is locked out, or unlock it, without computing Redis keys. The value itself is never
  * logged: a log line names the client by the digest of its key.
  */
-public final class OneClient {
+public final class OneClient implements ClientOperations {
     private static final Logger LOG = LoggerFactory.getLogger(OneClient.class);
 
     private final HttpPolicy policy;
@@ -41,18 +43,19 @@ public final class OneClient {
      * @throws IllegalArgumentException when the value names no client of the policy, saying why
      * @throws dev.ratelimit.RedisFailureException if Redis cannot be asked
      */
+    @Override
     public Map<String, Decision> peek(String value) {
         Dimensions dimensions = policy.dimensions();
         if (dimensions != null) {
             List<String> keys = dimensionKeys(value);
             for (int i = 0; i < keys.size(); i++) {
                 if (keys.get(i) == null && !dimensions.countsAll(i)) {
-                    throw unknown("policy '" + policy.policyName() + "' decides its entry '"
+                    throw new IllegalArgumentException("policy '" + policy.policyName() + "' decides its entry '"
                             + dimensions.rules().get(i).name() + "' by a client that value cannot be; one value"
                             + " is looked up in every entry but global");
                 }
                 if (keys.get(i) == null) {
-                    keys.set(i, "global");
+                    keys.set(i, KeySpec.GLOBAL);
                 }
             }
             return Collections.singletonMap(limiter.policyName(), limiter.peekEach(keys));
@@ -75,24 +78,26 @@ public final class OneClient {
      * @throws IllegalArgumentException when the value names no client of the policy
      * @throws dev.ratelimit.RedisFailureException if Redis cannot be asked
      */
+    @Override
     public List<String> reset(String value, String origin) {
         List<String> names = new ArrayList<>();
+        // The key's digest names the client: its address or user name is personal data, and a log outlives the reset.
         String named;
         if (policy.dimensions() != null) {
             List<String> keys = dimensionKeys(value);
             if (keys.stream().allMatch(key -> key == null)) {
-                throw unknown("no entry of policy '" + policy.policyName() + "' counts a client by that value");
+                throw new IllegalArgumentException("no entry of policy '" + policy.policyName() + "' counts a client by that value");
             }
             limiter.resetEach(keys);
             names.add(limiter.policyName());
-            named = digestOf(String.valueOf(keys));
+            named = RedisKeys.digest(String.valueOf(keys));
         } else {
             String key = key(value);
             for (RateLimiter each : limiters()) {
                 each.reset(key);
                 names.add(each.policyName());
             }
-            named = digestOf(key);
+            named = RedisKeys.digest(key);
         }
         LOG.info("Rate limit policy '{}': one client (key digest {}) reset in {} by {}", policy.policyName(), named,
                 names, origin);
@@ -102,7 +107,7 @@ public final class OneClient {
     private String key(String value) {
         String key = policy.clientKeyOfValue(value);
         if (key == null) {
-            throw unknown("policy '" + policy.policyName() + "' keys clients by " + policy.keyDescription()
+            throw new IllegalArgumentException("policy '" + policy.policyName() + "' keys clients by " + policy.keyDescription()
                     + ", and no such client sends that value");
         }
         return key;
@@ -117,14 +122,5 @@ public final class OneClient {
         all.add(limiter);
         all.addAll(tierLimiters.values());
         return all;
-    }
-
-    /** A key's digest: a client's IP or user name is personal data, and a log outlives the reset. */
-    private static String digestOf(String key) {
-        return RedisKeys.digest(key);
-    }
-
-    private static IllegalArgumentException unknown(String why) {
-        return new IllegalArgumentException(why);
     }
 }

@@ -1,12 +1,10 @@
 package dev.ratelimit.http.webapp;
 
-import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RedisStore;
 import dev.ratelimit.RedisStoreRegistry;
 import dev.ratelimit.http.pipeline.RateLimitPipeline;
 import dev.ratelimit.http.settings.HttpPolicy;
-import dev.ratelimit.jmx.ClientOperations;
 import dev.ratelimit.jmx.RateLimiterJmx;
 import java.util.ArrayList;
 import java.util.List;
@@ -68,7 +66,7 @@ public final class PolicyRuntime implements AutoCloseable {
         if (policy.jmx()) {
             try {
                 runtime.bean = RateLimiterJmx.register(limiter, webapp, policy.toString(), policy.enforce(),
-                        clientOperations(runtime.oneClient()));
+                        runtime.oneClient());
             } catch (RuntimeException e) {
                 closeAll(meters);
                 registry.release(policy.redisSettings());
@@ -94,20 +92,6 @@ public final class PolicyRuntime implements AutoCloseable {
     /** One client of this policy, by the value it sends: to see its state, or to forget it. */
     public OneClient oneClient() {
         return new OneClient(policy, limiter, tierLimiters);
-    }
-
-    private static ClientOperations clientOperations(OneClient client) {
-        return new ClientOperations() {
-            @Override
-            public Map<String, Decision> peek(String value) {
-                return client.peek(value);
-            }
-
-            @Override
-            public List<String> reset(String value, String origin) {
-                return client.reset(value, origin);
-            }
-        };
     }
 
     /** Runs once this runtime is closed (a webapp forgets it then). */

@@ -103,4 +103,18 @@ class KeySpecTest {
         assertThat(KeySpec.parse("ip+user", none).keyOfValue("alice+203.0.113.9")).as("in the words' order").isNull();
     }
 
+    @Test
+    void aHostileValueIsKeyedAsAHostileRequestIs() {
+        String huge = "k".repeat(100_000) + "\r\n<script>";
+        assertThat(KeySpec.parse("header:X-Api-Key", none).keyOfValue(huge)).hasSize(44).startsWith("#")
+                .isEqualTo(KeySpec.parse("header:X-Api-Key", none).resolve(new FakeRequest().header("X-Api-Key", huge)));
+        assertThat(KeySpec.parse("ip", none).keyOfValue("[::1%eth0]")).isEqualTo(KeySpec.parse("ip", none)
+                .resolve(new FakeRequest().from("[::1%eth0]")));
+        assertThat(KeySpec.parse("ip", none).keyOfValue("999.1.1.1")).isNull();
+        assertThat(KeySpec.parse("ip", none).keyOfValue(huge)).isNull();
+        assertThat(KeySpec.parse("ip+user", none).keyOfValue("+")).isNull();
+        assertThat(KeySpec.parse("global", none).countsAll()).isTrue();
+        assertThat(KeySpec.parse("global+ip", none).countsAll()).isFalse();
+    }
+
 }
