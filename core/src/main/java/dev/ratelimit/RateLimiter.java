@@ -178,7 +178,9 @@ public final class RateLimiter {
     }
 
     /**
-     * Forgets the client: its next request finds every rule at full capacity.
+     * Forgets the client: its next request finds every rule at full capacity. A mark in the overrides
+     * hash (a second call) makes every node forget the denials and quota it holds within
+     * {@link Overrides#REFRESH_INTERVAL}: all of them, as it cannot tell whose they were.
      *
      * @throws IllegalArgumentException if the key is null or empty
      * @throws RedisFailureException if Redis cannot be asked
@@ -194,7 +196,7 @@ public final class RateLimiter {
 
     /**
      * Forgets each rule's client, as {@link #reset} does for one; a rule given null keeps its count
-     * (a {@code global} one, when one client is reset). This node's remembered denials go too.
+     * (a {@code global} one, when one client is reset). Remembered denials go as with {@link #reset}.
      */
     public void resetEach(List<String> clientKeys) {
         engine.resetEach(clientKeys);

@@ -97,7 +97,7 @@ class RateLimiterLocalDenyCacheTest {
     }
 
     @Test
-    void resetForgetsTheClientsCachedDenialsOnly() {
+    void resetForgetsTheClientAndEveryRememberedDenialButNoOtherClientsCount() {
         RateLimiter limiter = limiter().build();
         exhaust(limiter, "c");
         assertThat(limiter.tryAcquire("c", 1).allowed()).isFalse();
@@ -107,15 +107,44 @@ class RateLimiterLocalDenyCacheTest {
         limiter.reset("c");
 
         assertThat(redis.calls(Call.DELETE)).isEqualTo(1);
+        assertThat(redis.calls(Call.HASH_WRITE)).as("the mark that tells the other nodes").isEqualTo(1);
         Decision afterReset = limiter.tryAcquire("c");
         assertThat(afterReset.allowed()).isTrue();
         assertThat(afterReset.remaining()).isEqualTo(1);
         assertThat(limiter.tryAcquire("c", 1).allowed()).as("every cost of the client is forgotten").isTrue();
         assertThat(redis.calls(Call.EVAL)).isEqualTo(evals + 2);
 
-        assertThat(limiter.tryAcquire("c2").allowed()).as("a client whose key starts alike is not").isFalse();
-        assertThat(redis.calls(Call.EVAL)).isEqualTo(evals + 2);
-        assertThat(limiter.stats().localCacheDenials()).isEqualTo(1);
+        // Remembered denials name no client apart, so all went; Redis still counts the others.
+        assertThat(limiter.tryAcquire("c2").allowed()).as("a client whose key starts alike is not reset").isFalse();
+        assertThat(redis.calls(Call.EVAL)).as("asked again once").isEqualTo(evals + 3);
+        assertThat(limiter.tryAcquire("c2").allowed()).isFalse();
+        assertThat(redis.calls(Call.EVAL)).as("and remembered again").isEqualTo(evals + 3);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aResetOnOneNodeEndsTheDenialsAnotherRemembersWithinTheOverridesInterval(Transport transport) {
+        Rule twoPerMinute = Rule.of(Algorithm.FIXED_WINDOW, 2, Duration.ofMinutes(1));
+        RateLimiter nodeA = RateLimiter.builder(TestStores.over(redis)).clock(redis::nanoTime).rule(twoPerMinute)
+                .transport(transport).build();
+        RateLimiter nodeB = RateLimiter.builder(TestStores.over(redis)).clock(redis::nanoTime).rule(twoPerMinute)
+                .transport(transport).build();
+        exhaust(nodeB, "c");
+        long redisCalls = redis.calls();
+        assertThat(nodeB.tryAcquire("c").allowed()).as("remembered on node B").isFalse();
+        assertThat(redis.calls()).isEqualTo(redisCalls);
+
+        nodeA.reset("c");
+        assertThat(nodeA.tryAcquire("c").allowed()).as("node A, at once").isTrue();
+
+        redis.advance(Overrides.REFRESH_INTERVAL.minusNanos(1));
+        assertThat(nodeB.tryAcquire("c").allowed()).as("node B, before its next read of the overrides").isFalse();
+        assertThat(nodeB.stats().localCacheDenials()).isEqualTo(2);
+        redis.advance(Duration.ofNanos(1));
+        Decision afterRead = nodeB.tryAcquire("c");
+        assertThat(afterRead.allowed()).as("node B, once it has read the mark").isTrue();
+        assertThat(afterRead.remaining()).as("the one node A took, and this one").isZero();
+        assertThat(nodeB.stats().localCacheDenials()).isEqualTo(2);
     }
 
     @Test

@@ -63,7 +63,8 @@ public final class DecisionEngine {
         this.gateway = gateway;
         this.onFailure = onFailure;
         this.overrides = new LiveOverrides(keys.prefix(), policyName, gateway,
-                OverridesExchange.of(transport, gateway), limit -> RulesInForce.atLimit(rules, limit), nanoClock);
+                OverridesExchange.of(transport, gateway), limit -> RulesInForce.atLimit(rules, limit), nanoClock,
+                this::clientResetSomewhere);
         this.leases = rules.get(0).algorithm().holdsLeases() ? new Leases(policyName, gateway) : null;
         // A lease may be given back long before a denial's retry-after: a cached denial would deny
         // what Redis admits.
@@ -186,9 +187,13 @@ public final class DecisionEngine {
         if (denyCache != null) {
             denyCache.forget("");
         }
+        overrides.markClientReset();
     }
 
-    /** Forgets the client in Redis, in the local limiter and in the deny cache. */
+    /**
+     * Forgets the client in Redis, in the local limiter and in the deny cache, then marks the reset
+     * for the other nodes, which forget their remembered denials within the overrides' interval.
+     */
     public void reset(String key) {
         List<String> redisKeys = keys.of(key);
         onFailure.forget(redisKeys.get(0));
@@ -197,6 +202,7 @@ public final class DecisionEngine {
         }
         gateway.delete(redisKeys);
         forgetDenials(key);
+        overrides.markClientReset();
     }
 
     public boolean refund(String key, Decision decision) {
@@ -206,6 +212,19 @@ public final class DecisionEngine {
             forgetDenials(key);
         }
         return back;
+    }
+
+    /**
+     * A node reset some client: the denials remembered here and the quota lent here may be that
+     * client's, and no longer hold. Which client is not known, so all go; Redis answers again.
+     */
+    private void clientResetSomewhere() {
+        if (denyCache != null) {
+            denyCache.forget("");
+        }
+        if (quota != null) {
+            quota.dropAll();
+        }
     }
 
     private void rulesChanged() {

@@ -4,6 +4,7 @@ import dev.ratelimit.RedisFailureException;
 import dev.ratelimit.redis.RedisGateway;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
@@ -28,7 +29,7 @@ public final class LiveOverrides {
 
     /** The overrides as last read: one value, swapped whole. */
     static final class State {
-        static final State NONE = new State(-1, null, false, "");
+        static final State NONE = new State(-1, null, false, "", -1);
 
         /** -1 when none, {@link #UNREADABLE} when the stored text is not a whole number. */
         final long limit;
@@ -37,14 +38,21 @@ public final class LiveOverrides {
         /** Whether the stored enforce is neither true nor false (then it counts as none). */
         final boolean enforceUnreadable;
         final String origin;
+        /**
+         * The mark the last client reset left, -1 when none: not an override, only a sign that
+         * changes with every reset, so that each node forgets the denials it remembers.
+         */
+        final long clientReset;
 
-        State(long limit, Boolean enforce, boolean enforceUnreadable, String origin) {
+        State(long limit, Boolean enforce, boolean enforceUnreadable, String origin, long clientReset) {
             this.limit = limit;
             this.enforce = enforce;
             this.enforceUnreadable = enforceUnreadable;
             this.origin = origin;
+            this.clientReset = clientReset;
         }
 
+        /** Whether the overrides are the same; the client-reset mark is not one. */
         boolean sameAs(State other) {
             return limit == other.limit && Objects.equals(enforce, other.enforce)
                     && enforceUnreadable == other.enforceUnreadable && origin.equals(other.origin);
@@ -58,6 +66,8 @@ public final class LiveOverrides {
     /** Throws, with the message a configured value would get, for a limit the rules cannot take. */
     private final LongConsumer limitCheck;
     private final LongSupplier nanoClock;
+    /** Runs when a read finds a new client-reset mark: some node reset a client, this one cannot know whom. */
+    private final Runnable onClientReset;
     private final AtomicLong nextRefresh;
     private volatile State state = State.NONE;
     private volatile boolean refreshFailing;
@@ -66,9 +76,10 @@ public final class LiveOverrides {
 
     /**
      * @param exchange the script, or its commands for a transport without scripts; over {@code gateway}
+     * @param onClientReset what to forget when any node has reset a client of the policy
      */
     LiveOverrides(String keyPrefix, String policyName, RedisGateway gateway, OverridesExchange exchange,
-            LongConsumer limitCheck, LongSupplier nanoClock) {
+            LongConsumer limitCheck, LongSupplier nanoClock, Runnable onClientReset) {
         this.policyName = policyName;
         // The policy name is the hash tag, as for dimension keys: one slot, whatever the client keys.
         this.key = keyPrefix + policyName + ":{" + policyName + "}:overrides";
@@ -76,6 +87,7 @@ public final class LiveOverrides {
         this.exchange = exchange;
         this.limitCheck = limitCheck;
         this.nanoClock = nanoClock;
+        this.onClientReset = onClientReset;
         // Due at once: a node that starts (or restarts) reads the overrides with its first decision.
         this.nextRefresh = new AtomicLong(nanoClock.getAsLong());
     }
@@ -113,6 +125,21 @@ public final class LiveOverrides {
 
     public void clear(String origin) {
         write("clear", "", "", origin);
+    }
+
+    /**
+     * Tells every node that a client of the policy was reset: a new client-reset mark, which each
+     * node reads within {@link #REFRESH_INTERVAL} and then forgets the denials it remembers. The
+     * mark is random, so that two nodes resetting at once still each leave a change to see.
+     */
+    void markClientReset() {
+        long mark = ThreadLocalRandom.current().nextLong(1, 1L << 53);
+        try {
+            apply(read("reset", "", Long.toString(mark), ""), "");
+        } catch (RedisFailureException e) {
+            refused(e, "mark a client reset in");
+            throw e;
+        }
     }
 
     /** Reads the overrides now, whether due or not. */
@@ -193,9 +220,13 @@ public final class LiveOverrides {
         return true;
     }
 
-    /** Takes the state read; logs what changed, once per node. */
+    /** Takes the state read; logs what changed, once per node; forgets denials after a client reset. */
     private synchronized void apply(State next, String clearedBy) {
         State last = state;
+        if (next.clientReset != last.clientReset) {
+            state = next;
+            onClientReset.run();
+        }
         if (next.sameAs(last)) {
             return;
         }

@@ -16,17 +16,18 @@ import java.util.List;
  * users may not run scripts, the script's very commands without it.
  *
  * <p>Both take the script's arguments: {@code op} 'read', 'set' (with {@code field}, {@code value}
- * and {@code origin}) or 'clear', and answer the hash as the operation left it. Without the
- * script, a set is {@code MULTI, HSET key field value origin <origin>, HMGET, EXEC}, a clear is
- * {@code MULTI, DEL, HMGET, EXEC}, a read a lone {@code HMGET}; Java then reads the fields as the
- * script does: a limit only when written as Java writes one ('-'? digits, below 2^53), enforce
- * only as 'true' or 'false', the origin's first 256 bytes. The hash has no TTL either way (the
+ * and {@code origin}), 'clear', or 'reset' (a new client-reset mark as {@code value}), and answer
+ * the hash as the operation left it. Without the script, a set is {@code MULTI, HSET key field
+ * value origin <origin>, HMGET, EXEC}, a reset {@code MULTI, HSET key client-reset <mark>, HMGET,
+ * EXEC}, a clear {@code MULTI, DEL, HMGET, EXEC}, a read a lone {@code HMGET}; Java then reads the
+ * fields as the script does: a limit and a mark only when written as Java writes a number ('-'?
+ * digits, below 2^53), enforce only as 'true' or 'false', the origin's first 256 bytes. The hash has no TTL either way (the
  * script sets none: operator state outlives restarts). A key that is no hash fails both with
  * WRONGTYPE, unless it is cleared. OverridesParityIT holds the two to the same hash and answers.
  */
 abstract class OverridesExchange {
     /** The fields the script reads, in its order. */
-    static final List<String> FIELDS = Immutable.listOf("limit", "enforce", "origin");
+    static final List<String> FIELDS = Immutable.listOf("limit", "enforce", "origin", "client-reset");
     /** The origin's bytes the script answers at most. */
     static final int ORIGIN_BYTES = 256;
     /** The script's answer for a field that is set but cannot be read. */
@@ -45,10 +46,10 @@ abstract class OverridesExchange {
      */
     abstract LiveOverrides.State exchange(String key, String op, String field, String value, String origin);
 
-    /** What the script answers: {limit or -1, enforce as 1, 0 or -1, then the origin's bytes}. */
-    static LiveOverrides.State state(long limit, long enforce, byte[] origin) {
+    /** What the script answers: {limit or -1, enforce as 1, 0 or -1, client-reset or -1, then the origin's bytes}. */
+    static LiveOverrides.State state(long limit, long enforce, long clientReset, byte[] origin) {
         return new LiveOverrides.State(limit, enforce < 0 ? null : enforce == 1, enforce == UNREADABLE,
-                new String(origin, StandardCharsets.UTF_8));
+                new String(origin, StandardCharsets.UTF_8), clientReset);
     }
 
     /** {@code overrides.lua}, by EVALSHA. */
@@ -64,11 +65,11 @@ abstract class OverridesExchange {
         @Override
         LiveOverrides.State exchange(String key, String op, String field, String value, String origin) {
             List<Long> reply = gateway.eval(SCRIPT, Collections.singletonList(key), Arrays.asList(op, field, value, origin));
-            byte[] originBytes = new byte[reply.size() - 2];
+            byte[] originBytes = new byte[reply.size() - 3];
             for (int i = 0; i < originBytes.length; i++) {
-                originBytes[i] = reply.get(i + 2).byteValue();
+                originBytes[i] = reply.get(i + 3).byteValue();
             }
-            return state(reply.get(0), reply.get(1), originBytes);
+            return state(reply.get(0), reply.get(1), reply.get(2), originBytes);
         }
     }
 
@@ -83,15 +84,19 @@ abstract class OverridesExchange {
         @Override
         LiveOverrides.State exchange(String key, String op, String field, String value, String origin) {
             List<String> pairs = "set".equals(op) ? Arrays.asList(field, value, "origin", origin)
+                    : "reset".equals(op) ? Arrays.asList("client-reset", value)
                     : Collections.<String>emptyList();
             List<byte[]> fields = gateway.hashInTransaction(key, "clear".equals(op), pairs, FIELDS);
             byte[] origins = fields.get(2);
-            return state(limit(fields.get(0)), enforce(fields.get(1)),
+            return state(limit(fields.get(0)), enforce(fields.get(1)), limit(fields.get(3)),
                     origins == null ? new byte[0] : Arrays.copyOf(origins, Math.min(origins.length, ORIGIN_BYTES)));
         }
     }
 
-    /** As the script reads the limit field: -1 when absent, {@link #UNREADABLE} unless '-'? digits below 2^53. */
+    /**
+     * As the script reads a number field (the limit, the client-reset mark): -1 when absent,
+     * {@link #UNREADABLE} unless '-'? digits below 2^53.
+     */
     static long limit(byte[] text) {
         if (text == null) {
             return -1;

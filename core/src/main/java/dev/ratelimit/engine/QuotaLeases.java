@@ -178,6 +178,17 @@ public final class QuotaLeases {
         }
     }
 
+    /**
+     * Forgets every lease without giving anything back: some client's keys were deleted on another
+     * node, which one is not known here, and a permit given back into a client's fresh state would
+     * be counted twice. The others' unused permits stay counted until their window passes.
+     */
+    void dropAll() {
+        for (String key : leases.keySet()) {
+            forget(key);
+        }
+    }
+
     /** Clients holding a lease or seen lately. */
     int size() {
         return leases.size();

@@ -31,8 +31,8 @@ import redis.clients.jedis.UnifiedJedis;
 /**
  * The overrides without a script ({@code transport=transaction}) against {@code overrides.lua}
  * itself on a real Redis: for every starting hash (none, as Java writes it, or as an operator might
- * write it by hand: not numbers, numbers past 2^53, binary bytes, a TTL, a key that is no hash) and
- * every operation (with hostile origins and values too), both answer the same state and leave the
+ * write it by hand: not numbers, numbers past 2^53, binary bytes, a TTL, a key that is no hash, a
+ * client-reset mark of any kind) and every operation (with hostile origins and values too), both answer the same state and leave the
  * same hash, field for field and byte for byte, with the same TTL (within a tolerance, as the two
  * keys are written a moment apart). Through both gateways: the store's own connections and a
  * caller's client.
@@ -77,6 +77,9 @@ class OverridesParityIT {
         for (String enforce : new String[] {"", "TRUE", "true ", "1", "maybe"}) {
             starts.put("enforce '" + enforce + "'", hash(b("enforce"), b(enforce)));
         }
+        for (String mark : new String[] {"12", "-3", "9007199254740992", "mark", ""}) {
+            starts.put("client-reset '" + mark + "'", hash(b("client-reset"), b(mark), b("limit"), b("8")));
+        }
         starts.put("binary limit", hash(b("limit"), new byte[] {'5', 0, '5'}));
         starts.put("binary enforce", hash(b("enforce"), new byte[] {'t', 'r', 'u', 'e', 0}));
         starts.put("binary origin", hash(b("origin"), new byte[] {(byte) 0xff, (byte) 0xfe, 0, (byte) 0xe2, (byte) 0x82}));
@@ -100,6 +103,8 @@ class OverridesParityIT {
                 new String[] {"set", "limit", "not a number", "hostile value"},
                 new String[] {"set", "origin", "x", "origin twice"},
                 new String[] {"clear", "", "", "ops"},
+                new String[] {"reset", "", "4503599627370497", ""},
+                new String[] {"reset", "", "1", "an origin a reset never writes"},
                 new String[] {"unknown", "limit", "3", "ignored"});
     }
 
@@ -199,6 +204,7 @@ class OverridesParityIT {
         assertThat(actual.enforce).as("enforce").isEqualTo(expected.enforce);
         assertThat(actual.enforceUnreadable).as("enforce unreadable").isEqualTo(expected.enforceUnreadable);
         assertThat(actual.origin).as("origin").isEqualTo(expected.origin);
+        assertThat(actual.clientReset).as("client-reset mark").isEqualTo(expected.clientReset);
     }
 
     private static void assertSameHash(String actual, String expected) {

@@ -26,6 +26,7 @@ import java.util.Map;
  *       Any other script fails with {@link UnsupportedOperationException} naming it.</li>
  *   <li>{@link #incrementInWindow} (SET NX PX, INCRBY, PTTL) and {@link #readWindow} (GET, PTTL),
  *       {@link #hashInTransaction} (DEL, HSET, HMGET of hashes without TTL), and {@link #delete}.</li>
+ *   <li>{@code overrides.lua}'s 'read' (never any overrides) and 'reset' (its client-reset mark).</li>
  *   <li>Redis' expiry on a millisecond clock (the manual clock's nanoseconds, floored): a key with
  *       a TTL of {@code w} ms set at millisecond {@code t} answers PTTL {@code t + w - now} and is
  *       gone once {@code now > t + w}, as Redis removes a key only past its expiry millisecond.</li>
@@ -155,11 +156,19 @@ public final class InMemoryRedisGateway implements RedisGateway {
 
     @Override
     public synchronized List<Long> eval(LuaScript script, List<String> keys, List<String> args) {
-        if (script.sha1().equals(OVERRIDES_SHA1) && args.get(0).equals("read")) {
+        if (script.sha1().equals(OVERRIDES_SHA1) && (args.get(0).equals("read") || args.get(0).equals("reset"))) {
             // A limiter reads its live overrides every couple of seconds: here there are never any, and
             // the read is neither counted nor failed, so the tests of decisions count decisions only.
-            // LiveOverridesIT tests overrides against real Redis.
-            return java.util.Arrays.asList(-1L, -1L);
+            // A client reset writes its mark, counted as a hash write. LiveOverridesIT tests overrides
+            // against real Redis.
+            if (args.get(0).equals("reset")) {
+                begin(Call.HASH_WRITE);
+                hashes.computeIfAbsent(keys.get(0), k -> new HashMap<>()).put("client-reset",
+                        args.get(2).getBytes(StandardCharsets.UTF_8));
+            }
+            byte[] mark = hashes.getOrDefault(keys.get(0), new HashMap<>()).get("client-reset");
+            return java.util.Arrays.asList(-1L, -1L,
+                    mark == null ? -1L : Long.parseLong(new String(mark, StandardCharsets.UTF_8)));
         }
         begin(Call.EVAL);
         if (!script.sha1().equals(FIXED_WINDOW_SHA1)) {
