@@ -18,6 +18,12 @@ import org.slf4j.LoggerFactory;
  * gives the same data as JSON. Only this webapp's policies, as this node counted them; nothing is
  * read from Redis, so the page answers while Redis is down.
  *
+ * <p>{@code client=<value>} (what the client sends: an address, a user name, an API key) looks
+ * one client up first: in each policy, the client's key (secret parts as their digests) and what
+ * each limiter would answer its next request, read from Redis without taking anything. The value
+ * is shown nowhere and logged nowhere; a secret is better sent by POST ({@code
+ * application/x-www-form-urlencoded}, the same parameters), which keeps it out of access logs.
+ *
  * <p>Map it yourself and protect it with your own security constraint: it shows client keys such
  * as addresses and user names.
  *
@@ -38,6 +44,12 @@ public class RateLimitStatusServlet extends HttpServlet {
     private static final String CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; "
             + "frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
+    /** The same page: a client value sent in the body stays out of access logs, which log query strings. */
+    @Override
+    protected void doPost(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        doGet(request, response);
+    }
+
     @Override
     protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
         response.setHeader("Cache-Control", "no-store");
@@ -51,10 +63,17 @@ public class RateLimitStatusServlet extends HttpServlet {
                     "format must be html or json, but was '" + format + "'\n");
             return;
         }
+        String client = request.getParameter("client");
+        if (client != null && client.isEmpty()) {
+            send(response, HttpServletResponse.SC_BAD_REQUEST, "text/plain;charset=UTF-8",
+                    "client must be what a client sends (an address, a user name, an API key), but was empty\n");
+            return;
+        }
         ServletContext context = getServletContext();
         String body;
         try {
-            StatusReport report = StatusReport.of(context.getContextPath(), Webapp.runningPolicies(context::getAttribute));
+            StatusReport report = StatusReport.of(context.getContextPath(), Webapp.runningPolicies(context::getAttribute),
+                    client);
             body = "json".equals(format) ? report.json() : report.html();
         } catch (RuntimeException e) {
             // A policy closing under our feet must not turn the page into a container's 500 page.

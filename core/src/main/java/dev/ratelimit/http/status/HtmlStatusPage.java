@@ -1,9 +1,11 @@
 package dev.ratelimit.http.status;
 
+import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimiterStats;
 import dev.ratelimit.RecentActivity;
 import dev.ratelimit.Rule;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The report as one self-contained page: inline CSS, inline SVG, no script, no external resource
@@ -41,6 +43,9 @@ final class HtmlStatusPage {
                 .append("<p class=\"note\">This server only, at ").append(Markup.escape(report.generatedAt.toString()))
                 .append(". Counts are this node's; other nodes sharing the Redis keep their own. ")
                 .append("The same data as JSON: <a href=\"?format=json\">?format=json</a>.</p>\n");
+        if (report.client != null) {
+            client(report.client);
+        }
         if (report.policies.isEmpty()) {
             out.append("<p class=\"verdict idle\">No rate limit policy runs in this webapp.</p>\n");
         } else {
@@ -68,6 +73,33 @@ final class HtmlStatusPage {
                     .append(Markup.escape(row.overrides())).append("</td></tr>\n");
         }
         out.append("</table>\n");
+    }
+
+    /** The client asked for, first: each policy's key for it and each limiter's state, or why there is none. */
+    private void client(ClientLookup client) {
+        out.append("<section id=\"client\">\n<h2>One client</h2>\n<p class=\"note\">Read from Redis now, taking "
+                + "nothing: what each limiter would answer the client's next request. The client is named by its key "
+                + "in each policy; secret parts show as their digests.</p>\n<table>\n<tr><th>Policy</th><th>Limiter</th>"
+                + "<th>Client key</th><th>Next request</th><th>Remaining</th><th>Retry after</th><th>Reset</th></tr>\n");
+        for (ClientLookup.PolicyState policy : client.policies) {
+            if (policy.problem != null) {
+                out.append("<tr><td><code>").append(Markup.escape(policy.policy)).append("</code></td><td colspan=\"6\">")
+                        .append(Markup.escape(policy.problem)).append("</td></tr>\n");
+                continue;
+            }
+            for (Map.Entry<String, Decision> limiter : policy.limiters.entrySet()) {
+                Decision state = limiter.getValue();
+                out.append("<tr><td><code>").append(Markup.escape(policy.policy)).append("</code></td><td><code>")
+                        .append(Markup.escape(limiter.getKey())).append("</code></td><td><code>")
+                        .append(Markup.escape(policy.key)).append("</code></td><td class=\"")
+                        .append(state.degraded() ? "warning\">Redis cannot be asked: onRedisFailure answers "
+                                + (state.allowed() ? "allowed" : "denied") : state.allowed() ? "ok\">allowed" : "alert\">denied")
+                        .append("</td><td class=\"n\">").append(state.remaining()).append(" of ").append(state.limit())
+                        .append("</td><td class=\"n\">").append(state.allowed() ? "-" : state.retryAfterSeconds() + " s")
+                        .append("</td><td class=\"n\">").append(state.resetAfterSeconds()).append(" s</td></tr>\n");
+            }
+        }
+        out.append("</table>\n</section>\n");
     }
 
     private void policy(PolicyReport policy) {

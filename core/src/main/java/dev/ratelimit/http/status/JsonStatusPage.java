@@ -1,8 +1,10 @@
 package dev.ratelimit.http.status;
 
+import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimiterStats;
 import dev.ratelimit.RecentActivity;
 import dev.ratelimit.Rule;
+import java.util.Map;
 
 /** The report as JSON: the page's data, for scripts and monitoring. Field names are documented in README. */
 final class JsonStatusPage {
@@ -33,8 +35,60 @@ final class JsonStatusPage {
             policy(policy);
             comma = ",";
         }
-        out.append("]}\n");
+        out.append(']');
+        if (report.client != null) {
+            client(report.client);
+        }
+        out.append("}\n");
         return this;
+    }
+
+    /**
+     * {@code "client":{"policies":[...]}}: per policy its key for the client and the state of its own
+     * limiter ({@code remaining}, {@code reset}, {@code retryAfter} in seconds), its tiers' under
+     * {@code tiers}; or a {@code problem}.
+     */
+    private void client(ClientLookup client) {
+        out.append(",\"client\":{\"policies\":[");
+        String comma = "";
+        for (ClientLookup.PolicyState policy : client.policies) {
+            out.append(comma).append("{\"name\":").append(JsonText.quote(policy.policy));
+            comma = ",";
+            if (policy.problem != null) {
+                out.append(",\"problem\":").append(JsonText.quote(policy.problem)).append('}');
+                continue;
+            }
+            out.append(",\"key\":").append(JsonText.quote(policy.key));
+            // The policy's own limiter first, then each tier's: peek gives at least the own one.
+            String tiers = "";
+            boolean own = true;
+            for (Map.Entry<String, Decision> limiter : policy.limiters.entrySet()) {
+                if (own) {
+                    state(limiter.getValue());
+                    out.append(",\"tiers\":[");
+                    own = false;
+                    continue;
+                }
+                out.append(tiers).append("{\"name\":").append(JsonText.quote(limiter.getKey()));
+                state(limiter.getValue());
+                out.append('}');
+                tiers = ",";
+            }
+            if (own) {
+                out.append(",\"tiers\":[");
+            }
+            out.append("]}");
+        }
+        out.append("]}");
+    }
+
+    private void state(Decision state) {
+        out.append(",\"allowed\":").append(state.allowed())
+                .append(",\"degraded\":").append(state.degraded())
+                .append(",\"limit\":").append(state.limit())
+                .append(",\"remaining\":").append(state.remaining())
+                .append(",\"retryAfter\":").append(state.allowed() ? 0 : state.retryAfterSeconds())
+                .append(",\"reset\":").append(state.resetAfterSeconds());
     }
 
     private void overview(OverviewRow row) {

@@ -15,7 +15,9 @@ import java.util.List;
  * in force, counts since start, the circuit breaker, Redis latency percentiles, the last five
  * minutes per second, the most-denied client keys (as the limiter was given them: the digests of
  * secret key parts, never the secrets) and a one-line verdict. Nothing is read from Redis, so the
- * report is ready at once even when Redis is down. An immutable snapshot.
+ * report is ready at once even when Redis is down; only a lookup of one client (the page's
+ * {@code client} parameter) reads that client's state from Redis, taking nothing. An immutable
+ * snapshot.
  *
  * <pre>{@code
  * StatusReport report = StatusReport.of(context.getContextPath(), Webapp.runningPolicies(context::getAttribute));
@@ -28,12 +30,15 @@ public final class StatusReport {
     final List<PolicyReport> policies;
     /** The same policies worst first: what the page opens with. */
     final List<OverviewRow> overview;
+    /** One client's state in each policy, or null when none was asked for. */
+    final ClientLookup client;
 
-    private StatusReport(String webapp, Instant generatedAt, List<PolicyReport> policies) {
+    private StatusReport(String webapp, Instant generatedAt, List<PolicyReport> policies, ClientLookup client) {
         this.webapp = webapp;
         this.generatedAt = generatedAt;
         this.policies = Immutable.copyOf(policies);
         this.overview = Immutable.copyOf(OverviewRow.of(policies));
+        this.client = client;
     }
 
     /**
@@ -44,6 +49,25 @@ public final class StatusReport {
      *     sorted by policy name
      */
     public static StatusReport of(String contextPath, List<PolicyRuntime> runtimes) {
+        return of(contextPath, runtimes, null);
+    }
+
+    /**
+     * Takes the snapshot now, and looks one client up in every policy first: its state as each of
+     * the policy's limiters would decide its next request, read from Redis without taking anything.
+     * The report names the client by its key in each policy (secret parts as their digests), never
+     * by {@code clientValue}.
+     *
+     * @param clientValue what the client sends (an address, a user name, an API key), as
+     *     {@link dev.ratelimit.http.webapp.OneClient} takes it; null for no lookup
+     * @throws IllegalArgumentException if {@code clientValue} is empty
+     */
+    public static StatusReport of(String contextPath, List<PolicyRuntime> runtimes, String clientValue) {
+        if (clientValue != null && clientValue.isEmpty()) {
+            throw new IllegalArgumentException("client must be what a client sends (an address, a user name, an API key),"
+                    + " but was empty");
+        }
+        ClientLookup client = clientValue == null ? null : ClientLookup.of(clientValue, runtimes);
         List<PolicyReport> policies = new ArrayList<>(runtimes.size());
         for (PolicyRuntime runtime : runtimes) {
             policies.add(new PolicyReport(runtime));
@@ -51,7 +75,7 @@ public final class StatusReport {
         // By name: containers start filters in an order of their own, and a reader looks a policy up by name.
         Collections.sort(policies, (a, b) -> a.name.compareTo(b.name));
         return new StatusReport(contextPath == null || contextPath.isEmpty() ? "/" : contextPath, Instant.now(),
-                policies);
+                policies, client);
     }
 
     /** The number of policies it covers. */

@@ -104,6 +104,25 @@ public final class OneClient implements ClientOperations {
         return names;
     }
 
+    /**
+     * The client key the policy counts the client by, as its limiters are given it: a digest for a
+     * secret part, an IPv6 network for an address; for {@code limits}, each entry's joined with
+     * {@code " + "}, as the status page names a client. Never the secret value itself.
+     *
+     * @throws IllegalArgumentException when the value names no client of the policy, saying why
+     */
+    public String keyOf(String value) {
+        if (policy.dimensions() == null) {
+            return key(value);
+        }
+        List<String> keys = dimensionKeys(value);
+        StringBuilder joined = new StringBuilder();
+        for (int i = 0; i < keys.size(); i++) {
+            joined.append(i == 0 ? "" : " + ").append(keys.get(i) == null ? KeySpec.GLOBAL : keys.get(i));
+        }
+        return joined.toString();
+    }
+
     private String key(String value) {
         String key = policy.clientKeyOfValue(value);
         if (key == null) {

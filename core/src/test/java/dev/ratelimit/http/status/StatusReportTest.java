@@ -145,6 +145,39 @@ class StatusReportTest {
     }
 
     @Test
+    void aClientLookedUpWhileRedisIsDownIsShownFirstEscapedAndNowhereElse() throws Exception {
+        PolicyRuntime byUser = start("key", "user", "onRedisFailure", "deny", "policyName", "login");
+        PolicyRuntime byApiKey = start("key", "header:X-Api-Key", "policyName", "partners");
+        PolicyRuntime byAddress = start("key", "ip", "policyName", "anonymous");
+        List<PolicyRuntime> all = Arrays.asList(byUser, byApiKey, byAddress);
+
+        StatusReport report = StatusReport.of("/shop", all, HOSTILE_USER);
+        String html = report.html();
+        String json = report.json();
+
+        Document page = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+                .parse(new ByteArrayInputStream(html.getBytes(StandardCharsets.UTF_8)));
+        Element lookup = (Element) page.getElementsByTagName("section").item(0);
+        assertThat(lookup.getAttribute("id")).as("the lookup opens the page").isEqualTo("client");
+        String lookupText = lookup.getTextContent();
+        assertThat(lookupText).as("a user name is its own key")
+                .contains("login" + "login" + HOSTILE_USER + "Redis cannot be asked: onRedisFailure answers denied")
+                .contains("partners" + "partners" + byApiKey.oneClient().keyOf(HOSTILE_USER))
+                .contains("anonymous" + "no client of this policy: policy 'anonymous' keys clients by ip");
+        assertThat(byApiKey.oneClient().keyOf(HOSTILE_USER)).startsWith("#").doesNotContain("script");
+        assertThat(page.getDocumentElement().getTextContent().replace(lookupText, ""))
+                .as("the value in no other section").doesNotContain(HOSTILE_USER);
+        assertThat(html).doesNotContain(HOSTILE_USER);
+        assertThat(json).doesNotContain(HOSTILE_USER)
+                .contains("\"client\":{\"policies\":[{\"name\":\"anonymous\",\"problem\":\"no client of this policy: ")
+                .contains("{\"name\":\"login\",\"key\":\"\\u003cscript\\u003ealert(1)\\u003c/script\\u003e\","
+                        + "\"allowed\":false,\"degraded\":true,\"limit\":5,\"remaining\":0,\"retryAfter\":1,")
+                .contains("{\"name\":\"partners\",\"key\":\"" + byApiKey.oneClient().keyOf(HOSTILE_USER) + "\","
+                        + "\"allowed\":true,\"degraded\":true,");
+        assertThat(StatusReport.of("/shop", all).json()).as("no lookup asked, none given").doesNotContain("\"client\"");
+    }
+
+    @Test
     void anIdlePolicyInDryRunSaysSo() {
         PolicyRuntime api = start("enforce", "false");
 
