@@ -12,6 +12,7 @@ import dev.ratelimit.testing.RedisServerExtension;
 import java.io.ByteArrayInputStream;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -230,6 +231,99 @@ class StatusPageIT {
                 .parse(new ByteArrayInputStream(html.getBytes(StandardCharsets.UTF_8)));
         assertThat(page.getElementsByTagName("script").getLength()).isZero();
         assertThat(page.getDocumentElement().getTextContent()).contains(HOSTILE_USER).contains(JSON_BREAKER);
+        containers.get(kind).undeploy(path);
+    }
+
+    /** The lookup's policies by name, from the JSON page. */
+    private static Map<String, Object> lookedUp(String json, String name) {
+        for (Object policy : list(map(map(MiniJson.parse(json)).get("client")).get("policies"))) {
+            if (name.equals(map(policy).get("name"))) {
+                return map(policy);
+            }
+        }
+        throw new AssertionError("no policy " + name + " in the lookup of " + json);
+    }
+
+    private static String form(String... pairs) {
+        StringBuilder form = new StringBuilder();
+        for (int i = 0; i < pairs.length; i += 2) {
+            form.append(i == 0 ? "" : "&").append(URLEncoder.encode(pairs[i], StandardCharsets.UTF_8)).append('=')
+                    .append(URLEncoder.encode(pairs[i + 1], StandardCharsets.UTF_8));
+        }
+        return form.toString();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void aClientIsLookedUpByItsAddressAndByItsApiKeyWhichAppearsNowhere(Kind kind) throws Exception {
+        URI app = deploy(kind);
+        int n = apps.get();
+        for (int i = 0; i < 7; i++) {
+            Http.get(app.resolve("api/items"), "X-Api-Key", SECRET);
+        }
+        for (int i = 0; i < 3; i++) {
+            Http.get(app.resolve("search/q"));
+        }
+
+        String byAddress = Http.get(status(app, "?" + form("format", "json", "client", "127.0.0.1"))).body();
+        String byKey = Http.postForm(status(app, ""), form("format", "json", "client", SECRET)).body();
+        HttpResponse<String> byKeyInQuery = Http.get(status(app, "?" + form("client", SECRET)));
+
+        assertThat(lookedUp(byAddress, "search" + n)).containsEntry("key", "127.0.0.1").containsEntry("allowed", true)
+                .containsEntry("limit", 100L).containsEntry("remaining", 97L).containsEntry("retryAfter", 0L)
+                .containsEntry("degraded", false);
+        assertThat(lookedUp(byAddress, "api" + n)).as("any value is some API key: one that sent nothing")
+                .containsEntry("key", RedisKeys.digest("127.0.0.1")).containsEntry("remaining", 5L);
+        Map<String, Object> api = lookedUp(byKey, "api" + n);
+        assertThat(api).containsEntry("key", RedisKeys.digest(SECRET)).containsEntry("allowed", false)
+                .containsEntry("limit", 5L).containsEntry("remaining", 0L).containsEntry("tiers", List.of());
+        assertThat((Long) api.get("retryAfter")).isBetween(1L, 60L);
+        assertThat((Long) api.get("reset")).isBetween(1L, 60L);
+        assertThat((String) lookedUp(byKey, "search" + n).get("problem"))
+                .isEqualTo("no client of this policy: policy 'search" + n + "' keys clients by ip, and no such client "
+                        + "sends that value");
+        assertThat(byKey).doesNotContain(SECRET);
+        assertThat(byKeyInQuery.statusCode()).isEqualTo(200);
+        assertThat(byKeyInQuery.body()).doesNotContain(SECRET).contains(RedisKeys.digest(SECRET));
+        Document page = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+                .parse(new ByteArrayInputStream(byKeyInQuery.body().getBytes(StandardCharsets.UTF_8)));
+        assertThat(((Element) page.getElementsByTagName("section").item(0)).getAttribute("id")).isEqualTo("client");
+        assertThat(lookedUp(Http.get(status(app, "?" + form("format", "json", "client", "127.0.0.1"))).body(),
+                "search" + n)).as("looking up took nothing").containsEntry("remaining", 97L);
+        assertThat(Http.get(status(app, "?client=")).statusCode()).isEqualTo(400);
+        containers.get(kind).undeploy(app.getPath().replaceAll("/$", ""));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void hostileClientValuesAreEscapedWhereShownAndChangeNoHeader(Kind kind) throws Exception {
+        String path = "/lookup" + apps.incrementAndGet();
+        String policy = "users" + apps.get();
+        URI app = containers.get(kind).deploy(WebApp.builder(path)
+                .filter("auth", HeaderAuthenticationFilter.class.getName(), Map.of(), "/*")
+                .filter("users", RateLimitFilter.class.getName(), FilterParams.of(redis, "limit", "1", "window", "1m",
+                        "key", "user", "policyName", policy), "/api/*")
+                .servlet("ratelimit-status", RateLimitStatusServlet.class.getName(), statusPath)
+                .build());
+        Http.get(app.resolve("api/me"), "X-Test-User", HOSTILE_USER);
+        String splitter = "a\r\nSet-Cookie: taken=1";
+        for (String value : List.of(HOSTILE_USER, JSON_BREAKER, splitter, "\u2028\u0000\ud83d\ude00")) {
+            HttpResponse<String> html = Http.get(status(app, "?" + form("client", value)));
+            HttpResponse<String> json = Http.get(status(app, "?" + form("client", value, "format", "json")));
+
+            assertThat(html.statusCode()).isEqualTo(200);
+            assertThat(html.headers().map()).doesNotContainKey("set-cookie");
+            assertThat(html.body()).doesNotContain(HOSTILE_USER).doesNotContain("<script");
+            Document page = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+                    .parse(new ByteArrayInputStream(html.body().getBytes(StandardCharsets.UTF_8)));
+            assertThat(page.getElementsByTagName("script").getLength()).isZero();
+            assertThat(json.body()).doesNotContain(HOSTILE_USER).doesNotContain(JSON_BREAKER);
+            assertThat(lookedUp(json.body(), policy)).as("a user name is its own key").containsEntry("key", value);
+        }
+        assertThat(lookedUp(Http.get(status(app, "?" + form("client", HOSTILE_USER, "format", "json"))).body(), policy))
+                .containsEntry("allowed", false).containsEntry("remaining", 0L);
+        assertThat(Http.get(status(app, "?" + form("client", HOSTILE_USER))).body())
+                .contains("&lt;script&gt;alert(1)&lt;/script&gt;");
         containers.get(kind).undeploy(path);
     }
 

@@ -23,8 +23,21 @@ public final class Http {
 
     /** Sends a request; headers as name, value pairs. */
     public static HttpResponse<String> send(String method, URI uri, String... headers) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10))
-                .method(method, HttpRequest.BodyPublishers.noBody());
+        return send(HttpRequest.newBuilder(uri).method(method, HttpRequest.BodyPublishers.noBody()), headers);
+    }
+
+    public static HttpResponse<String> get(URI uri, String... headers) {
+        return send("GET", uri, headers);
+    }
+
+    /** POSTs {@code form} as {@code application/x-www-form-urlencoded} (already encoded); headers as pairs. */
+    public static HttpResponse<String> postForm(URI uri, String form, String... headers) {
+        return send(HttpRequest.newBuilder(uri).header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(form)), headers);
+    }
+
+    private static HttpResponse<String> send(HttpRequest.Builder request, String... headers) {
+        request.timeout(Duration.ofSeconds(10));
         for (int i = 0; i < headers.length; i += 2) {
             request.header(headers[i], headers[i + 1]);
         }
@@ -36,10 +49,6 @@ public final class Http {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
-    }
-
-    public static HttpResponse<String> get(URI uri, String... headers) {
-        return send("GET", uri, headers);
     }
 
     /**
