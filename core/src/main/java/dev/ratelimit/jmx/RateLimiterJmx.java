@@ -133,8 +133,14 @@ public final class RateLimiterJmx {
                 StringBuilder text = new StringBuilder();
                 for (Map.Entry<String, Decision> state : clients.peek(value).entrySet()) {
                     Decision decision = state.getValue();
-                    text.append(text.length() == 0 ? "" : "; ").append(state.getKey()).append(": ")
-                            .append(decision.allowed() ? "allowed" : "denied").append(", ")
+                    text.append(text.length() == 0 ? "" : "; ").append(state.getKey()).append(": ");
+                    if (decision.degraded()) {
+                        // Not the client's state: the failure policy's answer, whatever the client did.
+                        text.append("Redis cannot be asked, onRedisFailure answers ")
+                                .append(decision.allowed() ? "allowed" : "denied");
+                        continue;
+                    }
+                    text.append(decision.allowed() ? "allowed" : "denied").append(", ")
                             .append(decision.remaining()).append(" of ").append(decision.limit()).append(" left")
                             .append(decision.allowed() ? "" : ", retry in " + decision.retryAfterSeconds() + " s")
                             .append(", reset in ").append(decision.resetAfterSeconds()).append(" s");
@@ -274,6 +280,7 @@ public final class RateLimiterJmx {
         }
 
         /** Who changed it: JMX, on which host, when (the operator's name is not known to JMX here). */
+        /** Who asks: the JMX user when the connector authenticated one, the host, the instant. */
         private static String origin() {
             String host;
             try {
@@ -281,7 +288,8 @@ public final class RateLimiterJmx {
             } catch (IOException | RuntimeException e) {
                 host = "unknown host";
             }
-            return "JMX on " + host + " at " + Instant.now();
+            String user = JmxCaller.name();
+            return "JMX" + (user == null ? "" : " user '" + user + "'") + " on " + host + " at " + Instant.now();
         }
     }
 }

@@ -17,9 +17,20 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
+import java.util.Set;
+import javax.management.Attribute;
 import javax.management.MBeanServer;
+import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
 import javax.management.RuntimeMBeanException;
+import javax.management.remote.JMXAuthenticator;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXConnectorServer;
+import javax.management.remote.JMXConnectorServerFactory;
+import javax.management.remote.JMXPrincipal;
+import javax.management.remote.JMXServiceURL;
+import javax.security.auth.Subject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -148,5 +159,55 @@ class OneClientIT {
 
         assertThat(admitted(api, alice)).as("alice's entry forgot her, the global one counts her 3rd").isTrue();
         assertThat(admitted(api, bob)).as("global spent: 3 of 3, not reset").isFalse();
+    }
+
+    /**
+     * Over a remote connector that authenticates its users, as operators' JMX usually does: the
+     * user is named in the reset's log line and in the origin an override is stored with, a name
+     * that could break a log line cut short and tamed. With Redis gone, a peek says what answers
+     * instead of the client's state, and a reset fails with Redis's message, not a class a JMX
+     * client may not have.
+     */
+    @Test
+    void anAuthenticatedJmxUserIsTheOriginAndRedisGoneIsSaidPlainly() throws Exception {
+        start("remote", "onRedisFailure", "deny");
+        PolicyRuntime gone = start("gone", "redisUri", "redis://127.0.0.1:1", "redisTimeout", "100ms");
+        JMXAuthenticator operators = credentials -> {
+            String user = ((String[]) credentials)[0];
+            return new Subject(true, Set.of(new JMXPrincipal(user)), Set.of(), Set.of());
+        };
+        JMXConnectorServer connector = JMXConnectorServerFactory.newJMXConnectorServer(
+                new JMXServiceURL("service:jmx:rmi://127.0.0.1"), Map.of(JMXConnectorServer.AUTHENTICATOR, operators), JMX);
+        connector.start();
+        PrintStream err = System.err;
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        try (JMXConnector client = JMXConnectorFactory.connect(connector.getAddress(),
+                Map.of(JMXConnector.CREDENTIALS, new String[] {"ops-alice\r\nINFO forged 'line'", "pw"}))) {
+            MBeanServerConnection remote = client.getMBeanServerConnection();
+            ObjectName bean = RateLimiterJmx.name(WEBAPP, "remote", 1);
+            System.setErr(new PrintStream(log, true));
+            try {
+                remote.invoke(bean, "resetClient", new Object[] {"203.0.113.9"}, new String[] {"java.lang.String"});
+            } finally {
+                System.setErr(err);
+            }
+            remote.setAttribute(bean, new Attribute("LimitOverride", 7L));
+            assertThat((String) remote.getAttribute(bean, "OverrideOrigin"))
+                    .startsWith("JMX user 'ops-alice??INFO forged ?line?' on ");
+            assertThat(log.toString(StandardCharsets.UTF_8)).contains("by JMX user 'ops-alice??INFO forged ?line?' on ")
+                    .doesNotContain("203.0.113.9");
+
+            ObjectName down = RateLimiterJmx.name(WEBAPP, "gone", 1);
+            assertThat((String) remote.invoke(down, "peekClient", new Object[] {"203.0.113.9"},
+                    new String[] {"java.lang.String"}))
+                    .isEqualTo("gone: Redis cannot be asked, onRedisFailure answers allowed");
+            assertThatThrownBy(() -> remote.invoke(down, "resetClient", new Object[] {"203.0.113.9"},
+                    new String[] {"java.lang.String"}))
+                    .isInstanceOf(RuntimeMBeanException.class).cause().isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("127.0.0.1:1");
+            assertThat(gone.oneClient().peek("203.0.113.9").get("gone").degraded()).isTrue();
+        } finally {
+            connector.stop();
+        }
     }
 }
