@@ -3,6 +3,7 @@ package dev.ratelimit.http.webapp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ratelimit.Decision;
 import dev.ratelimit.RedisStoreRegistry;
 import dev.ratelimit.http.FakeRequest;
 import dev.ratelimit.http.settings.HttpPolicy;
@@ -143,6 +144,31 @@ class OneClientIT {
         assertThatThrownBy(() -> JMX.invoke(bean, "resetClient", new Object[] {""}, new String[] {"java.lang.String"}))
                 .isInstanceOf(RuntimeMBeanException.class).cause().isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("policy 'keys' keys clients by header:X-Api-Key, and no such client sends that value");
+    }
+
+    /**
+     * A client whose requests hang holds every in-flight lease until the lease timeout: a reset
+     * frees them, and the hung requests' late releases take nothing from its new ones.
+     */
+    @Test
+    void aResetFreesTheInFlightLeasesOfAClientWhoseRequestsHang() {
+        PolicyRuntime exports = start("inflight", "jmx", "false", "algorithm", "concurrency", "limit", "2", "window", "2m");
+        Supplier<FakeRequest> client = () -> new FakeRequest().from("198.51.100.4");
+        Decision hung1 = exports.limiter().tryAcquire(exports.policy().clientKeyOfValue("198.51.100.4"));
+        Decision hung2 = exports.limiter().tryAcquire(exports.policy().clientKeyOfValue("198.51.100.4"));
+        assertThat(hung1.allowed() && hung2.allowed()).isTrue();
+        assertThat(admitted(exports, client)).as("both leases held").isFalse();
+        assertThat(exports.oneClient().peek("198.51.100.4").get("inflight").remaining()).isZero();
+
+        exports.oneClient().reset("198.51.100.4", "test");
+
+        Decision fresh = exports.limiter().tryAcquire(exports.policy().clientKeyOfValue("198.51.100.4"));
+        assertThat(fresh.allowed()).as("the leases are gone").isTrue();
+        exports.limiter().release(hung1);
+        exports.limiter().release(hung2);
+        assertThat(exports.oneClient().peek("198.51.100.4").get("inflight").remaining())
+                .as("the hung requests' releases did not free the new lease").isEqualTo(1);
+        exports.limiter().release(fresh);
     }
 
     @Test
