@@ -11,6 +11,7 @@ import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MultivaluedMap;
 import jakarta.ws.rs.core.Response;
+import java.util.function.Supplier;
 
 /**
  * The filter {@link RateLimitFeature} registers for one annotated resource method. It only
@@ -29,16 +30,25 @@ final class RateLimitContainerFilter implements ContainerRequestFilter, Containe
 
     private final RateLimitPipeline pipeline;
 
-    /** A proxy to the current request, injected by the runtime when it runs in a servlet container. */
+    /**
+     * A proxy to the current request, injected by a runtime that injects filter instances
+     * (RESTEasy). Jersey injects nothing into an instance a DynamicFeature registers: there
+     * {@link #featureRequest} gives the proxy Jersey injected into the feature.
+     */
     @Context
     private HttpServletRequest servletRequest;
+
+    /** The feature's own proxy to the current request, or null when the runtime injected none. */
+    private final Supplier<HttpServletRequest> featureRequest;
 
     /** Whether the application runs in a servlet container, decided once at deployment. */
     private final boolean inServletContainer;
 
-    RateLimitContainerFilter(RateLimitPipeline pipeline, boolean inServletContainer) {
+    RateLimitContainerFilter(RateLimitPipeline pipeline, boolean inServletContainer,
+            Supplier<HttpServletRequest> featureRequest) {
         this.pipeline = pipeline;
         this.inServletContainer = inServletContainer;
+        this.featureRequest = featureRequest;
     }
 
     @Override
@@ -69,13 +79,17 @@ final class RateLimitContainerFilter implements ContainerRequestFilter, Containe
 
     private HttpServletRequest currentServletRequest() {
         // Outside a servlet container the proxy would throw on every request: not even asked.
-        if (!inServletContainer || servletRequest == null) {
+        if (!inServletContainer) {
+            return null;
+        }
+        HttpServletRequest current = servletRequest != null ? servletRequest : featureRequest.get();
+        if (current == null) {
             return null;
         }
         try {
             // Touch the proxy: outside a servlet request it throws rather than answering.
-            servletRequest.getRemoteAddr();
-            return servletRequest;
+            current.getRemoteAddr();
+            return current;
         } catch (RuntimeException notInAServletRequest) {
             return null;
         }

@@ -135,6 +135,29 @@ abstract class RateLimitedResourcesContract {
                 + "\"denied\":1,");
         assertThat(html).contains("<a href=\"#policy-Orders.list\"><code>Orders.list</code></a>")
                 .contains("<section id=\"policy-Orders.list\">");
+        assertThat(get(app.resolve("ratelimit/status?format=json&client=127.0.0.1")).body())
+                .as("one client looked up in the annotated methods' policies")
+                .contains("{\"name\":\"Orders.list\",\"key\":\"127.0.0.1\",\"allowed\":false,\"degraded\":false,"
+                        + "\"limit\":3,\"remaining\":0,");
+    }
+
+    /**
+     * {@code key=ip}, the default: each address is its own client, whichever runtime (Jersey
+     * injects nothing into the filter instances a feature registers, so the address must come
+     * another way there). A second loopback address is a second client.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void eachAddressIsItsOwnClient(Kind kind) throws Exception {
+        URI app = deploy(kind);
+        List<Integer> first = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            first.add(get(app.resolve("rest/orders")).statusCode());
+        }
+        int second = Http.statusFrom("127.0.0.2", app.resolve("rest/orders"));
+
+        assertThat(first).containsExactly(200, 200, 200, 429);
+        assertThat(second).as("127.0.0.2 has a bucket of its own").isEqualTo(200);
     }
 
     /**

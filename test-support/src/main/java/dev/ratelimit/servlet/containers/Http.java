@@ -1,11 +1,17 @@
 package dev.ratelimit.servlet.containers;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,6 +54,30 @@ public final class Http {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * The status of a GET sent from another loopback address ({@code 127.0.0.2}, say: Linux answers
+     * all of 127/8), so that a server sees a second client address. HTTP/1.1 by hand, as the JDK's
+     * client cannot choose its local address.
+     */
+    public static int statusFrom(String localAddress, URI uri) {
+        try (Socket socket = new Socket()) {
+            socket.bind(new InetSocketAddress(InetAddress.getByName(localAddress), 0));
+            socket.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), 5_000);
+            socket.setSoTimeout(10_000);
+            String request = "GET " + uri.getRawPath() + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery())
+                    + " HTTP/1.1\r\nHost: " + uri.getHost() + ":" + uri.getPort() + "\r\nConnection: close\r\n\r\n";
+            socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+            String statusLine = new BufferedReader(new InputStreamReader(socket.getInputStream(),
+                    StandardCharsets.ISO_8859_1)).readLine();
+            if (statusLine == null || !statusLine.startsWith("HTTP/1.1 ")) {
+                throw new IllegalStateException("no HTTP answer from " + uri + ": " + statusLine);
+            }
+            return Integer.parseInt(statusLine.substring(9, 12));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
