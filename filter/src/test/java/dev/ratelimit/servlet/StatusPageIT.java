@@ -83,6 +83,16 @@ class StatusPageIT {
                 .build());
     }
 
+    /** A webapp whose clients name themselves ({@code X-Test-User}), 1 per minute each, and the page. */
+    private static URI deployUsers(Kind kind, String path, String policy) throws Exception {
+        return containers.get(kind).deploy(WebApp.builder(path)
+                .filter("auth", HeaderAuthenticationFilter.class.getName(), Map.of(), "/*")
+                .filter("users", RateLimitFilter.class.getName(), FilterParams.of(redis, "limit", "1", "window", "1m",
+                        "key", "user", "policyName", policy), "/api/*")
+                .servlet("ratelimit-status", RateLimitStatusServlet.class.getName(), statusPath)
+                .build());
+    }
+
     private static URI status(URI app, String query) {
         return app.resolve(statusPath.substring(1) + query);
     }
@@ -208,12 +218,7 @@ class StatusPageIT {
     @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
     void clientChosenKeysAreEscapedInBothFormats(Kind kind) throws Exception {
         String path = "/hostile" + apps.incrementAndGet();
-        URI app = containers.get(kind).deploy(WebApp.builder(path)
-                .filter("auth", HeaderAuthenticationFilter.class.getName(), Map.of(), "/*")
-                .filter("users", RateLimitFilter.class.getName(), FilterParams.of(redis, "limit", "1", "window", "1m",
-                        "key", "user", "policyName", "users" + apps.get()), "/api/*")
-                .servlet("ratelimit-status", RateLimitStatusServlet.class.getName(), statusPath)
-                .build());
+        URI app = deployUsers(kind, path, "users" + apps.get());
         for (String user : List.of(HOSTILE_USER, HOSTILE_USER, JSON_BREAKER, JSON_BREAKER, JSON_BREAKER)) {
             Http.get(app.resolve("api/me"), "X-Test-User", user);
         }
@@ -299,12 +304,7 @@ class StatusPageIT {
     void hostileClientValuesAreEscapedWhereShownAndChangeNoHeader(Kind kind) throws Exception {
         String path = "/lookup" + apps.incrementAndGet();
         String policy = "users" + apps.get();
-        URI app = containers.get(kind).deploy(WebApp.builder(path)
-                .filter("auth", HeaderAuthenticationFilter.class.getName(), Map.of(), "/*")
-                .filter("users", RateLimitFilter.class.getName(), FilterParams.of(redis, "limit", "1", "window", "1m",
-                        "key", "user", "policyName", policy), "/api/*")
-                .servlet("ratelimit-status", RateLimitStatusServlet.class.getName(), statusPath)
-                .build());
+        URI app = deployUsers(kind, path, policy);
         Http.get(app.resolve("api/me"), "X-Test-User", HOSTILE_USER);
         String splitter = "a\r\nSet-Cookie: taken=1";
         for (String value : List.of(HOSTILE_USER, JSON_BREAKER, splitter, "\u2028\u0000\ud83d\ude00")) {
