@@ -178,8 +178,8 @@ public final class RateLimiter {
     }
 
     /**
-     * Forgets the client: its next request finds every rule at full capacity. A mark in the overrides
-     * hash (a second call) makes every node forget the denials and quota it holds within
+     * Forgets the client: its next request finds every rule at full capacity. The policy's client-reset
+     * mark (a second call) makes every node forget the denials and quota it holds within
      * {@link Overrides#REFRESH_INTERVAL}: all of them, as it cannot tell whose they were.
      *
      * @throws IllegalArgumentException if the key is null or empty

@@ -4,7 +4,6 @@ import dev.ratelimit.RedisFailureException;
 import dev.ratelimit.redis.RedisGateway;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
@@ -20,6 +19,11 @@ import java.util.function.LongSupplier;
 public final class LiveOverrides {
     /** How often each node reads the overrides again, at most. */
     public static final Duration REFRESH_INTERVAL = Duration.ofSeconds(2);
+    /**
+     * How long the client-reset mark lives: far longer than a node's reads are apart, so that no
+     * node with traffic misses a count, and short enough not to linger.
+     */
+    static final Duration MARK_LIFETIME = Duration.ofHours(1);
     /** The longest origin kept. */
     static final int MAX_ORIGIN_LENGTH = 200;
 
@@ -39,8 +43,8 @@ public final class LiveOverrides {
         final boolean enforceUnreadable;
         final String origin;
         /**
-         * The mark the last client reset left, -1 when none: not an override, only a sign that
-         * changes with every reset, so that each node forgets the denials it remembers.
+         * The client-reset mark, -1 when none: not an override, only a count that changes with
+         * every reset (and when it expires), so that each node forgets the denials it remembers.
          */
         final long clientReset;
 
@@ -61,6 +65,8 @@ public final class LiveOverrides {
 
     private final String policyName;
     private final String key;
+    /** The client-reset mark, in the hash's slot. */
+    private final String markKey;
     private final RedisGateway gateway;
     private final OverridesExchange exchange;
     /** Throws, with the message a configured value would get, for a limit the rules cannot take. */
@@ -83,6 +89,7 @@ public final class LiveOverrides {
         this.policyName = policyName;
         // The policy name is the hash tag, as for dimension keys: one slot, whatever the client keys.
         this.key = keyPrefix + policyName + ":{" + policyName + "}:overrides";
+        this.markKey = keyPrefix + policyName + ":{" + policyName + "}:client-reset";
         this.gateway = gateway;
         this.exchange = exchange;
         this.limitCheck = limitCheck;
@@ -128,16 +135,16 @@ public final class LiveOverrides {
     }
 
     /**
-     * Tells every node that a client of the policy was reset: a new client-reset mark, which each
-     * node reads within {@link #REFRESH_INTERVAL} and then forgets the denials it remembers. The
-     * mark is random, so that two nodes resetting at once still each leave a change to see.
+     * Tells every node that a client of the policy was reset: the client-reset mark counts one
+     * more, and each node that reads a new count (within {@link #REFRESH_INTERVAL}) forgets the
+     * denials it remembers. The mark expires {@link #MARK_LIFETIME} after the first reset it
+     * counts; that is one more change, seen the same way.
      */
     void markClientReset() {
-        long mark = ThreadLocalRandom.current().nextLong(1, 1L << 53);
         try {
-            apply(read("reset", "", Long.toString(mark), ""), "");
+            apply(read("reset", "", Long.toString(MARK_LIFETIME.toMillis()), ""), "");
         } catch (RedisFailureException e) {
-            refused(e, "mark a client reset in");
+            refused(e, "mark a client reset beside");
             throw e;
         }
     }
@@ -195,7 +202,7 @@ public final class LiveOverrides {
     }
 
     private State read(String op, String field, String value, String origin) {
-        State read = exchange.exchange(key, op, field, value, origin);
+        State read = exchange.exchange(key, markKey, op, field, value, origin);
         refusalLogged = false;
         return read;
     }

@@ -11,23 +11,26 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * How {@link LiveOverrides} reads and writes its hash, one round trip each, chosen from the
- * limiter's transport: {@code overrides.lua} for {@code lua}; for {@code transaction}, whose Redis
- * users may not run scripts, the script's very commands without it.
+ * How {@link LiveOverrides} reads and writes its hash and the client-reset mark beside it, chosen
+ * from the limiter's transport: {@code overrides.lua} for {@code lua}, one round trip each; for
+ * {@code transaction}, whose Redis users may not run scripts, the script's commands without it,
+ * two round trips each (the hash, then the mark).
  *
  * <p>Both take the script's arguments: {@code op} 'read', 'set' (with {@code field}, {@code value}
- * and {@code origin}), 'clear', or 'reset' (a new client-reset mark as {@code value}), and answer
- * the hash as the operation left it. Without the script, a set is {@code MULTI, HSET key field
- * value origin <origin>, HMGET, EXEC}, a reset {@code MULTI, HSET key client-reset <mark>, HMGET,
- * EXEC}, a clear {@code MULTI, DEL, HMGET, EXEC}, a read a lone {@code HMGET}; Java then reads the
- * fields as the script does: a limit and a mark only when written as Java writes a number ('-'?
- * digits, below 2^53), enforce only as 'true' or 'false', the origin's first 256 bytes. The hash has no TTL either way (the
- * script sets none: operator state outlives restarts). A key that is no hash fails both with
- * WRONGTYPE, unless it is cleared. OverridesParityIT holds the two to the same hash and answers.
+ * and {@code origin}), 'clear', or 'reset' (the mark's TTL in milliseconds as {@code value}), and
+ * answer the hash and the mark as the operation left them. Without the script, a set is {@code
+ * MULTI, HSET key field value origin <origin>, HMGET, EXEC}, a clear {@code MULTI, DEL, HMGET,
+ * EXEC}, a read a lone {@code HMGET}; each then reads the mark as the window counter it is ({@code
+ * GET} and {@code PTTL}), and a reset counts one more in it first (SET NX PX, INCRBY), then reads the
+ * hash. Java reads the fields as the script does: a limit only when written as Java writes one
+ * ('-'? digits, below 2^53), enforce only as 'true' or 'false', the origin's first 256 bytes. The
+ * hash has no TTL either way (the script sets none: operator state outlives restarts); the mark
+ * has the one it was created with. A key that is no hash fails both with WRONGTYPE, unless it is
+ * cleared. OverridesParityIT holds the two to the same keys and answers.
  */
 abstract class OverridesExchange {
     /** The fields the script reads, in its order. */
-    static final List<String> FIELDS = Immutable.listOf("limit", "enforce", "origin", "client-reset");
+    static final List<String> FIELDS = Immutable.listOf("limit", "enforce", "origin");
     /** The origin's bytes the script answers at most. */
     static final int ORIGIN_BYTES = 256;
     /** The script's answer for a field that is set but cannot be read. */
@@ -40,11 +43,13 @@ abstract class OverridesExchange {
     }
 
     /**
-     * Does what {@code op} says to the hash at {@code key}, then reads it.
+     * Does what {@code op} says to the hash at {@code key} or the mark at {@code markKey} (in the
+     * hash's slot), then reads both.
      *
      * @throws dev.ratelimit.RedisFailureException if Redis cannot be asked or refuses
      */
-    abstract LiveOverrides.State exchange(String key, String op, String field, String value, String origin);
+    abstract LiveOverrides.State exchange(String key, String markKey, String op, String field, String value,
+            String origin);
 
     /** What the script answers: {limit or -1, enforce as 1, 0 or -1, client-reset or -1, then the origin's bytes}. */
     static LiveOverrides.State state(long limit, long enforce, long clientReset, byte[] origin) {
@@ -63,8 +68,9 @@ abstract class OverridesExchange {
         }
 
         @Override
-        LiveOverrides.State exchange(String key, String op, String field, String value, String origin) {
-            List<Long> reply = gateway.eval(SCRIPT, Collections.singletonList(key), Arrays.asList(op, field, value, origin));
+        LiveOverrides.State exchange(String key, String markKey, String op, String field, String value,
+                String origin) {
+            List<Long> reply = gateway.eval(SCRIPT, Arrays.asList(key, markKey), Arrays.asList(op, field, value, origin));
             byte[] originBytes = new byte[reply.size() - 3];
             for (int i = 0; i < originBytes.length; i++) {
                 originBytes[i] = reply.get(i + 3).byteValue();
@@ -73,7 +79,7 @@ abstract class OverridesExchange {
         }
     }
 
-    /** The script's commands in MULTI/EXEC (a read alone: one HMGET), its reading done here. */
+    /** The script's commands in MULTI/EXEC (a read alone: one HMGET), then the mark's; the reading done here. */
     static final class Transacted extends OverridesExchange {
         private final RedisGateway gateway;
 
@@ -82,21 +88,24 @@ abstract class OverridesExchange {
         }
 
         @Override
-        LiveOverrides.State exchange(String key, String op, String field, String value, String origin) {
+        LiveOverrides.State exchange(String key, String markKey, String op, String field, String value,
+                String origin) {
+            long mark = "reset".equals(op) ? gateway.incrementInWindow(markKey, 1, Long.parseLong(value))[0] : -1;
             List<String> pairs = "set".equals(op) ? Arrays.asList(field, value, "origin", origin)
-                    : "reset".equals(op) ? Arrays.asList("client-reset", value)
                     : Collections.<String>emptyList();
             List<byte[]> fields = gateway.hashInTransaction(key, "clear".equals(op), pairs, FIELDS);
+            if (mark < 0) {
+                long[] counter = gateway.readWindow(markKey);
+                // An absent mark, or anything but a counter under its key, reads as none (PTTL -2).
+                mark = counter[1] == -2 ? -1 : counter[0];
+            }
             byte[] origins = fields.get(2);
-            return state(limit(fields.get(0)), enforce(fields.get(1)), limit(fields.get(3)),
+            return state(limit(fields.get(0)), enforce(fields.get(1)), mark,
                     origins == null ? new byte[0] : Arrays.copyOf(origins, Math.min(origins.length, ORIGIN_BYTES)));
         }
     }
 
-    /**
-     * As the script reads a number field (the limit, the client-reset mark): -1 when absent,
-     * {@link #UNREADABLE} unless '-'? digits below 2^53.
-     */
+    /** As the script reads the limit field: -1 when absent, {@link #UNREADABLE} unless '-'? digits below 2^53. */
     static long limit(byte[] text) {
         if (text == null) {
             return -1;

@@ -1,17 +1,20 @@
 -- A policy's live overrides: operator state in one hash, KEYS[1] = <prefix><policy>:{<policy>}:overrides,
--- fields limit, enforce and origin, and client-reset. Read every couple of seconds by each node, written by
--- an operator.
+-- fields limit, enforce and origin. Read every couple of seconds by each node, written by an operator.
+-- With them the client-reset mark, KEYS[2] = <prefix><policy>:{<policy>}:client-reset (the same slot):
+-- a counter that changes whenever a client of the policy was reset, so that every node reading a new
+-- value forgets the denials it remembers (it cannot know whose).
 --
 -- ARGV[1] is what to do: 'read'; 'set' with ARGV[2] the field, ARGV[3] its value and ARGV[4] the origin;
--- 'clear' deletes the hash; 'reset' writes ARGV[3] into client-reset, a mark that changes whenever a
--- client of the policy was reset, so that every node reading a new one forgets the denials it
--- remembers (it cannot know whose). Every call then answers the state as it is now.
+-- 'clear' deletes the hash; 'reset' counts one more reset in the mark, which is created at 0 with a
+-- TTL of ARGV[3] milliseconds when absent (SET NX PX, INCRBY: what the transaction transport's
+-- incrementInWindow does). Every call then answers the state as it is now.
 --
--- The key has no TTL, unlike every limiter key: it is configuration an operator set, and must
--- outlive restarts until someone clears it.
+-- The hash has no TTL, unlike every limiter key: it is configuration an operator set, and must
+-- outlive restarts until someone clears it. The mark is no configuration: it expires, and its
+-- expiry is one more change each node sees.
 --
 -- The reply is integers only, as the gateway's seam speaks them: {limit or -1, enforce as 1, 0 or
--- -1 for none, client-reset or -1, then the origin's first 256 bytes}. A field an operator wrote by
+-- -1 for none, the mark or -1, then the origin's first 256 bytes}. A field an operator wrote by
 -- hand that is not a whole number (or true/false) answers -2, so the Java side can say so rather
 -- than take it for "none".
 --
@@ -23,14 +26,27 @@
 -- rounding never brings a larger decimal under it.
 local key = KEYS[1]
 local op = ARGV[1]
+-- The mark's count; nil when absent or not a counter (anything else under its key reads as none,
+-- and a reset replaces it, as the transaction transport's window counter does).
+local function mark_count()
+  local value = redis.pcall('GET', KEYS[2])
+  if type(value) == 'string' and string.find(value, '^%d+$') then
+    return tonumber(value)
+  end
+  return nil
+end
 if op == 'set' then
   redis.call('HSET', key, ARGV[2], ARGV[3], 'origin', ARGV[4])
 elseif op == 'clear' then
   redis.call('DEL', key)
 elseif op == 'reset' then
-  redis.call('HSET', key, 'client-reset', ARGV[3])
+  if not mark_count() then
+    redis.call('DEL', KEYS[2])
+  end
+  redis.call('SET', KEYS[2], 0, 'PX', ARGV[3], 'NX')
+  redis.call('INCRBY', KEYS[2], 1)
 end
-local fields = redis.call('HMGET', key, 'limit', 'enforce', 'origin', 'client-reset')
+local fields = redis.call('HMGET', key, 'limit', 'enforce', 'origin')
 local function whole(text)
   if not text then
     return -1
@@ -47,7 +63,7 @@ elseif fields[2] == 'false' then
 elseif fields[2] then
   enforce = -2
 end
-local reply = {limit, enforce, whole(fields[4])}
+local reply = {limit, enforce, mark_count() or -1}
 if fields[3] then
   local origin = string.sub(fields[3], 1, 256)
   for i = 1, #origin do

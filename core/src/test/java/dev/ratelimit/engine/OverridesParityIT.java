@@ -27,6 +27,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.params.SetParams;
 
 /**
  * The overrides without a script ({@code transport=transaction}) against {@code overrides.lua}
@@ -53,6 +54,15 @@ class OverridesParityIT {
         };
     }
 
+    /** The client-reset mark beside a hash, in its slot. */
+    private static byte[] mark(byte[] key) {
+        return b(new String(key, StandardCharsets.UTF_8) + ":mark");
+    }
+
+    private static String mark(String key) {
+        return key + ":mark";
+    }
+
     private static byte[] b(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }
@@ -77,9 +87,10 @@ class OverridesParityIT {
         for (String enforce : new String[] {"", "TRUE", "true ", "1", "maybe"}) {
             starts.put("enforce '" + enforce + "'", hash(b("enforce"), b(enforce)));
         }
-        for (String mark : new String[] {"12", "-3", "9007199254740992", "mark", ""}) {
-            starts.put("client-reset '" + mark + "'", hash(b("client-reset"), b(mark), b("limit"), b("8")));
-        }
+        starts.put("a mark counting 12", key -> redis.client().set(mark(key), b("12"), SetParams.setParams().px(90_000)));
+        starts.put("a mark without a TTL", key -> redis.client().set(mark(key), b("3")));
+        starts.put("a mark that is no counter", key -> redis.client().set(mark(key), b("mark")));
+        starts.put("a mark that is no string", key -> redis.client().hset(mark(key), b("f"), b("v")));
         starts.put("binary limit", hash(b("limit"), new byte[] {'5', 0, '5'}));
         starts.put("binary enforce", hash(b("enforce"), new byte[] {'t', 'r', 'u', 'e', 0}));
         starts.put("binary origin", hash(b("origin"), new byte[] {(byte) 0xff, (byte) 0xfe, 0, (byte) 0xe2, (byte) 0x82}));
@@ -103,8 +114,8 @@ class OverridesParityIT {
                 new String[] {"set", "limit", "not a number", "hostile value"},
                 new String[] {"set", "origin", "x", "origin twice"},
                 new String[] {"clear", "", "", "ops"},
-                new String[] {"reset", "", "4503599627370497", ""},
-                new String[] {"reset", "", "1", "an origin a reset never writes"},
+                new String[] {"reset", "", "3600000", ""},
+                new String[] {"reset", "", "60000", "an origin a reset never writes"},
                 new String[] {"unknown", "limit", "3", "ignored"});
     }
 
@@ -150,12 +161,13 @@ class OverridesParityIT {
         startingHashes().get(start).accept(b(transacted));
         RedisGateway redisGateway = gateway(gateway);
         LiveOverrides.State byScript = OverridesExchange.of(Transport.LUA, redisGateway)
-                .exchange(scripted, op, field, value, origin);
+                .exchange(scripted, mark(scripted), op, field, value, origin);
         LiveOverrides.State byTransaction = OverridesExchange.of(Transport.TRANSACTION, redisGateway)
-                .exchange(transacted, op, field, value, origin);
+                .exchange(transacted, mark(transacted), op, field, value, origin);
 
         assertSameState(byTransaction, byScript);
         assertSameHash(transacted, scripted);
+        assertSameMark(mark(transacted), mark(scripted));
     }
 
     /** A key that is no hash: both refuse with WRONGTYPE, unless they clear it; the key is left alike. */
@@ -171,13 +183,13 @@ class OverridesParityIT {
         OverridesExchange lua = OverridesExchange.of(Transport.LUA, redisGateway);
         OverridesExchange transaction = OverridesExchange.of(Transport.TRANSACTION, redisGateway);
         if (op.equals("clear")) {
-            assertSameState(transaction.exchange(transacted, op, field, value, origin),
-                    lua.exchange(scripted, op, field, value, origin));
+            assertSameState(transaction.exchange(transacted, mark(transacted), op, field, value, origin),
+                    lua.exchange(scripted, mark(scripted), op, field, value, origin));
         } else {
             RedisFailureException byScript = catchThrowableOfType(RedisFailureException.class,
-                    () -> lua.exchange(scripted, op, field, value, origin));
+                    () -> lua.exchange(scripted, mark(scripted), op, field, value, origin));
             RedisFailureException byTransaction = catchThrowableOfType(RedisFailureException.class,
-                    () -> transaction.exchange(transacted, op, field, value, origin));
+                    () -> transaction.exchange(transacted, mark(transacted), op, field, value, origin));
             assertThat(byScript.getMessage()).contains("WRONGTYPE");
             assertThat(byTransaction.getMessage()).contains("WRONGTYPE");
             assertThat(byTransaction.redisAnswered()).isEqualTo(byScript.redisAnswered()).isTrue();
@@ -216,6 +228,22 @@ class OverridesParityIT {
             assertThat(transactionTtl).as("no TTL, or no key, alike").isEqualTo(scriptTtl);
         } else {
             assertThat(transactionTtl).as("the TTL kept alike").isBetween(scriptTtl - 2_000, scriptTtl + 2_000);
+        }
+    }
+
+    /** The marks alike: the same type and value, and a TTL within a tolerance, or none alike. */
+    private static void assertSameMark(String actual, String expected) {
+        UnifiedJedis client = redis.client();
+        assertThat(client.type(actual)).as("mark's type").isEqualTo(client.type(expected));
+        if (client.type(expected).equals("string")) {
+            assertThat(client.get(actual)).as("mark").isEqualTo(client.get(expected));
+        }
+        long scriptTtl = client.pttl(expected);
+        long transactionTtl = client.pttl(actual);
+        if (scriptTtl < 0) {
+            assertThat(transactionTtl).as("mark: no TTL, or no key, alike").isEqualTo(scriptTtl);
+        } else {
+            assertThat(transactionTtl).as("mark's TTL alike").isBetween(scriptTtl - 2_000, scriptTtl + 2_000);
         }
     }
 
