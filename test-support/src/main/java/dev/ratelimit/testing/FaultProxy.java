@@ -9,8 +9,11 @@ import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.HashSet;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -46,7 +49,8 @@ public final class FaultProxy implements AutoCloseable {
     private final InetAddress loopback = InetAddress.getLoopbackAddress();
     private final int port;
     private final Set<ProxyLink> links = ConcurrentHashMap.newKeySet();
-    private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
+    /** Every thread the proxy started, ended or not: close() waits for each, including late ones. */
+    private final Queue<Thread> threads = new ConcurrentLinkedQueue<>();
     private final AtomicLong accepted = new AtomicLong();
     private final Object lock = new Object();
     private Mode mode = Mode.FORWARD;
@@ -172,24 +176,40 @@ public final class FaultProxy implements AutoCloseable {
             lock.notifyAll();
         }
         ProxyLink.closeQuietly(closing);
-        for (ProxyLink link : links) {
-            link.close(false);
-        }
+        // The accept thread may be starting a link's pumps right now, after the links were closed
+        // here: close and wait again until no thread is left that was not waited for.
         long deadline = System.nanoTime() + THREAD_END.toNanos();
-        List<Thread> alive = new ArrayList<>();
-        for (Thread thread : threads) {
-            try {
-                thread.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
+        Set<Thread> ended = new HashSet<>();
+        while (true) {
+            for (ProxyLink link : links) {
+                link.close(false);
             }
-            if (thread.isAlive()) {
-                alive.add(thread);
+            List<Thread> waiting = new ArrayList<>();
+            for (Thread thread : threads) {
+                if (!ended.contains(thread)) {
+                    waiting.add(thread);
+                }
             }
-        }
-        if (!alive.isEmpty()) {
-            throw new IllegalStateException("threads still running after close: " + alive);
+            if (waiting.isEmpty()) {
+                return;
+            }
+            List<Thread> alive = new ArrayList<>();
+            for (Thread thread : waiting) {
+                try {
+                    thread.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+                if (thread.isAlive()) {
+                    alive.add(thread);
+                } else {
+                    ended.add(thread);
+                }
+            }
+            if (!alive.isEmpty()) {
+                throw new IllegalStateException("threads still running after close: " + alive);
+            }
         }
     }
 
@@ -251,13 +271,7 @@ public final class FaultProxy implements AutoCloseable {
 
     /** Starts a daemon thread of the proxy, which {@link #close()} waits for. */
     void start(String name, Runnable body) {
-        Thread thread = new Thread(() -> {
-            try {
-                body.run();
-            } finally {
-                threads.remove(Thread.currentThread());
-            }
-        }, name);
+        Thread thread = new Thread(body, name);
         thread.setDaemon(true);
         threads.add(thread);
         thread.start();
