@@ -11,7 +11,7 @@ import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MultivaluedMap;
 import jakarta.ws.rs.core.Response;
-import java.util.function.Supplier;
+import org.slf4j.LoggerFactory;
 
 /**
  * The filter {@link RateLimitFeature} registers for one annotated resource method. It only
@@ -32,28 +32,25 @@ final class RateLimitContainerFilter implements ContainerRequestFilter, Containe
 
     /**
      * A proxy to the current request, injected by a runtime that injects filter instances
-     * (RESTEasy). Jersey injects nothing into an instance a DynamicFeature registers: there
-     * {@link #featureRequest} gives the proxy Jersey injected into the feature.
+     * (RESTEasy). Jersey injects nothing into an instance a DynamicFeature registers: there the
+     * request comes from {@link CurrentRequestListener}'s attribute.
      */
     @Context
     private HttpServletRequest servletRequest;
 
-    /** The feature's own proxy to the current request, or null when the runtime injected none. */
-    private final Supplier<HttpServletRequest> featureRequest;
-
     /** Whether the application runs in a servlet container, decided once at deployment. */
     private final boolean inServletContainer;
+    /** Whether it was said that no servlet request can be reached: once, not per request. */
+    private volatile boolean unreachableLogged;
 
-    RateLimitContainerFilter(RateLimitPipeline pipeline, boolean inServletContainer,
-            Supplier<HttpServletRequest> featureRequest) {
+    RateLimitContainerFilter(RateLimitPipeline pipeline, boolean inServletContainer) {
         this.pipeline = pipeline;
         this.inServletContainer = inServletContainer;
-        this.featureRequest = featureRequest;
     }
 
     @Override
     public void filter(ContainerRequestContext request) {
-        Admission admission = pipeline.before(new JaxrsRequestView(request, currentServletRequest()));
+        Admission admission = pipeline.before(new JaxrsRequestView(request, currentServletRequest(request)));
         if (!admission.denied()) {
             // Headers go on the response, which exists only in the response filter.
             request.setProperty(ADMISSION, admission);
@@ -77,22 +74,33 @@ final class RateLimitContainerFilter implements ContainerRequestFilter, Containe
         }
     }
 
-    private HttpServletRequest currentServletRequest() {
+    private HttpServletRequest currentServletRequest(ContainerRequestContext request) {
         // Outside a servlet container the proxy would throw on every request: not even asked.
         if (!inServletContainer) {
             return null;
         }
-        HttpServletRequest current = servletRequest != null ? servletRequest : featureRequest.get();
-        if (current == null) {
-            return null;
+        if (servletRequest != null) {
+            try {
+                // Touch the proxy: outside a servlet request it throws rather than answering.
+                servletRequest.getRemoteAddr();
+                return servletRequest;
+            } catch (RuntimeException notInAServletRequest) {
+                // the attribute may still have it
+            }
         }
-        try {
-            // Touch the proxy: outside a servlet request it throws rather than answering.
-            current.getRemoteAddr();
-            return current;
-        } catch (RuntimeException notInAServletRequest) {
-            return null;
+        Object carried = request.getProperty(CurrentRequestListener.ATTRIBUTE);
+        if (carried instanceof HttpServletRequest) {
+            return (HttpServletRequest) carried;
         }
+        if (!unreachableLogged) {
+            unreachableLogged = true;
+            LoggerFactory.getLogger(RateLimitContainerFilter.class).warn("@RateLimited policy '{}' cannot reach the "
+                    + "servlet request: clients keyed by ip or session count as the missing key, one bucket for all. "
+                    + "The container ran no ServletContainerInitializer from WEB-INF/lib; add <listener><listener-class>"
+                    + "{}</listener-class></listener> to web.xml", pipeline.policy().policyName(),
+                    CurrentRequestListener.class.getName());
+        }
+        return null;
     }
 
     @Override

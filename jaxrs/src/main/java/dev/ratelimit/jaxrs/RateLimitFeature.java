@@ -6,7 +6,6 @@ import dev.ratelimit.http.settings.Settings;
 import dev.ratelimit.http.webapp.Webapp;
 import jakarta.annotation.PreDestroy;
 import jakarta.servlet.ServletContext;
-import jakarta.servlet.http.HttpServletRequest;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.DynamicFeature;
 import jakarta.ws.rs.container.ResourceInfo;
@@ -40,14 +39,6 @@ public class RateLimitFeature implements DynamicFeature {
     /** Injected by the runtime when it runs in a servlet container; null elsewhere. */
     @Context
     private ServletContext servletContext;
-
-    /**
-     * A proxy to the request being served, injected with the servlet context. Jersey injects nothing
-     * into the filter instances registered below, so they reach the request (its address, session,
-     * attributes) through this one.
-     */
-    @Context
-    private HttpServletRequest currentRequest;
 
     private Webapp webapp;
     /**
@@ -85,8 +76,7 @@ public class RateLimitFeature implements DynamicFeature {
                 log.info("@RateLimited {}: {}", where, runtime.policy());
             }
         }
-        context.register(new RateLimitContainerFilter(runtime.pipeline(), inServletContainer(),
-                () -> currentRequest),
+        context.register(new RateLimitContainerFilter(runtime.pipeline(), inServletContainer()),
                 Priorities.AUTHORIZATION);
     }
 

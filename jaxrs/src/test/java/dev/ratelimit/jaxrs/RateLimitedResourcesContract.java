@@ -61,6 +61,7 @@ abstract class RateLimitedResourcesContract {
         // embedded test containers run no initializers, so it is listed as web.xml would.
         return WebApp.builder(path)
                 .listener(RedisCleanupListener.class.getName())
+                .listener(CurrentRequestListener.class.getName())
                 .contextParam("ratelimit.redisUri", redis.uri())
                 .contextParam("ratelimit.keyPrefix", redis.keyPrefix() + path.substring(1) + ":")
                 .servlet("jaxrs", servletClass(), servletParams(application), "/rest/*");
@@ -143,8 +144,8 @@ abstract class RateLimitedResourcesContract {
 
     /**
      * {@code key=ip}, the default: each address is its own client, whichever runtime (Jersey
-     * injects nothing into the filter instances a feature registers, so the address must come
-     * another way there). A second loopback address is a second client.
+     * injects nothing into the filter instances a feature registers: the address comes through
+     * {@link CurrentRequestListener} there). A second loopback address is a second client.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
