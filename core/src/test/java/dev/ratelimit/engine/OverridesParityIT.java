@@ -222,13 +222,7 @@ class OverridesParityIT {
     private static void assertSameHash(String actual, String expected) {
         UnifiedJedis client = redis.client();
         assertThat(text(client.hgetAll(b(actual)))).as("fields").isEqualTo(text(client.hgetAll(b(expected))));
-        long scriptTtl = client.pttl(expected);
-        long transactionTtl = client.pttl(actual);
-        if (scriptTtl < 0) {
-            assertThat(transactionTtl).as("no TTL, or no key, alike").isEqualTo(scriptTtl);
-        } else {
-            assertThat(transactionTtl).as("the TTL kept alike").isBetween(scriptTtl - 2_000, scriptTtl + 2_000);
-        }
+        assertSameTtl(actual, expected, "hash");
     }
 
     /** The marks alike: the same type and value, and a TTL within a tolerance, or none alike. */
@@ -238,12 +232,17 @@ class OverridesParityIT {
         if (client.type(expected).equals("string")) {
             assertThat(client.get(actual)).as("mark").isEqualTo(client.get(expected));
         }
-        long scriptTtl = client.pttl(expected);
-        long transactionTtl = client.pttl(actual);
+        assertSameTtl(actual, expected, "mark");
+    }
+
+    /** No TTL (or no key) alike, or TTLs within a tolerance, as the two keys are written a moment apart. */
+    private static void assertSameTtl(String actual, String expected, String what) {
+        long scriptTtl = redis.client().pttl(expected);
+        long transactionTtl = redis.client().pttl(actual);
         if (scriptTtl < 0) {
-            assertThat(transactionTtl).as("mark: no TTL, or no key, alike").isEqualTo(scriptTtl);
+            assertThat(transactionTtl).as("%s: no TTL, or no key, alike", what).isEqualTo(scriptTtl);
         } else {
-            assertThat(transactionTtl).as("mark's TTL alike").isBetween(scriptTtl - 2_000, scriptTtl + 2_000);
+            assertThat(transactionTtl).as("%s: the TTL alike", what).isBetween(scriptTtl - 2_000, scriptTtl + 2_000);
         }
     }
 
