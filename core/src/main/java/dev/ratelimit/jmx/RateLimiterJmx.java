@@ -10,6 +10,7 @@ import java.net.InetAddress;
 import java.time.Instant;
 import java.lang.management.ManagementFactory;
 import java.util.Map;
+import java.util.function.Supplier;
 import javax.management.InstanceAlreadyExistsException;
 import javax.management.JMException;
 import javax.management.MBeanServer;
@@ -129,36 +130,27 @@ public final class RateLimiterJmx {
 
         @Override
         public String peekClient(String value) {
-            try {
-                StringBuilder text = new StringBuilder();
-                for (Map.Entry<String, Decision> state : clients.peek(value).entrySet()) {
-                    Decision decision = state.getValue();
-                    text.append(text.length() == 0 ? "" : "; ").append(state.getKey()).append(": ");
-                    if (decision.degraded()) {
-                        // Not the client's state: the failure policy's answer, whatever the client did.
-                        text.append("Redis cannot be asked, onRedisFailure answers ")
-                                .append(decision.allowed() ? "allowed" : "denied");
-                        continue;
-                    }
-                    text.append(decision.allowed() ? "allowed" : "denied").append(", ")
-                            .append(decision.remaining()).append(" of ").append(decision.limit()).append(" left")
-                            .append(decision.allowed() ? "" : ", retry in " + decision.retryAfterSeconds() + " s")
-                            .append(", reset in ").append(decision.resetAfterSeconds()).append(" s");
+            StringBuilder text = new StringBuilder();
+            for (Map.Entry<String, Decision> state : overRedis(() -> clients.peek(value)).entrySet()) {
+                Decision decision = state.getValue();
+                text.append(text.length() == 0 ? "" : "; ").append(state.getKey()).append(": ");
+                if (decision.degraded()) {
+                    // Not the client's state: the failure policy's answer, whatever the client did.
+                    text.append("Redis cannot be asked, onRedisFailure answers ")
+                            .append(decision.allowed() ? "allowed" : "denied");
+                    continue;
                 }
-                return text.toString();
-            } catch (RedisFailureException e) {
-                // A JMX client need not have this library's classes: the message travels, the type does not.
-                throw new IllegalStateException(e.getMessage());
+                text.append(decision.allowed() ? "allowed" : "denied").append(", ")
+                        .append(decision.remaining()).append(" of ").append(decision.limit()).append(" left")
+                        .append(decision.allowed() ? "" : ", retry in " + decision.retryAfterSeconds() + " s")
+                        .append(", reset in ").append(decision.resetAfterSeconds()).append(" s");
             }
+            return text.toString();
         }
 
         @Override
         public String resetClient(String value) {
-            try {
-                return "reset in " + clients.reset(value, origin());
-            } catch (RedisFailureException e) {
-                throw new IllegalStateException(e.getMessage());
-            }
+            return "reset in " + overRedis(() -> clients.reset(value, origin()));
         }
 
         @Override
@@ -246,7 +238,10 @@ public final class RateLimiterJmx {
         public void setLimitOverride(long limit) {
             // The settings' own parser first, so the message is web.xml's ("limit must be a whole number ...").
             Settings.LIMIT.parse(Long.toString(limit));
-            limiter.overrides().setLimit(limit, origin());
+            overRedis(() -> {
+                limiter.overrides().setLimit(limit, origin());
+                return null;
+            });
         }
 
         @Override
@@ -256,12 +251,19 @@ public final class RateLimiterJmx {
 
         @Override
         public void setEnforceOverride(Boolean enforce) {
-            limiter.overrides().setEnforce(Settings.ENFORCE.parse(String.valueOf(enforce)), origin());
+            boolean parsed = Settings.ENFORCE.parse(String.valueOf(enforce));
+            overRedis(() -> {
+                limiter.overrides().setEnforce(parsed, origin());
+                return null;
+            });
         }
 
         @Override
         public void clearOverrides() {
-            limiter.overrides().clear(origin());
+            overRedis(() -> {
+                limiter.overrides().clear(origin());
+                return null;
+            });
         }
 
         @Override
@@ -279,7 +281,19 @@ public final class RateLimiterJmx {
             return limiter.overrides().enforce(enforce);
         }
 
-        /** Who changed it: JMX, on which host, when (the operator's name is not known to JMX here). */
+        /**
+         * Runs a call to Redis for a JMX client, which need not have this library's classes: a
+         * Redis failure travels as an IllegalStateException with its message, not as a type the
+         * client cannot load.
+         */
+        private static <T> T overRedis(Supplier<T> call) {
+            try {
+                return call.get();
+            } catch (RedisFailureException e) {
+                throw new IllegalStateException(e.getMessage());
+            }
+        }
+
         /** Who asks: the JMX user when the connector authenticated one, the host, the instant. */
         private static String origin() {
             String host;

@@ -232,6 +232,12 @@ class OneClientIT {
                     .isInstanceOf(RuntimeMBeanException.class).cause().isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("127.0.0.1:1");
             assertThat(gone.oneClient().peek("203.0.113.9").get("gone").degraded()).isTrue();
+            assertThatThrownBy(() -> remote.setAttribute(down, new Attribute("LimitOverride", 7L)))
+                    .as("an override Redis cannot take: the message travels, not a class the JMX client lacks")
+                    .isInstanceOf(RuntimeMBeanException.class).cause().isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("127.0.0.1:1");
+            assertThatThrownBy(() -> remote.invoke(down, "clearOverrides", new Object[0], new String[0]))
+                    .isInstanceOf(RuntimeMBeanException.class).cause().isInstanceOf(IllegalStateException.class);
         } finally {
             connector.stop();
         }
