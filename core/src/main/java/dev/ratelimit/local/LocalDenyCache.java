@@ -2,7 +2,9 @@ package dev.ratelimit.local;
 
 import dev.ratelimit.Decision;
 import java.time.Duration;
+import java.util.Iterator;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
@@ -10,12 +12,17 @@ import java.util.function.LongSupplier;
  * no Redis round trip until it could be admitted again. It never denies what Redis would admit:
  * an entry lives exactly as long as the retry-after Redis gave, measured from when the answer
  * arrived (never earlier than Redis computed it). Bounded: past {@code maxEntries} expired entries
- * are dropped, and if none has expired new denials are simply not remembered.
+ * are dropped, and if none has expired new denials are simply not remembered. A full cache is
+ * scanned for expired entries only once the earliest of them can have expired, so a flood of new
+ * clients into a full cache costs no scan per denial.
  */
 public final class LocalDenyCache {
     private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
     private final int maxEntries;
     private final LongSupplier nanoClock;
+    /** When the earliest entry expires, at the soonest: before then a scan frees nothing. */
+    private final AtomicLong nextExpiry = new AtomicLong(Long.MAX_VALUE);
+    private final AtomicLong sweeps = new AtomicLong();
 
     private static final class Entry {
         final Decision denial;
@@ -60,13 +67,16 @@ public final class LocalDenyCache {
         if (denial.allowed() || denial.degraded() || denial.retryAfter().isZero()) {
             return;
         }
+        long now = nanoClock.getAsLong();
         if (entries.size() >= maxEntries) {
-            dropExpired();
+            dropExpired(now);
             if (entries.size() >= maxEntries) {
                 return;
             }
         }
-        entries.put(key, new Entry(denial, nanoClock.getAsLong()));
+        Entry entry = new Entry(denial, now);
+        entries.put(key, entry);
+        nextExpiry.accumulateAndGet(entry.until, Math::min);
     }
 
     /** Forgets every remembered denial of keys starting with the prefix (a client reset). */
@@ -79,8 +89,30 @@ public final class LocalDenyCache {
         return entries.size();
     }
 
-    private void dropExpired() {
-        long now = nanoClock.getAsLong();
-        entries.values().removeIf(entry -> now - entry.until >= 0);
+    /** How often a full cache was scanned for expired entries. */
+    long sweeps() {
+        return sweeps.get();
+    }
+
+    /**
+     * Drops the expired entries, unless none can have expired yet; one thread at a time scans, and
+     * notes when the earliest entry left expires.
+     */
+    private void dropExpired(long now) {
+        long due = nextExpiry.get();
+        if (now < due || !nextExpiry.compareAndSet(due, Long.MAX_VALUE)) {
+            return;
+        }
+        sweeps.incrementAndGet();
+        long earliest = Long.MAX_VALUE;
+        for (Iterator<Entry> it = entries.values().iterator(); it.hasNext(); ) {
+            Entry entry = it.next();
+            if (now - entry.until >= 0) {
+                it.remove();
+            } else {
+                earliest = Math.min(earliest, entry.until);
+            }
+        }
+        nextExpiry.accumulateAndGet(earliest, Math::min);
     }
 }

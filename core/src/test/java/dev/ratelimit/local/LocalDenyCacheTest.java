@@ -72,6 +72,37 @@ class LocalDenyCacheTest {
         assertThat(cache.get("d")).isNotNull();
     }
 
+    /**
+     * A flood of new clients into a full cache (an attacker rotating addresses): no scan per denial,
+     * only one once the earliest entry can have expired, and that one makes room.
+     */
+    @Test
+    void aFullCacheIsScannedOnlyOnceItsEarliestEntryCanHaveExpired() {
+        LocalDenyCache cache = new LocalDenyCache(100, now::get);
+        for (int i = 0; i < 100; i++) {
+            cache.put("held" + i, denial(i == 42 ? 500 : 60_000));
+        }
+        for (int i = 0; i < 10_000; i++) {
+            cache.put("new" + i, denial(60_000));
+        }
+        assertThat(cache.sweeps()).as("nothing can have expired: no scan").isZero();
+        assertThat(cache.size()).isEqualTo(100);
+
+        advance(499);
+        cache.put("new-a", denial(60_000));
+        assertThat(cache.sweeps()).as("a millisecond before the earliest expiry: no scan").isZero();
+        advance(1);
+        cache.put("new-b", denial(60_000));
+        assertThat(cache.sweeps()).isEqualTo(1);
+        assertThat(cache.get("new-b")).as("held42 expired and made room").isNotNull();
+        assertThat(cache.get("held42")).isNull();
+        cache.put("new-c", denial(60_000));
+        for (int i = 0; i < 1_000; i++) {
+            cache.put("more" + i, denial(60_000));
+        }
+        assertThat(cache.sweeps()).as("full again, and nothing can expire for a minute").isEqualTo(1);
+    }
+
     @Test
     void forgettingAClientDropsAllItsCosts() {
         LocalDenyCache cache = new LocalDenyCache(10, now::get);
