@@ -1,7 +1,10 @@
 package dev.ratelimit.http.client;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 
 /**
  * The {@code for=} hops of RFC 7239 {@code Forwarded} header lines, parsed by its grammar:
@@ -65,7 +68,9 @@ final class ForwardedHeader {
 
     /** One element's hop, or null when it breaks the grammar. */
     private Hop element() {
-        List<String> names = new ArrayList<>(4);
+        // Names are tokens, ASCII: lower-cased they compare as equalsIgnoreCase does, and a set keeps
+        // an element of thousands of pairs (a client writes this header) from costing their square.
+        Set<String> names = new HashSet<>(8);
         String node = null;
         while (true) {
             String name = token();
@@ -77,12 +82,9 @@ final class ForwardedHeader {
             if (value == null) {
                 return null;
             }
-            for (String seen : names) {
-                if (seen.equalsIgnoreCase(name)) {
-                    return null;
-                }
+            if (!names.add(name.toLowerCase(Locale.ROOT))) {
+                return null;
             }
-            names.add(name);
             if (name.equalsIgnoreCase("for")) {
                 node = value;
             }

@@ -60,6 +60,18 @@ class ForwardedHeaderTest {
         assertThat(hops("proto=https;by=10.0.0.1")).as("an element without for=").containsExactly("malformed");
     }
 
+    /** A client writes this header: an element of many pairs is read once, a repeated name (any case) breaks it. */
+    @Test
+    void anElementOfThousandsOfPairsIsReadAndARepeatedNameInAnyCaseBreaksIt() {
+        StringBuilder many = new StringBuilder("for=192.0.2.43");
+        for (int i = 0; i < 20_000; i++) {
+            many.append(";ext").append(i).append("=x");
+        }
+        assertThat(hops(many.toString())).containsExactly("192.0.2.43");
+        assertThat(hops(many + ";EXT19999=y")).containsExactly("malformed");
+        assertThat(hops("for=192.0.2.43;proto=http;PROTO=https")).containsExactly("malformed");
+    }
+
     @Test
     void severalLinesAreOneListInOrder() {
         assertThat(hops("for=192.0.2.1, for=192.0.2.2", "for=\"[2001:db8::3]\"", "for=192.0.2.4"))
