@@ -3,11 +3,9 @@ package dev.ratelimit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ratelimit.testing.AclUsers;
+import dev.ratelimit.testing.AclUser;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -25,29 +23,15 @@ class RedisRefusalIT {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    private static final String USER = "noscripts" + System.nanoTime();
-    private static final String PASSWORD = "pw-" + System.nanoTime();
-
-    @BeforeAll
-    static void createUser() {
-        AclUsers.create(redis, USER, PASSWORD, "+@all", "-@scripting");
-    }
-
-    @AfterAll
-    static void dropUser() {
-        AclUsers.drop(redis, USER);
-    }
-
-    private static String uri(String password) {
-        return AclUsers.uri(redis, USER, password);
-    }
+    @RegisterExtension
+    static final AclUser user = new AclUser(redis, "noscripts", "+@all", "-@scripting");
 
     @Test
     void scriptsRefusedAreLoggedOnceWithWhatToDoAndCountedApartFromAnOutage() {
         String policy = "refused" + System.nanoTime();
         String log;
         RateLimiter limiter;
-        try (RedisStore store = RedisStore.connect(uri(PASSWORD)); CapturedErr err = new CapturedErr()) {
+        try (RedisStore store = RedisStore.connect(user.uri()); CapturedErr err = new CapturedErr()) {
             limiter = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName(policy)
                     .onRedisFailure(FailurePolicy.ALLOW).rule(Rule.of(Algorithm.SLIDING_LOG, 3, Duration.ofMinutes(1)))
                     .build();
@@ -73,7 +57,7 @@ class RedisRefusalIT {
 
     @Test
     void aCallerWithoutAFailurePolicyGetsTheRefusalWithItsRemedy() {
-        try (RedisStore store = RedisStore.connect(uri(PASSWORD))) {
+        try (RedisStore store = RedisStore.connect(user.uri())) {
             RateLimiter limiter = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName("thrown")
                     .rule(Rule.of(Algorithm.GCRA, 3, Duration.ofMinutes(1))).build();
 
@@ -81,14 +65,14 @@ class RedisRefusalIT {
                     e -> {
                         assertThat(e.redisAnswered()).isTrue();
                         assertThat(e.remedy()).contains("+@scripting");
-                        assertThat(e.getMessage()).doesNotContain(PASSWORD);
+                        assertThat(e.getMessage()).doesNotContain(user.password());
                     });
         }
     }
 
     @Test
     void wrongCredentialsAreARefusalThatNamesThemNeverThePassword() {
-        try (RedisStore store = RedisStore.connect(uri("not-" + PASSWORD))) {
+        try (RedisStore store = RedisStore.connect(user.uri("not-" + user.password()))) {
             RateLimiter limiter = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName("wrongpass")
                     .onRedisFailure(FailurePolicy.DENY).rule(Rule.of(Algorithm.FIXED_WINDOW, 3, Duration.ofMinutes(1)))
                     .build();
@@ -99,7 +83,7 @@ class RedisRefusalIT {
             assertThat(decision.allowed()).isFalse();
             assertThat(limiter.stats().redisRefusals()).isEqualTo(1);
             assertThat(limiter.stats().redisRefusal()).contains("check the user and password")
-                    .doesNotContain(PASSWORD);
+                    .doesNotContain(user.password());
         }
     }
 
@@ -107,14 +91,14 @@ class RedisRefusalIT {
     void theRefusalShowsOnlyUntilRedisDecidesAgain() {
         String policy = "cured" + System.nanoTime();
         Rule rule = Rule.of(Algorithm.TOKEN_BUCKET, 5, Duration.ofMinutes(1));
-        try (RedisStore store = RedisStore.connect(uri(PASSWORD))) {
+        try (RedisStore store = RedisStore.connect(user.uri())) {
             RateLimiter limiter = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName(policy)
                     .onRedisFailure(FailurePolicy.ALLOW).localDenyCache(false).rule(rule).build();
             assertThat(limiter.tryAcquire("c").degraded()).isTrue();
             assertThat(limiter.stats().redisRefusal()).isNotNull();
 
             try (Jedis admin = new Jedis(redis.host(), redis.port())) {
-                admin.sendCommand(Protocol.Command.ACL, "SETUSER", USER, "+@scripting");
+                admin.sendCommand(Protocol.Command.ACL, "SETUSER", user.name(), "+@scripting");
             }
             try {
                 Decision decision = limiter.tryAcquire("c");
@@ -124,7 +108,7 @@ class RedisRefusalIT {
                 assertThat(limiter.stats().redisRefusals()).as("what happened stays counted").isEqualTo(1);
             } finally {
                 try (Jedis admin = new Jedis(redis.host(), redis.port())) {
-                    admin.sendCommand(Protocol.Command.ACL, "SETUSER", USER, "-@scripting");
+                    admin.sendCommand(Protocol.Command.ACL, "SETUSER", user.name(), "-@scripting");
                 }
             }
         }
@@ -142,7 +126,7 @@ class RedisRefusalIT {
         Rule rule = Rule.of(algorithm, 40, Duration.ofHours(1));
         // 32 threads on one key retry their transactions; on a loaded machine the default 200 ms once
         // ran out and a decision went to onRedisFailure. Exactness is what this shows: it may wait.
-        RedisSettings patient = RedisSettings.builder(uri(PASSWORD)).timeout(Duration.ofSeconds(2)).build();
+        RedisSettings patient = RedisSettings.builder(user.uri()).timeout(Duration.ofSeconds(2)).build();
         try (RedisStore a = RedisStore.connect(patient); RedisStore b = RedisStore.connect(patient)) {
             RateLimiter onA = RateLimiter.builder(a).keyPrefix(redis.keyPrefix()).policyName(policy)
                     .transport(Transport.TRANSACTION).localDenyCache(false).rule(rule).build();

@@ -3,12 +3,10 @@ package dev.ratelimit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.ratelimit.testing.AclUsers;
+import dev.ratelimit.testing.AclUser;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -25,26 +23,12 @@ class TransactionOverridesIT {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    private static final String USER = "nooverridescripts" + System.nanoTime();
-    private static final String PASSWORD = "pw-" + System.nanoTime();
-
-    @BeforeAll
-    static void createUser() {
-        AclUsers.create(redis, USER, PASSWORD, "+@all", "-@scripting");
-    }
-
-    @AfterAll
-    static void dropUser() {
-        AclUsers.drop(redis, USER);
-    }
-
-    private static String uri() {
-        return AclUsers.uri(redis, USER, PASSWORD);
-    }
+    @RegisterExtension
+    static final AclUser user = new AclUser(redis, "nooverridescripts", "+@all", "-@scripting");
 
     /** A generous timeout: these tests are about what Redis refuses and answers, not how fast, on a busy machine. */
     private static RedisSettings settings() {
-        return RedisSettings.builder(uri()).timeout(Duration.ofSeconds(5)).build();
+        return RedisSettings.builder(user.uri()).timeout(Duration.ofSeconds(5)).build();
     }
 
     /**
@@ -58,7 +42,7 @@ class TransactionOverridesIT {
         String policy = "txo" + System.nanoTime();
         Rule rule = Rule.of(algorithm, 10, Duration.ofHours(1));
         AtomicLong clockB = new AtomicLong();
-        try (RedisClient client = RedisClient.builder().fromURI(uri()).build();
+        try (RedisClient client = RedisClient.builder().fromURI(user.uri()).build();
                 RedisStore a = RedisStore.connect(settings()); RedisStore b = RedisStore.wrap(client)) {
             RateLimiter onA = RateLimiter.builder(a).keyPrefix(redis.keyPrefix()).policyName(policy)
                     .transport(Transport.TRANSACTION).localDenyCache(false).rule(rule).build();

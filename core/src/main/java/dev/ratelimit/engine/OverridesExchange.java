@@ -38,6 +38,13 @@ abstract class OverridesExchange {
     /** Integers from here up (and down from its negation) are not exact in Lua's doubles. */
     private static final BigInteger EXACT = BigInteger.ONE.shiftLeft(53);
 
+    /** Where the exchange goes, whichever way. */
+    final RedisGateway gateway;
+
+    OverridesExchange(RedisGateway gateway) {
+        this.gateway = gateway;
+    }
+
     static OverridesExchange of(Transport transport, RedisGateway gateway) {
         return transport == Transport.LUA ? new Scripted(gateway) : new Transacted(gateway);
     }
@@ -61,10 +68,8 @@ abstract class OverridesExchange {
     static final class Scripted extends OverridesExchange {
         private static final LuaScript SCRIPT = LuaScript.load("overrides");
 
-        private final RedisGateway gateway;
-
         Scripted(RedisGateway gateway) {
-            this.gateway = gateway;
+            super(gateway);
         }
 
         @Override
@@ -81,10 +86,8 @@ abstract class OverridesExchange {
 
     /** The script's commands in MULTI/EXEC (a read alone: one HMGET), then the mark's; the reading done here. */
     static final class Transacted extends OverridesExchange {
-        private final RedisGateway gateway;
-
         Transacted(RedisGateway gateway) {
-            this.gateway = gateway;
+            super(gateway);
         }
 
         @Override

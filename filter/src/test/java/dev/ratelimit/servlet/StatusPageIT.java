@@ -8,6 +8,7 @@ import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
 import dev.ratelimit.servlet.containers.WebApp;
+import dev.ratelimit.testing.AclUser;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.io.ByteArrayInputStream;
 import java.lang.management.ManagementFactory;
@@ -32,8 +33,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
-import redis.clients.jedis.Jedis;
-import redis.clients.jedis.Protocol;
 
 /**
  * {@link RateLimitStatusServlet} mapped as README's snippet maps it, next to two policies, on each
@@ -44,6 +43,9 @@ import redis.clients.jedis.Protocol;
 class StatusPageIT {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
+    /** A Redis user that may not run scripts, for the refusal the page must show. */
+    @RegisterExtension
+    static final AclUser noScripts = new AclUser(redis, "noscripts", "+@all", "-@scripting");
 
     private static final ServletContainers.Pool containers = new ServletContainers.Pool();
     private static final AtomicInteger apps = new AtomicInteger();
@@ -369,42 +371,30 @@ class StatusPageIT {
     void aUserWithoutScriptsIsShownAsARefusalWithWhatToDo(Kind kind) throws Exception {
         String path = "/noperm" + apps.incrementAndGet();
         String policy = "noperm" + apps.get();
-        String user = "noscripts" + apps.get() + "x" + System.nanoTime();
-        try (Jedis admin = new Jedis(redis.host(), redis.port())) {
-            admin.sendCommand(Protocol.Command.ACL, "SETUSER", user, "on", ">pw", "~" + redis.keyPrefix() + "*",
-                    "+@all", "-@scripting");
+        URI app = containers.get(kind).deploy(WebApp.builder(path)
+                .filter("api", RateLimitFilter.class.getName(), FilterParams.of(redis, "limit", "5", "window", "1m",
+                        "policyName", policy, "redisUri", noScripts.uri()), "/api/*")
+                .servlet("ratelimit-status", RateLimitStatusServlet.class.getName(), statusPath)
+                .build());
+        for (int i = 0; i < 3; i++) {
+            assertThat(Http.get(app.resolve("api/x")).statusCode()).as("onRedisFailure=allow").isEqualTo(200);
         }
-        try {
-            URI app = containers.get(kind).deploy(WebApp.builder(path)
-                    .filter("api", RateLimitFilter.class.getName(), FilterParams.of(redis, "limit", "5", "window", "1m",
-                            "policyName", policy, "redisUri", "redis://" + user + ":pw@" + redis.host() + ":"
-                                    + redis.port()), "/api/*")
-                    .servlet("ratelimit-status", RateLimitStatusServlet.class.getName(), statusPath)
-                    .build());
-            for (int i = 0; i < 3; i++) {
-                assertThat(Http.get(app.resolve("api/x")).statusCode()).as("onRedisFailure=allow").isEqualTo(200);
-            }
 
-            Map<String, Object> refused = policy(map(MiniJson.parse(Http.get(status(app, "?format=json")).body())),
-                    policy);
-            assertThat(map(refused.get("verdict")).get("level")).isEqualTo("alert");
-            assertThat((String) map(refused.get("verdict")).get("text")).startsWith("Redis refuses the limiter: ")
-                    .contains("NOPERM", "grant it +@scripting", "onRedisFailure=allow lets requests through");
-            Map<String, Object> limiter = map(list(refused.get("limiters")).get(0));
-            assertThat(map(limiter.get("sinceStart"))).containsEntry("redisRefusals", 3L)
-                    .containsEntry("redisErrors", 0L).containsEntry("degraded", 3L);
-            assertThat((String) limiter.get("redisRefusal")).contains("+@scripting");
-            assertThat(Http.get(status(app, "")).body()).contains("Redis refuses the limiter");
-            ObjectName bean = RateLimiterJmx.name(path, policy, 1);
-            MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
-            assertThat(jmx.getAttribute(bean, "RedisRefusals")).isEqualTo(3L);
-            assertThat((String) jmx.getAttribute(bean, "RedisRefusal")).contains("transport=transaction");
-            containers.get(kind).undeploy(path);
-        } finally {
-            try (Jedis admin = new Jedis(redis.host(), redis.port())) {
-                admin.sendCommand(Protocol.Command.ACL, "DELUSER", user);
-            }
-        }
+        Map<String, Object> refused = policy(map(MiniJson.parse(Http.get(status(app, "?format=json")).body())),
+                policy);
+        assertThat(map(refused.get("verdict")).get("level")).isEqualTo("alert");
+        assertThat((String) map(refused.get("verdict")).get("text")).startsWith("Redis refuses the limiter: ")
+                .contains("NOPERM", "grant it +@scripting", "onRedisFailure=allow lets requests through");
+        Map<String, Object> limiter = map(list(refused.get("limiters")).get(0));
+        assertThat(map(limiter.get("sinceStart"))).containsEntry("redisRefusals", 3L)
+                .containsEntry("redisErrors", 0L).containsEntry("degraded", 3L);
+        assertThat((String) limiter.get("redisRefusal")).contains("+@scripting");
+        assertThat(Http.get(status(app, "")).body()).contains("Redis refuses the limiter");
+        ObjectName bean = RateLimiterJmx.name(path, policy, 1);
+        MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
+        assertThat(jmx.getAttribute(bean, "RedisRefusals")).isEqualTo(3L);
+        assertThat((String) jmx.getAttribute(bean, "RedisRefusal")).contains("transport=transaction");
+        containers.get(kind).undeploy(path);
     }
 
     @ParameterizedTest(name = "{0}")

@@ -91,15 +91,22 @@ final class HtmlStatusPage {
                 Decision state = limiter.getValue();
                 out.append("<tr><td><code>").append(Markup.escape(policy.policy)).append("</code></td><td><code>")
                         .append(Markup.escape(limiter.getKey())).append("</code></td><td><code>")
-                        .append(Markup.escape(policy.key)).append("</code></td><td class=\"")
-                        .append(state.degraded() ? "warning\">Redis cannot be asked: onRedisFailure answers "
-                                + (state.allowed() ? "allowed" : "denied") : state.allowed() ? "ok\">allowed" : "alert\">denied")
-                        .append("</td><td class=\"n\">").append(state.remaining()).append(" of ").append(state.limit())
+                        .append(Markup.escape(policy.key)).append("</code></td>").append(nextRequest(state))
+                        .append("<td class=\"n\">").append(state.remaining()).append(" of ").append(state.limit())
                         .append("</td><td class=\"n\">").append(state.allowed() ? "-" : state.retryAfterSeconds() + " s")
                         .append("</td><td class=\"n\">").append(state.resetAfterSeconds()).append(" s</td></tr>\n");
             }
         }
         out.append("</table>\n</section>\n");
+    }
+
+    /** The cell saying what the client's next request meets: a degraded peek is no state of the client's. */
+    private static String nextRequest(Decision state) {
+        String answer = state.allowed() ? "allowed" : "denied";
+        if (state.degraded()) {
+            return "<td class=\"warning\">Redis cannot be asked: onRedisFailure answers " + answer + "</td>";
+        }
+        return "<td class=\"" + (state.allowed() ? "ok" : "alert") + "\">" + answer + "</td>";
     }
 
     private void policy(PolicyReport policy) {

@@ -4,6 +4,7 @@ import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimiterStats;
 import dev.ratelimit.RecentActivity;
 import dev.ratelimit.Rule;
+import java.util.Iterator;
 import java.util.Map;
 
 /** The report as JSON: the page's data, for scripts and monitoring. Field names are documented in README. */
@@ -59,23 +60,17 @@ final class JsonStatusPage {
                 continue;
             }
             out.append(",\"key\":").append(JsonText.quote(policy.key));
-            // The policy's own limiter first, then each tier's: peek gives at least the own one.
-            String tiers = "";
-            boolean own = true;
-            for (Map.Entry<String, Decision> limiter : policy.limiters.entrySet()) {
-                if (own) {
-                    state(limiter.getValue());
-                    out.append(",\"tiers\":[");
-                    own = false;
-                    continue;
-                }
-                out.append(tiers).append("{\"name\":").append(JsonText.quote(limiter.getKey()));
-                state(limiter.getValue());
+            // The policy's own limiter first, then each tier's: a peek gives at least the own one.
+            Iterator<Map.Entry<String, Decision>> limiters = policy.limiters.entrySet().iterator();
+            state(limiters.next().getValue());
+            out.append(",\"tiers\":[");
+            String tierComma = "";
+            while (limiters.hasNext()) {
+                Map.Entry<String, Decision> tier = limiters.next();
+                out.append(tierComma).append("{\"name\":").append(JsonText.quote(tier.getKey()));
+                state(tier.getValue());
                 out.append('}');
-                tiers = ",";
-            }
-            if (own) {
-                out.append(",\"tiers\":[");
+                tierComma = ",";
             }
             out.append("]}");
         }
