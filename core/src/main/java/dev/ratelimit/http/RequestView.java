@@ -29,6 +29,17 @@ public interface RequestView {
     /** The first value of a query-string parameter, or null. Never reads the request body. */
     String queryParameter(String name);
 
+    /**
+     * The first value of a field of the request's {@code application/x-www-form-urlencoded} body
+     * (a browser's form post), or null: no such body, no such field, or a body too large or of
+     * unknown length to read before the handler. An adapter that reads the body gives it whole to
+     * the application afterwards, and leaves its parameters and character encoding as they were;
+     * this default reads nothing.
+     */
+    default String formParameter(String name) {
+        return null;
+    }
+
     /** A cookie's value, or null. */
     String cookie(String name);
 

@@ -15,6 +15,8 @@ public final class FakeRequest implements RequestView {
     final Map<String, List<String>> headers = new HashMap<>();
     public final Map<String, String> query = new HashMap<>();
     public final Map<String, String> cookies = new HashMap<>();
+    /** The fields of a form body. */
+    public final Map<String, String> form = new HashMap<>();
     public String userName;
     public String sessionId;
     /** The markers {@link #firstVisit} has seen, as a servlet request's attributes keep them. */
@@ -53,6 +55,11 @@ public final class FakeRequest implements RequestView {
     @Override
     public String queryParameter(String name) {
         return query.get(name);
+    }
+
+    @Override
+    public String formParameter(String name) {
+        return form.get(name);
     }
 
     @Override

@@ -13,8 +13,13 @@ import java.util.function.UnaryOperator;
 
 /**
  * The built-in key words, parsed once: {@code ip}, {@code user}, {@code session}, {@code global},
- * {@code header:NAME}, {@code param:NAME} (query string only), {@code cookie:NAME}, joined with
- * {@code +} as in {@code ip+header:X-Api-Key}. A request lacking any part has no key (null).
+ * {@code header:NAME}, {@code param:NAME} (the query string, then a form body), {@code cookie:NAME},
+ * joined with {@code +} as in {@code ip+header:X-Api-Key}.
+ *
+ * <p>A request that lacks a part of a key of several words is keyed by the parts it has and
+ * {@link #ABSENT} in place of the missing one: {@code ip+param:user} without a user is limited per
+ * address, never in a bucket every such client shares. Only a request that has none of its key's
+ * parts has no key (null), and the policy counts it in its shared bucket.
  *
  * <p>Values of {@code session}, {@code header:}, {@code param:} and {@code cookie:} may be secrets
  * (API keys, session ids, tokens): they are replaced by their digest here, before the key reaches
@@ -24,6 +29,12 @@ import java.util.function.UnaryOperator;
 public final class KeySpec implements KeyResolver {
     /** The one key every client of {@code key=global} shares. */
     public static final String GLOBAL = "global";
+
+    /**
+     * What stands for a part a request lacks, in a key of several words: {@code 203.0.113.7+%none}.
+     * No value can give it, since a {@code %} inside a value is always written {@code %25}.
+     */
+    public static final String ABSENT = "%none";
 
     private final String text;
     private final List<Part> parts;
@@ -100,12 +111,18 @@ public final class KeySpec implements KeyResolver {
             case "header":
                 return Part.of(request -> secret(request.header(name)), KeySpec::secret);
             case "param":
-                return Part.of(request -> secret(request.queryParameter(name)), KeySpec::secret);
+                return Part.of(request -> secret(parameter(request, name)), KeySpec::secret);
             case "cookie":
                 return Part.of(request -> secret(request.cookie(name)), KeySpec::secret);
             default:
                 throw bad(spec, "'" + word + "' is not a key word");
         }
+    }
+
+    /** A query-string parameter, else the same field of a form body (a browser's login form posts it there). */
+    private static String parameter(RequestView request, String name) {
+        String value = request.queryParameter(name);
+        return value != null ? value : request.formParameter(name);
     }
 
     private static String nonEmpty(String value) {
@@ -124,7 +141,8 @@ public final class KeySpec implements KeyResolver {
 
     /**
      * The parts' values joined with {@code +} ({@code %} and {@code +} inside a value escaped, so
-     * that two different requests never make the same key), or null if any part is missing.
+     * that two different requests never make the same key), {@link #ABSENT} for a part the request
+     * lacks; null when it lacks every part.
      */
     @Override
     public String resolve(RequestView request) {
@@ -142,7 +160,8 @@ public final class KeySpec implements KeyResolver {
     /**
      * {@inheritDoc} A key of several words takes one value per word, joined with {@code +} in the
      * words' order, {@code %} and {@code +} inside a value written {@code %25} and {@code %2B}:
-     * {@code 203.0.113.7+my%2Bkey} for {@code ip+header:X-Api-Key}.
+     * {@code 203.0.113.7+my%2Bkey} for {@code ip+header:X-Api-Key}. An empty value stands for a part
+     * the client does not send: {@code 203.0.113.7+} is the address's requests without an API key.
      */
     @Override
     public String keyOfValue(String value) {
@@ -158,24 +177,36 @@ public final class KeySpec implements KeyResolver {
         }
         List<String> values = new ArrayList<>(parts.size());
         for (int i = 0; i < given.length; i++) {
-            values.add(parts.get(i).ofValue(given[i].replace("%2B", "+").replace("%2b", "+").replace("%25", "%")));
+            if (given[i].isEmpty()) {
+                values.add(null);
+                continue;
+            }
+            String part = parts.get(i).ofValue(given[i].replace("%2B", "+").replace("%2b", "+").replace("%25", "%"));
+            if (part == null) {
+                // A value this word can never read (no address for ip): no client sends it.
+                return null;
+            }
+            values.add(part);
         }
         return join(values);
     }
 
-    /** Several words' values as one key, or null if one is missing. */
+    /** Several words' values as one key, {@link #ABSENT} for each one missing; null if all are. */
     private static String join(List<String> values) {
         StringBuilder key = new StringBuilder();
+        boolean any = false;
         for (String value : values) {
-            if (value == null || value.isEmpty()) {
-                return null;
-            }
             if (key.length() > 0) {
                 key.append('+');
             }
-            key.append(value.replace("%", "%25").replace("+", "%2B"));
+            if (value == null || value.isEmpty()) {
+                key.append(ABSENT);
+            } else {
+                any = true;
+                key.append(value.replace("%", "%25").replace("+", "%2B"));
+            }
         }
-        return key.toString();
+        return any ? key.toString() : null;
     }
 
     /** Whether every client counts as one: the key is {@code global} alone, whose key is {@link #GLOBAL}. */

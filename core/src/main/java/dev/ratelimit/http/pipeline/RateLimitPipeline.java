@@ -4,10 +4,12 @@ import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.http.RequestView;
 import dev.ratelimit.http.answer.Admission;
+import dev.ratelimit.http.checks.TrafficChecks;
 import dev.ratelimit.http.settings.HttpPolicy;
 import dev.ratelimit.http.settings.PolicyLimiters;
 import java.time.Duration;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -31,6 +33,8 @@ public final class RateLimitPipeline {
     private final Map<String, RateLimiter> tierLimiters;
     /** What {@link RequestView#firstVisit} remembers: unique to this pipeline, so two policies on one request each decide it. */
     private final String marker;
+    /** What this policy's traffic shows about its configuration. */
+    private final TrafficChecks checks;
     private final AtomicLong dryRunDenials = new AtomicLong();
     private final AtomicLong lastDryRunLog = new AtomicLong(System.nanoTime() - DRY_RUN_LOG_INTERVAL_NANOS);
 
@@ -49,6 +53,7 @@ public final class RateLimitPipeline {
         this.tierLimiters = tierLimiters;
         this.marker = RateLimitPipeline.class.getName() + "." + policy.policyName() + "@"
                 + Integer.toHexString(System.identityHashCode(this));
+        this.checks = new TrafficChecks(policy.policyName(), System::nanoTime);
     }
 
     /**
@@ -65,15 +70,25 @@ public final class RateLimitPipeline {
                 || policy.exempt(request)) {
             return Admission.UNLIMITED;
         }
+        checks.observe(request);
         RateLimiter decider;
         String clientKey = null;
         Decision decision;
         if (policy.dimensions() != null) {
             decider = limiter;
-            decision = limiter.tryAcquireEach(policy.dimensions().clientKeys(request));
+            List<String> clientKeys = policy.dimensions().clientKeys(request);
+            for (int i = 0; i < clientKeys.size(); i++) {
+                if (HttpPolicy.MISSING_KEY.equals(clientKeys.get(i))) {
+                    checks.countedInSharedBucket(policy.dimensions().keyText(i));
+                }
+            }
+            decision = limiter.tryAcquireEach(clientKeys);
         } else {
             decider = limiterFor(request);
             clientKey = policy.clientKey(request);
+            if (HttpPolicy.MISSING_KEY.equals(clientKey)) {
+                checks.countedInSharedBucket(policy.keyDescription());
+            }
             decision = decider.tryAcquire(clientKey);
         }
         if (decision.allowed()) {
@@ -140,6 +155,11 @@ public final class RateLimitPipeline {
     /** Each tier's limiter, by tier name in the order {@code tiers} lists them; empty without tiers. */
     public Map<String, RateLimiter> tierLimiters() {
         return Collections.unmodifiableMap(tierLimiters);
+    }
+
+    /** What this policy's traffic shows about its configuration, for the status page. */
+    public TrafficChecks checks() {
+        return checks;
     }
 
     /** The policy this pipeline applies. */

@@ -113,6 +113,11 @@ public final class Dimensions {
         return clientKeys;
     }
 
+    /** A dimension's key as configured, e.g. {@code header:X-Api-Key}. */
+    public String keyText(int dimension) {
+        return keys.get(dimension).toString();
+    }
+
     /** Whether a dimension counts every client together ({@code by global}, key {@link KeySpec#GLOBAL}). */
     public boolean countsAll(int dimension) {
         return keys.get(dimension).countsAll();

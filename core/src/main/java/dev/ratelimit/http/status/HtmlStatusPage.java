@@ -4,6 +4,7 @@ import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimiterStats;
 import dev.ratelimit.RecentActivity;
 import dev.ratelimit.Rule;
+import dev.ratelimit.http.checks.ConfigWarning;
 import java.util.List;
 import java.util.Map;
 
@@ -114,6 +115,14 @@ final class HtmlStatusPage {
                 .append(Markup.escape(policy.name)).append("</code></h2>\n")
                 .append("<p class=\"verdict ").append(policy.verdict.level.cssClass()).append("\">")
                 .append(Markup.escape(policy.verdict.text)).append("</p>\n");
+        if (policy.warnings.size() > 1) {
+            out.append("<ul class=\"warnings\">\n");
+            for (ConfigWarning warning : policy.warnings) {
+                out.append("<li><code>").append(Markup.escape(warning.code())).append("</code>: ")
+                        .append(Markup.escape(warning.text())).append("</li>\n");
+            }
+            out.append("</ul>\n");
+        }
         for (LimiterReport limiter : policy.limiters) {
             limiter(policy, limiter);
         }

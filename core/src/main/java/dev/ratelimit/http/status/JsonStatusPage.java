@@ -4,6 +4,7 @@ import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimiterStats;
 import dev.ratelimit.RecentActivity;
 import dev.ratelimit.Rule;
+import dev.ratelimit.http.checks.ConfigWarning;
 import java.util.Iterator;
 import java.util.Map;
 
@@ -102,6 +103,15 @@ final class JsonStatusPage {
         out.append("{\"name\":").append(JsonText.quote(policy.name))
                 .append(",\"verdict\":{\"level\":").append(JsonText.quote(policy.verdict.level.cssClass()))
                 .append(",\"text\":").append(JsonText.quote(policy.verdict.text)).append('}')
+                .append(",\"warnings\":[");
+        String separator = "";
+        for (ConfigWarning warning : policy.warnings) {
+            out.append(separator).append("{\"code\":").append(JsonText.quote(warning.code()))
+                    .append(",\"text\":").append(JsonText.quote(warning.text()))
+                    .append(",\"requests\":").append(warning.requests()).append('}');
+            separator = ",";
+        }
+        out.append(']')
                 .append(",\"configuration\":").append(JsonText.quote(policy.configuration))
                 .append(",\"onRedisFailure\":").append(JsonText.quote(policy.failurePolicy.toString()))
                 .append(",\"enforce\":").append(policy.configuredEnforce)

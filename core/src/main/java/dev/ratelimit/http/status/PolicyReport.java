@@ -2,6 +2,7 @@ package dev.ratelimit.http.status;
 
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.http.checks.ConfigWarning;
 import dev.ratelimit.http.settings.HttpPolicy;
 import dev.ratelimit.http.webapp.PolicyRuntime;
 import dev.ratelimit.support.Immutable;
@@ -28,6 +29,8 @@ final class PolicyReport {
     final String refusal;
     /** The slowest of the limiters' Redis p99, or -1 before any call. */
     final long redisP99Micros;
+    /** What the policy's traffic showed wrong with its configuration in the last five minutes. */
+    final List<ConfigWarning> warnings;
     final Verdict verdict;
 
     PolicyReport(PolicyRuntime runtime) {
@@ -69,6 +72,7 @@ final class PolicyReport {
         this.breaker = worstBreaker;
         this.refusal = firstRefusal;
         this.redisP99Micros = p99;
+        this.warnings = runtime.pipeline().checks().warnings();
         this.verdict = Verdict.of(this);
     }
 

@@ -1,11 +1,13 @@
 package dev.ratelimit.http.status;
 
 import dev.ratelimit.FailurePolicy;
+import dev.ratelimit.http.checks.ConfigWarning;
 import java.util.Locale;
 
 /**
  * The one line a person reads first: is this policy limiting, and if not, why. The most serious
  * finding wins: Redis refusing the limiter's commands (it will not pass by waiting), Redis failing,
+ * then what the traffic showed wrong with the configuration (a shared bucket, an untrusted proxy),
  * then a dry run, then no traffic, else working.
  */
 final class Verdict {
@@ -61,6 +63,10 @@ final class Verdict {
         if (degraded > 0) {
             return new Verdict(Level.ALERT, "Redis failing: " + degraded + " of " + total
                     + " decisions in the last 5 minutes were made without it, " + whatFailureDoes(policy));
+        }
+        if (!policy.warnings.isEmpty()) {
+            ConfigWarning first = policy.warnings.get(0);
+            return new Verdict(Level.WARNING, "misconfigured (" + first.code() + "): " + first.text());
         }
         LimiterReport own = policy.own();
         if (!own.effectiveEnforce) {

@@ -43,11 +43,41 @@ class KeySpecTest {
     }
 
     @Test
-    void aMissingPartMeansNoKey() {
+    void aRequestWithNoPartOfItsKeyHasNone() {
         FakeRequest request = new FakeRequest();
         assertThat(KeySpec.parse("header:X-Api-Key", none).resolve(request)).isNull();
-        assertThat(KeySpec.parse("ip+header:X-Api-Key", none).resolve(request)).isNull();
         assertThat(KeySpec.parse("user", none).resolve(request)).isNull();
+        assertThat(KeySpec.parse("header:A+header:B", none).resolve(request)).isNull();
+    }
+
+    /** README's login rule: a post without a user is limited per address, not with every other such post. */
+    @Test
+    void aMissingPartIsKeyedByThePartsThereAre() {
+        KeySpec spec = KeySpec.parse("ip+param:user", none);
+        assertThat(spec.resolve(new FakeRequest().from("203.0.113.7"))).isEqualTo("203.0.113.7+" + KeySpec.ABSENT);
+        assertThat(spec.resolve(new FakeRequest().from("203.0.113.8"))).isEqualTo("203.0.113.8+%none");
+        assertThat(KeySpec.parse("header:A+ip", none).resolve(new FakeRequest().from("203.0.113.7")))
+                .isEqualTo("%none+203.0.113.7");
+        // A value that reads %none is written %25none: no client can name the absent part's bucket.
+        FakeRequest literal = new FakeRequest().from("203.0.113.7");
+        literal.userName = "%none";
+        assertThat(KeySpec.parse("ip+user", none).resolve(literal)).isEqualTo("203.0.113.7+%25none");
+        // An operator names it by leaving the part empty.
+        assertThat(spec.keyOfValue("203.0.113.7+")).isEqualTo("203.0.113.7+%none");
+        assertThat(spec.keyOfValue("+")).isNull();
+        assertThat(spec.keyOfValue("alice+bob")).as("no address").isNull();
+    }
+
+    /** A browser's login form posts its fields in the body; the query string wins when both have one. */
+    @Test
+    void aParamIsReadFromTheQueryStringThenFromAFormBody() {
+        KeySpec spec = KeySpec.parse("param:user", none);
+        FakeRequest posted = new FakeRequest();
+        posted.form.put("user", "alice");
+        assertThat(spec.resolve(posted)).isEqualTo(RedisKeys.digest("alice"));
+        posted.query.put("user", "bob");
+        assertThat(spec.resolve(posted)).isEqualTo(RedisKeys.digest("bob"));
+        assertThat(spec.keyOfValue("alice")).isEqualTo(RedisKeys.digest("alice"));
     }
 
     @Test

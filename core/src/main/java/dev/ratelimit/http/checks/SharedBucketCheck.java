@@ -1,0 +1,50 @@
+package dev.ratelimit.http.checks;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code SHARED_BUCKET}: requests whose key has no value at all (a {@code header:X-Api-Key} the
+ * client does not send, {@code user} for anonymous requests) are counted in the policy's one
+ * shared bucket, so one client can use up the limit of every such client. Logged once, with the
+ * key and the parts that were absent; shown while such requests keep coming.
+ */
+final class SharedBucketCheck {
+    static final String CODE = "SHARED_BUCKET";
+    private static final Logger log = LoggerFactory.getLogger(TrafficChecks.class);
+
+    private final String policyName;
+    private final LongSupplier clock;
+    private final AtomicLong requests = new AtomicLong();
+    private volatile long lastNanos;
+    /** The key of the first request, as configured; null before it. */
+    private volatile String key;
+
+    SharedBucketCheck(String policyName, LongSupplier clock) {
+        this.policyName = policyName;
+        this.clock = clock;
+    }
+
+    void counted(String key) {
+        lastNanos = clock.getAsLong();
+        if (requests.getAndIncrement() == 0) {
+            this.key = key;
+            log.warn("Rate limit policy '{}' [{}]: a request had no value for any part of key '{}', so it was counted"
+                    + " in the policy's one shared bucket with every other such request: one client can use up their"
+                    + " limit for all. Add a part every request has to init-param 'key', such as ip. Logged once;"
+                    + " the status page counts them.", policyName, CODE, key);
+        }
+    }
+
+    ConfigWarning warning() {
+        long count = requests.get();
+        if (count == 0 || clock.getAsLong() - lastNanos > TrafficChecks.RECENT_NANOS) {
+            return null;
+        }
+        return new ConfigWarning(CODE, count + " requests since start had no value for any part of key '" + key
+                + "' and shared one bucket: one client can use up the limit of all of them. Add a part every"
+                + " request has to init-param 'key', such as ip.", count);
+    }
+}

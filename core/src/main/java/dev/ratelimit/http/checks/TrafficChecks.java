@@ -1,0 +1,53 @@
+package dev.ratelimit.http.checks;
+
+import dev.ratelimit.http.RequestView;
+import dev.ratelimit.support.Immutable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongSupplier;
+
+/**
+ * The checks one policy runs on its own traffic (see the package comment). The pipeline tells it
+ * what it sees; the status page asks it what is wrong now. Each check logs its finding once, and
+ * reports it while requests showed it in the last {@link #RECENT_NANOS}. Thread-safe; every check
+ * keeps a fixed number of fields, whatever the number of clients.
+ */
+public final class TrafficChecks {
+    /** How long a finding stays on the status page after the last request that showed it. */
+    static final long RECENT_NANOS = 5L * 60 * 1_000_000_000L;
+
+    private final SharedBucketCheck sharedBucket;
+
+    /**
+     * @param policyName the policy, for the log line
+     * @param clock nanoseconds, {@code System::nanoTime} but in tests
+     */
+    public TrafficChecks(String policyName, LongSupplier clock) {
+        this.sharedBucket = new SharedBucketCheck(policyName, clock);
+    }
+
+    /**
+     * A request was counted in the policy's shared bucket: its key (or that of a {@code limits}
+     * entry) had no value for any of its parts.
+     *
+     * @param key the key as configured, e.g. {@code header:X-Api-Key}, or the resolver's class
+     */
+    public void countedInSharedBucket(String key) {
+        sharedBucket.counted(key);
+    }
+
+    /** What the checks found in the last five minutes; empty when nothing is wrong. */
+    public List<ConfigWarning> warnings() {
+        List<ConfigWarning> found = new ArrayList<>(2);
+        ConfigWarning shared = sharedBucket.warning();
+        if (shared != null) {
+            found.add(shared);
+        }
+        return Immutable.copyOf(found);
+    }
+
+    /** Sees one request the policy limits (not exempt, not excluded), before its decision. */
+    public void observe(RequestView request) {
+        // Checks that read every request go here.
+    }
+}

@@ -1,0 +1,8 @@
+/**
+ * What a policy's own traffic shows about its configuration: requests that share one bucket
+ * because their key has no value ({@code SHARED_BUCKET}), and a proxy whose forwarding header is
+ * not believed, so that all its clients are one ({@code UNTRUSTED_PROXY}). Each finding is logged
+ * once at WARN with a stable code and the setting to change, and shown on the status page while
+ * it lasts. Not API.
+ */
+package dev.ratelimit.http.checks;
