@@ -90,7 +90,10 @@ public class RateLimitFilter implements Filter {
             return;
         }
         HttpServletResponse response = (HttpServletResponse) res;
-        Admission admission = pipeline.before(new ServletRequestView((HttpServletRequest) req));
+        ServletRequestView view = new ServletRequestView((HttpServletRequest) req);
+        Admission admission = pipeline.before(view);
+        // The request itself, or one that gives back a form body the key was read from.
+        ServletRequest request = view.request();
         admission.writeHeaders(HttpAnswer.HeaderSink.of(response::addHeader, response::setHeader));
         if (admission.denied()) {
             byte[] body = admission.denialBody().getBytes(StandardCharsets.UTF_8);
@@ -104,10 +107,10 @@ public class RateLimitFilter implements Filter {
         }
         boolean returned = false;
         try {
-            chain.doFilter(req, res);
+            chain.doFilter(request, res);
             returned = true;
         } finally {
-            if (!returned || !admission.limited() || !afterAsync(req, admission, response)) {
+            if (!returned || !admission.limited() || !afterAsync(request, admission, response)) {
                 pipeline.after(admission, response.getStatus());
             }
         }

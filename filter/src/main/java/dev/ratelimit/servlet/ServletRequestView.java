@@ -1,11 +1,10 @@
 package dev.ratelimit.servlet;
 
 import dev.ratelimit.http.RequestView;
+import dev.ratelimit.http.client.FormFields;
 import jakarta.servlet.http.Cookie;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpSession;
-import java.io.UnsupportedEncodingException;
-import java.net.URLDecoder;
 import java.security.Principal;
 import java.util.Collections;
 import java.util.Enumeration;
@@ -14,6 +13,8 @@ import java.util.List;
 /** A servlet request as the core's {@link RequestView}. */
 final class ServletRequestView implements RequestView {
     private final HttpServletRequest request;
+    /** The request that gives back a form body this view read; null while it read none. */
+    private FormPostRequest passedOn;
 
     ServletRequestView(HttpServletRequest request) {
         this.request = request;
@@ -48,26 +49,34 @@ final class ServletRequestView implements RequestView {
     /** Read from the query string by hand: {@code getParameter} would consume a form body the application wants. */
     @Override
     public String queryParameter(String name) {
-        String query = request.getQueryString();
-        if (query == null) {
-            return null;
-        }
-        for (String pair : query.split("&")) {
-            int equals = pair.indexOf('=');
-            String key = decode(equals < 0 ? pair : pair.substring(0, equals));
-            if (key.equals(name)) {
-                return equals < 0 ? "" : decode(pair.substring(equals + 1));
-            }
-        }
-        return null;
+        return FormFields.first(request.getQueryString(), name);
     }
 
-    private static String decode(String text) {
-        try {
-            return URLDecoder.decode(text, "UTF-8");
-        } catch (IllegalArgumentException | UnsupportedEncodingException malformed) {
-            return text;
+    /**
+     * Reads a form post's body ({@link FormPost}) the first time a field is asked for; from then on
+     * {@link #request()} is the request that gives the body back to the application.
+     */
+    @Override
+    public String formParameter(String name) {
+        boolean readBefore = request.getAttribute(FormPost.ATTRIBUTE) != null;
+        FormPost form = FormPost.of(request);
+        if (form == null) {
+            return null;
         }
+        if (!readBefore) {
+            // Read here and now: the application must get it back. (Read for an earlier policy, the
+            // request this view wraps already gives it back.)
+            passedOn = new FormPostRequest(request, form);
+        }
+        return form.first(request, name);
+    }
+
+    /**
+     * The request to pass down the chain: the container's, or, once this view read a form body, the
+     * one that gives it back.
+     */
+    HttpServletRequest request() {
+        return passedOn != null ? passedOn : request;
     }
 
     @Override

@@ -127,4 +127,38 @@ class ReadmeWebXmlIT {
         assertThat(Http.send("POST", app.resolve("login?user=alice")).statusCode()).as("burst 3 spent").isEqualTo(429);
         assertThat(Http.send("POST", app.resolve("login?user=bob")).statusCode()).isEqualTo(200);
     }
+
+    /**
+     * README's login rule ({@code key=ip+param:user}, burst 3) against what a browser's login form
+     * sends: the user in a form body, not in the query string. Each address and user pair has its own
+     * budget, and a post without a user is limited per address, never in one bucket for all.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void theLoginRuleLimitsABrowsersFormPerAddressAndUser(Kind kind) throws Exception {
+        URI login = containers.get(kind).deploy(webApp("/readme-form-" + kind)).resolve("login");
+        List<String> addresses = List.of("127.0.0.1", "127.0.0.2");
+        List<String> users = List.of("alice", "bob");
+        for (int round = 0; round < 3; round++) {
+            for (String address : addresses) {
+                for (String user : users) {
+                    assertThat(Http.statusOfFormPostFrom(address, login, "user=" + user + "&password=wrong"))
+                            .as("post %d of %s from %s", round + 1, user, address).isEqualTo(200);
+                }
+            }
+        }
+        for (String address : addresses) {
+            for (String user : users) {
+                assertThat(Http.statusOfFormPostFrom(address, login, "user=" + user + "&password=wrong"))
+                        .as("%s from %s has spent its burst of 3", user, address).isEqualTo(429);
+            }
+        }
+        for (String address : addresses) {
+            for (int i = 0; i < 3; i++) {
+                assertThat(Http.statusOfFormPostFrom(address, login, "password=wrong"))
+                        .as("post %d without a user from %s: limited per address", i + 1, address).isEqualTo(200);
+            }
+            assertThat(Http.statusOfFormPostFrom(address, login, "password=wrong")).isEqualTo(429);
+        }
+    }
 }

@@ -397,6 +397,34 @@ class StatusPageIT {
         containers.get(kind).undeploy(path);
     }
 
+    /**
+     * Requests without the API key {@code api} is keyed by share one bucket: the first is logged once,
+     * and the verdict names the setting to change while they keep coming.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void requestsInTheSharedBucketAreLoggedOnceAndNamedByTheVerdict(Kind kind) throws Exception {
+        URI app = deploy(kind);
+        int n = apps.get();
+        String log = CapturedLog.during(() -> {
+            for (int i = 0; i < 7; i++) {
+                Http.get(app.resolve("api/items"));
+            }
+        });
+
+        assertThat(CapturedLog.lines(log, "[SHARED_BUCKET]")).as("one line in:\n" + log).isEqualTo(1);
+        assertThat(log).contains("WARN").contains("Rate limit policy 'api" + n + "' [SHARED_BUCKET]: a request had no value"
+                + " for any part of key 'header:X-Api-Key'");
+        Map<String, Object> api = policy(map(MiniJson.parse(Http.get(status(app, "?format=json")).body())), "api" + n);
+        assertThat(map(api.get("verdict")).get("level")).isEqualTo("warning");
+        assertThat((String) map(api.get("verdict")).get("text")).startsWith("misconfigured (SHARED_BUCKET): 7 requests")
+                .contains("init-param 'key'");
+        assertThat(list(api.get("warnings"))).singleElement().satisfies(warning -> assertThat(map(warning))
+                .containsEntry("code", "SHARED_BUCKET").containsEntry("requests", 7L));
+        assertThat(Http.get(status(app, "")).body()).contains("misconfigured (SHARED_BUCKET)");
+        containers.get(kind).undeploy(app.getPath().replaceAll("/$", ""));
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
     void anUnknownFormatIsABadRequestNamingIt(Kind kind) throws Exception {

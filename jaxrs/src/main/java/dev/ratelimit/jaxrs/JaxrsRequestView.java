@@ -1,12 +1,21 @@
 package dev.ratelimit.jaxrs;
 
 import dev.ratelimit.http.RequestView;
+import dev.ratelimit.http.client.FormFields;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpSession;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.Cookie;
+import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.SecurityContext;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.SequenceInputStream;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
 import java.security.Principal;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 
@@ -14,6 +23,8 @@ import java.util.List;
 final class JaxrsRequestView implements RequestView {
     private final ContainerRequestContext request;
     private final HttpServletRequest servletRequest;
+    /** A form post's body, once read; empty for none. */
+    private byte[] form;
 
     /**
      * @param servletRequest the underlying servlet request, or null outside a servlet container
@@ -52,6 +63,52 @@ final class JaxrsRequestView implements RequestView {
     @Override
     public String queryParameter(String name) {
         return request.getUriInfo().getQueryParameters().getFirst(name);
+    }
+
+    /**
+     * Reads a form post's entity (at most {@link FormFields#MAX_BODY_BYTES}, of a known length) once,
+     * and puts the same bytes back as the entity, so the resource method's {@code @FormParam}s and
+     * readers find it whole.
+     */
+    @Override
+    public String formParameter(String name) {
+        if (form == null) {
+            form = readForm();
+        }
+        return form.length == 0 ? null : FormFields.first(form, form.length, name, formCharset());
+    }
+
+    private byte[] readForm() {
+        MediaType type = request.getMediaType();
+        int length = request.getLength();
+        if (!"POST".equals(request.getMethod()) || type == null || !FormFields.isForm(type.toString())
+                || length <= 0 || length > FormFields.MAX_BODY_BYTES || !request.hasEntity()) {
+            return new byte[0];
+        }
+        InputStream entity = request.getEntityStream();
+        byte[] body = new byte[length];
+        int read = 0;
+        try {
+            for (int n; read < length && (n = entity.read(body, read, length - read)) > 0; ) {
+                read += n;
+            }
+        } catch (IOException clientGone) {
+            // What was read is put back; reading on, the runtime meets the same failure.
+        }
+        byte[] kept = read == length ? body : Arrays.copyOf(body, read);
+        request.setEntityStream(new SequenceInputStream(new ByteArrayInputStream(kept), entity));
+        return kept;
+    }
+
+    /** The charset the form declares, else UTF-8, as the JAX-RS runtimes read forms. */
+    private Charset formCharset() {
+        MediaType type = request.getMediaType();
+        String declared = type == null ? null : type.getParameters().get(MediaType.CHARSET_PARAMETER);
+        try {
+            return declared == null ? StandardCharsets.UTF_8 : Charset.forName(declared);
+        } catch (IllegalArgumentException unknown) {
+            return StandardCharsets.UTF_8;
+        }
     }
 
     @Override

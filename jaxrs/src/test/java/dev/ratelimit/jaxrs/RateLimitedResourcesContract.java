@@ -162,6 +162,33 @@ abstract class RateLimitedResourcesContract {
     }
 
     /**
+     * {@code ip+param:user} reads a browser's form post: each address and user pair has its own
+     * budget, a post without a user is limited per address, and the method still reads the whole form.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void aFormPostIsKeyedByItsFieldsAndStillReadByTheMethod(Kind kind) throws Exception {
+        URI login = deploy(kind).resolve("rest/form-login");
+        HttpResponse<String> first = Http.postForm(login, "user=alice&password=s%C3%A9cret+1");
+        assertThat(first.statusCode()).isEqualTo(200);
+        assertThat(first.body()).isEqualTo("user alice, password sécret 1");
+        for (int i = 0; i < 2; i++) {
+            assertThat(Http.statusOfFormPostFrom("127.0.0.1", login, "user=alice")).isEqualTo(200);
+        }
+        assertThat(Http.statusOfFormPostFrom("127.0.0.1", login, "user=alice")).as("alice spent 3").isEqualTo(429);
+        for (String address : List.of("127.0.0.1", "127.0.0.2")) {
+            for (String user : List.of("bob", "")) {
+                String form = user.isEmpty() ? "password=x" : "user=" + user;
+                for (int i = 0; i < 3; i++) {
+                    assertThat(Http.statusOfFormPostFrom(address, login, form)).as("%s from %s", form, address)
+                            .isEqualTo(200);
+                }
+                assertThat(Http.statusOfFormPostFrom(address, login, form)).isEqualTo(429);
+            }
+        }
+    }
+
+    /**
      * A client controls its Cookie header. However malformed, the request is decided (a cookie the
      * runtime cannot read is no cookie: the shared missing-key bucket), never answered 5xx.
      */

@@ -106,6 +106,18 @@ final class Resources {
         }
     }
 
+    /** README's login rule on a resource: a browser's form, limited per address and user; the method reads the form too. */
+    @Path("form-login")
+    public static class FormLogin {
+        @POST
+        @jakarta.ws.rs.Consumes(jakarta.ws.rs.core.MediaType.APPLICATION_FORM_URLENCODED)
+        @RateLimited(limit = 3, window = "1m", key = "ip+param:user", policy = "form-login")
+        public String login(@jakarta.ws.rs.FormParam("user") String user,
+                @jakarta.ws.rs.FormParam("password") String password) {
+            return "user " + user + ", password " + password;
+        }
+    }
+
     /** One export at a time per client, across servers: an in-flight limit whose lease the response filter gives back. */
     @Path("export")
     public static class Export {
@@ -171,7 +183,7 @@ final class Resources {
         @Override
         public Set<Class<?>> getClasses() {
             return Set.of(Orders.class, Shared.class, Free.class, Account.class, Tiered.class, Login.class, Export.class,
-                    ByCookie.class, HeaderAuthentication.class, RateLimitFeature.class);
+                    ByCookie.class, FormLogin.class, HeaderAuthentication.class, RateLimitFeature.class);
         }
     }
 

@@ -26,7 +26,11 @@ class RateLimitPipelineTest {
         Map<String, String> settings = new HashMap<>(Map.of("algorithm", "fixed-window", "limit", "2",
                 "window", "1m", "localDenyCache", "false"));
         for (int i = 0; i < pairs.length; i += 2) {
-            settings.put(pairs[i], pairs[i + 1]);
+            if (pairs[i + 1] == null) {
+                settings.remove(pairs[i]);
+            } else {
+                settings.put(pairs[i], pairs[i + 1]);
+            }
         }
         HttpPolicy policy = HttpPolicy.parser("init-param '%s'").defaultPolicyName("api", "the filter-name")
                 .parse(settings);
@@ -166,5 +170,36 @@ class RateLimitPipelineTest {
         assertThat(api.before(request).limited()).isFalse();
         assertThat(other.before(request).limited()).as("another policy decides it too").isTrue();
         assertThat(other.before(request).limited()).isFalse();
+    }
+
+    /**
+     * Only a request with none of its key's parts goes to the shared bucket, and only that is a
+     * warning; a key of several words with one part absent is the client's own.
+     */
+    @Test
+    void onlyARequestWithNoPartOfItsKeyIsCountedInTheSharedBucket() {
+        RateLimitPipeline partial = pipeline("key", "ip+header:X-Api-Key", "limit", "1");
+        assertThat(partial.before(request("GET", "/a").from("192.0.2.1")).denied()).isFalse();
+        assertThat(partial.before(request("GET", "/a").from("192.0.2.2")).denied()).as("another address, its own")
+                .isFalse();
+        assertThat(partial.checks().warnings()).isEmpty();
+
+        RateLimitPipeline keyless = pipeline("key", "header:X-Api-Key", "limit", "1");
+        keyless.before(request("GET", "/a").from("192.0.2.1"));
+        assertThat(keyless.before(request("GET", "/a").from("192.0.2.2")).denied()).as("one bucket for both").isTrue();
+        assertThat(keyless.before(request("GET", "/a").header("X-Api-Key", "k")).denied()).isFalse();
+        assertThat(keyless.checks().warnings()).singleElement().satisfies(warning -> {
+            assertThat(warning.code()).isEqualTo("SHARED_BUCKET");
+            assertThat(warning.requests()).isEqualTo(2);
+        });
+    }
+
+    @Test
+    void aLimitsEntryWithoutItsKeyIsCountedInTheSharedBucketToo() {
+        RateLimitPipeline pipeline = pipeline("limit", null, "window", null, "limits",
+                "100 per 1m by ip; 10 per 1m by header:X-Api-Key");
+        pipeline.before(request("GET", "/a"));
+        assertThat(pipeline.checks().warnings()).singleElement().satisfies(
+                warning -> assertThat(warning.text()).contains("key 'header:X-Api-Key'"));
     }
 }

@@ -63,13 +63,30 @@ public final class Http {
      * client cannot choose its local address.
      */
     public static int statusFrom(String localAddress, URI uri) {
+        return statusFrom(localAddress, uri, null);
+    }
+
+    /**
+     * The status of a browser's form post ({@code application/x-www-form-urlencoded}, {@code form}
+     * already encoded) sent from another loopback address, as {@link #statusFrom(String, URI)} sends a GET.
+     */
+    public static int statusOfFormPostFrom(String localAddress, URI uri, String form) {
+        return statusFrom(localAddress, uri, form);
+    }
+
+    private static int statusFrom(String localAddress, URI uri, String form) {
         try (Socket socket = new Socket()) {
             socket.bind(new InetSocketAddress(InetAddress.getByName(localAddress), 0));
             socket.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), 5_000);
             socket.setSoTimeout(10_000);
-            String request = "GET " + uri.getRawPath() + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery())
-                    + " HTTP/1.1\r\nHost: " + uri.getHost() + ":" + uri.getPort() + "\r\nConnection: close\r\n\r\n";
+            byte[] body = form == null ? new byte[0] : form.getBytes(StandardCharsets.US_ASCII);
+            String request = (form == null ? "GET " : "POST ") + uri.getRawPath()
+                    + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery())
+                    + " HTTP/1.1\r\nHost: " + uri.getHost() + ":" + uri.getPort() + "\r\nConnection: close\r\n"
+                    + (form == null ? "" : "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: "
+                    + body.length + "\r\n") + "\r\n";
             socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().write(body);
             String statusLine = new BufferedReader(new InputStreamReader(socket.getInputStream(),
                     StandardCharsets.ISO_8859_1)).readLine();
             if (statusLine == null || !statusLine.startsWith("HTTP/1.1 ")) {
