@@ -68,10 +68,17 @@ final class JaxrsRequestView implements RequestView {
     /**
      * Reads a form post's entity (at most {@link FormFields#MAX_BODY_BYTES}, of a known length) once,
      * and puts the same bytes back as the entity, so the resource method's {@code @FormParam}s and
-     * readers find it whole.
+     * readers find it whole (Jersey). RESTEasy in a servlet container reads the container's
+     * parameters, and so does this view there.
      */
     @Override
     public String formParameter(String name) {
+        if (servletRequest != null && request.getClass().getName().startsWith("org.jboss.resteasy.")) {
+            // RESTEasy takes a form's fields from the servlet container's parameters (only RESTEasy 6
+            // falls back to an entity put back, decoded otherwise): asking the container first gives
+            // the method the very same fields.
+            return "POST".equals(request.getMethod()) ? servletRequest.getParameter(name) : null;
+        }
         if (form == null) {
             form = readForm();
         }

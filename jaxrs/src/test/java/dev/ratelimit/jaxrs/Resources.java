@@ -116,6 +116,15 @@ final class Resources {
                 @jakarta.ws.rs.FormParam("password") String password) {
             return "user " + user + ", password " + password;
         }
+
+        /** The same, unlimited: what the runtime itself makes of the form. */
+        @POST
+        @Path("unlimited")
+        @jakarta.ws.rs.Consumes(jakarta.ws.rs.core.MediaType.APPLICATION_FORM_URLENCODED)
+        public String unlimited(@jakarta.ws.rs.FormParam("user") String user,
+                @jakarta.ws.rs.FormParam("password") String password) {
+            return "user " + user + ", password " + password;
+        }
     }
 
     /** One export at a time per client, across servers: an in-flight limit whose lease the response filter gives back. */

@@ -127,6 +127,27 @@ class ServerLinesSmokeIT {
                 + clients() + servers.get(line).log()).isPositive();
     }
 
+    /**
+     * README's login rule ({@code ip+param:user}, burst 3) against a browser's form post, the user
+     * in the body: each address and user pair has its own 3, whatever the server answers a post.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(ServerLine.class)
+    void readmesLoginRuleLimitsAFormPostPerAddressAndUser(ServerLine line) {
+        URI login = servers.get(line).app("readme").resolve("login");
+        for (String address : List.of("127.0.0.1", "127.0.0.2")) {
+            for (String user : List.of("alice", "bob")) {
+                for (int i = 0; i < 3; i++) {
+                    assertThat(Http.statusOfFormPostFrom(address, login, "user=" + user + "&password=wrong"))
+                            .as("post %d of %s from %s on %s", i + 1, user, address, line)
+                            .isNotEqualTo(429).isLessThan(500);
+                }
+                assertThat(Http.statusOfFormPostFrom(address, login, "user=" + user + "&password=wrong"))
+                        .as("%s from %s spent its burst of 3 on %s", user, address, line).isEqualTo(429);
+            }
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @EnumSource(Namespace.class)
     void exactAcrossTheServersOfANamespaceAndEachRefusesWithProblemJson(Namespace namespace) {

@@ -14,7 +14,7 @@ import java.util.Map;
  * An exploded WAR as a user builds one from README: its web.xml is the README's "web.xml snippet"
  * block, WEB-INF/lib the filter jar of the server's namespace with what it needs at run time, and
  * two static files behind the {@code /api/*} filter ({@code api/orders}, and {@code api/health},
- * which the snippet excludes from limiting).
+ * which the snippet excludes from limiting), and one behind its {@code /login} filter.
  */
 final class SmokeWar {
     private static final String SNIPPET_MARKER = "<!-- web.xml snippet";
@@ -100,6 +100,8 @@ final class SmokeWar {
         Path api = Files.createDirectories(war.resolve("api"));
         Files.writeString(api.resolve("orders"), "orders\n");
         Files.writeString(api.resolve("health"), "ok\n");
+        // Behind the snippet's login filter: the server's own default servlet answers a form post to it.
+        Files.writeString(war.resolve("login"), "login\n");
         return war;
     }
 }
