@@ -227,7 +227,8 @@ final class UntrustedProxyCheck {
         if (hits >= MAJORITY && varies) {
             streak++;
             streakHits += hits;
-            String text = streak >= ROUNDS ? text(candidateKind, candidate) : null;
+            // The address is written once, when the run becomes a finding; it is the same address after that.
+            String text = streak < ROUNDS ? null : found ? foundAddress : text(candidateKind, candidate);
             if (text != null) {
                 if (!found) {
                     found = true;
