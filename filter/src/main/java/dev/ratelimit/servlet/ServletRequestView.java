@@ -46,6 +46,12 @@ final class ServletRequestView implements RequestView {
         return values == null ? Collections.<String>emptyList() : Collections.list(values);
     }
 
+    /** The container's own lookup: no enumeration and no list for a header that every request is asked for. */
+    @Override
+    public String header(String name) {
+        return request.getHeader(name);
+    }
+
     /** Read from the query string by hand: {@code getParameter} would consume a form body the application wants. */
     @Override
     public String queryParameter(String name) {

@@ -1,6 +1,7 @@
 package dev.ratelimit.http.checks;
 
 import dev.ratelimit.http.RequestView;
+import dev.ratelimit.http.client.TrustedProxies;
 import dev.ratelimit.support.Immutable;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,13 +18,20 @@ public final class TrafficChecks {
     static final long RECENT_NANOS = 5L * 60 * 1_000_000_000L;
 
     private final SharedBucketCheck sharedBucket;
+    /** Null when the policy's keys do not read the client's address: then no proxy can merge clients. */
+    private final UntrustedProxyCheck untrustedProxy;
 
     /**
      * @param policyName the policy, for the log line
+     * @param proxies the policy's trusted proxies and the header they write
+     * @param readsAddress whether the policy's keys or exemptions read the client's address
+     *     ({@code ip} in {@code key} or a {@code limits} entry, {@code exemptAddresses}); only then
+     *     is an untrusted proxy looked for
      * @param clock nanoseconds, {@code System::nanoTime} but in tests
      */
-    public TrafficChecks(String policyName, LongSupplier clock) {
+    public TrafficChecks(String policyName, TrustedProxies proxies, boolean readsAddress, LongSupplier clock) {
         this.sharedBucket = new SharedBucketCheck(policyName, clock);
+        this.untrustedProxy = readsAddress ? new UntrustedProxyCheck(policyName, proxies, clock) : null;
     }
 
     /**
@@ -43,11 +51,17 @@ public final class TrafficChecks {
         if (shared != null) {
             found.add(shared);
         }
+        ConfigWarning proxy = untrustedProxy == null ? null : untrustedProxy.warning();
+        if (proxy != null) {
+            found.add(proxy);
+        }
         return Immutable.copyOf(found);
     }
 
     /** Sees one request the policy limits (not exempt, not excluded), before its decision. */
     public void observe(RequestView request) {
-        // Checks that read every request go here.
+        if (untrustedProxy != null) {
+            untrustedProxy.observe(request);
+        }
     }
 }

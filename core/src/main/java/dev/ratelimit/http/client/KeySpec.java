@@ -38,6 +38,8 @@ public final class KeySpec implements KeyResolver {
 
     private final String text;
     private final List<Part> parts;
+    /** Whether a word is {@code ip}: the key is then only as good as the trusted proxies. */
+    private final boolean readsAddress;
 
     /** One key word: what it reads of a request, and the same for a value an operator gives. */
     private interface Part {
@@ -61,9 +63,10 @@ public final class KeySpec implements KeyResolver {
         }
     }
 
-    private KeySpec(String text, List<Part> parts) {
+    private KeySpec(String text, List<Part> parts, boolean readsAddress) {
         this.text = text;
         this.parts = parts;
+        this.readsAddress = readsAddress;
     }
 
     /**
@@ -76,10 +79,12 @@ public final class KeySpec implements KeyResolver {
             throw bad(spec, "it is empty");
         }
         List<Part> parts = new ArrayList<>();
+        boolean readsAddress = false;
         for (String word : spec.trim().split("\\+", -1)) {
             parts.add(part(word.trim(), spec, proxies));
+            readsAddress |= word.trim().equalsIgnoreCase("ip");
         }
-        return new KeySpec(spec.trim(), Immutable.copyOf(parts));
+        return new KeySpec(spec.trim(), Immutable.copyOf(parts), readsAddress);
     }
 
     private static Part part(String word, String spec, TrustedProxies proxies) {
@@ -207,6 +212,11 @@ public final class KeySpec implements KeyResolver {
             }
         }
         return any ? key.toString() : null;
+    }
+
+    /** Whether a word is {@code ip}: whether the key reads the client's address, through the trusted proxies. */
+    public boolean readsAddress() {
+        return readsAddress;
     }
 
     /** Whether every client counts as one: the key is {@code global} alone, whose key is {@link #GLOBAL}. */

@@ -145,6 +145,45 @@ public final class TrustedProxies {
     }
 
     /**
+     * The address the walk stopped at, when that address itself forwarded for others: the peer is
+     * trusted, and the first untrusted hop from the right has hops to its left. Either a proxy
+     * layer missing from the trusted proxies (then every client behind it has its key), or a
+     * client that wrote the header itself. Null otherwise, also when a hop that names no address
+     * ended the walk. Reads the header once.
+     */
+    public byte[] untrustedForwarder(RequestView request) {
+        byte[] peer = literal(request.remoteAddress());
+        if (peer == null || blocks.isEmpty() || !contains(peer)) {
+            return null;
+        }
+        List<Hop> hops = header.hops(request);
+        for (int i = hops.size() - 1; i >= 0; i--) {
+            byte[] hop = hops.get(i).address();
+            if (hop == null) {
+                return null;
+            }
+            if (!contains(hop)) {
+                return i > 0 ? hop : null;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * An address as {@code trustedProxies} takes it ({@code 198.51.100.7}, {@code 2001:db8::1}),
+     * or null when the text is no address literal.
+     */
+    public static String addressText(String literal) {
+        byte[] address = literal(literal);
+        return address == null ? null : addressText(address);
+    }
+
+    /** The address (4 or 16 bytes) as {@code trustedProxies} takes it: dotted IPv4 or canonical IPv6. */
+    public static String addressText(byte[] address) {
+        return address.length == 4 ? IpLiteral.key(address, 32) : IpLiteral.canonical(address);
+    }
+
+    /**
      * The bytes of an IPv4 or IPv6 literal, also in brackets and with a zone (as containers and
      * configurations write them), or null: never a DNS lookup.
      */

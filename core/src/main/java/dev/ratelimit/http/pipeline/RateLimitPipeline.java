@@ -53,7 +53,8 @@ public final class RateLimitPipeline {
         this.tierLimiters = tierLimiters;
         this.marker = RateLimitPipeline.class.getName() + "." + policy.policyName() + "@"
                 + Integer.toHexString(System.identityHashCode(this));
-        this.checks = new TrafficChecks(policy.policyName(), System::nanoTime);
+        this.checks = new TrafficChecks(policy.policyName(), policy.trustedProxies(), policy.readsClientAddress(),
+                System::nanoTime);
     }
 
     /**

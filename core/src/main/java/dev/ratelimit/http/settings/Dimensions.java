@@ -118,6 +118,16 @@ public final class Dimensions {
         return keys.get(dimension).toString();
     }
 
+    /** Whether an entry's key reads the client's address ({@code by ip}, {@code by ip+user}). */
+    public boolean readsAddress() {
+        for (KeySpec key : keys) {
+            if (key.readsAddress()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Whether a dimension counts every client together ({@code by global}, key {@link KeySpec#GLOBAL}). */
     public boolean countsAll(int dimension) {
         return keys.get(dimension).countsAll();

@@ -10,6 +10,7 @@ import dev.ratelimit.Transport;
 import dev.ratelimit.http.KeyResolver;
 import dev.ratelimit.http.RequestView;
 import dev.ratelimit.http.client.AddressBlocks;
+import dev.ratelimit.http.client.KeySpec;
 import dev.ratelimit.http.client.Tiers;
 import dev.ratelimit.http.client.TrustedProxies;
 import dev.ratelimit.rules.LeaseRules;
@@ -227,6 +228,21 @@ public final class HttpPolicy {
 
     public String policyName() {
         return policyName;
+    }
+
+    /** The proxies whose forwarding header is believed, with that header. */
+    public TrustedProxies trustedProxies() {
+        return trustedProxies;
+    }
+
+    /**
+     * Whether the client's address matters to the policy: {@code ip} in its key or in a
+     * {@code limits} entry's, or {@code exemptAddresses}. Not known of a {@code keyResolverClass}: false.
+     */
+    public boolean readsClientAddress() {
+        boolean keyed = dimensions != null ? dimensions.readsAddress()
+                : keyResolver instanceof KeySpec && ((KeySpec) keyResolver).readsAddress();
+        return keyed || !exemptAddresses.isEmpty();
     }
 
     public Rule rule() {

@@ -2,6 +2,7 @@ package dev.ratelimit.http.checks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.http.client.TrustedProxies;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -11,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 class SharedBucketCheckTest {
     private final AtomicLong now = new AtomicLong(1_000);
-    private final TrafficChecks checks = new TrafficChecks("api", now::get);
+    private final TrafficChecks checks = new TrafficChecks("api", TrustedProxies.none(), false, now::get);
 
     /** What the checks log while the action runs (slf4j-simple writes to System.err). */
     private static String logged(Runnable action) {

@@ -158,4 +158,25 @@ class TrustedProxiesTest {
         assertThatThrownBy(() -> TrustedProxies.parse("10.0.0.0/33")).hasMessageContaining("'10.0.0.0/33'");
         assertThatThrownBy(() -> TrustedProxies.parse("proxy.internal")).hasMessageContaining("'proxy.internal'");
     }
+
+    @Test
+    void anUntrustedForwarderIsWhereTheWalkStopsWhenHopsRemainToItsLeft() {
+        FakeRequest twoLayers = new FakeRequest().from("10.0.0.5").header("X-Forwarded-For", "6.6.6.6, 198.51.100.4");
+        assertThat(TrustedProxies.addressText(proxies.untrustedForwarder(twoLayers))).isEqualTo("198.51.100.4");
+        assertThat(proxies.untrustedForwarder(new FakeRequest().from("10.0.0.5").header("X-Forwarded-For",
+                "198.51.100.4, 10.0.0.9"))).as("the client itself, the left-most hop").isNull();
+        assertThat(proxies.untrustedForwarder(new FakeRequest().from("10.0.0.5").header("X-Forwarded-For",
+                "6.6.6.6, unknown"))).as("a hop that names no address ends the walk").isNull();
+        assertThat(proxies.untrustedForwarder(twoLayers.from("203.0.113.9"))).as("an untrusted peer").isNull();
+        assertThat(TrustedProxies.none().untrustedForwarder(twoLayers.from("10.0.0.5"))).isNull();
+    }
+
+    @Test
+    void addressesAreWrittenAsTrustedProxiesTakesThem() {
+        assertThat(TrustedProxies.addressText("[0:0:0:0:0:0:0:1]")).isEqualTo("::1");
+        assertThat(TrustedProxies.addressText("::ffff:10.1.2.3")).isEqualTo("10.1.2.3");
+        assertThat(TrustedProxies.addressText("2001:DB8:0:0:0:0:0:7")).isEqualTo("2001:db8::7");
+        assertThat(TrustedProxies.addressText("localhost")).isNull();
+        assertThat(TrustedProxies.addressText((String) null)).isNull();
+    }
 }

@@ -6,6 +6,7 @@ import dev.ratelimit.TestStores;
 import dev.ratelimit.http.FakeRequest;
 import dev.ratelimit.http.answer.Admission;
 import dev.ratelimit.http.answer.HttpAnswer;
+import dev.ratelimit.http.checks.ConfigWarning;
 import dev.ratelimit.http.settings.HttpPolicy;
 import dev.ratelimit.redis.InMemoryRedisGateway;
 import java.util.ArrayList;
@@ -201,5 +202,25 @@ class RateLimitPipelineTest {
         pipeline.before(request("GET", "/a"));
         assertThat(pipeline.checks().warnings()).singleElement().satisfies(
                 warning -> assertThat(warning.text()).contains("key 'header:X-Api-Key'"));
+    }
+
+    @Test
+    void aProxyThatIsNotTrustedIsNamedByThePolicyWhoseKeyIsTheAddressAlone() {
+        RateLimitPipeline byAddress = pipeline();
+        RateLimitPipeline trusting = pipeline("trustedProxies", "127.0.0.1");
+        RateLimitPipeline byUser = pipeline("key", "user");
+
+        for (int i = 0; i < 60; i++) {
+            for (RateLimitPipeline pipeline : List.of(byAddress, trusting, byUser)) {
+                FakeRequest request = request("GET", "/orders").from("127.0.0.1")
+                        .header("X-Forwarded-For", "198.51.100." + (i % 50 + 1));
+                request.userName = "user" + i % 50;
+                pipeline.before(request);
+            }
+        }
+
+        assertThat(byAddress.checks().warnings()).extracting(ConfigWarning::code).containsExactly("UNTRUSTED_PROXY");
+        assertThat(trusting.checks().warnings()).isEmpty();
+        assertThat(byUser.checks().warnings()).isEmpty();
     }
 }
