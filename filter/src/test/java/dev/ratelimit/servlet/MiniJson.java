@@ -18,6 +18,28 @@ final class MiniJson {
         this.text = text;
     }
 
+    /** A value read as an object. */
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> map(Object value) {
+        return (Map<String, Object>) value;
+    }
+
+    /** A value read as an array. */
+    @SuppressWarnings("unchecked")
+    static List<Object> list(Object value) {
+        return (List<Object>) value;
+    }
+
+    /** The status page JSON's policy of that name. */
+    static Map<String, Object> policy(Map<String, Object> page, String name) {
+        for (Object policy : list(page.get("policies"))) {
+            if (name.equals(map(policy).get("name"))) {
+                return map(policy);
+            }
+        }
+        throw new AssertionError("no policy " + name + " in " + page);
+    }
+
     static Object parse(String text) {
         MiniJson reader = new MiniJson(text);
         Object value = reader.value();

@@ -1,5 +1,8 @@
 package dev.ratelimit.servlet;
 
+import static dev.ratelimit.servlet.MiniJson.list;
+import static dev.ratelimit.servlet.MiniJson.map;
+import static dev.ratelimit.servlet.MiniJson.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.jmx.RateLimiterJmx;
@@ -99,32 +102,12 @@ class StatusPageIT {
         return app.resolve(statusPath.substring(1) + query);
     }
 
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> map(Object value) {
-        return (Map<String, Object>) value;
-    }
-
-    @SuppressWarnings("unchecked")
-    private static List<Object> list(Object value) {
-        return (List<Object>) value;
-    }
-
     private static long sum(Object series) {
         long sum = 0;
         for (Object each : list(series)) {
             sum += (Long) each;
         }
         return sum;
-    }
-
-    /** The JSON's policies by name. */
-    private static Map<String, Object> policy(Map<String, Object> page, String name) {
-        for (Object policy : list(page.get("policies"))) {
-            if (name.equals(map(policy).get("name"))) {
-                return map(policy);
-            }
-        }
-        throw new AssertionError("no policy " + name + " in " + page);
     }
 
     @ParameterizedTest(name = "{0}")

@@ -1,5 +1,8 @@
 package dev.ratelimit.servlet;
 
+import static dev.ratelimit.servlet.MiniJson.list;
+import static dev.ratelimit.servlet.MiniJson.map;
+import static dev.ratelimit.servlet.MiniJson.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.servlet.containers.Http;
@@ -44,25 +47,6 @@ class UntrustedProxyIT {
         System.arraycopy(new String[] {"limit", "1000", "window", "1m", "policyName", policy}, 0, all, 0, 6);
         System.arraycopy(pairs, 0, all, 6, pairs.length);
         return FilterParams.of(redis, all);
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> map(Object value) {
-        return (Map<String, Object>) value;
-    }
-
-    @SuppressWarnings("unchecked")
-    private static List<Object> list(Object value) {
-        return (List<Object>) value;
-    }
-
-    private static Map<String, Object> policy(Map<String, Object> page, String name) {
-        for (Object policy : list(page.get("policies"))) {
-            if (name.equals(map(policy).get("name"))) {
-                return map(policy);
-            }
-        }
-        throw new AssertionError("no policy " + name + " in " + page);
     }
 
     private static int count(String text, String part) {

@@ -114,21 +114,8 @@ public final class FormFields {
         }
     }
 
-    /** A hex digit's value, or -1 (also past the end). */
+    /** A hex digit's value, or -1 (also past the end, and for any byte that is no ASCII). */
     private static int hex(byte[] bytes, int at, int to) {
-        if (at >= to) {
-            return -1;
-        }
-        int c = bytes[at];
-        if (c >= '0' && c <= '9') {
-            return c - '0';
-        }
-        if (c >= 'a' && c <= 'f') {
-            return c - 'a' + 10;
-        }
-        if (c >= 'A' && c <= 'F') {
-            return c - 'A' + 10;
-        }
-        return -1;
+        return at >= to ? -1 : IpLiteral.hex((char) (bytes[at] & 0xff));
     }
 }

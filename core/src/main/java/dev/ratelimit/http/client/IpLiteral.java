@@ -200,7 +200,8 @@ final class IpLiteral {
         return c >= '0' && c <= '9';
     }
 
-    private static int hex(char c) {
+    /** A hex digit's value, or -1. */
+    static int hex(char c) {
         if (c >= '0' && c <= '9') {
             return c - '0';
         }
