@@ -1,0 +1,119 @@
+package dev.ratelimit.servlet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ratelimit.servlet.containers.Http;
+import dev.ratelimit.servlet.containers.ServletContainers;
+import dev.ratelimit.servlet.containers.ServletContainers.Kind;
+import dev.ratelimit.servlet.containers.WebApp;
+import dev.ratelimit.testing.RedisServerExtension;
+import dev.ratelimit.testing.RedisServerExtension.Strategy;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * A webapp whose Redis may evict the limiter's keys ({@code maxmemory-policy volatile-lru} with
+ * {@code maxmemory} set), on each container: its deployment logs one ERROR line with
+ * {@code [EVICTING_REDIS]} for its two policies together, which requests and the status page do not
+ * repeat, and the page's verdict for each policy is the warning naming {@code maxmemory-policy}. On a
+ * Redis of this class's own, whose memory settings it changes.
+ */
+class EvictingRedisFilterIT {
+    @RegisterExtension
+    static final RedisServerExtension redis = RedisServerExtension.forced(Strategy.PATH, Strategy.EMBEDDED);
+
+    private static final ServletContainers.Pool containers = new ServletContainers.Pool();
+    private static final AtomicInteger apps = new AtomicInteger();
+
+    @BeforeAll
+    static void evictingRedis() {
+        redis.client().configSet("maxmemory-policy", "volatile-lru");
+        redis.client().configSet("maxmemory", "1gb");
+    }
+
+    @AfterAll
+    static void stop() {
+        containers.close();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> map(Object value) {
+        return (Map<String, Object>) value;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Object> list(Object value) {
+        return (List<Object>) value;
+    }
+
+    private static int count(String text, String part) {
+        Matcher matcher = Pattern.compile(Pattern.quote(part)).matcher(text);
+        int count = 0;
+        while (matcher.find()) {
+            count++;
+        }
+        return count;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void theDeploymentLogsOneErrorLineAndTheStatusPageWarnsNamingTheSettingToChange(Kind kind) throws Exception {
+        String path = "/evicting" + apps.incrementAndGet();
+        PrintStream original = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true));
+        URI app;
+        String json;
+        List<Integer> statuses = new ArrayList<>();
+        try {
+            app = containers.get(kind).deploy(WebApp.builder(path)
+                    .filter("api", RateLimitFilter.class.getName(), FilterParams.of(redis, "limit", "2", "window", "1m",
+                            "policyName", "api" + apps.get()), "/api/*")
+                    .filter("search", RateLimitFilter.class.getName(), FilterParams.of(redis, "limit", "100",
+                            "window", "1m", "policyName", "search" + apps.get()), "/search/*")
+                    .servlet("ratelimit-status", RateLimitStatusServlet.class.getName(), "/ratelimit/status")
+                    .build());
+            for (int i = 0; i < 3; i++) {
+                statuses.add(Http.get(app.resolve("api/items")).statusCode());
+                statuses.add(Http.get(app.resolve("search/q")).statusCode());
+            }
+            json = Http.get(app.resolve("ratelimit/status?format=json")).body();
+            Http.get(app.resolve("ratelimit/status"));
+        } finally {
+            System.setErr(original);
+        }
+        String log = captured.toString(StandardCharsets.UTF_8);
+
+        assertThat(statuses).as("the limits work as configured meanwhile").containsExactly(200, 200, 200, 200, 429, 200);
+        String line = "ERROR dev.ratelimit.RedisStore - Redis at " + redis.uri() + " [EVICTING_REDIS]: maxmemory-policy is"
+                + " volatile-lru with maxmemory 1073741824 bytes, so Redis may evict the rate limiter's keys";
+        assertThat(count(log, line)).as("one line for the webapp's Redis, not one per policy or request: " + log)
+                .isEqualTo(1);
+        assertThat(count(log, "EVICTING_REDIS")).as(log).isEqualTo(1);
+        Map<String, Object> page = map(MiniJson.parse(json));
+        for (Object policy : list(page.get("policies"))) {
+            Map<String, Object> verdict = map(map(policy).get("verdict"));
+            assertThat(verdict.get("level")).isEqualTo("warning");
+            assertThat((String) verdict.get("text")).startsWith("Redis may evict the limiter's keys (EVICTING_REDIS): Redis"
+                    + " at " + redis.uri() + " has maxmemory-policy volatile-lru").contains(
+                    "Set maxmemory-policy noeviction on that Redis");
+            Map<String, Object> eviction = map(map(list(map(policy).get("limiters")).get(0)).get("redisEviction"));
+            assertThat(eviction).containsEntry("maxmemoryPolicy", "volatile-lru").containsEntry("evictedKeys", 0L);
+        }
+        assertThat(list(page.get("overview"))).allSatisfy(row -> assertThat(map(row)).containsEntry("level", "warning"));
+        containers.get(kind).undeploy(path);
+    }
+}
