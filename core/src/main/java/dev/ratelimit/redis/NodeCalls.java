@@ -90,8 +90,8 @@ final class NodeCalls {
     }
 
     /**
-     * What a master says about evicting keys: a read no decision waits for, so it stays off the
-     * node's record. It is sent only while the node's breaker is closed (the one probe after a
+     * What a master says about evicting keys: a read no decision needs, so it stays off the node's
+     * record. It is sent only while the node's breaker is closed (the one probe after a
      * failure belongs to a decision, which tells whether Redis is back), and tells the breaker
      * nothing either way: a missed reading is tried again later, and must neither open the breaker
      * nor count as the answer that closes it.
