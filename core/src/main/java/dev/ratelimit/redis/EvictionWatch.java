@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -171,8 +172,13 @@ public final class EvictionWatch {
             return;
         }
         if (reading.outcome == MemoryReading.Outcome.REFUSED) {
-            note(master, "the Redis user may not run INFO (" + reading.problem + "): grant it +info (ACL SETUSER <user>"
-                    + " +info) to have this checked, or make sure maxmemory-policy is noeviction on that Redis");
+            // Only NOPERM is about INFO; any other refusal (wrong credentials) the decisions meet and
+            // report with its own remedy, so advice about INFO would mislead.
+            String problem = String.valueOf(reading.problem);
+            note(master, problem.toUpperCase(Locale.ROOT).startsWith("NOPERM")
+                    ? "the Redis user may not run INFO (" + problem + "): grant it +info (ACL SETUSER <user> +info) to"
+                            + " have this checked, or make sure maxmemory-policy is noeviction on that Redis"
+                    : "Redis refused INFO (" + problem + ")");
             return;
         }
         if (reading.evictedKeys >= 0) {

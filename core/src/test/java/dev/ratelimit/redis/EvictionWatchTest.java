@@ -199,6 +199,17 @@ class EvictionWatchTest {
     }
 
     @Test
+    void aRefusalThatIsNotAboutInfoGetsNoAdviceAboutInfo() {
+        answer(MemoryReading.refused(A, "redis://****@127.0.0.1:7001", "WRONGPASS invalid username-password pair"));
+
+        String log = logged(watch::checkIfDue);
+
+        assertThat(log).doesNotContain("ERROR").doesNotContain("+info").contains("[EVICTING_REDIS]: cannot tell whether"
+                + " Redis may evict the rate limiter's keys: Redis refused INFO (WRONGPASS invalid username-password pair)");
+        assertThat(watch.finding().maxmemoryPolicy()).isEqualTo("unknown");
+    }
+
+    @Test
     void anEmptyPolicyIsANoteAndUnknown() {
         answer(read(A, 1 << 30, "", 0));
 
