@@ -63,7 +63,7 @@ public final class RateLimiter {
         this.engine = new DecisionEngine(policyName, new ClientKeys(keyPrefix, policyName, rules), rules, transport,
                 builder.store.gateway(), onFailure, builder.localDenyCache, builder.quotaLeases, builder.adaptive,
                 builder.adaptive == null ? null : builder.adaptive.load(), builder.listener(), builder.nanoClock,
-                builder.wallClock);
+                builder.wallClock, builder.store.evictions());
         this.overrides = new Overrides(engine.overrides());
     }
 
@@ -255,12 +255,12 @@ public final class RateLimiter {
         return engine.accounting().redisFailures();
     }
 
-    /** The counts so far and the latency of recent Redis calls. */
+    /** The counts so far, the latency of recent Redis calls, and what Redis last said about evicting keys. */
     public RateLimiterStats stats() {
         DecisionAccounting counts = engine.accounting();
         return new RateLimiterStats(counts.allowed(), counts.denied(), counts.degraded(), counts.cachedDenials(),
                 counts.leaseAdmissions(), counts.redisFailures(), counts.redisRefusals(), counts.refusal(),
-                counts.redisLatency(), engine.circuitState());
+                counts.redisLatency(), engine.circuitState(), engine.eviction());
     }
 
     /**

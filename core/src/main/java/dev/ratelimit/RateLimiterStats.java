@@ -1,10 +1,12 @@
 package dev.ratelimit;
 
+import dev.ratelimit.support.EvictionFinding;
 import dev.ratelimit.support.LatencySamples;
 
 /**
- * A limiter's counts since it was built, and the latency of its recent Redis calls: what the JMX
- * bean shows. An immutable snapshot.
+ * A limiter's counts since it was built, the latency of its recent Redis calls, and what its Redis
+ * last said about evicting keys: what the JMX bean shows. An immutable snapshot; taking one never
+ * asks Redis.
  */
 public final class RateLimiterStats {
     private final long allowed;
@@ -21,10 +23,11 @@ public final class RateLimiterStats {
     private final long redisLatencyMaxMicros;
     private final int redisLatencySamples;
     private final String circuitBreakerState;
+    private final EvictionFinding eviction;
 
     RateLimiterStats(long allowed, long denied, long degraded, long localCacheDenials, long leaseAdmissions,
             long redisErrors, long redisRefusals, String redisRefusal, LatencySamples.Snapshot latency,
-            String circuitBreakerState) {
+            String circuitBreakerState, EvictionFinding eviction) {
         this.allowed = allowed;
         this.denied = denied;
         this.degraded = degraded;
@@ -39,6 +42,7 @@ public final class RateLimiterStats {
         this.redisLatencyMaxMicros = latency.maxMicros();
         this.redisLatencySamples = latency.count();
         this.circuitBreakerState = circuitBreakerState;
+        this.eviction = eviction;
     }
 
     /** Requests granted, degraded ones included. */
@@ -123,12 +127,45 @@ public final class RateLimiterStats {
         return circuitBreakerState;
     }
 
+    /**
+     * Whether Redis may evict the limiter's keys, and what to set: null when every master that holds
+     * them has {@code maxmemory-policy noeviction} (or no {@code maxmemory}) and none evicted keys
+     * since the store started, and null too while Redis has not said (not reached yet, a user that
+     * may not run INFO, an empty policy: then {@link #redisMaxmemoryPolicy()} is {@code unknown}).
+     * Otherwise it names the master and its policy: an evicted key forgets a client's count, so that
+     * client gets its full limit again; the fix is {@code maxmemory-policy noeviction} on that Redis,
+     * or a Redis of the limiter's own. Read when the store's first limiter is built and at most every
+     * 5 minutes after, by a decision; logged once per master with the code {@code EVICTING_REDIS}.
+     */
+    public String redisEviction() {
+        return eviction.finding();
+    }
+
+    /**
+     * Keys Redis evicted since the store started, on every master that said: every key of that Redis,
+     * not only the limiter's, counted from the first reading ({@code evicted_keys} of {@code INFO stats}),
+     * and from 0 again on a master that restarted. -1 while no master has said.
+     */
+    public long redisEvictedKeys() {
+        return eviction.evictedKeys();
+    }
+
+    /**
+     * The {@code maxmemory-policy} Redis reported, e.g. {@code noeviction} or {@code volatile-lru};
+     * {@code <policy> without maxmemory} when no memory limit makes it evict; each master's where
+     * they differ; {@code unknown} while Redis has not said.
+     */
+    public String redisMaxmemoryPolicy() {
+        return eviction.maxmemoryPolicy();
+    }
+
     @Override
     public String toString() {
         return "allowed " + allowed + ", denied " + denied + ", degraded " + degraded + ", local cache denials "
                 + localCacheDenials + ", lease admissions " + leaseAdmissions + ", Redis errors " + redisErrors
                 + ", Redis refusals " + redisRefusals + ", Redis p50 " + redisLatencyP50Micros
                 + " us, p90 " + redisLatencyP90Micros + " us, p99 " + redisLatencyP99Micros + " us, max "
-                + redisLatencyMaxMicros + " us (of " + redisLatencySamples + " calls), breaker " + circuitBreakerState;
+                + redisLatencyMaxMicros + " us (of " + redisLatencySamples + " calls), breaker " + circuitBreakerState
+                + ", maxmemory-policy " + eviction.maxmemoryPolicy() + ", evicted keys " + eviction.evictedKeys();
     }
 }

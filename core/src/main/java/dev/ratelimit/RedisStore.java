@@ -2,6 +2,7 @@ package dev.ratelimit;
 
 import dev.ratelimit.redis.CircuitBreaker;
 import dev.ratelimit.redis.CircuitBreakingGateway;
+import dev.ratelimit.redis.EvictionWatch;
 import dev.ratelimit.redis.JedisGateway;
 import dev.ratelimit.redis.NodeGateway;
 import dev.ratelimit.redis.RedisGateway;
@@ -11,6 +12,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
@@ -29,9 +31,16 @@ public final class RedisStore implements AutoCloseable {
     }
 
     private final RedisGateway gateway;
+    /** One per store, not per limiter: a Redis that may evict is logged once, whatever uses it. */
+    private final EvictionWatch evictions;
+
+    private RedisStore(RedisGateway gateway, LongSupplier nanoClock) {
+        this.gateway = gateway;
+        this.evictions = new EvictionWatch(gateway, nanoClock);
+    }
 
     private RedisStore(RedisGateway gateway) {
-        this.gateway = gateway;
+        this(gateway, System::nanoTime);
     }
 
     /**
@@ -47,15 +56,31 @@ public final class RedisStore implements AutoCloseable {
         return gateway;
     }
 
+    /** Whether this store's Redis may evict the limiter's keys: read by its limiters' decisions, now and then. */
+    EvictionWatch evictions() {
+        return evictions;
+    }
+
     /**
      * Opens a pooled connection to Redis: standalone, or through Sentinel or Cluster when the
      * settings say so. Connections are made lazily: this does not
-     * fail if Redis is down, the first decision does.
+     * fail if Redis is down, the first decision does. The first limiter built on the store reads
+     * whether Redis may evict the limiter's keys ({@link RateLimiterStats#redisEviction()}), waiting
+     * at most the timeout per master and failing nothing.
      *
      * @throws IllegalArgumentException if the settings are unusable
      */
     public static RedisStore connect(RedisSettings settings) {
+        return connect(settings, System::nanoTime);
+    }
+
+    /** {@link #connect(RedisSettings)} whose eviction readings fall due by {@code nanoClock}: a seam for tests. */
+    static RedisStore connect(RedisSettings settings, LongSupplier nanoClock) {
         Objects.requireNonNull(settings, "settings");
+        return new RedisStore(gateway(settings), nanoClock);
+    }
+
+    private static RedisGateway gateway(RedisSettings settings) {
         DefaultJedisClientConfig.Builder client = DefaultJedisClientConfig.builder()
                 .connectionTimeoutMillis(Math.toIntExact(settings.timeout().toMillis()))
                 .socketTimeoutMillis(Math.toIntExact(settings.timeout().toMillis()))
@@ -100,16 +125,16 @@ public final class RedisStore implements AutoCloseable {
                     .connectionTimeoutMillis(Math.toIntExact(settings.timeout().toMillis()))
                     .socketTimeoutMillis(Math.toIntExact(settings.timeout().toMillis()))
                     .build();
-            return new RedisStore(NodeGateway.sentinel(new SentineledConnectionProvider(settings.sentinelMaster(),
-                    clientConfig, pool, hostsAndPorts(settings.sentinelNodes()), sentinelConfig), breakers,
-                    settings.location(), coalescing(settings), turnWait));
+            return NodeGateway.sentinel(new SentineledConnectionProvider(settings.sentinelMaster(), clientConfig, pool,
+                    hostsAndPorts(settings.sentinelNodes()), sentinelConfig), breakers, settings.location(),
+                    coalescing(settings), turnWait);
         }
         if (!settings.clusterNodes().isEmpty()) {
-            return new RedisStore(NodeGateway.cluster(hostsAndPorts(settings.clusterNodes()), clientConfig, pool, breakers,
-                    settings.location(), coalescing(settings), turnWait));
+            return NodeGateway.cluster(hostsAndPorts(settings.clusterNodes()), clientConfig, pool, breakers,
+                    settings.location(), coalescing(settings), turnWait);
         }
-        return new RedisStore(NodeGateway.standalone(new HostAndPort(settings.host(), settings.port()), clientConfig, pool,
-                breakers, settings.location(), coalescing(settings), turnWait));
+        return NodeGateway.standalone(new HostAndPort(settings.host(), settings.port()), clientConfig, pool, breakers,
+                settings.location(), coalescing(settings), turnWait);
     }
 
     /**
@@ -155,7 +180,9 @@ public final class RedisStore implements AutoCloseable {
      * the idle connections of a {@code RedisClient}'s pool, or of every Cluster node, are dropped (a
      * {@code RedisSentinelClient} shows no pool); and redirects and retries are the client's own
      * ({@code maxAttempts}: with 1 an {@code ASK} is not followed, with more Jedis also retries
-     * after a timeout, when the script may have run).
+     * after a timeout, when the script may have run). Whether Redis may evict the limiter's keys is
+     * read on a {@code RedisClient}'s node, on each master of a {@code RedisClusterClient}, and
+     * through any other client's own routing.
      */
     public static RedisStore wrap(UnifiedJedis jedis) {
         Objects.requireNonNull(jedis, "jedis");

@@ -18,6 +18,17 @@ public final class RedisStoreRegistry {
     public static final String CONTEXT_ATTRIBUTE = RedisStoreRegistry.class.getName();
 
     private final Map<RedisSettings, Entry> stores = new HashMap<>();
+    private final Function<RedisSettings, RedisStore> connect;
+
+    /** A registry that opens each store with {@link RedisStore#connect(RedisSettings)}. */
+    public RedisStoreRegistry() {
+        this(RedisStore::connect);
+    }
+
+    /** A registry that opens its stores as {@code connect} does: a seam for tests (a clock of their own). */
+    RedisStoreRegistry(Function<RedisSettings, RedisStore> connect) {
+        this.connect = connect;
+    }
 
     private static final class Entry {
         final RedisStore store;
@@ -54,7 +65,7 @@ public final class RedisStoreRegistry {
      * {@link #release(RedisSettings)}.
      */
     public synchronized RedisStore acquire(RedisSettings settings) {
-        Entry entry = stores.computeIfAbsent(settings, s -> new Entry(RedisStore.connect(s)));
+        Entry entry = stores.computeIfAbsent(settings, s -> new Entry(connect.apply(s)));
         entry.users++;
         return entry.store;
     }

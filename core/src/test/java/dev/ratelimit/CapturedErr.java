@@ -10,20 +10,20 @@ import java.util.regex.Pattern;
  * What the SLF4J simple logger writes to System.err while open (it looks System.err up on each
  * line), for tests that count the lines an operator would read.
  */
-final class CapturedErr implements AutoCloseable {
+public final class CapturedErr implements AutoCloseable {
     private final PrintStream original = System.err;
     private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
 
-    CapturedErr() {
+    public CapturedErr() {
         System.setErr(new PrintStream(bytes, true));
     }
 
-    String text() {
+    public String text() {
         return new String(bytes.toByteArray(), StandardCharsets.UTF_8);
     }
 
     /** How often {@code part} occurs in {@code text}. */
-    static int count(String text, String part) {
+    public static int count(String text, String part) {
         Matcher matcher = Pattern.compile(Pattern.quote(part)).matcher(text);
         int count = 0;
         while (matcher.find()) {

@@ -7,8 +7,10 @@ import dev.ratelimit.Rule;
 import dev.ratelimit.Transport;
 import dev.ratelimit.claim.Receipt;
 import dev.ratelimit.local.LocalDenyCache;
+import dev.ratelimit.redis.EvictionWatch;
 import dev.ratelimit.redis.RedisGateway;
 import dev.ratelimit.scripts.LuaEvaluator;
+import dev.ratelimit.support.EvictionFinding;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,6 +43,8 @@ public final class DecisionEngine {
     /** Null unless busy clients are lent quota ahead of use. */
     private final QuotaLeases quota;
     private final RulesInForce inForce;
+    /** The store's: whether its Redis may evict the limiter's keys. */
+    private final EvictionWatch evictions;
     private final DecisionAccounting accounting;
     private final Refunds refunds;
     private final DecisionFlow flow;
@@ -52,12 +56,13 @@ public final class DecisionEngine {
      * @param quotaLeases whether to lend busy clients quota ahead of use ({@code LeaseRules.supports}
      *     the rules, transport lua, no adaptive limits: checked by the builder)
      * @param adaptive null when the configured rules always apply
+     * @param evictions the store's watch on its Redis's eviction settings, read now when due (the
+     *     store's first limiter reads while the application starts), then by decisions
      */
     public DecisionEngine(String policyName, ClientKeys keys, List<Rule> rules, Transport transport,
             RedisGateway gateway, FailureAnswer onFailure, boolean localDenyCache, boolean quotaLeases,
-            AdaptiveLimit adaptive,
-            AdaptiveLimit.LoadSource load, DecisionListener listener, LongSupplier nanoClock,
-            LongSupplier wallClock) {
+            AdaptiveLimit adaptive, AdaptiveLimit.LoadSource load, DecisionListener listener, LongSupplier nanoClock,
+            LongSupplier wallClock, EvictionWatch evictions) {
         this.policyName = policyName;
         this.keys = keys;
         this.gateway = gateway;
@@ -73,7 +78,9 @@ public final class DecisionEngine {
         this.quota = quotaLeases ? new QuotaLeases(rules.get(0), nanoClock) : null;
         // Denials remembered and quota lent under the old limit may no longer hold once it changes.
         this.inForce = new RulesInForce(policyName, rules, transport, gateway, adaptive, load, nanoClock, overrides,
-                this::rulesChanged);
+                this::rulesChanged, evictions);
+        this.evictions = evictions;
+        evictions.checkIfDue();
         this.accounting = new DecisionAccounting(policyName, listener, wallClock);
         this.refunds = new Refunds(policyName);
         FailurePolicy failurePolicy = onFailure.policy();
@@ -291,6 +298,11 @@ public final class DecisionEngine {
 
     public FailureAnswer failureAnswer() {
         return onFailure;
+    }
+
+    /** What the store's Redis said about evicting keys when last read; never asks it. */
+    public EvictionFinding eviction() {
+        return evictions.finding();
     }
 
     /** The state of the Redis circuit breaker, as the gateway tells it. */

@@ -3,6 +3,7 @@ package dev.ratelimit.engine;
 import dev.ratelimit.AdaptiveLimit;
 import dev.ratelimit.Rule;
 import dev.ratelimit.Transport;
+import dev.ratelimit.redis.EvictionWatch;
 import dev.ratelimit.redis.RedisGateway;
 import dev.ratelimit.scripts.Evaluator;
 import dev.ratelimit.scripts.LuaEvaluator;
@@ -46,6 +47,8 @@ public final class RulesInForce {
     /** The rules before adaptation: the configured ones, or those at the limit override. */
     private volatile List<Rule> base;
     private final LiveOverrides overrides;
+    /** The store's eviction reading, due every few minutes: read on the decision path as the overrides are. */
+    private final EvictionWatch evictions;
     /** Runs when an override changes the rules: denials remembered under the old limit may no longer hold. */
     private final Runnable onOverride;
     /** The limit override the base rules were made for (-1 for none). */
@@ -65,11 +68,12 @@ public final class RulesInForce {
      */
     public RulesInForce(String policyName, List<Rule> configured, Transport transport, RedisGateway gateway,
             AdaptiveLimit adaptive, AdaptiveLimit.LoadSource load, LongSupplier nanoClock, LiveOverrides overrides,
-            Runnable onOverride) {
+            Runnable onOverride, EvictionWatch evictions) {
         this.policyName = policyName;
         this.configured = Immutable.copyOf(configured);
         this.base = this.configured;
         this.overrides = overrides;
+        this.evictions = evictions;
         this.onOverride = onOverride;
         this.transport = transport;
         this.gateway = gateway;
@@ -82,8 +86,9 @@ public final class RulesInForce {
 
     /** The rules to decide with now, adapted first when they are due. */
     Applied current() {
-        // One clock read and one volatile read per decision; Redis only once per interval and node.
+        // One clock read and one volatile read per decision for each; Redis only once per interval and node.
         overrides.refreshIfDue();
+        evictions.checkIfDue();
         long wanted = overrides.state().limit;
         if (wanted != baseOverride) {
             rebase(wanted);

@@ -200,6 +200,22 @@ public final class RateLimiterJmx {
         }
 
         @Override
+        public String getRedisEviction() {
+            String eviction = limiter.stats().redisEviction();
+            return eviction == null ? "" : eviction;
+        }
+
+        @Override
+        public long getRedisEvictedKeys() {
+            return limiter.stats().redisEvictedKeys();
+        }
+
+        @Override
+        public String getRedisMaxmemoryPolicy() {
+            return limiter.stats().redisMaxmemoryPolicy();
+        }
+
+        @Override
         public long getRedisLatencyP50Micros() {
             return limiter.stats().redisLatencyP50Micros();
         }

@@ -31,6 +31,20 @@ public interface RateLimiterMXBean {
     /** The refusal in force and what to do about it, or empty once Redis decides again. */
     String getRedisRefusal();
 
+    /**
+     * Whether Redis may evict the limiter's keys (a {@code maxmemory-policy} other than
+     * {@code noeviction} with {@code maxmemory} set, or keys evicted since start), naming the master,
+     * its policy and what to set; empty when not, or while Redis has not said. Read from Redis at
+     * start and at most every 5 minutes, never by this attribute.
+     */
+    String getRedisEviction();
+
+    /** Keys Redis evicted since start (all its keys, not only the limiter's), or -1 while Redis has not said. */
+    long getRedisEvictedKeys();
+
+    /** The maxmemory-policy Redis reported (each master's where they differ), or {@code unknown}. */
+    String getRedisMaxmemoryPolicy();
+
     /** Median latency of the last 1,024 Redis calls, in microseconds. */
     long getRedisLatencyP50Micros();
 

@@ -1,6 +1,7 @@
 package dev.ratelimit.redis;
 
 import dev.ratelimit.RedisFailureException;
+import java.util.Collections;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -76,6 +77,21 @@ public final class CircuitBreakingGateway implements RedisGateway {
                 breaker.onInconclusive();
             }
         }
+    }
+
+    /**
+     * The wrapped client's readings while the breaker is closed; they tell the breaker nothing (as
+     * {@link NodeCalls#readMemory} does per node), so a missed one neither opens nor closes it.
+     */
+    @Override
+    public List<MemoryReading> readMemory() {
+        CircuitBreaker.State state = breaker.state();
+        if (state != CircuitBreaker.State.CLOSED) {
+            String where = delegate.toString();
+            return Collections.singletonList(MemoryReading.unreached(where, where,
+                    "not asked while its circuit breaker is " + state));
+        }
+        return delegate.readMemory();
     }
 
     @Override

@@ -5,10 +5,12 @@ import dev.ratelimit.support.Durations;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import redis.clients.jedis.AbstractTransaction;
 import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
@@ -176,6 +178,49 @@ public final class JedisGateway implements RedisGateway {
     @Override
     public void delete(List<String> keys) {
         call("deleting keys", () -> followingRedirects(() -> jedis.del(keys.toArray(new String[0]))));
+    }
+
+    /**
+     * Best effort, as far as the caller's client shows its nodes: a {@code RedisClient}'s one node,
+     * a {@code RedisClusterClient}'s nodes that say they are masters (its list of nodes holds the
+     * replicas too), and any other client (a {@code RedisSentinelClient}) through its own routing,
+     * which sends INFO to the master.
+     */
+    @Override
+    public List<MemoryReading> readMemory() {
+        if (jedis instanceof RedisClusterClient) {
+            List<MemoryReading> readings = new ArrayList<>();
+            for (Map.Entry<String, ConnectionPool> node : ((RedisClusterClient) jedis).getClusterNodes().entrySet()) {
+                String where = description + " (node " + node.getKey() + ")";
+                MemoryReading reading = readOn(node.getKey(), where, node.getValue()::getResource, true);
+                if (reading != null) {
+                    readings.add(reading);
+                }
+            }
+            return readings;
+        }
+        if (jedis instanceof RedisClient) {
+            return Collections.singletonList(readOn(description, description, ((RedisClient) jedis).getPool()::getResource,
+                    false));
+        }
+        try {
+            return Collections.singletonList(MemoryReading.of(description, description, jedis.info("memory"),
+                    jedis.info("stats")));
+        } catch (JedisDataException refused) {
+            return Collections.singletonList(MemoryReading.refused(description, description, refused.getMessage()));
+        } catch (RuntimeException unreachable) {
+            return Collections.singletonList(MemoryReading.unreached(description, description,
+                    String.valueOf(unreachable.getMessage())));
+        }
+    }
+
+    /** One node's reading on a connection of its pool; null for a replica when {@code mastersOnly}. */
+    private static MemoryReading readOn(String node, String where, Supplier<Connection> pool, boolean mastersOnly) {
+        try (Connection connection = pool.get()) {
+            return MemoryReading.read(node, where, connection, mastersOnly);
+        } catch (RuntimeException unreachable) {
+            return MemoryReading.unreached(node, where, String.valueOf(unreachable.getMessage()));
+        }
     }
 
     @Override

@@ -89,6 +89,30 @@ final class NodeCalls {
         }
     }
 
+    /**
+     * What a master says about evicting keys: a read no decision needs, so it stays off the node's
+     * record. It is sent only while the node's breaker is closed (the one probe after a
+     * failure belongs to a decision, which tells whether Redis is back), and tells the breaker
+     * nothing either way: a missed reading is tried again later, and must neither open the breaker
+     * nor count as the answer that closes it.
+     */
+    MemoryReading readMemory(HostAndPort node) {
+        String address = node.toString();
+        NodeHealth health = healthOf(node);
+        CircuitBreaker.State state = health.breaker.state();
+        if (state != CircuitBreaker.State.CLOSED) {
+            return MemoryReading.unreached(address, where(node), "not asked while its circuit breaker is " + state);
+        }
+        try {
+            return NodeConnections.run(nodes.pool(node), health, health.quiet(clock.getAsLong()), false,
+                    (connection, asking) -> MemoryReading.read(address, where(node), connection, false));
+        } catch (JedisDataException refused) {
+            return MemoryReading.refused(address, where(node), refused.getMessage());
+        } catch (JedisException unreachable) {
+            return MemoryReading.unreached(address, where(node), String.valueOf(unreachable.getMessage()));
+        }
+    }
+
     /** Where a call went, for messages: the settings' location, and the node when there are several. */
     String where(HostAndPort node) {
         return nodes.single() ? description : description + " (node " + node + ")";

@@ -287,6 +287,16 @@ public final class NodeGateway implements RedisGateway {
         return calls;
     }
 
+    /** Every master's reading, one after another: the standalone node, Sentinel's master, each Cluster master. */
+    @Override
+    public List<MemoryReading> readMemory() {
+        List<MemoryReading> readings = new ArrayList<>();
+        for (HostAndPort master : nodes.masters()) {
+            readings.add(calls.readMemory(master));
+        }
+        return readings;
+    }
+
     /** The worst breaker state among the nodes in use: OPEN, then HALF_OPEN, then CLOSED. */
     @Override
     public String circuitState() {

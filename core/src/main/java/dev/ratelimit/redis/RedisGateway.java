@@ -2,6 +2,7 @@ package dev.ratelimit.redis;
 
 import dev.ratelimit.RedisFailureException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -76,6 +77,15 @@ public interface RedisGateway extends AutoCloseable {
     /** The circuit breaker's state (CLOSED, OPEN, HALF_OPEN), or CLOSED when there is none. */
     default String circuitState() {
         return "CLOSED";
+    }
+
+    /**
+     * What each master holding the limiter's keys says about evicting keys, for
+     * {@link EvictionWatch}: one reading per master, each read, refused or not reached. Never throws.
+     * This default, for a gateway that reads no INFO (an in-memory fake), says nothing.
+     */
+    default List<MemoryReading> readMemory() {
+        return Collections.emptyList();
     }
 
     /** Deletes the keys, which must share one hash slot. */

@@ -1,7 +1,10 @@
 package dev.ratelimit.redis;
 
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import redis.clients.jedis.Connection;
@@ -43,6 +46,9 @@ interface RedisNodes extends AutoCloseable {
     /** The nodes in use now, as {@code host:port}; the gateway forgets the health of the others. */
     Set<String> inUse();
 
+    /** The masters that hold the limiter's keys now: every one whose memory settings matter. */
+    List<HostAndPort> masters();
+
     /** Whether one address serves every call, so that messages need not name it. */
     default boolean single() {
         return false;
@@ -75,6 +81,11 @@ interface RedisNodes extends AutoCloseable {
             @Override
             public Set<String> inUse() {
                 return inUse;
+            }
+
+            @Override
+            public List<HostAndPort> masters() {
+                return Collections.singletonList(node);
             }
 
             @Override
@@ -111,6 +122,11 @@ interface RedisNodes extends AutoCloseable {
             @Override
             public Set<String> inUse() {
                 return Collections.singleton(String.valueOf(provider.getCurrentMaster()));
+            }
+
+            @Override
+            public List<HostAndPort> masters() {
+                return Collections.singletonList(provider.getCurrentMaster());
             }
 
             @Override
@@ -176,6 +192,25 @@ interface RedisNodes extends AutoCloseable {
         public Set<String> inUse() {
             return new HashSet<>(getNodes().keySet());
         }
+
+        /**
+         * The masters of the slot map, each once. Read slot by slot: Jedis' list of primaries is
+         * only filled when the provider starts, so it misses a replica promoted since.
+         */
+        @Override
+        public List<HostAndPort> masters() {
+            Set<HostAndPort> masters = new LinkedHashSet<>();
+            for (int slot = 0; slot < SLOTS; slot++) {
+                HostAndPort master = getNode(slot);
+                if (master != null) {
+                    masters.add(master);
+                }
+            }
+            return new ArrayList<>(masters);
+        }
+
+        /** Redis Cluster's hash slots. */
+        private static final int SLOTS = 16384;
 
         @Override
         public boolean cluster() {

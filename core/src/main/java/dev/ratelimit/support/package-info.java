@@ -1,6 +1,6 @@
 /**
  * Small checks and values every layer shares and that know nothing of rate limits: durations,
  * immutable copies, argument errors that keep the argument's name, configuration names, Redis key
- * parts, bucket units, Redis addresses, latency samples. Not API.
+ * parts, bucket units, Redis addresses, latency samples, what Redis said about evicting keys. Not API.
  */
 package dev.ratelimit.support;

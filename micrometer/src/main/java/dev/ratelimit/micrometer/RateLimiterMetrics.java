@@ -3,6 +3,7 @@ package dev.ratelimit.micrometer;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.RateLimiterStats;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -29,11 +30,17 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@value #REDIS_LATENCY}, a timer of the Redis calls that answered a decision;</li>
  *   <li>{@value #BREAKER_STATE}, a gauge of the Redis circuit breaker: 0 closed, 1 half-open, 2 open;</li>
  *   <li>{@value #LEASE_ADMISSIONS}, a counter of the admissions made from quota leases this node
- *       holds, without Redis (each also counted as {@code allowed}).</li>
+ *       holds, without Redis (each also counted as {@code allowed});</li>
+ *   <li>{@value #REDIS_EVICTING}, a gauge: 1 when Redis may evict the limiter's keys or evicted keys
+ *       since start ({@link dev.ratelimit.RateLimiterStats#redisEviction()}), 0 when not, NaN while
+ *       Redis has not said (its {@code maxmemory-policy} is unknown);</li>
+ *   <li>{@value #REDIS_EVICTED_KEYS}, a gauge of the keys Redis evicted since start, NaN while
+ *       unknown.</li>
  * </ul>
  *
  * <p>Prometheus shows them as {@code ratelimit_decisions_total}, {@code ratelimit_redis_latency_seconds},
- * {@code ratelimit_breaker_state} and {@code ratelimit_lease_admissions_total}. One instance per limiter, given to its builder:
+ * {@code ratelimit_breaker_state}, {@code ratelimit_lease_admissions_total}, {@code ratelimit_redis_evicting}
+ * and {@code ratelimit_redis_evicted_keys}. One instance per limiter, given to its builder:
  *
  * <pre>{@code
  * RateLimiterMetrics metrics = new RateLimiterMetrics(registry, "shop");
@@ -54,6 +61,10 @@ public final class RateLimiterMetrics implements RateLimitListener, AutoCloseabl
     public static final String BREAKER_STATE = "ratelimit.breaker.state";
     /** The counter of admissions from quota leases. */
     public static final String LEASE_ADMISSIONS = "ratelimit.lease.admissions";
+    /** The gauge of whether Redis may evict the limiter's keys. */
+    public static final String REDIS_EVICTING = "ratelimit.redis.evicting";
+    /** The gauge of the keys Redis evicted since start. */
+    public static final String REDIS_EVICTED_KEYS = "ratelimit.redis.evicted.keys";
 
     private final MeterRegistry registry;
     private final String webapp;
@@ -128,9 +139,19 @@ public final class RateLimiterMetrics implements RateLimitListener, AutoCloseabl
                         each -> each.stats().leaseAdmissions())
                 .description("rate-limit admissions from quota leases held by this node, without Redis")
                 .tag("webapp", webapp).tag("policy", limiter.policyName()).register(registry);
+        // Read from the limiter's stats, which hold what Redis said last: a scrape never asks Redis.
+        Gauge evicting = Gauge.builder(REDIS_EVICTING, limiter, RateLimiterMetrics::evicting)
+                .description("1 when Redis may evict the limiter's keys (maxmemory-policy other than noeviction) or"
+                        + " evicted keys since start, 0 when not, NaN while unknown")
+                .tag("webapp", webapp).tag("policy", limiter.policyName()).register(registry);
+        Gauge evictedKeys = Gauge.builder(REDIS_EVICTED_KEYS, limiter, RateLimiterMetrics::evictedKeys)
+                .description("keys Redis evicted since start, every key of that Redis; NaN while unknown")
+                .tag("webapp", webapp).tag("policy", limiter.policyName()).register(registry);
         synchronized (gauges) {
             gauges.add(gauge);
             gauges.add(leaseAdmissions);
+            gauges.add(evicting);
+            gauges.add(evictedKeys);
         }
     }
 
@@ -157,6 +178,19 @@ public final class RateLimiterMetrics implements RateLimitListener, AutoCloseabl
             case "HALF_OPEN": return 1;
             default: return 0;
         }
+    }
+
+    static double evicting(RateLimiter limiter) {
+        RateLimiterStats stats = limiter.stats();
+        if (stats.redisEviction() != null) {
+            return 1;
+        }
+        return "unknown".equals(stats.redisMaxmemoryPolicy()) ? Double.NaN : 0;
+    }
+
+    static double evictedKeys(RateLimiter limiter) {
+        long evicted = limiter.stats().redisEvictedKeys();
+        return evicted < 0 ? Double.NaN : evicted;
     }
 
     /**

@@ -153,6 +153,10 @@ final class JsonStatusPage {
                 .append(",\"redisErrors\":").append(stats.redisErrors())
                 .append(",\"redisRefusals\":").append(stats.redisRefusals()).append('}')
                 .append(",\"redisRefusal\":").append(JsonText.quote(stats.redisRefusal()))
+                .append(",\"redisEviction\":{\"finding\":").append(JsonText.quote(stats.redisEviction()))
+                .append(",\"maxmemoryPolicy\":").append(JsonText.quote(stats.redisMaxmemoryPolicy()))
+                .append(",\"evictedKeys\":").append(stats.redisEvictedKeys() < 0 ? "null"
+                        : Long.toString(stats.redisEvictedKeys())).append('}')
                 .append(",\"redisLatencyMicros\":{\"p50\":").append(stats.redisLatencyP50Micros())
                 .append(",\"p90\":").append(stats.redisLatencyP90Micros())
                 .append(",\"p99\":").append(stats.redisLatencyP99Micros())

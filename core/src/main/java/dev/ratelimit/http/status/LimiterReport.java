@@ -49,6 +49,19 @@ final class LimiterReport {
                 : Durations.format(rule.window());
     }
 
+    /** The eviction row: the finding, else the policy read and what was evicted, else why it is unknown. */
+    String eviction() {
+        if (stats.redisEviction() != null) {
+            return stats.redisEviction();
+        }
+        if ("unknown".equals(stats.redisMaxmemoryPolicy())) {
+            return "unknown: Redis has not said whether it may evict the limiter's keys (the log says why)";
+        }
+        long evicted = stats.redisEvictedKeys();
+        return "maxmemory-policy " + stats.redisMaxmemoryPolicy() + ", " + (evicted < 0 ? "evicted keys unknown"
+                : evicted == 0 ? "no key evicted since start" : evicted + " keys evicted since start");
+    }
+
     boolean overridden() {
         return limitOverride > 0 || enforceOverride != null;
     }

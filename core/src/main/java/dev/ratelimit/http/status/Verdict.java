@@ -1,16 +1,20 @@
 package dev.ratelimit.http.status;
 
 import dev.ratelimit.FailurePolicy;
+import dev.ratelimit.RateLimiterStats;
 import dev.ratelimit.http.checks.ConfigWarning;
+import dev.ratelimit.support.EvictionFinding;
 import java.util.Locale;
 
 /**
  * The one line a person reads first: is this policy limiting, and if not, why. The most serious
  * finding wins: Redis refusing the limiter's commands (it will not pass by waiting), Redis failing,
- * then what the traffic showed wrong with the configuration (a shared bucket, an untrusted proxy),
- * then a dry run, then no traffic, else working.
+ * then a Redis that evicted or may evict the limiter's keys, then what the traffic showed wrong with
+ * the configuration (a shared bucket, an untrusted proxy), then a dry run, then no traffic, else
+ * working.
  */
 final class Verdict {
+
     /** How the page colours it. */
     enum Level {
         OK, IDLE, WARNING, ALERT;
@@ -63,6 +67,16 @@ final class Verdict {
         if (degraded > 0) {
             return new Verdict(Level.ALERT, "Redis failing: " + degraded + " of " + total
                     + " decisions in the last 5 minutes were made without it, " + whatFailureDoes(policy));
+        }
+        RateLimiterStats redis = policy.own().stats;
+        if (redis.redisEviction() != null) {
+            // After the failures (Redis not deciding at all is worse), before the traffic's findings:
+            // a Redis that drops keys undoes every limit of the policy, not one kind of request's.
+            return redis.redisEvictedKeys() > 0
+                    ? new Verdict(Level.ALERT, "Redis evicted " + redis.redisEvictedKeys() + " keys since start ("
+                            + EvictionFinding.CODE + "): " + redis.redisEviction())
+                    : new Verdict(Level.WARNING, "Redis may evict the limiter's keys (" + EvictionFinding.CODE + "): "
+                            + redis.redisEviction());
         }
         if (!policy.warnings.isEmpty()) {
             ConfigWarning first = policy.warnings.get(0);
