@@ -49,8 +49,9 @@ public final class RedisStore implements AutoCloseable {
 
     /**
      * Opens a pooled connection to Redis: standalone, or through Sentinel or Cluster when the
-     * settings say so. Connections are made lazily: this does not
-     * fail if Redis is down, the first decision does.
+     * settings say so. Connections are made lazily, by the first decisions or by a limiter built with
+     * {@link RateLimiterBuilder#warmUp(boolean)}: this does not fail if Redis is down, the first
+     * decision does.
      *
      * @throws IllegalArgumentException if the settings are unusable
      */
@@ -89,6 +90,8 @@ public final class RedisStore implements AutoCloseable {
         // call waits for a round trip under way: the probe usually answers sooner, and then they are
         // decided by Redis.
         Duration turnWait = roundTripWait(settings);
+        // A warm-up starts no step after two timeouts; each of its steps waits a timeout per reply.
+        Duration warmUpBudget = settings.timeout().multipliedBy(2);
         Supplier<CircuitBreaker> breakers = () -> new CircuitBreaker(settings.breakerFailures(), settings.breakerCoolDown(),
                 probeLease, turnWait, System::nanoTime);
         // The gateway builds Jedis' connection providers itself, not a UnifiedJedis: only they show the
@@ -102,14 +105,14 @@ public final class RedisStore implements AutoCloseable {
                     .build();
             return new RedisStore(NodeGateway.sentinel(new SentineledConnectionProvider(settings.sentinelMaster(),
                     clientConfig, pool, hostsAndPorts(settings.sentinelNodes()), sentinelConfig), breakers,
-                    settings.location(), coalescing(settings), turnWait));
+                    settings.location(), coalescing(settings), turnWait, warmUpBudget));
         }
         if (!settings.clusterNodes().isEmpty()) {
             return new RedisStore(NodeGateway.cluster(hostsAndPorts(settings.clusterNodes()), clientConfig, pool, breakers,
-                    settings.location(), coalescing(settings), turnWait));
+                    settings.location(), coalescing(settings), turnWait, warmUpBudget));
         }
         return new RedisStore(NodeGateway.standalone(new HostAndPort(settings.host(), settings.port()), clientConfig, pool,
-                breakers, settings.location(), coalescing(settings), turnWait));
+                breakers, settings.location(), coalescing(settings), turnWait, warmUpBudget));
     }
 
     /**

@@ -52,12 +52,13 @@ public final class DecisionEngine {
      * @param quotaLeases whether to lend busy clients quota ahead of use ({@code LeaseRules.supports}
      *     the rules, transport lua, no adaptive limits: checked by the builder)
      * @param adaptive null when the configured rules always apply
+     * @param warmUp whether to ready Redis for the first decisions before returning ({@link LimiterWarmUp})
      */
     public DecisionEngine(String policyName, ClientKeys keys, List<Rule> rules, Transport transport,
             RedisGateway gateway, FailureAnswer onFailure, boolean localDenyCache, boolean quotaLeases,
             AdaptiveLimit adaptive,
             AdaptiveLimit.LoadSource load, DecisionListener listener, LongSupplier nanoClock,
-            LongSupplier wallClock) {
+            LongSupplier wallClock, boolean warmUp) {
         this.policyName = policyName;
         this.keys = keys;
         this.gateway = gateway;
@@ -80,6 +81,9 @@ public final class DecisionEngine {
         this.flow = new DecisionFlow(inForce, failurePolicy, onFailure, denyCache, accounting, leases, quota);
         this.batches = new BatchDecisions(rules, transport, gateway, inForce, failurePolicy, onFailure, denyCache,
                 accounting, keys::of);
+        if (warmUp) {
+            LimiterWarmUp.run(policyName, gateway, inForce.last().evaluator, overrides, failurePolicy);
+        }
     }
 
     /** Each rule's cost. */

@@ -1,7 +1,10 @@
 package dev.ratelimit.redis;
 
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import redis.clients.jedis.Connection;
@@ -9,6 +12,7 @@ import redis.clients.jedis.ConnectionFactory;
 import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.providers.ClusterConnectionProvider;
 import redis.clients.jedis.providers.PooledConnectionProvider;
 import redis.clients.jedis.providers.SentineledConnectionProvider;
@@ -42,6 +46,9 @@ interface RedisNodes extends AutoCloseable {
 
     /** The nodes in use now, as {@code host:port}; the gateway forgets the health of the others. */
     Set<String> inUse();
+
+    /** The nodes that serve keys now: the one node, the Sentinel master, or each Cluster master. */
+    List<HostAndPort> masters();
 
     /** Whether one address serves every call, so that messages need not name it. */
     default boolean single() {
@@ -78,6 +85,11 @@ interface RedisNodes extends AutoCloseable {
             }
 
             @Override
+            public List<HostAndPort> masters() {
+                return Collections.singletonList(node);
+            }
+
+            @Override
             public boolean single() {
                 return true;
             }
@@ -111,6 +123,11 @@ interface RedisNodes extends AutoCloseable {
             @Override
             public Set<String> inUse() {
                 return Collections.singleton(String.valueOf(provider.getCurrentMaster()));
+            }
+
+            @Override
+            public List<HostAndPort> masters() {
+                return Collections.singletonList(provider.getCurrentMaster());
             }
 
             @Override
@@ -175,6 +192,19 @@ interface RedisNodes extends AutoCloseable {
         @Override
         public Set<String> inUse() {
             return new HashSet<>(getNodes().keySet());
+        }
+
+        /** Each slot's master in the map we have, each once, in slot order. */
+        @Override
+        public List<HostAndPort> masters() {
+            Set<HostAndPort> masters = new LinkedHashSet<>();
+            for (int slot = 0; slot < Protocol.CLUSTER_HASHSLOTS; slot++) {
+                HostAndPort node = getNode(slot);
+                if (node != null) {
+                    masters.add(node);
+                }
+            }
+            return new ArrayList<>(masters);
         }
 
         @Override
