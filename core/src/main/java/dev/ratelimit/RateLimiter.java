@@ -63,7 +63,7 @@ public final class RateLimiter {
         this.engine = new DecisionEngine(policyName, new ClientKeys(keyPrefix, policyName, rules), rules, transport,
                 builder.store.gateway(), onFailure, builder.localDenyCache, builder.quotaLeases, builder.adaptive,
                 builder.adaptive == null ? null : builder.adaptive.load(), builder.listener(), builder.nanoClock,
-                builder.wallClock, builder.store.evictions());
+                builder.wallClock, builder.store.evictions(), builder.warmUp);
         this.overrides = new Overrides(engine.overrides());
     }
 

@@ -56,6 +56,7 @@ public final class RateLimiterBuilder {
     List<Rule> localRules;
     boolean localDenyCache = true;
     boolean quotaLeases;
+    boolean warmUp;
     final List<RateLimitListener> listeners = new ArrayList<>();
     AdaptiveLimit adaptive;
     LongSupplier nanoClock = System::nanoTime;
@@ -180,6 +181,26 @@ public final class RateLimiterBuilder {
      */
     public RateLimiterBuilder localLimit(long localLimit) {
         this.localLimit = localLimit;
+        return this;
+    }
+
+    /**
+     * Whether {@link #build()} readies Redis for the limiter's first decisions (off unless set; the
+     * servlet filter and JAX-RS turn it on). Without it the first decisions open the pooled
+     * connections and load the scripts themselves, and on a busy machine the calls queued behind
+     * them can wait past the pool wait: the failure policy then decides those, so the first burst
+     * after a start is partly not limited. With it, {@code build()} opens the connections a burst
+     * uses at once (3 per node with coalescing, else the pool's size) on each node that serves
+     * keys, checks each with PING, loads the limiter's scripts, and reads the live overrides.
+     *
+     * <p>It never fails the build and never takes long: it stops at the first failure (the limiter
+     * is built, and the failure policy answers until Redis does), and after twice the store's
+     * timeout it starts no further step. It logs one line: INFO what it readied, or WARN
+     * {@code [REDIS_NOT_READY]} with the failure. A store from {@link RedisStore#wrap} has nothing
+     * to ready.
+     */
+    public RateLimiterBuilder warmUp(boolean warmUp) {
+        this.warmUp = warmUp;
         return this;
     }
 

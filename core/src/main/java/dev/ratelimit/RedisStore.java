@@ -63,10 +63,11 @@ public final class RedisStore implements AutoCloseable {
 
     /**
      * Opens a pooled connection to Redis: standalone, or through Sentinel or Cluster when the
-     * settings say so. Connections are made lazily: this does not
-     * fail if Redis is down, the first decision does. The first limiter built on the store reads
-     * whether Redis may evict the limiter's keys ({@link RateLimiterStats#redisEviction()}), waiting
-     * at most the timeout per master and failing nothing.
+     * settings say so. Connections are made lazily, by the first decisions or by a limiter built with
+     * {@link RateLimiterBuilder#warmUp(boolean)}: this does not fail if Redis is down, the first
+     * decision does. The first limiter built on the store reads whether Redis may evict the limiter's
+     * keys ({@link RateLimiterStats#redisEviction()}), waiting at most the timeout per master and
+     * failing nothing.
      *
      * @throws IllegalArgumentException if the settings are unusable
      */
@@ -114,6 +115,8 @@ public final class RedisStore implements AutoCloseable {
         // call waits for a round trip under way: the probe usually answers sooner, and then they are
         // decided by Redis.
         Duration turnWait = roundTripWait(settings);
+        // A warm-up starts no step after two timeouts; each of its steps waits a timeout per reply.
+        Duration warmUpBudget = settings.timeout().multipliedBy(2);
         Supplier<CircuitBreaker> breakers = () -> new CircuitBreaker(settings.breakerFailures(), settings.breakerCoolDown(),
                 probeLease, turnWait, System::nanoTime);
         // The gateway builds Jedis' connection providers itself, not a UnifiedJedis: only they show the
@@ -127,14 +130,14 @@ public final class RedisStore implements AutoCloseable {
                     .build();
             return NodeGateway.sentinel(new SentineledConnectionProvider(settings.sentinelMaster(), clientConfig, pool,
                     hostsAndPorts(settings.sentinelNodes()), sentinelConfig), breakers, settings.location(),
-                    coalescing(settings), turnWait);
+                    coalescing(settings), turnWait, warmUpBudget);
         }
         if (!settings.clusterNodes().isEmpty()) {
             return NodeGateway.cluster(hostsAndPorts(settings.clusterNodes()), clientConfig, pool, breakers,
-                    settings.location(), coalescing(settings), turnWait);
+                    settings.location(), coalescing(settings), turnWait, warmUpBudget);
         }
         return NodeGateway.standalone(new HostAndPort(settings.host(), settings.port()), clientConfig, pool, breakers,
-                settings.location(), coalescing(settings), turnWait);
+                settings.location(), coalescing(settings), turnWait, warmUpBudget);
     }
 
     /**

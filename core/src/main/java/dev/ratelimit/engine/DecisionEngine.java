@@ -58,11 +58,12 @@ public final class DecisionEngine {
      * @param adaptive null when the configured rules always apply
      * @param evictions the store's watch on its Redis's eviction settings, read now when due (the
      *     store's first limiter reads while the application starts), then by decisions
+     * @param warmUp whether to ready Redis for the first decisions before returning ({@link LimiterWarmUp})
      */
     public DecisionEngine(String policyName, ClientKeys keys, List<Rule> rules, Transport transport,
             RedisGateway gateway, FailureAnswer onFailure, boolean localDenyCache, boolean quotaLeases,
             AdaptiveLimit adaptive, AdaptiveLimit.LoadSource load, DecisionListener listener, LongSupplier nanoClock,
-            LongSupplier wallClock, EvictionWatch evictions) {
+            LongSupplier wallClock, EvictionWatch evictions, boolean warmUp) {
         this.policyName = policyName;
         this.keys = keys;
         this.gateway = gateway;
@@ -80,13 +81,17 @@ public final class DecisionEngine {
         this.inForce = new RulesInForce(policyName, rules, transport, gateway, adaptive, load, nanoClock, overrides,
                 this::rulesChanged, evictions);
         this.evictions = evictions;
-        evictions.checkIfDue();
         this.accounting = new DecisionAccounting(policyName, listener, wallClock);
         this.refunds = new Refunds(policyName);
         FailurePolicy failurePolicy = onFailure.policy();
         this.flow = new DecisionFlow(inForce, failurePolicy, onFailure, denyCache, accounting, leases, quota);
         this.batches = new BatchDecisions(rules, transport, gateway, inForce, failurePolicy, onFailure, denyCache,
                 accounting, keys::of);
+        // After the warm-up, whose connections it finds ready; not after one Redis did not answer, which
+        // would only cost the start another timeout (the first decision due reads it instead).
+        if (!warmUp || LimiterWarmUp.run(policyName, gateway, inForce.last().evaluator, overrides, failurePolicy)) {
+            evictions.checkIfDue();
+        }
     }
 
     /** Each rule's cost. */

@@ -187,6 +187,11 @@ public final class LiveOverrides {
         return state;
     }
 
+    /** Whether the last read on the decision path failed (it said so at WARN or ERROR). */
+    boolean readFailing() {
+        return refreshFailing;
+    }
+
     private void write(String op, String field, String value, String origin) {
         String by = origin == null || origin.trim().isEmpty() ? "unknown" : origin.trim();
         by = by.length() > MAX_ORIGIN_LENGTH ? by.substring(0, MAX_ORIGIN_LENGTH) : by;

@@ -95,6 +95,11 @@ public final class CircuitBreakingGateway implements RedisGateway {
     }
 
     @Override
+    public WarmUp warmUp(List<LuaScript> scripts) {
+        return delegate.warmUp(scripts);
+    }
+
+    @Override
     public String circuitState() {
         return breaker.state().name();
     }

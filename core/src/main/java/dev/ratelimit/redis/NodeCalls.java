@@ -1,6 +1,8 @@
 package dev.ratelimit.redis;
 
 import dev.ratelimit.RedisFailureException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.LongSupplier;
@@ -96,6 +98,15 @@ final class NodeCalls {
      * nothing either way: a missed reading is tried again later, and must neither open the breaker
      * nor count as the answer that closes it.
      */
+    /** Every master's reading ({@link #readMemory(HostAndPort)}), one after another. */
+    List<MemoryReading> readMemory() {
+        List<MemoryReading> readings = new ArrayList<>();
+        for (HostAndPort master : nodes.masters()) {
+            readings.add(readMemory(master));
+        }
+        return readings;
+    }
+
     MemoryReading readMemory(HostAndPort node) {
         String address = node.toString();
         NodeHealth health = healthOf(node);

@@ -85,7 +85,7 @@ final class NodeConnections {
      * at once, which fails while the node is down: that says nothing new, and must not hide the
      * failure that broke the connection.
      */
-    private static void release(Connection connection) {
+    static void release(Connection connection) {
         if (connection == null) {
             return;
         }
@@ -100,7 +100,7 @@ final class NodeConnections {
      * Whether a PING fails at once on this connection: its server is gone, and it was opened before a
      * restart. A PING that times out is no proof of that (the server may be stalled): it is thrown.
      */
-    private static boolean isStale(Connection connection) {
+    static boolean isStale(Connection connection) {
         try {
             connection.ping();
             return false;

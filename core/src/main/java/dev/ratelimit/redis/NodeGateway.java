@@ -57,6 +57,7 @@ public final class NodeGateway implements RedisGateway {
     private final int coalescing;
     /** The longest a call waits for its turn with others: the pool's wait for a connection. */
     private final Duration coalescingWait;
+    private final NodeWarmUp warmUp;
     private final CallCoalescer.Sender sender = new CallCoalescer.Sender() {
         @Override
         public List<Long> one(ScriptCall call) {
@@ -70,7 +71,7 @@ public final class NodeGateway implements RedisGateway {
     };
 
     private NodeGateway(RedisNodes nodes, Supplier<CircuitBreaker> newBreaker, LongSupplier clock, String description,
-            int coalescing, Duration coalescingWait) {
+            int coalescing, Duration coalescingWait, Duration warmUpBudget) {
         this.nodes = nodes;
         // A coalescer of a node gone from the slot map holds no call once its callers are answered.
         this.calls = new NodeCalls(nodes, newBreaker, clock, description,
@@ -78,6 +79,9 @@ public final class NodeGateway implements RedisGateway {
         this.description = description;
         this.coalescing = coalescing;
         this.coalescingWait = coalescingWait;
+        // Coalesced, a burst holds a connection per round trip under way plus one for the calls around
+        // the queue (transactions, deletes, batches); alone, each decision holds one, up to the pool's.
+        this.warmUp = new NodeWarmUp(nodes, calls, coalescing > 0 ? coalescing + 1 : 0, warmUpBudget.toNanos(), clock);
     }
 
     /**
@@ -86,18 +90,20 @@ public final class NodeGateway implements RedisGateway {
      * @param coalescing round trips of script calls under way per node before concurrent calls travel
      *     together ({@link CallCoalescer}); 0 sends each call on its own
      * @param coalescingWait the longest a call waits for its turn with others: the pool wait, at least the timeout
+     * @param warmUpBudget after this long a {@link #warmUp(List)} starts no further step
      */
     public static NodeGateway standalone(HostAndPort node, JedisClientConfig client, GenericObjectPoolConfig<Connection> pool,
-            Supplier<CircuitBreaker> breakers, String description, int coalescing, Duration coalescingWait) {
+            Supplier<CircuitBreaker> breakers, String description, int coalescing, Duration coalescingWait,
+            Duration warmUpBudget) {
         return new NodeGateway(RedisNodes.standalone(node, client, pool), breakers, System::nanoTime, description,
-                coalescing, coalescingWait);
+                coalescing, coalescingWait, warmUpBudget);
     }
 
     /** The master a Sentinel provider follows; the gateway closes the provider. */
     public static NodeGateway sentinel(SentineledConnectionProvider provider, Supplier<CircuitBreaker> breakers,
-            String description, int coalescing, Duration coalescingWait) {
+            String description, int coalescing, Duration coalescingWait, Duration warmUpBudget) {
         return new NodeGateway(RedisNodes.sentinel(provider), breakers, System::nanoTime, description, coalescing,
-                coalescingWait);
+                coalescingWait, warmUpBudget);
     }
 
     /**
@@ -107,9 +113,9 @@ public final class NodeGateway implements RedisGateway {
      */
     public static NodeGateway cluster(java.util.Set<HostAndPort> seeds, JedisClientConfig client,
             GenericObjectPoolConfig<Connection> pool, Supplier<CircuitBreaker> breakers, String description,
-            int coalescing, Duration coalescingWait) {
+            int coalescing, Duration coalescingWait, Duration warmUpBudget) {
         return new NodeGateway(RedisNodes.cluster(seeds, client, pool), breakers, System::nanoTime, description,
-                coalescing, coalescingWait);
+                coalescing, coalescingWait, warmUpBudget);
     }
 
     /** Runs the call at once, or with the calls that wait for its node at the same moment: see {@link CallCoalescer}. */
@@ -290,11 +296,13 @@ public final class NodeGateway implements RedisGateway {
     /** Every master's reading, one after another: the standalone node, Sentinel's master, each Cluster master. */
     @Override
     public List<MemoryReading> readMemory() {
-        List<MemoryReading> readings = new ArrayList<>();
-        for (HostAndPort master : nodes.masters()) {
-            readings.add(calls.readMemory(master));
-        }
-        return readings;
+        return calls.readMemory();
+    }
+
+    /** See {@link NodeWarmUp}. */
+    @Override
+    public WarmUp warmUp(List<LuaScript> scripts) {
+        return warmUp.run(scripts);
     }
 
     /** The worst breaker state among the nodes in use: OPEN, then HALF_OPEN, then CLOSED. */

@@ -31,6 +31,11 @@ final class NodeHealth {
         }
     }
 
+    /** When the node last answered, on the gateway's clock (at most a few milliseconds late). */
+    long lastAnswer() {
+        return lastAnswer;
+    }
+
     /** Whether the node has been quiet long enough to be doubted ({@link CircuitBreaker#pass}). */
     boolean quiet(long now) {
         return now - lastAnswer >= QUIET_NANOS;

@@ -88,6 +88,18 @@ public interface RedisGateway extends AutoCloseable {
         return Collections.emptyList();
     }
 
+    /**
+     * Readies Redis for the first decisions: opens the connections a burst of them uses at once,
+     * checks them, and loads the scripts, on every node that serves keys; bounded by the gateway's
+     * timeouts, stopping at the first failure. Never throws for Redis: the result tells. This default
+     * has nothing of its own to ready (a caller's client, a test's fake).
+     *
+     * @param scripts the scripts decisions will run; a limiter script's batch form comes with it
+     */
+    default WarmUp warmUp(List<LuaScript> scripts) {
+        return WarmUp.NOTHING_TO_DO;
+    }
+
     /** Deletes the keys, which must share one hash slot. */
     void delete(List<String> keys);
 

@@ -12,6 +12,7 @@ import redis.clients.jedis.ConnectionFactory;
 import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.providers.ClusterConnectionProvider;
 import redis.clients.jedis.providers.PooledConnectionProvider;
 import redis.clients.jedis.providers.SentineledConnectionProvider;
@@ -46,7 +47,7 @@ interface RedisNodes extends AutoCloseable {
     /** The nodes in use now, as {@code host:port}; the gateway forgets the health of the others. */
     Set<String> inUse();
 
-    /** The masters that hold the limiter's keys now: every one whose memory settings matter. */
+    /** The masters that hold the limiter's keys now: the one node, the Sentinel master, or each Cluster master. */
     List<HostAndPort> masters();
 
     /** Whether one address serves every call, so that messages need not name it. */

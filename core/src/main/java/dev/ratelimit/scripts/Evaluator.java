@@ -1,6 +1,8 @@
 package dev.ratelimit.scripts;
 
 import dev.ratelimit.Decision;
+import dev.ratelimit.redis.LuaScript;
+import java.util.Collections;
 import java.util.List;
 
 /** Decides the rules of one limiter for one client in one round trip. */
@@ -21,5 +23,10 @@ public interface Evaluator {
      */
     default Decision decide(List<String> keys, long[] permits, boolean consume, String lease) {
         return decide(keys, permits, consume);
+    }
+
+    /** The scripts this evaluator's calls run, for a warm-up to load ahead of them; none without scripts. */
+    default List<LuaScript> scripts() {
+        return Collections.emptyList();
     }
 }

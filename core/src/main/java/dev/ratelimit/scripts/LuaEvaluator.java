@@ -94,6 +94,12 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
         return decide(keys, permits, consume, null);
     }
 
+    /** The decisions' script first, then the refunds' ({@code countStatus}) and the leases' releases. */
+    @Override
+    public List<LuaScript> scripts() {
+        return leases ? Immutable.listOf(script, REFUND_SCRIPT, RELEASE_SCRIPT) : Immutable.listOf(script, REFUND_SCRIPT);
+    }
+
     @Override
     public Decision decide(List<String> keys, long[] permits, boolean consume, String lease) {
         ScriptCall call = call(keys, permits, consume, lease);

@@ -56,17 +56,19 @@ public final class PolicyLimiters {
         this.tierRules = tierRules(rule, tiers);
     }
 
-    /** A limiter for this policy over the given Redis (without the listener of {@code metrics}). */
+    /** A limiter for this policy over the given Redis (without the listener of {@code metrics}, nor a warm-up). */
     public RateLimiter newLimiter(RedisStore store) {
-        return newLimiter(store, policyName, rule, localLimit, null);
+        return newLimiter(store, policyName, rule, localLimit, null, false);
     }
 
     /**
      * A limiter for this policy, with the listener {@code metrics} asks for, which is added to
-     * {@code bound} to be closed (its meters removed) with the policy.
+     * {@code bound} to be closed (its meters removed) with the policy; Redis is readied for its
+     * first requests ({@link RateLimiterBuilder#warmUp(boolean)}). The tiers' limiters share its
+     * connections and its script, and read their overrides with their first request.
      */
     public RateLimiter newLimiter(RedisStore store, String webapp, List<AutoCloseable> bound) {
-        return newLimiter(store, policyName, rule, localLimit, metricsListener(webapp, bound));
+        return newLimiter(store, policyName, rule, localLimit, metricsListener(webapp, bound), true);
     }
 
     private RateLimitListener metricsListener(String webapp, List<AutoCloseable> bound) {
@@ -94,12 +96,13 @@ public final class PolicyLimiters {
         Map<String, RateLimiter> limiters = new LinkedHashMap<>();
         tierRules.forEach((tier, tierRule) -> limiters.put(tier, newLimiter(store, policyName + "." + tier, tierRule,
                 localLimit == null ? null : Math.max(1, localLimit * tierRule.limit() / rule.limit()),
-                bound == null ? null : metricsListener(webapp, bound))));
+                bound == null ? null : metricsListener(webapp, bound), false)));
         return limiters;
     }
 
-    private RateLimiter newLimiter(RedisStore store, String name, Rule limit, Long local, RateLimitListener listener) {
-        RateLimiterBuilder builder = RateLimiter.builder(store).policyName(name).keyPrefix(keyPrefix);
+    private RateLimiter newLimiter(RedisStore store, String name, Rule limit, Long local, RateLimitListener listener,
+            boolean warmUp) {
+        RateLimiterBuilder builder = RateLimiter.builder(store).policyName(name).keyPrefix(keyPrefix).warmUp(warmUp);
         if (listener != null) {
             builder.listener(listener);
         }

@@ -40,8 +40,10 @@ public final class PolicyRuntime implements AutoCloseable {
     }
 
     /**
-     * Connects the policy (lazily: a Redis that is down now is met by {@code onRedisFailure}, not
-     * by a failed start) and publishes its JMX bean unless {@code jmx=false}.
+     * Connects the policy, readies Redis for its first requests (connections, scripts, overrides;
+     * bounded, see {@link dev.ratelimit.RateLimiterBuilder#warmUp(boolean)}: a Redis that is down
+     * now is met by {@code onRedisFailure}, not by a failed start) and publishes its JMX bean unless
+     * {@code jmx=false}.
      *
      * @param registry the webapp's shared Redis clients
      * @param webapp the webapp's name in JMX: its context path, {@code /} for the root
