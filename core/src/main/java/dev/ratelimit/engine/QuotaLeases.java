@@ -63,7 +63,7 @@ public final class QuotaLeases {
     private final long lifetimeNanos;
     private final LongSupplier nanoClock;
     private final ConcurrentHashMap<String, Lease> leases = new ConcurrentHashMap<>();
-    private final ConcurrentLinkedQueue<Receipt> unused = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<Unused> unused = new ConcurrentLinkedQueue<>();
     private final AtomicInteger pending = new AtomicInteger();
     private final AtomicLong nextSweep = new AtomicLong();
 
@@ -124,7 +124,7 @@ public final class QuotaLeases {
         long permits = grant == null ? 0 : grant.permits();
         long lifetime = grant == null ? lifetimeNanos : TimeUnit.MICROSECONDS.toNanos(grant.lifetimeMicros());
         Lease previous = leases.get(key);
-        Lease lease = new Lease(admission, grant, sentAt + lifetime, sentAt, previous != null && previous.quickReturn);
+        Lease lease = new Lease(key, admission, grant, sentAt + lifetime, sentAt, previous != null && previous.quickReturn);
         if (leases.size() >= MAX_CLIENTS && !leases.containsKey(key)) {
             settleExpired(sentAt);
             if (leases.size() >= MAX_CLIENTS) {
@@ -154,10 +154,10 @@ public final class QuotaLeases {
             return Collections.emptyList();
         }
         List<Receipt> taken = new ArrayList<>();
-        Receipt each;
+        Unused each;
         while (taken.size() < max && (each = unused.poll()) != null) {
             pending.decrementAndGet();
-            taken.add(each);
+            taken.add(each.receipt);
         }
         return taken;
     }
@@ -170,22 +170,36 @@ public final class QuotaLeases {
         leases.clear();
     }
 
-    /** Forgets the client's lease without giving it back: its keys were just deleted. */
+    /**
+     * Forgets the client's lease without giving it back, and the rest of an earlier lease still
+     * waiting to go back: its keys were just deleted, and a permit given back into its fresh state
+     * would be counted twice.
+     */
     void forget(String key) {
         Lease lease = leases.remove(key);
         if (lease != null) {
             lease.drop();
         }
+        for (Unused each : unused) {
+            if (each.key.equals(key) && unused.remove(each)) {
+                pending.decrementAndGet();
+            }
+        }
     }
 
     /**
-     * Forgets every lease without giving anything back: some client's keys were deleted on another
-     * node, which one is not known here, and a permit given back into a client's fresh state would
-     * be counted twice. The others' unused permits stay counted until their window passes.
+     * Forgets every lease and every rest waiting to go back: some client's keys were deleted on
+     * another node, which one is not known here (see {@link #forget}). The others' unused permits
+     * stay counted until their window passes.
      */
     void dropAll() {
-        for (String key : leases.keySet()) {
-            forget(key);
+        leases.forEach((key, lease) -> {
+            if (leases.remove(key, lease)) {
+                lease.drop();
+            }
+        });
+        while (unused.poll() != null) {
+            pending.decrementAndGet();
         }
     }
 
@@ -217,17 +231,29 @@ public final class QuotaLeases {
         });
     }
 
-    private void giveBackLater(Receipt receipt) {
+    private void giveBackLater(String key, Receipt receipt) {
         if (pending.incrementAndGet() > MAX_PENDING) {
             // Bounded: these permits stay counted until their window or log frees them.
             pending.decrementAndGet();
             return;
         }
-        unused.add(receipt);
+        unused.add(new Unused(key, receipt));
+    }
+
+    /** A lease's rest waiting for a round trip, with its client's key (a reset drops it). */
+    private static final class Unused {
+        final String key;
+        final Receipt receipt;
+
+        Unused(String key, Receipt receipt) {
+            this.key = key;
+            this.receipt = receipt;
+        }
     }
 
     /** One client's lease on this node. */
     private final class Lease implements Receipt.Issuer {
+        private final String key;
         private final QuotaGrant grant;
         private final List<String> keys;
         private final long granted;
@@ -246,7 +272,8 @@ public final class QuotaLeases {
         private long used;
         private boolean settled;
 
-        Lease(Decision admission, QuotaGrant grant, long expiresAt, long sentAt, boolean paced) {
+        Lease(String key, Decision admission, QuotaGrant grant, long expiresAt, long sentAt, boolean paced) {
+            this.key = key;
             this.paced = paced;
             this.grant = grant;
             this.keys = grant == null ? null : grant.keys();
@@ -297,7 +324,7 @@ public final class QuotaLeases {
             }
             settled = true;
             if (left > 0) {
-                giveBackLater(grant.ticket(left));
+                giveBackLater(key, grant.ticket(left));
                 left = 0;
             }
         }

@@ -232,6 +232,38 @@ class QuotaLeasesTest {
         assertThat(leases.takeUnused(100)).isEmpty();
     }
 
+    /**
+     * Issue 37: a lease that ended before the reset left its rest waiting to go back; sent after the
+     * reset, it would be given back into the client's fresh state, which then admits the leftover too.
+     */
+    @Test
+    void aResetClientsRestWaitingToGoBackIsDroppedTooAndOtherClientsKeepTheirs() {
+        grant("c", 900, 5);
+        grant("other", 900, 3);
+        advance(Duration.ofSeconds(2));
+        leases.takeUnused(0);
+        assertThat(leases.pending()).as("both ended, their rests wait").isEqualTo(2);
+
+        leases.forget("c");
+
+        assertThat(leases.pending()).isEqualTo(1);
+        assertThat(leases.takeUnused(100)).extracting(receipt -> receipt.permits(0)).containsExactly(3L);
+    }
+
+    @Test
+    void aResetOnAnotherNodeDropsEveryRestWaitingToGoBack() {
+        grant("a", 900, 5);
+        grant("b", 900, 3);
+        leases.settleAll();
+        grant("c", 900, 2);
+
+        leases.dropAll();
+
+        assertThat(leases.pending()).isZero();
+        assertThat(leases.takeUnused(100)).isEmpty();
+        assertThat(leases.admit("c", 1)).isNull();
+    }
+
     @Test
     void aFullTableMakesRoomFromEndedLeasesOnlyOncePerSweepIntervalAndOtherwiseLendsNothing() {
         for (int i = 0; i < QuotaLeases.MAX_CLIENTS; i++) {
