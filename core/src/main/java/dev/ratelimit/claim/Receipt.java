@@ -51,6 +51,11 @@ public final class Receipt {
         return new Receipt(issuer, keys, each, stamps);
     }
 
+    /** Who gives the permits back: the evaluator (with the rules it decided under), the lease, the local limiter. */
+    public Issuer issuer() {
+        return issuer;
+    }
+
     public List<String> keys() {
         return keys;
     }

@@ -230,9 +230,15 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
         return back;
     }
 
-    /** The call to refund.lua that gives the receipt's permits back: each rule's permits and stamp, then its arguments. */
+    /**
+     * The call to refund.lua that gives the receipt's permits back: each rule's permits and stamp,
+     * then its arguments, as the evaluator that issued the receipt had them. Rules change (a live
+     * override, an adaptive limit) while a lease waits to go back: its permits must go back at the
+     * rate they were taken at (for gcra, its old interval per permit), never the new one.
+     */
     private ScriptCall refundCall(Receipt receipt) {
-        return new ScriptCall(REFUND_SCRIPT, receipt.keys(), refundArgs(receipt));
+        LuaEvaluator issuer = receipt.issuer() instanceof LuaEvaluator ? (LuaEvaluator) receipt.issuer() : this;
+        return new ScriptCall(REFUND_SCRIPT, receipt.keys(), issuer.refundArgs(receipt));
     }
 
     private List<String> refundArgs(Receipt receipt) {
