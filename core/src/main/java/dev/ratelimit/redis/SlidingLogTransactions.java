@@ -103,7 +103,7 @@ final class SlidingLogTransactions {
         long count = log != null && log.newestAt > now - window ? log.total - log.base : 0;
         long reset = 0;
         if (count > 0 && (!consume || count + permits > limit)) {
-            reset = Math.min(log.newestAt + window - now, window);
+            reset = log.newestAt + window - now;
         }
         if (count + permits > limit) {
             long retry = reset;
@@ -120,7 +120,7 @@ final class SlidingLogTransactions {
             if (count > 0 && permits <= limit) {
                 long leaves = reaching(replies.get(0), log.base + mustLeave);
                 if (leaves >= 0) {
-                    retry = Math.min(leaves + window - now, window);
+                    retry = leaves + window - now;
                 }
             }
             return new Outcome(false, limit - count, retry, reset);
@@ -158,7 +158,8 @@ final class SlidingLogTransactions {
             return null;
         }
         refusedOrNot(written);
-        return new Outcome(true, remaining, 0, Math.min(left, window));
+        // Not capped at the window: a stamp after now leaves that much later (sliding-log.lua says why).
+        return new Outcome(true, remaining, 0, left);
     }
 
     /**

@@ -6,7 +6,10 @@
 -- A request of n permits moves TAT to max(TAT, now) + n*T, and is admitted if the new TAT is no
 -- more than burst*T ahead of now. So a fresh client may send `burst` at once, then one per T.
 -- Retry-after is the instant the new TAT would be exactly burst*T ahead, which makes a retry at
--- that instant admitted. One number, O(1), and the TTL is simply TAT - now: when it is reached the
+-- that instant admitted. The rounding is in the answers too: burst*T may pass burst*window/limit
+-- by up to burst - 1 microseconds (7 per 60 s: T = 8,571,429, a full burst clears in 60,000,003),
+-- and reset and retry-after say that exact instant, never the shorter one a client would be denied
+-- at (over HTTP, t=61). One number, O(1), and the TTL is simply TAT - now: when it is reached the
 -- client is fully caught up and the key carries no information. The TAT is stored negated: Redis
 -- still keeps it as an 8-byte integer, and no other algorithm's state looks like a negative
 -- number (fixed-window's count never is), so neither can be taken for the other.

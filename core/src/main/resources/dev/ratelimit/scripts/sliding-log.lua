@@ -19,11 +19,13 @@
 -- on a denial. The admitted path is TIME, two reads of one entry, ZREMRANGEBYSCORE, ZADD and
 -- PEXPIRE. The key's TTL is one window from the newest admission.
 --
--- No answer points past the window: an entry stamped after now (several admissions in one
--- microsecond, as a coalesced batch makes with its one TIME, or a clock that stepped back) leaves
--- the window a little later than now + window, and its TTL covers that; but retry-after and
--- reset-after are capped at the window, so a 60 s window never answers 61 s. The cost: a request back
--- exactly at that retry-after, within those microseconds, is told to wait them out.
+-- Answers are never short of the truth, even past the window: an entry stamped after now leaves the
+-- window that much later than now + window, and retry-after and reset-after say so, as its TTL does.
+-- Several admissions in one microsecond (a coalesced batch reads TIME once) stamp the newest at most
+-- limit - 1 microseconds ahead; a clock that stepped back, by the step; a quota lease's entry, by the
+-- lease's life. So a 60 s window may answer 60 s and a few microseconds (61 s in whole seconds), and
+-- a client back exactly at its retry-after is admitted. Capping at the window would tell it a time
+-- at which it is denied.
 --
 -- Totals are exact in Lua's doubles below 2^53. A log whose window runs empty starts again from 0;
 -- one that never empties (limits near the 2^50 bound) is rebased, every total lowered by the
@@ -105,13 +107,13 @@ local function check(key, permits_arg, limit_arg, window_arg)
   local reset = 0
   if count > 0 and (not consume or count + permits > limit) then
     -- Only a peek or a denial reports the reset before this request; an admission reports its own.
-    reset = math.min(newest_at + window - now, window)
+    reset = newest_at + window - now
   end
   if count + permits > limit then
     -- A request larger than the limit never fits; the caller refuses it before asking (RateLimiter).
     local retry = reset
     if count > 0 and permits <= limit then
-      retry = math.min(reaching(key, base + count + permits - limit, window) + window - now, window)
+      retry = reaching(key, base + count + permits - limit, window) + window - now
     end
     return 0, limit - count, retry, reset
   end
@@ -155,7 +157,7 @@ local function commit(key, remaining, new_total, window, stamp, trim)
   local left = stamp + window - now
   redis.call('PEXPIRE', key, math.ceil(left / 1000))
   -- The receipt is the entry's score, unique in the log: refund.lua removes that entry.
-  return remaining, math.min(left, window), stamp
+  return remaining, left, stamp
 end
 
 -- A quota lease of `grant` permits for the caller's node: one entry of those permits, stamped at the

@@ -82,6 +82,35 @@ class GcraClockIT {
                 .containsExactly(1L, 1L, 0L, 0L, 33_333_334L);
     }
 
+    /**
+     * 7 per 60 s: T = 8,571,428.57 us, rounded up to 8,571,429, so a full burst of 7 takes 60,000,003 us
+     * to clear, 3 us past the window. The answers say so (over HTTP, t=61): each cost's retry-after
+     * is admitted exactly then and denied a microsecond before, and the whole burst is free exactly
+     * at reset. Saying 60 s would send a client back to a denial.
+     */
+    @Test
+    void aRoundedIntervalMayPointPastTheWindowAndTheAnswersSayExactlyHowFar() {
+        String key = redis.key("past-the-window");
+        long interval = 8_571_429;
+        FrozenClockScript script = new FrozenClockScript(redis.client(),
+                Rule.builder(Algorithm.GCRA, 7, Duration.ofSeconds(60)).burst(7).build());
+
+        assertThat(script.consume(T0, 7, key)).as("the whole burst; the TAT is 7T ahead")
+                .containsExactly(1L, 1L, 0L, 0L, 60_000_003L);
+        for (long cost = 1; cost <= 7; cost++) {
+            assertThat(script.peek(T0, cost, key)).as("cost %d waits %d intervals", cost, cost)
+                    .containsExactly(0L, 0L, 0L, cost * interval, 60_000_003L);
+            assertThat(script.peek(T0 + cost * interval - 1, cost, key).get(1)).as("cost %d, a microsecond before", cost)
+                    .isZero();
+            assertThat(script.peek(T0 + cost * interval, cost, key).get(1)).as("cost %d, at its retry-after", cost)
+                    .isEqualTo(1L);
+        }
+        assertThat(script.peek(T0 + 60_000_000, 7, key)).as("at the window the burst is not yet back")
+                .containsExactly(0L, 0L, 6L, 3L, 3L);
+        assertThat(script.consume(T0 + 60_000_003, 7, key)).as("at reset, all of it")
+                .containsExactly(1L, 1L, 0L, 0L, 60_000_003L);
+    }
+
     @Test
     void twoRulesAdmitTogetherOrNotAtAll() {
         String fast = redis.key("rules-fast");

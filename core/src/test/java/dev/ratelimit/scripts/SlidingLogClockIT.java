@@ -39,8 +39,8 @@ class SlidingLogClockIT {
         long now = SECOND * 1_000_000 + 5;
         assertThat(log(key)).as("running totals; the second request is stamped after the newest entry")
                 .containsExactly("1@" + now, "2@" + (now + 1));
-        assertThat(second.get(4)).as("its entry leaves a microsecond after the window; the answer says the window")
-                .isEqualTo(60_000_000L);
+        assertThat(second.get(4)).as("its entry leaves a microsecond after the window, and its reset says so")
+                .isEqualTo(60_000_001L);
     }
 
     @Test
@@ -102,6 +102,58 @@ class SlidingLogClockIT {
         assertThat(log(key)).as("entries older than the anchor, now T0 + 10 s, are trimmed")
                 .containsExactly("2@" + (T0 + 10_000_000), "3@" + (T0 + 20_000_000), "4@" + (T0 + 60_000_000),
                         "5@" + (T0 + 70_000_000));
+    }
+
+    /**
+     * Admissions of one microsecond (a coalesced batch reads TIME once) are stamped a microsecond
+     * apart, so the permits a large request waits for may leave a few microseconds after
+     * now + window. Whatever the cost and the limit, a request back at now + retry-after is admitted
+     * and one a microsecond earlier denied, and the full limit is free at now + reset-after, not
+     * before: an answer may point a few microseconds past the window, never short of the truth.
+     */
+    @Test
+    void retryAfterAndResetAreExactAfterAdmissionsInOneMicrosecondForEveryCost() {
+        long[] limits = {3, 4, 7, 10};
+        long[] askedAfter = {0, 30_000_000, 59_999_999};
+        for (long limit : limits) {
+            for (long asked : askedAfter) {
+                String key = redis.key("one-microsecond-" + limit + "-" + asked);
+                FrozenClockScript script = script(limit);
+                long burst = T0 + 5;
+                long remaining = limit;
+                List<Long> last = null;
+                for (long cost = 1; remaining > 0; cost = cost % 3 + 1) {
+                    last = script.consume(burst, Math.min(cost, remaining), key);
+                    assertThat(last.get(1)).as("limit %d: admitted in the burst", limit).isEqualTo(1L);
+                    remaining = last.get(2);
+                }
+                long now = burst + asked;
+                long reset = last.get(4);
+                String full = "limit " + limit + ", asked " + asked + " us after the burst";
+                assertThat(script.peek(burst + reset - 1, limit, key).get(1))
+                        .as("%s: the whole limit a microsecond before the last admission's reset %d", full, reset).isZero();
+                assertThat(script.peek(burst + reset, limit, key).get(1))
+                        .as("%s: the whole limit at the last admission's reset %d", full, reset).isEqualTo(1L);
+                for (long cost = 1; cost <= limit; cost++) {
+                    List<Long> denied = script.peek(now, cost, key);
+                    String at = full + ", cost " + cost;
+                    assertThat(denied.get(1)).as("%s: denied", at).isZero();
+                    long retry = denied.get(3);
+                    assertThat(script.peek(now + retry - 1, cost, key).get(1)).as("%s: a microsecond before retry-after %d",
+                            at, retry).isZero();
+                    assertThat(script.peek(now + retry, cost, key).get(1)).as("%s: at retry-after %d", at, retry)
+                            .isEqualTo(1L);
+                    long resetNow = denied.get(4);
+                    assertThat(script.peek(now + resetNow - 1, limit, key).get(1)).as("%s: the whole limit before reset %d",
+                            at, resetNow).isZero();
+                    assertThat(script.peek(now + resetNow, limit, key).get(1)).as("%s: the whole limit at reset %d",
+                            at, resetNow).isEqualTo(1L);
+                }
+                long retryForAll = script.peek(now, limit, key).get(3);
+                assertThat(script.consume(now + retryForAll, limit, key).get(1))
+                        .as("%s: a client that waits its retry-after takes the whole limit", full).isEqualTo(1L);
+            }
+        }
     }
 
     @Test
