@@ -284,6 +284,41 @@ class StatusPageIT {
         containers.get(kind).undeploy(app.getPath().replaceAll("/$", ""));
     }
 
+    /**
+     * In a {@code limits} policy a user name cannot be a client of {@code by ip}: the policy says
+     * so, and the page still answers; an address keys both entries (as the X-User it could send).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void aLimitsPolicySaysWhichEntryCannotHaveTheClientAndThePageAnswers(Kind kind) throws Exception {
+        String path = "/dims" + apps.incrementAndGet();
+        String policy = "dims" + apps.get();
+        URI app = containers.get(kind).deploy(WebApp.builder(path)
+                .filter("dims", RateLimitFilter.class.getName(), FilterParams.of(redis,
+                        "limits", "3 per 30s by ip; 5 per 30s by header:X-User", "policyName", policy), "/api/*")
+                .servlet("ratelimit-status", RateLimitStatusServlet.class.getName(), statusPath)
+                .build());
+        for (int i = 0; i < 2; i++) {
+            assertThat(Http.get(app.resolve("api/items"), "X-User", "alice").statusCode()).isNotEqualTo(429);
+        }
+
+        HttpResponse<String> byUser = Http.get(status(app, "?" + form("format", "json", "client", "alice")));
+        HttpResponse<String> byAddress = Http.get(status(app, "?" + form("client", "127.0.0.1")));
+        HttpResponse<String> byAddressJson = Http.get(status(app, "?" + form("format", "json", "client", "127.0.0.1")));
+
+        assertThat(byUser.statusCode()).isEqualTo(200);
+        assertThat(lookedUp(byUser.body(), policy)).containsOnlyKeys("name", "problem").containsEntry("problem",
+                "no client of this policy: policy '" + policy + "' decides its entry 'ip' by ip, and no such client "
+                        + "sends that value; one value is looked up in every entry but global");
+        assertThat(byUser.body()).doesNotContain("alice");
+        assertThat(byAddress.statusCode()).isEqualTo(200);
+        assertThat(byAddress.body()).contains("127.0.0.1 + " + RedisKeys.digest("127.0.0.1"));
+        assertThat(lookedUp(byAddressJson.body(), policy))
+                .containsEntry("key", "127.0.0.1 + " + RedisKeys.digest("127.0.0.1")).containsEntry("allowed", true)
+                .containsEntry("limit", 3L).containsEntry("remaining", 1L).containsEntry("degraded", false);
+        containers.get(kind).undeploy(path);
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
     void hostileClientValuesAreEscapedWhereShownAndChangeNoHeader(Kind kind) throws Exception {

@@ -45,20 +45,8 @@ public final class OneClient implements ClientOperations {
      */
     @Override
     public Map<String, Decision> peek(String value) {
-        Dimensions dimensions = policy.dimensions();
-        if (dimensions != null) {
-            List<String> keys = dimensionKeys(value);
-            for (int i = 0; i < keys.size(); i++) {
-                if (keys.get(i) == null && !dimensions.countsAll(i)) {
-                    throw new IllegalArgumentException("policy '" + policy.policyName() + "' decides its entry '"
-                            + dimensions.rules().get(i).name() + "' by a client that value cannot be; one value"
-                            + " is looked up in every entry but global");
-                }
-                if (keys.get(i) == null) {
-                    keys.set(i, KeySpec.GLOBAL);
-                }
-            }
-            return Collections.singletonMap(limiter.policyName(), limiter.peekEach(keys));
+        if (policy.dimensions() != null) {
+            return Collections.singletonMap(limiter.policyName(), limiter.peekEach(clientOfEveryEntry(value)));
         }
         String key = key(value);
         Map<String, Decision> states = new LinkedHashMap<>();
@@ -115,12 +103,30 @@ public final class OneClient implements ClientOperations {
         if (policy.dimensions() == null) {
             return key(value);
         }
+        return String.join(" + ", clientOfEveryEntry(value));
+    }
+
+    /**
+     * Each {@code limits} entry's key for the value, {@link KeySpec#GLOBAL} for a {@code global} one:
+     * {@link #keyOf} and {@link #peek} both ask here, so a value one names a client by the other can
+     * peek (the status page asks the first, then the second).
+     *
+     * @throws IllegalArgumentException naming the first entry but {@code global} whose key no client
+     *     that sends the value can have ({@code alice} for {@code by ip}); never the value
+     */
+    private List<String> clientOfEveryEntry(String value) {
+        Dimensions dimensions = policy.dimensions();
         List<String> keys = dimensionKeys(value);
-        StringBuilder joined = new StringBuilder();
         for (int i = 0; i < keys.size(); i++) {
-            joined.append(i == 0 ? "" : " + ").append(keys.get(i) == null ? KeySpec.GLOBAL : keys.get(i));
+            if (dimensions.countsAll(i)) {
+                keys.set(i, KeySpec.GLOBAL);
+            } else if (keys.get(i) == null) {
+                throw new IllegalArgumentException("policy '" + policy.policyName() + "' decides its entry '"
+                        + dimensions.rules().get(i).name() + "' by " + dimensions.keyText(i) + ", and no such client"
+                        + " sends that value; one value is looked up in every entry but global");
+            }
         }
-        return joined.toString();
+        return keys;
     }
 
     private String key(String value) {
