@@ -43,11 +43,11 @@ final class LocalSlidingLog extends LocalRuleState {
         long count = count();
         // As the script: only a peek or a denial reports the reset before this request (an admission
         // reports its own from commit); a rule that allows within a denied decision reports 0.
-        long reset = count > 0 && (!consume || count + permits > limit) ? Math.min(stamps[slot(size - 1)] + window - now, window) : 0;
+        long reset = count > 0 && (!consume || count + permits > limit) ? stamps[slot(size - 1)] + window - now : 0;
         if (count + permits > limit) {
             long retry = reset;
             if (count > 0 && permits <= limit) {
-                retry = Math.min(reaching(anchor + count + permits - limit) + window - now, window);
+                retry = reaching(anchor + count + permits - limit) + window - now;
             }
             answer(reply, at, false, limit - count, retry, reset);
             return false;
@@ -100,8 +100,8 @@ final class LocalSlidingLog extends LocalRuleState {
         }
         append(stamp, total);
         reply[at + REMAINING] = limit - count - permits;
-        // Capped at the window as the script caps it: a stamp after now (one microsecond apart) says nothing more.
-        reply[at + RESET] = Math.min(stamp + window - now, window);
+        // As the script: a stamp after now (one microsecond apart) leaves that much later, and says so.
+        reply[at + RESET] = stamp + window - now;
     }
 
     private void append(long stamp, long total) {
