@@ -264,10 +264,8 @@ public final class QuotaLeases {
         private final boolean paced;
         /** Whether the client came back quickly after it: the next lease's {@link #paced}. */
         private volatile boolean quickReturn;
-        /** What Redis said was left after the admission that took the lease, before the lease. */
-        private final long remainingAtGrant;
-        /** When the window the lease counts in ends (fixed-window): the admissions' reset. */
-        private final long resetAt;
+        /** Redis's answer to the admission that took the lease: the rule in force, what was left, the reset. */
+        private final Decision atGrant;
         private long left;
         private long used;
         private boolean settled;
@@ -281,8 +279,7 @@ public final class QuotaLeases {
             this.left = granted;
             this.expiresAt = expiresAt;
             this.sentAt = sentAt;
-            this.remainingAtGrant = admission.remaining();
-            this.resetAt = sentAt + admission.resetAfter().toNanos();
+            this.atGrant = admission;
         }
 
         synchronized Decision admit(long permits, long now) {
@@ -291,8 +288,10 @@ public final class QuotaLeases {
             }
             left -= permits;
             used += permits;
-            Duration reset = sliding ? rule.window() : Duration.ofNanos(Math.max(0, resetAt - now));
-            Decision admission = Decision.of(true, rule, remainingAtGrant - used, Duration.ZERO, reset);
+            Rule inForce = atGrant.rule();
+            long resetAt = sentAt + atGrant.resetAfter().toNanos();
+            Duration reset = sliding ? inForce.window() : Duration.ofNanos(Math.max(0, resetAt - now));
+            Decision admission = Decision.of(true, inForce, atGrant.remaining() - used, Duration.ZERO, reset);
             return DecisionAccess.withReceipt(admission, new Receipt(this, keys, new long[] {permits}, new long[] {0}));
         }
 

@@ -264,6 +264,22 @@ class QuotaLeasesTest {
         assertThat(leases.admit("c", 1)).isNull();
     }
 
+    /** Issue 37, item 7: under a live override a lease's admissions tell the limit in force, as Redis's do. */
+    @Test
+    void admissionsFromALeaseTellTheLimitInForceNotTheConfiguredOne() {
+        Rule overridden = Rule.of(Algorithm.FIXED_WINDOW, 100, Duration.ofMinutes(1));
+        Decision admission = Decision.of(true, overridden, 60, Duration.ZERO, Duration.ofSeconds(30));
+        QuotaGrant grant = new QuotaGrant(leases.lifetimeMicros(),
+                new Receipt(receipt -> givenBack.add(receipt), KEYS, new long[] {10}, new long[] {77}));
+        leases.granted("c", admission, grant, nanos.get());
+
+        Decision fromLease = leases.admit("c", 1);
+
+        assertThat(fromLease.limit()).isEqualTo(100);
+        assertThat(fromLease.remaining()).isEqualTo(59);
+        assertThat(fromLease.rule()).isEqualTo(overridden);
+    }
+
     @Test
     void aFullTableMakesRoomFromEndedLeasesOnlyOncePerSweepIntervalAndOtherwiseLendsNothing() {
         for (int i = 0; i < QuotaLeases.MAX_CLIENTS; i++) {
