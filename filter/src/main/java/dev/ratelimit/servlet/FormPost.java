@@ -22,15 +22,16 @@ final class FormPost {
     /** The request attribute holding a body read for an earlier policy of the same request. */
     static final String ATTRIBUTE = FormPost.class.getName();
 
+    /** The bytes read: fewer than the declared length when someone read the body before the filter. */
     final byte[] body;
-    /** The bytes read: fewer than the body's length when someone read it before the filter. */
-    final int length;
+    /** Whether the body was shorter than declared: read before the filter, perhaps as parameters. */
+    private final boolean partly;
     /** What the container decodes a body with when neither the request nor the webapp says: see {@link #containerDefault}. */
     final Charset containerDefault;
 
-    private FormPost(byte[] body, int length, Charset containerDefault) {
+    private FormPost(byte[] body, boolean partly, Charset containerDefault) {
         this.body = body;
-        this.length = length;
+        this.partly = partly;
         this.containerDefault = containerDefault;
     }
 
@@ -43,11 +44,8 @@ final class FormPost {
         if (read instanceof FormPost) {
             return (FormPost) read;
         }
-        if (!"POST".equals(request.getMethod()) || !FormFields.isForm(request.getContentType())) {
-            return null;
-        }
         long declared = request.getContentLengthLong();
-        if (declared <= 0 || declared > FormFields.MAX_BODY_BYTES) {
+        if (!FormFields.readable(request.getMethod(), request.getContentType(), declared)) {
             return null;
         }
         ServletInputStream in;
@@ -59,16 +57,8 @@ final class FormPost {
         } catch (IOException unreadable) {
             return null;
         }
-        byte[] body = new byte[(int) declared];
-        int length = 0;
-        try {
-            for (int n; length < body.length && (n = in.read(body, length, body.length - length)) > 0; ) {
-                length += n;
-            }
-        } catch (IOException clientGone) {
-            // What was read is given back; reading on, the application meets the same failure.
-        }
-        FormPost form = new FormPost(body, length, containerDefault(request));
+        byte[] body = FormFields.read(in, (int) declared);
+        FormPost form = new FormPost(body, body.length < declared, containerDefault(request));
         request.setAttribute(ATTRIBUTE, form);
         return form;
     }
@@ -78,8 +68,9 @@ final class FormPost {
      * post from a UTF-8 page): it only has to name the same user the same way each time.
      */
     String first(HttpServletRequest request, String name) {
-        String value = FormFields.first(body, length, name, charset(request.getCharacterEncoding(), StandardCharsets.UTF_8));
-        if (value == null && length < body.length) {
+        String value = FormFields.first(body, body.length, name,
+                FormFields.charset(request.getCharacterEncoding(), StandardCharsets.UTF_8));
+        if (value == null && partly) {
             // Someone read the body before the filter; if it was the container parsing the parameters,
             // they hold the field (and asking again costs nothing); otherwise it has none to give.
             value = request.getParameter(name);
@@ -95,17 +86,5 @@ final class FormPost {
         String server = request.getServletContext().getServerInfo();
         return server != null && server.toLowerCase(Locale.ROOT).startsWith("jetty") ? StandardCharsets.UTF_8
                 : StandardCharsets.ISO_8859_1;
-    }
-
-    /** A charset by name, or the fallback for none or an unknown one. */
-    static Charset charset(String name, Charset fallback) {
-        if (name == null) {
-            return fallback;
-        }
-        try {
-            return Charset.forName(name.trim());
-        } catch (IllegalArgumentException unknown) {
-            return fallback;
-        }
     }
 }

@@ -63,7 +63,7 @@ final class FormPostRequest extends HttpServletRequestWrapper {
     }
 
     private Charset charset() {
-        return FormPost.charset(getCharacterEncoding(), form.containerDefault);
+        return FormFields.charset(getCharacterEncoding(), form.containerDefault);
     }
 
     @Override
@@ -120,7 +120,7 @@ final class FormPostRequest extends HttpServletRequestWrapper {
                 merged.put(query.getKey(), values);
             }
             if (stream == null && reader == null) {
-                for (Map.Entry<String, List<String>> field : FormFields.all(form.body, form.length, charset()).entrySet()) {
+                for (Map.Entry<String, List<String>> field : FormFields.all(form.body, form.body.length, charset()).entrySet()) {
                     merged.computeIfAbsent(field.getKey(), n -> new ArrayList<>(1)).addAll(field.getValue());
                 }
             }
@@ -143,12 +143,12 @@ final class FormPostRequest extends HttpServletRequestWrapper {
         Replay(FormPost form, ServletInputStream rest, boolean spent) {
             this.form = form;
             this.rest = rest;
-            this.position = spent ? form.length : 0;
+            this.position = spent ? form.body.length : 0;
         }
 
         @Override
         public int read() throws IOException {
-            return position < form.length ? form.body[position++] & 0xff : rest.read();
+            return position < form.body.length ? form.body[position++] & 0xff : rest.read();
         }
 
         @Override
@@ -156,8 +156,8 @@ final class FormPostRequest extends HttpServletRequestWrapper {
             if (length == 0) {
                 return 0;
             }
-            if (position < form.length) {
-                int n = Math.min(length, form.length - position);
+            if (position < form.body.length) {
+                int n = Math.min(length, form.body.length - position);
                 System.arraycopy(form.body, position, into, offset, n);
                 position += n;
                 return n;
@@ -167,17 +167,17 @@ final class FormPostRequest extends HttpServletRequestWrapper {
 
         @Override
         public int available() throws IOException {
-            return position < form.length ? form.length - position : rest.available();
+            return position < form.body.length ? form.body.length - position : rest.available();
         }
 
         @Override
         public boolean isFinished() {
-            return position >= form.length && rest.isFinished();
+            return position >= form.body.length && rest.isFinished();
         }
 
         @Override
         public boolean isReady() {
-            return position < form.length || rest.isReady();
+            return position < form.body.length || rest.isReady();
         }
 
         /**
@@ -194,7 +194,7 @@ final class FormPostRequest extends HttpServletRequestWrapper {
 
                 @Override
                 public void onAllDataRead() throws IOException {
-                    if (position < form.length) {
+                    if (position < form.body.length) {
                         listener.onDataAvailable();
                     }
                     listener.onAllDataRead();

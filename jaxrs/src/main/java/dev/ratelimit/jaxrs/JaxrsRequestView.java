@@ -9,13 +9,11 @@ import jakarta.ws.rs.core.Cookie;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.SecurityContext;
 import java.io.ByteArrayInputStream;
-import java.io.IOException;
 import java.io.InputStream;
 import java.io.SequenceInputStream;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.security.Principal;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 
@@ -88,21 +86,12 @@ final class JaxrsRequestView implements RequestView {
     private byte[] readForm() {
         MediaType type = request.getMediaType();
         int length = request.getLength();
-        if (!"POST".equals(request.getMethod()) || type == null || !FormFields.isForm(type.toString())
-                || length <= 0 || length > FormFields.MAX_BODY_BYTES || !request.hasEntity()) {
+        if (!FormFields.readable(request.getMethod(), type == null ? null : type.toString(), length)
+                || !request.hasEntity()) {
             return new byte[0];
         }
         InputStream entity = request.getEntityStream();
-        byte[] body = new byte[length];
-        int read = 0;
-        try {
-            for (int n; read < length && (n = entity.read(body, read, length - read)) > 0; ) {
-                read += n;
-            }
-        } catch (IOException clientGone) {
-            // What was read is put back; reading on, the runtime meets the same failure.
-        }
-        byte[] kept = read == length ? body : Arrays.copyOf(body, read);
+        byte[] kept = FormFields.read(entity, length);
         request.setEntityStream(new SequenceInputStream(new ByteArrayInputStream(kept), entity));
         return kept;
     }
@@ -110,12 +99,8 @@ final class JaxrsRequestView implements RequestView {
     /** The charset the form declares, else UTF-8, as the JAX-RS runtimes read forms. */
     private Charset formCharset() {
         MediaType type = request.getMediaType();
-        String declared = type == null ? null : type.getParameters().get(MediaType.CHARSET_PARAMETER);
-        try {
-            return declared == null ? StandardCharsets.UTF_8 : Charset.forName(declared);
-        } catch (IllegalArgumentException unknown) {
-            return StandardCharsets.UTF_8;
-        }
+        return FormFields.charset(type == null ? null : type.getParameters().get(MediaType.CHARSET_PARAMETER),
+                StandardCharsets.UTF_8);
     }
 
     @Override

@@ -1,9 +1,12 @@
 package dev.ratelimit.http.client;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -35,6 +38,45 @@ public final class FormFields {
         int semicolon = contentType.indexOf(';');
         String type = (semicolon < 0 ? contentType : contentType.substring(0, semicolon)).trim();
         return type.toLowerCase(Locale.ROOT).equals(FORM_TYPE);
+    }
+
+    /**
+     * Whether a request's body is one to read ahead of the handler for its fields: a {@code POST} of
+     * {@code application/x-www-form-urlencoded} whose declared length is 1 to {@link #MAX_BODY_BYTES}.
+     * Any other body is left to the application untouched.
+     */
+    public static boolean readable(String method, String contentType, long declaredLength) {
+        return "POST".equals(method) && isForm(contentType) && declaredLength > 0 && declaredLength <= MAX_BODY_BYTES;
+    }
+
+    /**
+     * Reads a body of {@code length} declared bytes (see {@link #readable}). Returns what was read:
+     * fewer bytes when the stream ends first (someone read it before) or fails (the client went
+     * away; reading on, the application meets the same failure).
+     */
+    public static byte[] read(InputStream in, int length) {
+        byte[] body = new byte[length];
+        int read = 0;
+        try {
+            for (int n; read < length && (n = in.read(body, read, length - read)) > 0; ) {
+                read += n;
+            }
+        } catch (IOException clientGone) {
+            // what was read is kept
+        }
+        return read == length ? body : Arrays.copyOf(body, read);
+    }
+
+    /** A charset by name (a request's encoding, a Content-Type's parameter), or the fallback for none or an unknown one. */
+    public static Charset charset(String name, Charset fallback) {
+        if (name == null) {
+            return fallback;
+        }
+        try {
+            return Charset.forName(name.trim());
+        } catch (IllegalArgumentException unknown) {
+            return fallback;
+        }
     }
 
     /** The first value of {@code name} in the encoded bytes, decoded with {@code charset}; null when absent. */

@@ -65,6 +65,46 @@ class FormFieldsTest {
         assertThat(FormFields.isForm(null)).isFalse();
     }
 
+    @Test
+    void onlyAPostedFormOfKnownModestLengthIsReadAhead() {
+        String form = "application/x-www-form-urlencoded";
+        assertThat(FormFields.readable("POST", form, 20)).isTrue();
+        assertThat(FormFields.readable("POST", form, FormFields.MAX_BODY_BYTES)).isTrue();
+        assertThat(FormFields.readable("POST", form, FormFields.MAX_BODY_BYTES + 1)).as("too large").isFalse();
+        assertThat(FormFields.readable("POST", form, -1)).as("chunked").isFalse();
+        assertThat(FormFields.readable("PUT", form, 20)).as("containers parse POST forms only").isFalse();
+        assertThat(FormFields.readable("POST", "text/plain", 20)).isFalse();
+    }
+
+    @Test
+    void aBodyIsReadToItsDeclaredLengthOrAsFarAsItGoes() {
+        byte[] whole = "user=alice".getBytes(StandardCharsets.US_ASCII);
+        assertThat(FormFields.read(new java.io.ByteArrayInputStream(whole), whole.length)).isEqualTo(whole);
+        assertThat(FormFields.read(new java.io.ByteArrayInputStream(whole), 20)).as("read before: shorter")
+                .isEqualTo(whole);
+        java.io.InputStream failing = new java.io.InputStream() {
+            private int left = 3;
+
+            @Override
+            public int read() throws java.io.IOException {
+                if (left == 0) {
+                    throw new java.io.IOException("client gone");
+                }
+                left--;
+                return 'a';
+            }
+        };
+        assertThat(FormFields.read(failing, 10)).as("what came before the failure").hasSize(3);
+    }
+
+    @Test
+    void anUnknownOrMissingCharsetFallsBack() {
+        assertThat(FormFields.charset(" utf-8 ", StandardCharsets.ISO_8859_1)).isEqualTo(StandardCharsets.UTF_8);
+        assertThat(FormFields.charset("no-such-charset", StandardCharsets.ISO_8859_1)).isEqualTo(StandardCharsets.ISO_8859_1);
+        assertThat(FormFields.charset("bad name!", StandardCharsets.UTF_8)).isEqualTo(StandardCharsets.UTF_8);
+        assertThat(FormFields.charset(null, StandardCharsets.UTF_8)).isEqualTo(StandardCharsets.UTF_8);
+    }
+
     /** Whatever bytes a client posts, the parser answers and never throws. */
     @Test
     void randomBytesNeverThrow() {
