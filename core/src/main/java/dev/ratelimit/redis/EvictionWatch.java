@@ -135,8 +135,8 @@ public final class EvictionWatch {
             }
         } catch (RuntimeException e) {
             // Telling whether Redis may evict is worth a log line, never a failed decision.
-            LOG.warn("Cannot tell whether Redis may evict the rate limiter's keys; asking again in {} minutes: {}",
-                    CHECK_INTERVAL.toMinutes(), e.toString());
+            LOG.warn("Cannot tell whether Redis may evict the rate limiter's keys [{}]; asking again in {} minutes: {}",
+                    CODE, CHECK_INTERVAL.toMinutes(), e.toString());
         }
     }
 
