@@ -52,7 +52,7 @@ public final class DecisionEngine {
 
     /**
      * @param onFailure what a Redis failure gets: the failure policy, with the local limiter
-     * @param localDenyCache whether to remember denials in the JVM (never with leases)
+     * @param localDenyCache whether to remember denials in the JVM (never with leases of either kind)
      * @param quotaLeases whether to lend busy clients quota ahead of use ({@code LeaseRules.supports}
      *     the rules, transport lua, no adaptive limits: checked by the builder)
      * @param adaptive null when the configured rules always apply
@@ -72,10 +72,10 @@ public final class DecisionEngine {
                 OverridesExchange.of(transport, gateway), limit -> RulesInForce.atLimit(rules, limit), nanoClock,
                 this::clientResetSomewhere);
         this.leases = rules.get(0).algorithm().holdsLeases() ? new Leases(policyName, gateway) : null;
-        // A lease may be given back long before a denial's retry-after: a cached denial would deny
-        // what Redis admits.
-        this.denyCache = localDenyCache && leases == null ? new LocalDenyCache(LOCAL_DENY_CACHE_SIZE, nanoClock)
-                : null;
+        // A lease (of concurrency, or a quota lease another node holds) may be given back long before
+        // a denial's retry-after: a cached denial would deny what Redis admits.
+        this.denyCache = localDenyCache && leases == null && !quotaLeases
+                ? new LocalDenyCache(LOCAL_DENY_CACHE_SIZE, nanoClock) : null;
         this.quota = quotaLeases ? new QuotaLeases(rules.get(0), nanoClock) : null;
         // Denials remembered and quota lent under the old limit may no longer hold once it changes.
         this.inForce = new RulesInForce(policyName, rules, transport, gateway, adaptive, load, nanoClock, overrides,
@@ -211,8 +211,10 @@ public final class DecisionEngine {
         onFailure.forget(redisKeys.get(0));
         if (quota != null) {
             quota.forget(redisKeys.get(0));
+            ((LuaEvaluator) inForce.last().evaluator).forgetLeasedClient(redisKeys, QuotaLeases.RESET_GUARD);
+        } else {
+            gateway.delete(redisKeys);
         }
-        gateway.delete(redisKeys);
         forgetDenials(key);
         overrides.markClientReset();
     }

@@ -147,10 +147,11 @@ public final class DecisionFlow {
         String leaseKey = keys.get(0);
         long ask = quota.ask(leaseKey);
         List<Receipt> unused = quota.takeUnused(QuotaLeases.RETURNS_PER_CALL);
+        long epoch = quota.epoch();
         long sentAt = quota.now();
         LuaEvaluator.Leased leased = evaluator.decideLeasing(keys, permits, ask, quota.lifetimeMicros(), unused);
         if (leased.decision.allowed()) {
-            quota.granted(leaseKey, leased.decision, leased.grant, sentAt);
+            quota.granted(leaseKey, leased.decision, leased.grant, sentAt, epoch);
         }
         return leased.decision;
     }

@@ -7,11 +7,8 @@ import dev.ratelimit.claim.QuotaGrant;
 import dev.ratelimit.claim.Receipt;
 import dev.ratelimit.scripts.DecisionAccess;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -35,10 +32,15 @@ import java.util.function.LongSupplier;
  * lease's life, and at most {@link #MAX_ASK}. Redis grants at most a quarter of what is left, so
  * near the limit there is none.
  *
+ * <p>One ask at a time per client: concurrent requests that miss the lease together do not each
+ * ask for one. A lease whose call was in flight when the leases were ended (the rules changed, a
+ * client was reset) is ended as it arrives: nothing is admitted from it.
+ *
  * <p>Bounded in entries ({@link #MAX_CLIENTS}; when full, expired leases make room and otherwise no
- * lease is asked for) and in time (a lease lives at most a second, {@link #lifetime(Rule)}). Unused
- * permits waiting to go back are bounded too ({@link #MAX_PENDING}); past that they stay counted
- * until their window frees them. Thread-safe.
+ * lease is asked for) and in time (a lease lives at most a second, {@link #lifetime(Rule)}). Nothing
+ * is lent while the leases out and the rests waiting to go back reach {@link #MAX_PENDING}, so no rest
+ * is dropped for want of room; a rest goes back within {@link #GIVE_BACK_WITHIN} of its lease's end or
+ * not at all ({@link LeaseRests}). Thread-safe.
  */
 public final class QuotaLeases {
     /** The most clients holding a lease on this node at once. */
@@ -50,21 +52,37 @@ public final class QuotaLeases {
      * lent anything: below that a lease mostly goes back unused.
      */
     static final long MIN_EXPECTED = 4;
-    /** Unused parts of leases waiting for a round trip, at most. */
+    /** Leases holding permits and their rests waiting for a round trip, at most, before nothing more is lent. */
     static final int MAX_PENDING = 1_000;
+    /**
+     * How long after its lease's end a rest may still go back; later it stays counted. Bounds how
+     * long a reset's guard must live ({@link #RESET_GUARD}).
+     */
+    static final Duration GIVE_BACK_WITHIN = Duration.ofSeconds(2);
+    /**
+     * How long a reset's guard lives beside the client's key ({@code RedisKeys.resetGuard}): more than
+     * a lease's life and {@link #GIVE_BACK_WITHIN}, with seconds to spare for a slow round trip.
+     */
+    public static final Duration RESET_GUARD = Duration.ofSeconds(10);
     /** Unused parts sent with one decision, at most. */
     static final int RETURNS_PER_CALL = 16;
     /** The longest lease: a fraction of the window, and never more than this. */
     static final Duration MAX_LIFETIME = Duration.ofSeconds(1);
 
     private final Rule rule;
-    private final boolean sliding;
+    final boolean sliding;
+    /** gcra and token-bucket: a state that clears over time, permit by permit (see {@code QuotaLease.clearAt}). */
+    final boolean refilling;
     private final long lifetimeMicros;
-    private final long lifetimeNanos;
+    final long lifetimeNanos;
     private final LongSupplier nanoClock;
-    private final ConcurrentHashMap<String, Lease> leases = new ConcurrentHashMap<>();
-    private final ConcurrentLinkedQueue<Unused> unused = new ConcurrentLinkedQueue<>();
-    private final AtomicInteger pending = new AtomicInteger();
+    private final long giveBackWithinNanos = GIVE_BACK_WITHIN.toNanos();
+    private final ConcurrentHashMap<String, QuotaLease> leases = new ConcurrentHashMap<>();
+    private final LeaseRests rests = new LeaseRests();
+    /** Leases holding permits not yet settled: with {@link #rests}, what {@link #MAX_PENDING} bounds. */
+    private final AtomicInteger lent = new AtomicInteger();
+    /** Moves on whenever leases are ended or dropped wholesale: a grant sent before is stale. */
+    private final AtomicLong epoch = new AtomicLong();
     private final AtomicLong nextSweep = new AtomicLong();
 
     /** A lease's life for a rule: a tenth of its window, at most {@link #MAX_LIFETIME}. */
@@ -80,6 +98,7 @@ public final class QuotaLeases {
     public QuotaLeases(Rule rule, LongSupplier nanoClock) {
         this.rule = rule;
         this.sliding = rule.algorithm() == Algorithm.SLIDING_LOG;
+        this.refilling = rule.algorithm() == Algorithm.GCRA || rule.algorithm() == Algorithm.TOKEN_BUCKET;
         this.lifetimeMicros = TimeUnit.NANOSECONDS.toMicros(lifetime(rule).toNanos());
         this.lifetimeNanos = TimeUnit.MICROSECONDS.toNanos(lifetimeMicros);
         this.nanoClock = nanoClock;
@@ -92,7 +111,7 @@ public final class QuotaLeases {
      * would have said; its receipt gives the permits back to the lease while it lives.
      */
     Decision admit(String key, long permits) {
-        Lease lease = leases.get(key);
+        QuotaLease lease = leases.get(key);
         return lease == null ? null : lease.admit(permits, nanoClock.getAsLong());
     }
 
@@ -101,11 +120,17 @@ public final class QuotaLeases {
      * (its unused permits wait to go back).
      */
     long ask(String key) {
-        Lease last = leases.get(key);
+        QuotaLease last = leases.get(key);
         if (last == null) {
             return 0;
         }
-        return last.settleForNext(nanoClock.getAsLong());
+        long ask = last.settleForNext(nanoClock.getAsLong());
+        return lent.get() + rests.size() < MAX_PENDING ? ask : 0;
+    }
+
+    /** Read before a call that may take a lease is sent, and handed to {@link #granted}. */
+    long epoch() {
+        return epoch.get();
     }
 
     /** The longest a lease asked for now may live, in microseconds. */
@@ -119,12 +144,18 @@ public final class QuotaLeases {
      *
      * @param grant null when Redis granted nothing
      * @param sentAt the nano clock when the call went out
+     * @param sentInEpoch {@link #epoch()} when the call went out: if leases were ended since, this
+     *     one ends as it arrives (its rest goes back), for it was taken under rules or a state that
+     *     may no longer hold
      */
-    void granted(String key, Decision admission, QuotaGrant grant, long sentAt) {
-        long permits = grant == null ? 0 : grant.permits();
+    void granted(String key, Decision admission, QuotaGrant grant, long sentAt, long sentInEpoch) {
         long lifetime = grant == null ? lifetimeNanos : TimeUnit.MICROSECONDS.toNanos(grant.lifetimeMicros());
-        Lease previous = leases.get(key);
-        Lease lease = new Lease(key, admission, grant, sentAt + lifetime, sentAt, previous != null && previous.quickReturn);
+        QuotaLease previous = leases.get(key);
+        QuotaLease lease = new QuotaLease(this, key, admission, grant, sentAt + lifetime, sentAt, previous != null && previous.quickReturn);
+        if (epoch.get() != sentInEpoch) {
+            lease.settle(Long.MAX_VALUE);
+            return;
+        }
         if (leases.size() >= MAX_CLIENTS && !leases.containsKey(key)) {
             settleExpired(sentAt);
             if (leases.size() >= MAX_CLIENTS) {
@@ -132,9 +163,20 @@ public final class QuotaLeases {
                 return;
             }
         }
-        Lease replaced = leases.put(key, lease);
-        if (replaced != null) {
-            replaced.settle(nanoClock.getAsLong());
+        QuotaLease[] replaced = new QuotaLease[1];
+        QuotaLease kept = leases.compute(key, (k, current) -> {
+            // A concurrent request's lease, taken while this call (which asked nothing) was in flight,
+            // stays: replacing it would send its permits straight back.
+            if (grant == null && current != null && current.holdsPermits()) {
+                return current;
+            }
+            replaced[0] = current;
+            return lease;
+        });
+        if (kept != lease) {
+            lease.settle(Long.MAX_VALUE);
+        } else if (replaced[0] != null) {
+            replaced[0].settle(nanoClock.getAsLong());
         }
     }
 
@@ -149,22 +191,15 @@ public final class QuotaLeases {
      * whose client never came back goes back with the node's next round trip for anyone.
      */
     List<Receipt> takeUnused(int max) {
-        settleExpired(nanoClock.getAsLong());
-        if (pending.get() == 0) {
-            return Collections.emptyList();
-        }
-        List<Receipt> taken = new ArrayList<>();
-        Unused each;
-        while (taken.size() < max && (each = unused.poll()) != null) {
-            pending.decrementAndGet();
-            taken.add(each.receipt);
-        }
-        return taken;
+        long now = nanoClock.getAsLong();
+        settleExpired(now);
+        return rests.take(max, now);
     }
 
     /** Ends every lease now (the rules changed, or the node stops): their unused permits wait to go back. */
     void settleAll() {
-        for (Lease lease : leases.values()) {
+        epoch.incrementAndGet();
+        for (QuotaLease lease : leases.values()) {
             lease.settle(Long.MAX_VALUE);
         }
         leases.clear();
@@ -176,15 +211,12 @@ public final class QuotaLeases {
      * would be counted twice.
      */
     void forget(String key) {
-        Lease lease = leases.remove(key);
+        epoch.incrementAndGet();
+        QuotaLease lease = leases.remove(key);
         if (lease != null) {
             lease.drop();
         }
-        for (Unused each : unused) {
-            if (each.key.equals(key) && unused.remove(each)) {
-                pending.decrementAndGet();
-            }
-        }
+        rests.forget(key);
     }
 
     /**
@@ -193,14 +225,32 @@ public final class QuotaLeases {
      * stay counted until their window passes.
      */
     void dropAll() {
+        epoch.incrementAndGet();
         leases.forEach((key, lease) -> {
             if (leases.remove(key, lease)) {
                 lease.drop();
             }
         });
-        while (unused.poll() != null) {
-            pending.decrementAndGet();
-        }
+        rests.clear();
+    }
+
+    /**
+     * How much one permit moves a gcra or token-bucket state's clearing on: the window over the
+     * limit, for gcra rounded up to a whole microsecond as its script rounds its interval.
+     */
+    static long perPermitNanos(Rule rule) {
+        long windowMicros = TimeUnit.NANOSECONDS.toMicros(rule.window().toNanos());
+        return TimeUnit.MICROSECONDS.toNanos((windowMicros + rule.limit() - 1) / rule.limit());
+    }
+
+    /** A lease ended with permits left: they wait to go back, at most {@link #GIVE_BACK_WITHIN} after its end. */
+    void giveBackLater(String key, Receipt receipt, long leaseEnd) {
+        rests.add(key, receipt, leaseEnd + giveBackWithinNanos);
+    }
+
+    /** A lease holding permits was taken (1) or ended (-1). */
+    void lent(int change) {
+        lent.addAndGet(change);
     }
 
     /** Clients holding a lease or seen lately. */
@@ -210,7 +260,7 @@ public final class QuotaLeases {
 
     /** Unused permits' receipts waiting for a round trip. */
     int pending() {
-        return pending.get();
+        return rests.size();
     }
 
     /**
@@ -229,120 +279,5 @@ public final class QuotaLeases {
             lease.settle(now);
             return true;
         });
-    }
-
-    private void giveBackLater(String key, Receipt receipt) {
-        if (pending.incrementAndGet() > MAX_PENDING) {
-            // Bounded: these permits stay counted until their window or log frees them.
-            pending.decrementAndGet();
-            return;
-        }
-        unused.add(new Unused(key, receipt));
-    }
-
-    /** A lease's rest waiting for a round trip, with its client's key (a reset drops it). */
-    private static final class Unused {
-        final String key;
-        final Receipt receipt;
-
-        Unused(String key, Receipt receipt) {
-            this.key = key;
-            this.receipt = receipt;
-        }
-    }
-
-    /** One client's lease on this node. */
-    private final class Lease implements Receipt.Issuer {
-        private final String key;
-        private final QuotaGrant grant;
-        private final List<String> keys;
-        private final long granted;
-        private final long expiresAt;
-        /** When the round trip that took the lease went out. */
-        private final long sentAt;
-        /** Whether the client came back quickly before that round trip too ({@link #settleForNext}). */
-        private final boolean paced;
-        /** Whether the client came back quickly after it: the next lease's {@link #paced}. */
-        private volatile boolean quickReturn;
-        /** Redis's answer to the admission that took the lease: the rule in force, what was left, the reset. */
-        private final Decision atGrant;
-        private long left;
-        private long used;
-        private boolean settled;
-
-        Lease(String key, Decision admission, QuotaGrant grant, long expiresAt, long sentAt, boolean paced) {
-            this.key = key;
-            this.paced = paced;
-            this.grant = grant;
-            this.keys = grant == null ? null : grant.keys();
-            this.granted = grant == null ? 0 : grant.permits();
-            this.left = granted;
-            this.expiresAt = expiresAt;
-            this.sentAt = sentAt;
-            this.atGrant = admission;
-        }
-
-        synchronized Decision admit(long permits, long now) {
-            if (settled || now - expiresAt >= 0 || left < permits) {
-                return null;
-            }
-            left -= permits;
-            used += permits;
-            Rule inForce = atGrant.rule();
-            long resetAt = sentAt + atGrant.resetAfter().toNanos();
-            Duration reset = sliding ? inForce.window() : Duration.ofNanos(Math.max(0, resetAt - now));
-            Decision admission = Decision.of(true, inForce, atGrant.remaining() - used, Duration.ZERO, reset);
-            return DecisionAccess.withReceipt(admission, new Receipt(this, keys, new long[] {permits}, new long[] {0}));
-        }
-
-        /**
-         * Ends the lease and says what to ask for next: nothing unless the client's pace since the
-         * round trip that took this lease (that admission and the lease's since) predicts at least
-         * {@link #MIN_EXPECTED} admissions in a lease's life, and it did so the time before too;
-         * else twice what it held if all of it was used, or what was used, and never more than the
-         * pace predicts.
-         */
-        synchronized long settleForNext(long now) {
-            settle(now);
-            // Over the whole time since: a lease used to its end took a lease's life, and a client
-            // back after a long pause has a pace near nothing.
-            long since = Math.max(1, now - sentAt);
-            long expected = (used + 1) * lifetimeNanos / since;
-            quickReturn = expected >= MIN_EXPECTED;
-            if (!quickReturn || !paced) {
-                return 0;
-            }
-            long grown = used >= granted ? Math.max(1, 2 * granted) : used;
-            return Math.min(MAX_ASK, Math.min(expected, grown));
-        }
-
-        /** Ends the lease: what is left goes back with a later round trip. */
-        synchronized void settle(long now) {
-            if (settled) {
-                return;
-            }
-            settled = true;
-            if (left > 0) {
-                giveBackLater(key, grant.ticket(left));
-                left = 0;
-            }
-        }
-
-        synchronized void drop() {
-            settled = true;
-            left = 0;
-        }
-
-        /** A refund of an admission made from this lease: back into the lease while it lives. */
-        @Override
-        public synchronized boolean giveBack(Receipt receipt) {
-            long permits = receipt.permits(0);
-            if (settled || nanoClock.getAsLong() - expiresAt >= 0 || permits > used) {
-                return false;
-            }
-            left += permits;
-            used -= permits;
-            return true;
-        }
     }
 }

@@ -10,8 +10,10 @@ import dev.ratelimit.redis.RedisGateway;
 import dev.ratelimit.redis.ScriptCall;
 import dev.ratelimit.rules.CalendarBounds;
 import dev.ratelimit.support.Immutable;
+import dev.ratelimit.support.RedisKeys;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +25,7 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
     private static final LuaScript CALENDAR_SCRIPT = LuaScript.limiter("calendar-window");
     /** Gives an admission back, for every algorithm: see its header. */
     private static final LuaScript REFUND_SCRIPT = LuaScript.load("refund");
+    private static final LuaScript CLIENT_RESET_SCRIPT = LuaScript.load("client-reset");
     /** Gives back a lease of {@code concurrency}: a script of its own, as the driver decides nothing here. */
     private static final LuaScript RELEASE_SCRIPT = LuaScript.load("concurrency-release");
 
@@ -164,7 +167,7 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
         } else {
             List<ScriptCall> calls = new ArrayList<>(returns.size() + 1);
             for (Receipt unused : returns) {
-                calls.add(refundCall(unused));
+                calls.add(leaseReturnCall(unused));
             }
             calls.add(call);
             List<ScriptCall.Outcome> outcomes = gateway.evalAll(calls);
@@ -172,11 +175,12 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
         }
         Decision decision = decision(keys, permits, reply);
         int leased = 1 + 5 * rules.size();
-        if (reply.size() < leased + 3) {
+        if (reply.size() < leased + 4) {
             return new Leased(decision, null);
         }
         long granted = reply.get(leased);
-        Receipt ticket = new Receipt(this, keys, new long[] {granted}, new long[] {reply.get(leased + 2)});
+        // The lease's stamp, then the instant it was lent (refund.lua's reset guard compares them).
+        Receipt ticket = new Receipt(this, keys, new long[] {granted}, new long[] {reply.get(leased + 2), reply.get(leased + 3)});
         return new Leased(decision, new QuotaGrant(reply.get(leased + 1), ticket));
     }
 
@@ -206,7 +210,7 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
     public int giveBackAll(List<Receipt> receipts) {
         List<ScriptCall> calls = new ArrayList<>(receipts.size());
         for (Receipt receipt : receipts) {
-            calls.add(refundCall(receipt));
+            calls.add(leaseReturnCall(receipt));
         }
         int back = 0;
         for (ScriptCall.Outcome outcome : gateway.evalAll(calls)) {
@@ -238,12 +242,24 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
      */
     private ScriptCall refundCall(Receipt receipt) {
         LuaEvaluator issuer = receipt.issuer() instanceof LuaEvaluator ? (LuaEvaluator) receipt.issuer() : this;
-        return new ScriptCall(REFUND_SCRIPT, receipt.keys(), issuer.refundArgs(receipt));
+        return new ScriptCall(REFUND_SCRIPT, receipt.keys(), issuer.refundArgs(receipt, false));
     }
 
-    private List<String> refundArgs(Receipt receipt) {
+    /**
+     * The call that gives back a quota lease's unused part: a refund named as a lease's, with the
+     * client's reset guard after its key, so that nothing goes back into the state of a client reset
+     * since (refund.lua).
+     */
+    private ScriptCall leaseReturnCall(Receipt receipt) {
+        LuaEvaluator issuer = receipt.issuer() instanceof LuaEvaluator ? (LuaEvaluator) receipt.issuer() : this;
+        List<String> keys = new ArrayList<>(receipt.keys());
+        keys.add(RedisKeys.resetGuard(keys.get(0)));
+        return new ScriptCall(REFUND_SCRIPT, keys, issuer.refundArgs(receipt, true));
+    }
+
+    private List<String> refundArgs(Receipt receipt, boolean leaseRest) {
         List<String> args = new ArrayList<>(2 + argCount + rules.size());
-        args.add(scriptName);
+        args.add(leaseRest ? scriptName + " lease " + receipt.stamp(1) : scriptName);
         args.add(Integer.toString(2 + ruleArgs.get(0).size()));
         for (int i = 0; i < rules.size(); i++) {
             args.add(Long.toString(receipt.permits(i)));
@@ -251,6 +267,17 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
             args.addAll(ruleArgs.get(i));
         }
         return args;
+    }
+
+    /**
+     * Forgets a client that quota leases may have been lent to: deletes its keys and leaves its
+     * reset guard for {@code guard}, in one call ({@code client-reset.lua}), so that no lease's rest
+     * given back late lands in its fresh state.
+     */
+    public void forgetLeasedClient(List<String> keys, Duration guard) {
+        List<String> withGuard = new ArrayList<>(keys);
+        withGuard.add(RedisKeys.resetGuard(keys.get(0)));
+        gateway.eval(CLIENT_RESET_SCRIPT, withGuard, Collections.singletonList(Long.toString(guard.toMillis())));
     }
 
     /** The refund script, for tests that need to reach Redis the same way. */

@@ -34,6 +34,16 @@ public final class RedisKeys {
     }
 
     /**
+     * The guard a reset of a client leaves beside its key while quota leases of the client's old
+     * state may still be on their way back: {@code <key>:{reset}}. It shares the key's Cluster slot
+     * (the first braces are the hash tag), and no rule's key can take its name: rule names have no
+     * braces.
+     */
+    public static String resetGuard(String clientRedisKey) {
+        return clientRedisKey + ":{reset}";
+    }
+
+    /**
      * The client key as stored: itself when it is short printable ASCII, otherwise {@code #} and
      * the unpadded base64url SHA-256 of its UTF-8 bytes (44 characters). Braces are digested too:
      * a {@code }} inside would end the hash tag early and could split one decision's keys across

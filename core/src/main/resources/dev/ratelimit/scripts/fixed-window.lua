@@ -62,5 +62,6 @@ local function lease(key, grant, lifetime)
     return 0
   end
   redis.call('INCRBY', key, grant)
-  return grant, math.min(lifetime, pttl * 1000), clock(ARGS_PER_RULE, 0) + (pttl + 1) * 1000
+  local now = clock(ARGS_PER_RULE, 0)
+  return grant, math.min(lifetime, pttl * 1000), now + (pttl + 1) * 1000, now
 end

@@ -55,7 +55,8 @@ end
 -- decision is ever less strict than it would have been. It lends only what keeps TAT' within the
 -- burst (each leased permit would have been admitted), so possibly fewer than asked, or none.
 -- The cost: while the TAT is within a lease's life of now (the bucket nearly full), that much of
--- the burst waits. Gives back as an admission does: refund.lua moves the TAT back.
+-- the burst waits. Its receipt is the TAT it wrote: refund.lua moves the TAT back by the rest
+-- only while it is still that one.
 local function lease(key, grant, lifetime, interval_arg, burst_arg)
   local interval = tonumber(interval_arg)
   local tat = tonumber(string.match(redis.call('GET', key), '^%-(%d+)$'))
@@ -66,5 +67,5 @@ local function lease(key, grant, lifetime, interval_arg, burst_arg)
   end
   local new_tat = from + granted * interval
   redis.call('SET', key, string.format('-%d', new_tat), 'PX', math.max(1, math.ceil((new_tat - now) / 1000)))
-  return granted, lifetime, 0
+  return granted, lifetime, new_tat, now
 end

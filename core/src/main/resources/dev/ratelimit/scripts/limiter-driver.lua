@@ -22,8 +22,9 @@
 -- of what is left (so near the limit no lease is taken, and nodes never lease out a limit at
 -- once). The algorithm's lease(key, grant, lifetime_us, rule args after permits...) writes them as
 -- taken and returns how many it lent (it may lend fewer, to stay exact), how long the node may admit
--- from them, and the receipt that gives back what it did not use.
--- The reply then ends with {grant, lease_us, lease_receipt} after the admission's receipt.
+-- from them, the receipt that gives back what it did not use, and the instant it lent them (which
+-- tells refund.lua whether the client was reset since).
+-- The reply then ends with {grant, lease_us, lease_receipt, lent_at_us} after the admission's receipt.
 --
 -- Clock seam, for tests: one ARGV more than 1 + #KEYS * ARGS_PER_RULE is `now` (microseconds), read
 -- by the script instead of TIME so a test can run it at exact instants. LuaEvaluator never sends it.
@@ -46,9 +47,9 @@ if #KEYS == 1 then
     if lease_ask then
       local grant = math.min(tonumber(lease_ask), math.floor(remaining / LEASE_SHARE))
       if grant > 0 then
-        local granted, lasts, ticket = lease(KEYS[1], grant, tonumber(lease_us), unpack(ARGV, 3, 1 + ARGS_PER_RULE))
+        local granted, lasts, ticket, at = lease(KEYS[1], grant, tonumber(lease_us), unpack(ARGV, 3, 1 + ARGS_PER_RULE))
         if granted > 0 then
-          return {allowed, allowed, remaining, retry, reset, receipt, granted, lasts, ticket}
+          return {allowed, allowed, remaining, retry, reset, receipt, granted, lasts, ticket, at}
         end
       end
     end

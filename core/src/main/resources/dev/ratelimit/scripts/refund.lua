@@ -19,11 +19,21 @@
 --   token-bucket     the tokens back, capped at the capacity: exactly the bucket without the
 --                    request, since refill is capped the same way.
 --   leaky-bucket     the level lowered by the permits, never below empty.
---   gcra             the TAT moved back by permits x interval, never before now.
+--   gcra             the TAT moved back by permits x interval, never before now. A quota lease's
+--                    rest (its receipt is the TAT the lease wrote) never below a TAT lower than
+--                    its own, and never closer to now than what came after it: admissions stacked
+--                    on the lease may have been placed at their own instant, up to now, had the
+--                    lease not been there. So a rest sent soon goes back whole, and one whose
+--                    TAT was passed (a new life began) gives nothing; what stays taken, the TAT
+--                    frees as it passes.
+-- A quota lease's rest names the algorithm with ' lease <lent_at_us>' after it, and its KEYS end
+-- with the client's reset guard (RedisKeys.resetGuard, client-reset.lua): nothing goes back of a
+-- lease lent at or before the reset the guard holds.
 -- A state of another algorithm or of another format is left alone. Writes keep the key's TTL rule
 -- (no longer than its state matters). Idempotence is the caller's: a receipt is sent at most once.
 --
--- ARGV[1]: the script's name (the algorithm, or calendar-window). ARGV[2]: arguments per rule.
+-- ARGV[1]: the script's name (the algorithm, or calendar-window; '<algorithm> lease <lent_at_us>'
+-- for a quota lease's rest). ARGV[2]: arguments per rule.
 -- ARGV per rule: permits, receipt, then the rule's limiter arguments after its permits
 -- (Algorithm.scriptArguments: limit and window; or capacity, scale and refill or leak per
 -- microsecond; or interval and burst; or only the limit for calendar rules).
@@ -31,8 +41,24 @@
 -- Clock: Redis' TIME, unless a last ARGV follows the rules' arguments (tests only).
 
 local name, per_rule = ARGV[1], tonumber(ARGV[2])
+local rules = #KEYS
+local leased, lent_at = string.match(name, '^(.+) lease (%d+)$')
+if leased then
+  -- A quota lease's rest: the client's reset guard follows its keys. A guard at or after the
+  -- instant the lease was lent means some node reset the client since: its state now is a fresh
+  -- one, which the rest was never taken from.
+  name, rules = leased, #KEYS - 1
+  local reset_at = redis.pcall('GET', KEYS[#KEYS])
+  if type(reset_at) == 'string' and (tonumber(reset_at) or math.huge) >= tonumber(lent_at) then
+    local none = {}
+    for i = 1, rules do
+      none[i] = 0
+    end
+    return none
+  end
+end
 local now
-if #ARGV > 2 + #KEYS * per_rule then
+if #ARGV > 2 + rules * per_rule then
   now = tonumber(ARGV[#ARGV])
 else
   local t = redis.call('TIME')
@@ -167,12 +193,20 @@ local function leaky_bucket(key, permits, _, a)
   return 1
 end
 
-local function gcra(key, permits, _, a)
-  local stored = string.match(get(key) or '', '^%-(%d+)$')
-  if not stored or tonumber(stored) <= now then
+local function gcra(key, permits, stamp, a)
+  local stored = tonumber(string.match(get(key) or '', '^%-(%d+)$') or '')
+  if not stored or stored <= now or stored < stamp then
     return 0
   end
-  local tat = math.max(now, tonumber(stored) - permits * tonumber(ARGV[a + 2]))
+  local tat = math.max(now, stored - permits * tonumber(ARGV[a + 2]))
+  if stamp ~= 0 then
+    -- A lease's rest: what was stacked after the lease (stored - stamp) may hold admissions placed
+    -- at their own instant, up to now; the TAT stays at least that far ahead of now.
+    tat = math.max(tat, now + stored - stamp)
+    if tat >= stored then
+      return 0
+    end
+  end
   if tat == now then
     redis.call('DEL', key)
   else
@@ -190,7 +224,7 @@ if not refund then
   return redis.error_reply('ERR refund: no algorithm ' .. tostring(name))
 end
 local reply = {}
-for i = 1, #KEYS do
+for i = 1, rules do
   local a = 3 + (i - 1) * per_rule
   reply[i] = refund(KEYS[i], tonumber(ARGV[a]), tonumber(ARGV[a + 1]), a)
 end

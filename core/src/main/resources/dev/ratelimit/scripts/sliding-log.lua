@@ -170,5 +170,5 @@ local function lease(key, grant, lifetime, _, window_arg)
   local stamp = math.max(now + lifetime, tonumber(newest[2]) + 1)
   redis.call('ZADD', key, int(stamp), int(tonumber(newest[1]) + grant))
   redis.call('PEXPIRE', key, math.ceil((stamp + tonumber(window_arg) - now) / 1000))
-  return grant, lifetime, stamp
+  return grant, lifetime, stamp, now
 end

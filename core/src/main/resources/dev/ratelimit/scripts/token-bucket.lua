@@ -73,5 +73,5 @@ local function lease(key, grant, lifetime, capacity_arg, scale_arg, refill_arg)
   local left = tokens - granted * scale
   local refill_time = math.ceil((capacity - left) / refill)
   redis.call('SET', key, string.format('t%d %d', left, now), 'PX', math.max(1, math.ceil(refill_time / 1000)))
-  return granted, lifetime, 0
+  return granted, lifetime, 0, now
 end

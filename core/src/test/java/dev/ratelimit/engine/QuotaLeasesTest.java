@@ -28,7 +28,7 @@ class QuotaLeasesTest {
         Decision admission = Decision.of(true, RULE, remaining, Duration.ZERO, Duration.ofSeconds(30));
         QuotaGrant grant = permits == 0 ? null : new QuotaGrant(leases.lifetimeMicros(),
                 new Receipt(receipt -> givenBack.add(receipt), KEYS, new long[] {permits}, new long[] {77}));
-        leases.granted(key, admission, grant, nanos.get());
+        leases.granted(key, admission, grant, nanos.get(), leases.epoch());
     }
 
     private void advance(Duration duration) {
@@ -271,13 +271,94 @@ class QuotaLeasesTest {
         Decision admission = Decision.of(true, overridden, 60, Duration.ZERO, Duration.ofSeconds(30));
         QuotaGrant grant = new QuotaGrant(leases.lifetimeMicros(),
                 new Receipt(receipt -> givenBack.add(receipt), KEYS, new long[] {10}, new long[] {77}));
-        leases.granted("c", admission, grant, nanos.get());
+        leases.granted("c", admission, grant, nanos.get(), leases.epoch());
 
         Decision fromLease = leases.admit("c", 1);
 
         assertThat(fromLease.limit()).isEqualTo(100);
         assertThat(fromLease.remaining()).isEqualTo(59);
         assertThat(fromLease.rule()).isEqualTo(overridden);
+    }
+
+    /**
+     * Issue 37, item 3: a call that took a lease was in flight when the leases were ended (the rules
+     * changed, a client was reset): nothing is admitted from what it brings, and its rest goes back.
+     */
+    @Test
+    void aLeaseWhoseCallWasInFlightWhenLeasesEndedAdmitsNothing() {
+        for (Runnable ending : List.<Runnable>of(leases::settleAll, leases::dropAll, () -> leases.forget("other"))) {
+            long epoch = leases.epoch();
+            ending.run();
+            leases.granted("c", Decision.of(true, RULE, 900, Duration.ZERO, Duration.ofSeconds(30)), new QuotaGrant(
+                    leases.lifetimeMicros(), new Receipt(r -> true, KEYS, new long[] {6}, new long[] {77})), nanos.get(), epoch);
+
+            assertThat(leases.admit("c", 1)).isNull();
+            assertThat(leases.takeUnused(100)).extracting(receipt -> receipt.permits(0)).containsExactly(6L);
+        }
+    }
+
+    /**
+     * Issue 37, item 6: requests of one client that miss its lease together ask once; the lease the
+     * asking one brings stays, whichever call comes back first.
+     */
+    @Test
+    void concurrentMissesOfOneClientAskOnceAndKeepTheLeaseThatCameBack() {
+        comesBackQuicklyTwice("c");
+        assertThat(leases.ask("c")).as("the first miss asks").isPositive();
+        assertThat(leases.ask("c")).as("a second, while the first is on its way").isZero();
+
+        grant("c", 900, 5);
+        grant("c", 899, 0);
+
+        assertThat(leases.admit("c", 1)).as("the call that asked nothing did not replace the lease").isNotNull();
+        assertThat(leases.takeUnused(100)).isEmpty();
+    }
+
+    /** Issue 37, item 6: nothing is lent while a rest could find no room to wait, so none is ever dropped. */
+    @Test
+    void nothingIsLentWhileTheLeasesOutCouldOverflowTheRestsWaiting() {
+        for (int i = 0; i < QuotaLeases.MAX_PENDING; i++) {
+            grant("c" + i, 900, 1);
+        }
+        comesBackQuicklyTwice("asker");
+        assertThat(leases.ask("asker")).isZero();
+
+        advance(Duration.ofSeconds(1));
+        assertThat(leases.takeUnused(Integer.MAX_VALUE)).as("every lease's rest went back").hasSize(QuotaLeases.MAX_PENDING);
+        comesBackQuicklyTwice("asker2");
+        assertThat(leases.ask("asker2")).isPositive();
+    }
+
+    /** A rest goes back within a bounded time of its lease's end, or stays counted: what lets a reset guard expire. */
+    @Test
+    void aRestNotSentWithinItsTimeStaysCounted() {
+        grant("c", 900, 5);
+        advance(QuotaLeases.lifetime(RULE));
+        leases.takeUnused(0);
+        assertThat(leases.pending()).isEqualTo(1);
+
+        advance(QuotaLeases.GIVE_BACK_WITHIN.plusNanos(1));
+
+        assertThat(leases.takeUnused(100)).isEmpty();
+        assertThat(leases.pending()).isZero();
+        assertThat(QuotaLeases.RESET_GUARD).isGreaterThan(QuotaLeases.MAX_LIFETIME.plus(QuotaLeases.GIVE_BACK_WITHIN));
+    }
+
+    /**
+     * Issue 37, item 7: for gcra and token-bucket each admission from a lease says the reset Redis
+     * would have said had it decided it: the state clears an interval later per permit.
+     */
+    @Test
+    void gcraAdmissionsFromALeaseTellTheResetTheyMoveOn() {
+        Rule gcra = Rule.of(Algorithm.GCRA, 60, Duration.ofMinutes(1));
+        QuotaLeases gcraLeases = new QuotaLeases(gcra, nanos::get);
+        gcraLeases.granted("c", Decision.of(true, gcra, 50, Duration.ZERO, Duration.ofSeconds(10)), new QuotaGrant(
+                gcraLeases.lifetimeMicros(), new Receipt(r -> true, KEYS, new long[] {5}, new long[] {77})), nanos.get(),
+                gcraLeases.epoch());
+
+        advance(Duration.ofMillis(100));
+        assertThat(gcraLeases.admit("c", 1).resetAfter()).as("10 s less 0.1 s, and one interval more").isEqualTo(Duration.ofMillis(10_900));
+        assertThat(gcraLeases.admit("c", 2).resetAfter()).isEqualTo(Duration.ofMillis(12_900));
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.Rule;
 import dev.ratelimit.redis.LuaScript;
+import dev.ratelimit.support.RedisKeys;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -70,6 +71,26 @@ public final class FrozenClockScript {
         args.add(Long.toString(now));
         @SuppressWarnings("unchecked")
         List<Long> reply = (List<Long>) client.eval(refund.source(), Arrays.asList(keys), args);
+        return reply;
+    }
+
+    /**
+     * Gives back {@code permits} of a quota lease with this receipt, as {@link LuaEvaluator} sends a
+     * lease's rest: refund.lua as a lease's, lent at {@code lentAt}, with the client's reset guard as
+     * the last key.
+     */
+    public List<Long> giveBackLease(long now, long permits, long receipt, long lentAt, String key) {
+        LuaScript refund = LuaEvaluator.refundScript();
+        Rule rule = rules.get(0);
+        List<String> args = new ArrayList<>();
+        args.add(rule.algorithm().configName() + " lease " + lentAt);
+        args.add(Integer.toString(2 + rule.algorithm().scriptArguments(rule).size()));
+        args.add(Long.toString(permits));
+        args.add(Long.toString(receipt));
+        args.addAll(rule.algorithm().scriptArguments(rule));
+        args.add(Long.toString(now));
+        @SuppressWarnings("unchecked")
+        List<Long> reply = (List<Long>) client.eval(refund.source(), Arrays.asList(key, RedisKeys.resetGuard(key)), args);
         return reply;
     }
 

@@ -4,11 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.Rule;
+import dev.ratelimit.support.RedisKeys;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -38,7 +41,7 @@ class QuotaLeaseClockIT {
 
         List<Long> reply = script.run(leasing(script, 1000, SECOND, 1, T0), key);
 
-        assertThat(reply).hasSize(9);
+        assertThat(reply).hasSize(10);
         assertThat(reply.subList(0, 3)).as("admitted, 99 left after the request itself").containsExactly(1L, 1L, 99L);
         assertThat(reply.get(6)).as("a quarter of the 99 left").isEqualTo(24L);
         assertThat(reply.get(7)).as("the lease's life").isEqualTo(SECOND);
@@ -146,7 +149,8 @@ class QuotaLeaseClockIT {
 
         List<Long> reply = script.run(leasing(script, 100, SECOND / 2, 1, T0), key);
 
-        assertThat(reply.subList(6, 9)).as("a quarter of the 9 left, for half a second").containsExactly(2L, SECOND / 2, 0L);
+        assertThat(reply.subList(6, 9)).as("a quarter of the 9 left, for half a second; the receipt is the TAT written")
+                .containsExactly(2L, SECOND / 2, T0 + 3 * SECOND);
         assertThat(redis.client().get(key)).isEqualTo("-" + (T0 + 3 * SECOND));
         assertThat(script.refund(T0, 1, asAdmission(0), key)).containsExactly(1L);
         assertThat(redis.client().get(key)).as("one unused permit back").isEqualTo("-" + (T0 + 2 * SECOND));
@@ -186,6 +190,61 @@ class QuotaLeaseClockIT {
         assertThat(redis.client().get(longLease)).as("full two seconds from now: at most 8, then 2 lent")
                 .isEqualTo("t6000000 " + T0);
         assertThat(script.peek(T0 + 4 * SECOND, 1, longLease).get(2)).as("refilled from there").isEqualTo(10L);
+    }
+
+    /**
+     * A gcra lease's rest goes back into the state the lease left (its receipt is the TAT it wrote),
+     * never below what came after it: once the TAT had passed and a new life began, the rest stays
+     * counted, for moving the new TAT back would admit more than one place would have.
+     */
+    @Test
+    void gcraGivesALeasesRestBackOnlyIntoTheStateTheLeaseLeft() {
+        Rule rule = Rule.of(Algorithm.GCRA, 10, Duration.ofSeconds(10));
+        FrozenClockScript script = new FrozenClockScript(redis.client(), rule);
+        String kept = redis.key("gcra-kept");
+        String reborn = redis.key("gcra-reborn");
+
+        List<Long> lease = script.run(leasing(script, 100, SECOND / 2, 1, T0), kept);
+        assertThat(lease.get(8)).as("the receipt is the TAT the lease wrote").isEqualTo(T0 + 3 * SECOND);
+        assertThat(script.giveBackLease(T0 + SECOND / 2, 2, lease.get(8), T0, kept)).containsExactly(1L);
+        assertThat(redis.client().get(kept)).isEqualTo("-" + (T0 + SECOND));
+
+        lease = script.run(leasing(script, 100, SECOND / 2, 1, T0), reborn);
+        script.consume(T0 + 10 * SECOND, 1, reborn);
+        assertThat(redis.client().get(reborn)).as("the TAT had passed: a new life").isEqualTo("-" + (T0 + 11 * SECOND));
+        assertThat(script.giveBackLease(T0 + 10 * SECOND, 2, lease.get(8), T0, reborn)).containsExactly(0L);
+        assertThat(redis.client().get(reborn)).isEqualTo("-" + (T0 + 11 * SECOND));
+    }
+
+    /**
+     * A reset leaves its guard beside the client's key, the reset's instant: no rest of a lease lent
+     * at or before it goes back into the client's fresh state, whatever the algorithm, even where the
+     * fresh state looks like the old one (a new fixed window ending within a millisecond of the old,
+     * a gcra TAT or a bucket counted at the same instant). A lease lent after the reset gives back.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = {"FIXED_WINDOW", "SLIDING_LOG", "TOKEN_BUCKET", "GCRA"})
+    void noRestGoesBackIntoTheStateOfAClientResetSinceItsLease(Algorithm algorithm) {
+        Rule rule = Rule.of(algorithm, 100, Duration.ofMinutes(1));
+        FrozenClockScript script = new FrozenClockScript(redis.client(), rule);
+        String key = redis.key("reset-" + algorithm.configName());
+        List<Long> lease = script.run(leasing(script, 8, SECOND / 2, 1, T0), key);
+        assertThat(lease).as("a lease was taken, lent at T0").hasSize(10);
+        assertThat(lease.get(9)).isEqualTo(T0);
+
+        redis.client().del(key);
+        redis.client().psetex(RedisKeys.resetGuard(key), 10_000, Long.toString(T0));
+        List<Long> fresh = script.run(leasing(script, 8, SECOND / 2, 1, T0 + 1), key);
+        String state = stateOf(key);
+
+        assertThat(script.giveBackLease(T0 + 1, lease.get(6), lease.get(8), lease.get(9), key)).containsExactly(0L);
+        assertThat(stateOf(key)).isEqualTo(state);
+        assertThat(script.giveBackLease(T0 + 1, fresh.get(6), fresh.get(8), fresh.get(9), key))
+                .as("the lease lent after the reset gives back").containsExactly(1L);
+    }
+
+    private String stateOf(String key) {
+        return "zset".equals(redis.client().type(key)) ? log(key).toString() : redis.client().get(key);
     }
 
     /** An admission's reply as {@link FrozenClockScript#refund} reads it, with this receipt. */
