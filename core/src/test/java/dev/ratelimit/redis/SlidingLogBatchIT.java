@@ -8,8 +8,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.AbstractTransaction;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
@@ -21,7 +23,8 @@ import redis.clients.jedis.resps.Tuple;
  * admissions, remaining and log, and retry-after and reset-after up to the time that passed
  * between the lone decisions. Mixed costs, so that a denied request is followed by smaller ones that
  * still fit, and denials whose retry-after comes from the log read, from the batch's own
- * admissions, and from a log rebased near 2^52.
+ * admissions, and from a log rebased near 2^52; on a connection of our own and through a caller's
+ * client, whose transaction hands back replies read inside MULTI in its own way.
  */
 class SlidingLogBatchIT {
     @RegisterExtension
@@ -32,7 +35,22 @@ class SlidingLogBatchIT {
     private static final long SLACK_MICROS = TimeUnit.MILLISECONDS.toMicros(500);
 
     private static Connection connection;
-    private static final SlidingLogTransactions.Sessions SESSIONS = attempt -> attempt.apply(WatchedSession.over(connection));
+
+    /** Each try's session: on a connection of our own ({@code RedisStore.connect}), or in a caller's client's transaction ({@code wrap}). */
+    enum Client {
+        OWN, WRAPPED;
+
+        SlidingLogTransactions.Sessions sessions(String key) {
+            if (this == OWN) {
+                return attempt -> attempt.apply(WatchedSession.over(connection));
+            }
+            return attempt -> {
+                try (AbstractTransaction transaction = redis.client().transaction(false)) {
+                    return attempt.apply(WatchedSession.over(transaction, key));
+                }
+            };
+        }
+    }
 
     @BeforeAll
     static void connect() {
@@ -44,37 +62,42 @@ class SlidingLogBatchIT {
         connection.close();
     }
 
-    @Test
-    void anEmptyLogAdmitsInOrderAndDeniesFromTheBatchsOwnAdmissions() {
-        assertSameAsAlone("empty", (key, now) -> { }, new long[] {3, 5, 2, 4, 1, 11}, 10);
+    @ParameterizedTest
+    @EnumSource(Client.class)
+    void anEmptyLogAdmitsInOrderAndDeniesFromTheBatchsOwnAdmissions(Client client) {
+        assertSameAsAlone(client, "empty", (key, now) -> { }, new long[] {3, 5, 2, 4, 1, 11}, 10);
     }
 
-    @Test
-    void aLogWithAnAnchorIsTrimmedAndDeniesFromTheEntriesRead() {
-        assertSameAsAlone("anchored", (key, now) -> {
+    @ParameterizedTest
+    @EnumSource(Client.class)
+    void aLogWithAnAnchorIsTrimmedAndDeniesFromTheEntriesRead(Client client) {
+        assertSameAsAlone(client, "anchored", (key, now) -> {
             redis.client().zadd(key, now - 11_000_000, "4");
             redis.client().zadd(key, now - 8_000_000, "6");
             redis.client().zadd(key, now - 5_000_000, "9");
         }, new long[] {3, 4, 2, 1, 3}, 10);
     }
 
-    @Test
-    void aLogNearTwoToTheFiftyTwoIsRebased() {
+    @ParameterizedTest
+    @EnumSource(Client.class)
+    void aLogNearTwoToTheFiftyTwoIsRebased(Client client) {
         long high = SlidingLogTransactions.REBASE_AT;
-        assertSameAsAlone("rebased", (key, now) -> {
+        assertSameAsAlone(client, "rebased", (key, now) -> {
             redis.client().zadd(key, now - 11_000_000, String.valueOf(high - 5));
             redis.client().zadd(key, now - 1_000_000, String.valueOf(high - 2));
         }, new long[] {2, 3, 9}, 10);
     }
 
-    @Test
-    void anotherAlgorithmsStateIsReplaced() {
-        assertSameAsAlone("string", (key, now) -> redis.client().set(key, "5"), new long[] {4, 4, 4}, 10);
+    @ParameterizedTest
+    @EnumSource(Client.class)
+    void anotherAlgorithmsStateIsReplaced(Client client) {
+        assertSameAsAlone(client, "string", (key, now) -> redis.client().set(key, "5"), new long[] {4, 4, 4}, 10);
     }
 
-    private static void assertSameAsAlone(String name, BiConsumer<String, Long> prepare, long[] permits, long limit) {
-        String together = redis.key(name + "-together");
-        String alone = redis.key(name + "-alone");
+    private static void assertSameAsAlone(Client client, String name, BiConsumer<String, Long> prepare, long[] permits,
+            long limit) {
+        String together = redis.key(client + "-" + name + "-together");
+        String alone = redis.key(client + "-" + name + "-alone");
         List<String> time;
         try (Jedis admin = new Jedis(redis.host(), redis.port())) {
             time = admin.time();
@@ -83,10 +106,10 @@ class SlidingLogBatchIT {
         prepare.accept(together, now);
         prepare.accept(alone, now);
 
-        SlidingLogTransactions.Outcome[] batch = SlidingLogTransactions.decide(SESSIONS, together, permits, limit,
+        SlidingLogTransactions.Outcome[] batch = SlidingLogTransactions.decide(client.sessions(together), together, permits, limit,
                 WINDOW, TimeUnit.SECONDS.toNanos(1));
         for (int i = 0; i < permits.length; i++) {
-            SlidingLogTransactions.Outcome one = SlidingLogTransactions.decide(SESSIONS, alone, new long[] {permits[i]},
+            SlidingLogTransactions.Outcome one = SlidingLogTransactions.decide(client.sessions(alone), alone, new long[] {permits[i]},
                     limit, WINDOW, TimeUnit.SECONDS.toNanos(1))[0];
             String request = "request " + i + " of " + permits[i];
             assertThat(batch[i].allowed).as(request).isEqualTo(one.allowed);
