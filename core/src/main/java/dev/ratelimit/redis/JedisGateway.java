@@ -2,11 +2,11 @@ package dev.ratelimit.redis;
 
 import dev.ratelimit.RedisFailureException;
 import dev.ratelimit.support.Durations;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import redis.clients.jedis.AbstractTransaction;
 import redis.clients.jedis.CommandArguments;
@@ -26,14 +26,16 @@ import redis.clients.jedis.exceptions.JedisRedirectionException;
  */
 public final class JedisGateway implements RedisGateway {
     /**
-     * How long a transaction decision keeps trying while other clients change the same log: the
-     * caller's client has its own timeouts, which this gateway cannot read.
+     * How long a transaction decision waits for its turn, and keeps trying while other nodes change
+     * the same log: the caller's client has its own timeouts, which this gateway cannot read.
      */
-    private static final long TRANSACTION_PATIENCE_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final Duration TRANSACTION_PATIENCE = Duration.ofSeconds(1);
 
     private final UnifiedJedis jedis;
     private final boolean owned;
     private final String description;
+    /** A key's concurrent transaction decisions, one after another and together. */
+    private final SlidingLogTurns turns;
 
     /**
      * @param jedis the client to use
@@ -44,6 +46,7 @@ public final class JedisGateway implements RedisGateway {
         this.jedis = jedis;
         this.owned = owned;
         this.description = description;
+        this.turns = new SlidingLogTurns(TRANSACTION_PATIENCE, description);
     }
 
     @Override
@@ -148,12 +151,12 @@ public final class JedisGateway implements RedisGateway {
 
     @Override
     public long[] slidingLogInTransaction(String key, long permits, long limit, long windowMicros, boolean consume) {
-        return call("deciding a sliding log in a MULTI/EXEC transaction", () -> {
+        // Each try on a pooled connection of its own, given back before any pause: see SlidingLogTurns.
+        return call("deciding a sliding log in a MULTI/EXEC transaction", () -> turns.decide(attempt -> {
             try (AbstractTransaction transaction = jedis.transaction(false)) {
-                return SlidingLogTransactions.decide(WatchedSession.over(transaction, key), key, permits, limit,
-                        windowMicros, consume, TRANSACTION_PATIENCE_NANOS).toArray();
+                return attempt.apply(WatchedSession.over(transaction, key));
             }
-        });
+        }, key, permits, limit, windowMicros, consume));
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.ratelimit.redis;
 
 import java.net.SocketTimeoutException;
+import java.util.function.Supplier;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
@@ -77,6 +78,19 @@ final class NodeConnections {
             throw sent ? lost : new NotSent(lost);
         } finally {
             release(connection);
+        }
+    }
+
+    /**
+     * An exchange of several commands on one connection: if it breaks off, replies may still be on
+     * the wire, or a WATCH left on it, so the connection is never reused.
+     */
+    static <T> T whole(Connection connection, Supplier<T> exchange) {
+        try {
+            return exchange.get();
+        } catch (RuntimeException e) {
+            connection.setBroken();
+            throw e;
         }
     }
 

@@ -41,6 +41,8 @@ import redis.clients.jedis.providers.SentineledConnectionProvider;
  *       that never went out (no connection to be had, or the node's breaker open): it goes to
  *       another node when the slot map, learnt again, names one. Nothing else is retried: after a
  *       timeout or a lost connection the script may have run.</li>
+ *   <li><b>Transactions without scripts:</b> a sliding log's concurrent decisions go in turn, those
+ *       waiting together ({@link SlidingLogTurns}); each try borrows a connection of its own.</li>
  * </ul>
  */
 public final class NodeGateway implements RedisGateway {
@@ -58,6 +60,8 @@ public final class NodeGateway implements RedisGateway {
     /** The longest a call waits for its turn with others: the pool's wait for a connection. */
     private final Duration coalescingWait;
     private final NodeWarmUp warmUp;
+    /** A key's concurrent transaction decisions, one after another and together. */
+    private final SlidingLogTurns turns;
     private final CallCoalescer.Sender sender = new CallCoalescer.Sender() {
         @Override
         public List<Long> one(ScriptCall call) {
@@ -79,6 +83,7 @@ public final class NodeGateway implements RedisGateway {
         this.description = description;
         this.coalescing = coalescing;
         this.coalescingWait = coalescingWait;
+        this.turns = new SlidingLogTurns(coalescingWait, description);
         // Coalesced, a burst holds a connection per round trip under way plus one for the calls around
         // the queue (transactions, deletes, batches); alone, each decision holds one, up to the pool's.
         this.warmUp = new NodeWarmUp(nodes, calls, coalescing > 0 ? coalescing + 1 : 0, warmUpBudget.toNanos(), clock);
@@ -180,21 +185,22 @@ public final class NodeGateway implements RedisGateway {
     @Override
     public long[] incrementInWindow(String key, long permits, long windowMillis) {
         return route(key, "counting in a MULTI/EXEC transaction", (connection, asking) ->
-                whole(connection, () -> WindowTransactions.increment(transactions(connection), key, permits,
+                NodeConnections.whole(connection, () -> WindowTransactions.increment(transactions(connection), key, permits,
                         windowMillis)));
     }
 
     @Override
     public long[] readWindow(String key) {
         return route(key, "reading a counter in a MULTI/EXEC transaction", (connection, asking) ->
-                whole(connection, () -> WindowTransactions.read(transactions(connection), key)));
+                NodeConnections.whole(connection, () -> WindowTransactions.read(transactions(connection), key)));
     }
 
     @Override
     public long[] slidingLogInTransaction(String key, long permits, long limit, long windowMicros, boolean consume) {
-        return route(key, "deciding a sliding log in a MULTI/EXEC transaction", (connection, asking) ->
-                whole(connection, () -> SlidingLogTransactions.decide(WatchedSession.over(connection), key, permits,
-                        limit, windowMicros, consume, coalescingWait.toNanos()).toArray()));
+        // Each try borrows a connection and gives it back before any pause: see SlidingLogTurns.
+        return turns.decide(attempt -> route(key, "deciding a sliding log in a MULTI/EXEC transaction",
+                (connection, asking) -> NodeConnections.whole(connection, () -> attempt.apply(WatchedSession.over(connection)))),
+                key, permits, limit, windowMicros, consume);
     }
 
     @Override
@@ -202,7 +208,7 @@ public final class NodeGateway implements RedisGateway {
         List<CommandArguments> commands = HashExchange.commands(key, delete, pairs, fields);
         boolean writes = HashExchange.writes(commands);
         return route(key, writes ? "writing a hash in a MULTI/EXEC transaction" : "reading a hash",
-                (connection, asking) -> whole(connection, () -> {
+                (connection, asking) -> NodeConnections.whole(connection, () -> {
                     WatchedSession session = WatchedSession.over(connection);
                     if (writes) {
                         return HashExchange.values(session.commit(commands), key);
@@ -223,19 +229,6 @@ public final class NodeGateway implements RedisGateway {
     /** Transactions one after another on one connection of the key's node, which stays open. */
     private static WindowTransactions.Source transactions(Connection connection) {
         return watching -> new Transaction(connection, !watching, false);
-    }
-
-    /**
-     * An exchange of several commands on one connection: if it breaks off, replies may still be on
-     * the wire, or a WATCH left on it, so the connection is never reused.
-     */
-    private static <T> T whole(Connection connection, Supplier<T> exchange) {
-        try {
-            return exchange.get();
-        } catch (RuntimeException e) {
-            connection.setBroken();
-            throw e;
-        }
     }
 
     private static void ask(Connection connection, boolean asking) {

@@ -55,7 +55,9 @@ public interface RedisGateway extends AutoCloseable {
     /**
      * One {@code sliding-log} decision in WATCH and MULTI/EXEC, for users that may not run scripts
      * ({@link SlidingLogTransactions}): {allowed (1 or 0), remaining, retry-after and reset-after in
-     * microseconds}. A denial or a peek writes nothing.
+     * microseconds}. A denial or a peek writes nothing. Concurrent calls for one key wait their turn
+     * and are decided together ({@link SlidingLogTurns}); one not decided within the gateway's
+     * patience, as other nodes kept changing the log, is a denial, never a failure.
      */
     long[] slidingLogInTransaction(String key, long permits, long limit, long windowMicros, boolean consume);
 

@@ -14,8 +14,10 @@ import java.util.concurrent.TimeUnit;
  * run scripts. {@code fixed-window}: one transaction that cannot branch, so the increment happens
  * even when it exceeds the limit: the count stays above the limit until the window ends, which
  * denies nothing more for requests of equal cost. {@code sliding-log}: the script's own log, read
- * under WATCH and written in MULTI/EXEC only on an admission, retried when another client changed
- * it meanwhile (three round trips, exact).
+ * under WATCH and written in MULTI/EXEC only on an admission, retried when another node changed it
+ * meanwhile (three round trips, exact); a node's concurrent requests of one client wait their turn
+ * and are decided together. One that cannot be decided within the patience is denied with a short
+ * retry-after, never admitted uncounted: a lost race is no Redis failure for the failure policy.
  */
 public final class TransactionEvaluator implements Evaluator {
     private final RedisGateway gateway;
