@@ -1,0 +1,426 @@
+package dev.ratelimit.redis;
+
+import dev.ratelimit.RedisFailureException;
+import dev.ratelimit.redis.RedisKeyspace.RedisError;
+import dev.ratelimit.scripts.LuaEvaluator;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * A deterministic Redis for tests that runs the production Lua scripts, exactly as the limiter
+ * sends them, under LuaJ ({@link LuaScripting}) against a Java keyspace ({@link RedisKeyspace}) on
+ * a manual clock: {@code TIME} and every TTL read {@link #nanoTime()}, which only {@link #advance}
+ * moves. Unlike {@link InMemoryRedisGateway}, which models fixed-window in Java, this one models
+ * Redis and lets the scripts be the algorithms, so that a test of what the engine does around them
+ * (leases, give-backs, resets, overrides, failures) meets every algorithm as production does.
+ * {@code ScriptedRedisGatewayParityIT} holds it to real Redis for the same calls.
+ *
+ * <p>The clock starts at {@link #START_NANOS} (late 2023, in nanoseconds since the epoch), so that
+ * {@code TIME} and the scripts' microseconds have production's magnitude; hand {@code
+ * gateway::nanoTime} to the limiters too.
+ *
+ * <p>Faults, each happening to whole calls (an {@link #evalAll} is one call per script):
+ * <ul>
+ *   <li>{@link #failNext}, {@link #failNextWithErrorReply}, {@link #failAll}: the call fails with a
+ *       {@link RedisFailureException} before it does anything.</li>
+ *   <li>{@link #loseNextReplies}: the call runs, then fails as a timeout would (the write happened,
+ *       the caller cannot know).</li>
+ *   <li>{@link #holdRefunds}: calls of {@code refund.lua} are kept instead of run, and fail as timeouts;
+ *       {@link #releaseHeld} runs one later, in any order: a give-back delayed and reordered.</li>
+ *   <li>{@link #replayNextRefund}: the next {@code refund.lua} call that gives something back runs twice,
+ *       one give-back applied twice (a negative test's fault: the limiter sends each receipt once).</li>
+ *   <li>{@link #beforeNextCall}, {@link #afterNextCall}: an action inside the next call, before it
+ *       runs or after it ran but before the caller has the reply: another node acting while a call
+ *       is in flight, without threads.</li>
+ * </ul>
+ * Every call is counted, failed ones included, and told to the observers ({@link #observe}) with its
+ * outcome. Calls are serialised, as Redis runs one command or script at a time; not for threads.
+ */
+public final class ScriptedRedisGateway implements RedisGateway {
+    /** 2023-11-14T22:13:20Z in nanoseconds since the epoch: where the clock starts. */
+    public static final long START_NANOS = 1_700_000_000_000_000_000L;
+
+    /** The kinds of call the seam offers. */
+    public enum Call {
+        EVAL, INCREMENT_IN_WINDOW, READ_WINDOW, SLIDING_LOG, HASH, DELETE
+    }
+
+    /** What became of a call. */
+    public enum Outcome {
+        /** It ran and the caller had its reply (or its script's error). */
+        ANSWERED,
+        /** It failed before doing anything. */
+        FAILED,
+        /** It ran, and the caller had a failure instead of the reply. */
+        REPLY_LOST,
+        /** A refund kept for later; the caller had a failure. */
+        HELD,
+        /** A held refund run now ({@link #releaseHeld}). */
+        RELEASED,
+        /** The second run of a refund replayed by {@link #replayNextRefund}. */
+        REPLAYED
+    }
+
+    /**
+     * One call as the observers hear it, after it ran (or failed): its script ({@code null} for
+     * the other calls), keys, arguments, the clock, its reply (null unless it ran and answered
+     * integers) and its outcome.
+     */
+    public record Executed(Call kind, LuaScript script, List<String> keys, List<String> args, long nanos,
+            List<Long> reply, Outcome outcome) {
+        /** Whether this is a run of the script with this name ({@code "refund"}, {@code "gcra"}...). */
+        public boolean isScript(String name) {
+            return script != null && script.toString().equals(name + ".lua");
+        }
+    }
+
+    private static final String REFUND_SHA1 = LuaEvaluator.refundScript().sha1();
+
+    private long nanos;
+    private final RedisKeyspace keyspace = new RedisKeyspace(() -> nanos);
+    private final LuaScripting lua = new LuaScripting(keyspace);
+    private final Map<Call, Long> calls = new EnumMap<>(Call.class);
+    private final List<Consumer<Executed>> observers = new ArrayList<>();
+    private final List<Executed> held = new ArrayList<>();
+    private int failuresLeft;
+    private boolean failingAll;
+    private boolean errorReplies;
+    private int repliesToLose;
+    private boolean holdingRefunds;
+    private boolean replayArmed;
+    private int replayed;
+    private Runnable beforeNext;
+    private Runnable afterNext;
+    private boolean closed;
+
+    public ScriptedRedisGateway() {
+        this(START_NANOS);
+    }
+
+    public ScriptedRedisGateway(long startNanos) {
+        this.nanos = startNanos;
+    }
+
+    // ---- the clock ----
+
+    /** The manual clock, in nanoseconds since the epoch. */
+    public synchronized long nanoTime() {
+        return nanos;
+    }
+
+    /** Moves the clock forward. */
+    public synchronized void advance(Duration duration) {
+        if (duration.isNegative()) {
+            throw new IllegalArgumentException("the clock only moves forward, but was asked to move " + duration);
+        }
+        nanos += duration.toNanos();
+    }
+
+    // ---- faults and hooks ----
+
+    /** The next {@code n} calls fail as if Redis could not be reached, before doing anything. */
+    public synchronized void failNext(int n) {
+        failuresLeft = n;
+        errorReplies = false;
+    }
+
+    /** The next {@code n} calls fail with an error reply (Redis answered, refusing), before doing anything. */
+    public synchronized void failNextWithErrorReply(int n) {
+        failuresLeft = n;
+        errorReplies = true;
+    }
+
+    /** Every call fails as if Redis could not be reached, until {@link #recover()}. */
+    public synchronized void failAll() {
+        failingAll = true;
+        errorReplies = false;
+    }
+
+    /** Ends the failures injected; held refunds stay held. */
+    public synchronized void recover() {
+        failingAll = false;
+        failuresLeft = 0;
+        repliesToLose = 0;
+    }
+
+    /** The next {@code n} calls run, then fail as a timeout would: the caller never has their reply. */
+    public synchronized void loseNextReplies(int n) {
+        repliesToLose = n;
+    }
+
+    /** While on, calls of {@code refund.lua} are kept to run later ({@link #releaseHeld}) and fail now. */
+    public synchronized void holdRefunds(boolean hold) {
+        holdingRefunds = hold;
+    }
+
+    /** The refunds held, oldest first. */
+    public synchronized int heldRefunds() {
+        return held.size();
+    }
+
+    /** Runs the held refund at {@code index} now (its clock: now), and drops it. */
+    public synchronized List<Long> releaseHeld(int index) {
+        Executed call = held.remove(index);
+        List<Long> reply = longs(lua.run(call.script(), call.keys(), call.args()), call.script());
+        tell(new Executed(Call.EVAL, call.script(), call.keys(), call.args(), nanos, reply, Outcome.RELEASED));
+        return reply;
+    }
+
+    /**
+     * Arms the fault of one give-back applied twice: the next {@code refund.lua} call that gives
+     * something back runs a second time at once. A call whose second run gives nothing back leaves it
+     * armed for the next.
+     */
+    public synchronized void replayNextRefund() {
+        replayArmed = true;
+    }
+
+    /** How many refunds were applied twice by {@link #replayNextRefund}. */
+    public synchronized int replayedRefunds() {
+        return replayed;
+    }
+
+    /** Runs {@code action} inside the next call, before it does anything (and before an injected failure). */
+    public synchronized void beforeNextCall(Runnable action) {
+        beforeNext = action;
+    }
+
+    /** Runs {@code action} inside the next call, after it ran and before its caller has the reply. */
+    public synchronized void afterNextCall(Runnable action) {
+        afterNext = action;
+    }
+
+    /** Hears every call after it ran or failed. */
+    public synchronized void observe(Consumer<Executed> observer) {
+        observers.add(observer);
+    }
+
+    // ---- inspection ----
+
+    /** How many calls of a kind reached this gateway, failed ones included. */
+    public synchronized long calls(Call kind) {
+        return calls.getOrDefault(kind, 0L);
+    }
+
+    /** How many calls reached this gateway. */
+    public synchronized long calls() {
+        return calls.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /**
+     * Runs one Redis command directly, uncounted and unfailed, for a test's setup or assertions:
+     * replies as {@link RedisKeyspace} gives them (Long, String, null, List); an error reply throws
+     * an {@link IllegalStateException} with its text. Keys and values are Java strings (UTF-8).
+     */
+    public synchronized Object command(String... argv) {
+        List<String> bytes = new ArrayList<>(argv.length);
+        for (String each : argv) {
+            bytes.add(RedisKeyspace.bytes(each));
+        }
+        try {
+            return keyspace.execute(bytes);
+        } catch (RedisError refused) {
+            throw new IllegalStateException(refused.getMessage());
+        }
+    }
+
+    /** The live keys, as Java strings. */
+    public synchronized List<String> keys() {
+        List<String> names = new ArrayList<>();
+        keyspace.liveKeys().forEach(key -> names.add(RedisKeyspace.text(key)));
+        return names;
+    }
+
+    // ---- the seam ----
+
+    @Override
+    public synchronized List<Long> eval(LuaScript script, List<String> keys, List<String> args) {
+        List<String> k = List.copyOf(keys);
+        List<String> a = List.copyOf(args);
+        begin(Call.EVAL, script, k, a);
+        if (holdingRefunds && script.sha1().equals(REFUND_SHA1)) {
+            Executed kept = new Executed(Call.EVAL, script, k, a, nanos, null, Outcome.HELD);
+            held.add(kept);
+            tell(kept);
+            throw new RedisFailureException("ScriptedRedisGateway held refund.lua (a timeout; it runs later)", null);
+        }
+        List<Long> reply;
+        try {
+            reply = longs(lua.run(script, k, a), script);
+        } catch (RedisError refused) {
+            end(new Executed(Call.EVAL, script, k, a, nanos, null, Outcome.ANSWERED), null);
+            throw new RedisFailureException("ScriptedRedisGateway refused running " + script + ": " + refused.getMessage(),
+                    null, true);
+        }
+        if (replayArmed && script.sha1().equals(REFUND_SHA1) && reply.contains(1L)) {
+            tell(new Executed(Call.EVAL, script, k, a, nanos, reply, Outcome.ANSWERED));
+            List<Long> again = longs(lua.run(script, k, a), script);
+            if (again.contains(1L)) {
+                replayArmed = false;
+                replayed++;
+            }
+            return end(new Executed(Call.EVAL, script, k, a, nanos, again, Outcome.REPLAYED), reply);
+        }
+        return end(new Executed(Call.EVAL, script, k, a, nanos, reply, Outcome.ANSWERED), reply);
+    }
+
+    /**
+     * SET NX PX, INCRBY and PTTL, as {@code WindowTransactions} sends them in one MULTI/EXEC; another
+     * algorithm's state under the key (INCRBY refused, or a count below the permits) is replaced by a
+     * counter, as its WATCH path does.
+     */
+    @Override
+    public synchronized long[] incrementInWindow(String key, long permits, long windowMillis) {
+        String k = RedisKeyspace.bytes(key);
+        begin(Call.INCREMENT_IN_WINDOW, null, List.of(key), List.of(Long.toString(permits), Long.toString(windowMillis)));
+        long count;
+        try {
+            keyspace.execute(List.of("SET", k, "0", "NX", "PX", Long.toString(windowMillis)));
+            count = (Long) keyspace.execute(List.of("INCRBY", k, Long.toString(permits)));
+        } catch (RedisError foreign) {
+            count = -1;
+        }
+        if (count < permits) {
+            keyspace.delete(k);
+            keyspace.execute(List.of("SET", k, "0", "PX", Long.toString(windowMillis)));
+            count = (Long) keyspace.execute(List.of("INCRBY", k, Long.toString(permits)));
+        }
+        long[] result = {count, keyspace.pttl(k)};
+        end(new Executed(Call.INCREMENT_IN_WINDOW, null, List.of(key), List.of(), nanos, List.of(result[0], result[1]),
+                Outcome.ANSWERED), null);
+        return result;
+    }
+
+    /** GET and PTTL; anything but a counter (or a negative one: gcra's) reads as {0, -2}. */
+    @Override
+    public synchronized long[] readWindow(String key) {
+        String k = RedisKeyspace.bytes(key);
+        begin(Call.READ_WINDOW, null, List.of(key), List.of());
+        long[] result;
+        try {
+            String value = (String) keyspace.execute(List.of("GET", k));
+            long count = value == null ? 0 : Long.parseLong(value);
+            result = count < 0 ? new long[] {0, -2} : new long[] {count, keyspace.pttl(k)};
+        } catch (RedisError | NumberFormatException foreign) {
+            result = new long[] {0, -2};
+        }
+        end(new Executed(Call.READ_WINDOW, null, List.of(key), List.of(), nanos, List.of(result[0], result[1]),
+                Outcome.ANSWERED), null);
+        return result;
+    }
+
+    /** {@link SlidingLogTransactions} over this keyspace: no other client can change the log between its round trips. */
+    @Override
+    public synchronized long[] slidingLogInTransaction(String key, long permits, long limit, long windowMicros,
+            boolean consume) {
+        begin(Call.SLIDING_LOG, null, List.of(key), List.of());
+        long[] result = SlidingLogTransactions.decide(new KeyspaceSession(keyspace), key, permits, limit, windowMicros,
+                consume, 0).toArray();
+        end(new Executed(Call.SLIDING_LOG, null, List.of(key), List.of(), nanos, null, Outcome.ANSWERED), null);
+        return result;
+    }
+
+    @Override
+    public synchronized List<byte[]> hashInTransaction(String key, boolean delete, List<String> pairs, List<String> fields) {
+        begin(Call.HASH, null, List.of(key), List.of());
+        List<Object> replies = new KeyspaceSession(keyspace).commit(HashExchange.commands(key, delete, pairs, fields));
+        List<byte[]> values = HashExchange.values(replies, key);
+        end(new Executed(Call.HASH, null, List.of(key), List.of(), nanos, null, Outcome.ANSWERED), null);
+        return values;
+    }
+
+    @Override
+    public boolean supportsTransactions() {
+        return true;
+    }
+
+    @Override
+    public synchronized void delete(List<String> keys) {
+        List<String> k = List.copyOf(keys);
+        begin(Call.DELETE, null, k, List.of());
+        for (String key : k) {
+            keyspace.delete(RedisKeyspace.bytes(key));
+        }
+        end(new Executed(Call.DELETE, null, k, List.of(), nanos, null, Outcome.ANSWERED), null);
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+    }
+
+    @Override
+    public String toString() {
+        return "ScriptedRedisGateway";
+    }
+
+    // ---- helpers ----
+
+    /** Counts the call, runs the action due before it, and fails it when a failure is due. */
+    private void begin(Call kind, LuaScript script, List<String> keys, List<String> args) {
+        if (closed) {
+            throw new IllegalStateException("ScriptedRedisGateway was closed and was called again: " + kind);
+        }
+        calls.merge(kind, 1L, Long::sum);
+        Runnable action = beforeNext;
+        beforeNext = null;
+        if (action != null) {
+            action.run();
+        }
+        if (failingAll || failuresLeft > 0) {
+            failuresLeft = Math.max(0, failuresLeft - 1);
+            tell(new Executed(kind, script, keys, args, nanos, null, Outcome.FAILED));
+            if (errorReplies) {
+                throw new RedisFailureException("ScriptedRedisGateway answered " + kind + " with an injected error", null,
+                        true);
+            }
+            throw new RedisFailureException("ScriptedRedisGateway failed " + kind + " (injected)", null);
+        }
+    }
+
+    /** Tells the observers, runs the action due after the call, and loses the reply when that is due. */
+    private <T> T end(Executed executed, T reply) {
+        boolean lose = repliesToLose > 0;
+        repliesToLose = Math.max(0, repliesToLose - 1);
+        tell(lose ? new Executed(executed.kind(), executed.script(), executed.keys(), executed.args(), executed.nanos(),
+                executed.reply(), Outcome.REPLY_LOST) : executed);
+        Runnable action = afterNext;
+        afterNext = null;
+        if (action != null) {
+            action.run();
+        }
+        if (lose) {
+            throw new RedisFailureException("ScriptedRedisGateway lost the reply of " + executed.kind()
+                    + " (injected: it ran)", null);
+        }
+        return reply;
+    }
+
+    private void tell(Executed executed) {
+        for (Consumer<Executed> observer : List.copyOf(observers)) {
+            observer.accept(executed);
+        }
+    }
+
+    /** The seam's reply: an array of integers, as JedisGateway reads it. */
+    private static List<Long> longs(Object reply, LuaScript script) {
+        if (!(reply instanceof List<?> values)) {
+            throw new RedisFailureException("ScriptedRedisGateway answered " + script + " with " + reply
+                    + " instead of an array", null);
+        }
+        List<Long> longs = new ArrayList<>(values.size());
+        for (Object value : values) {
+            if (value != null && !(value instanceof Long)) {
+                throw new RedisFailureException("ScriptedRedisGateway answered " + script + " with "
+                        + Arrays.asList(values.toArray()) + ": not integers", null);
+            }
+            longs.add((Long) value);
+        }
+        return longs;
+    }
+}
