@@ -214,7 +214,8 @@ public final class ScriptedRedisGateway implements RedisGateway {
 
     /**
      * Runs one Redis command directly, uncounted and unfailed, for a test's setup or assertions:
-     * replies as {@link RedisKeyspace} gives them (Long, String, null, List); an error reply throws
+     * replies as Jedis hands them over (Long, String decoded as UTF-8, null, List; a status as its
+     * text); an error reply throws
      * an {@link IllegalStateException} with its text. Keys and values are Java strings (UTF-8).
      */
     public synchronized Object command(String... argv) {
@@ -223,10 +224,26 @@ public final class ScriptedRedisGateway implements RedisGateway {
             bytes.add(RedisKeyspace.bytes(each));
         }
         try {
-            return keyspace.execute(bytes);
+            return javaForm(keyspace.execute(bytes));
         } catch (RedisError refused) {
             throw new IllegalStateException(refused.getMessage());
         }
+    }
+
+    /** A reply with its byte strings decoded as UTF-8 and a status as its text, as Jedis hands them over. */
+    private static Object javaForm(Object reply) {
+        if (reply instanceof String bytes) {
+            return RedisKeyspace.text(bytes);
+        }
+        if (reply instanceof RedisKeyspace.Status status) {
+            return status.text();
+        }
+        if (reply instanceof List<?> list) {
+            List<Object> decoded = new ArrayList<>(list.size());
+            list.forEach(each -> decoded.add(javaForm(each)));
+            return decoded;
+        }
+        return reply;
     }
 
     /** The live keys, as Java strings. */
