@@ -95,7 +95,9 @@ public final class ScriptedRedisGateway implements RedisGateway {
     private boolean replayArmed;
     private int replayed;
     private Runnable beforeNext;
+    private String beforeScript;
     private Runnable afterNext;
+    private String afterScript;
     private boolean closed;
 
     public ScriptedRedisGateway() {
@@ -187,12 +189,45 @@ public final class ScriptedRedisGateway implements RedisGateway {
 
     /** Runs {@code action} inside the next call, before it does anything (and before an injected failure). */
     public synchronized void beforeNextCall(Runnable action) {
-        beforeNext = action;
+        beforeNextScript(null, action);
     }
 
     /** Runs {@code action} inside the next call, after it ran and before its caller has the reply. */
     public synchronized void afterNextCall(Runnable action) {
+        afterNextScript(null, action);
+    }
+
+    /** As {@link #beforeNextCall}, for the next run of the named script ({@code "gcra"}); null: any call. */
+    public synchronized void beforeNextScript(String name, Runnable action) {
+        beforeNext = action;
+        beforeScript = name;
+    }
+
+    /** As {@link #afterNextCall}, for the next run of the named script ({@code "gcra"}); null: any call. */
+    public synchronized void afterNextScript(String name, Runnable action) {
         afterNext = action;
+        afterScript = name;
+    }
+
+    /** Drops the actions armed and not yet run; returns whether there were any. */
+    public synchronized boolean cancelActions() {
+        boolean armed = beforeNext != null || afterNext != null;
+        beforeNext = null;
+        afterNext = null;
+        return armed;
+    }
+
+    /**
+     * Runs a script as {@link #eval} would, but uncounted, unfailed, unheard and without the armed
+     * actions: a test looking at what Redis would answer without being part of what happens.
+     */
+    public synchronized List<Long> evalQuietly(LuaScript script, List<String> keys, List<String> args) {
+        try {
+            return longs(lua.run(script, List.copyOf(keys), List.copyOf(args)), script);
+        } catch (RedisError refused) {
+            throw new RedisFailureException("ScriptedRedisGateway refused running " + script + ": " + refused.getMessage(),
+                    null, true);
+        }
     }
 
     /** Hears every call after it ran or failed. */
@@ -384,9 +419,9 @@ public final class ScriptedRedisGateway implements RedisGateway {
             throw new IllegalStateException("ScriptedRedisGateway was closed and was called again: " + kind);
         }
         calls.merge(kind, 1L, Long::sum);
-        Runnable action = beforeNext;
-        beforeNext = null;
-        if (action != null) {
+        if (beforeNext != null && (beforeScript == null || (script != null && script.toString().equals(beforeScript + ".lua")))) {
+            Runnable action = beforeNext;
+            beforeNext = null;
             action.run();
         }
         if (failingAll || failuresLeft > 0) {
@@ -406,9 +441,9 @@ public final class ScriptedRedisGateway implements RedisGateway {
         repliesToLose = Math.max(0, repliesToLose - 1);
         tell(lose ? new Executed(executed.kind(), executed.script(), executed.keys(), executed.args(), executed.nanos(),
                 executed.reply(), Outcome.REPLY_LOST) : executed);
-        Runnable action = afterNext;
-        afterNext = null;
-        if (action != null) {
+        if (afterNext != null && (afterScript == null || executed.isScript(afterScript))) {
+            Runnable action = afterNext;
+            afterNext = null;
             action.run();
         }
         if (lose) {

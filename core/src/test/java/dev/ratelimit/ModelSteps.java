@@ -1,0 +1,139 @@
+package dev.ratelimit;
+
+import java.util.Random;
+
+/**
+ * The steps of {@link LeasesModel}, drawn from its seeded {@link Random}: which kind, which node,
+ * which client, how many permits, how much time. Clients differ in how busy they are (six, three and
+ * one in ten requests) and each mostly comes back to its home node, so that leases are lent (a client
+ * must come back to a node at a pace before it is); time mostly moves by milliseconds, sometimes by
+ * a lease's life or a window or more.
+ */
+final class ModelSteps {
+    private ModelSteps() {
+    }
+
+    static String one(LeasesModel model) {
+        Random random = model.random;
+        ModelSwitches switches = model.config.switches();
+        int roll = random.nextInt(1000);
+        if (roll < 480) {
+            return request(model);
+        }
+        if (roll < 760) {
+            return advance(model);
+        }
+        if (roll < 790) {
+            int n = node(model);
+            model.giveBack(n);
+            return "n" + n + " gives back its leases";
+        }
+        if (roll < 810 && switches.overrides()) {
+            return model.override(node(model));
+        }
+        if (roll < 830 && switches.resets() && roll >= 810) {
+            return model.reset(node(model), client(random));
+        }
+        if (roll >= 830 && roll < 838) {
+            return model.replace(node(model), true);
+        }
+        if (roll >= 838 && roll < 842) {
+            return model.replace(node(model), false);
+        }
+        if (roll >= 842 && roll < 880) {
+            return model.injectFailure();
+        }
+        if (roll >= 880 && roll < 920 && switches.heldGiveBacks()) {
+            return model.holdOrRelease();
+        }
+        if (roll >= 920 && roll < 932) {
+            return model.settle();
+        }
+        if (roll >= 932 && switches.inFlight()) {
+            return inFlight(model);
+        }
+        return request(model);
+    }
+
+    private static int client(Random random) {
+        int roll = random.nextInt(10);
+        return roll < 6 ? 0 : roll < 9 ? 1 : 2;
+    }
+
+    private static int node(LeasesModel model) {
+        return model.random.nextInt(model.nodeCount());
+    }
+
+    private static long permits(Random random) {
+        int roll = random.nextInt(20);
+        return roll < 17 ? 1 : roll < 19 ? 2 : 3;
+    }
+
+    private static String request(LeasesModel model) {
+        Random random = model.random;
+        int c = client(random);
+        int n = random.nextInt(4) > 0 ? c % model.nodeCount() : node(model);
+        return model.request(n, c, permits(random));
+    }
+
+    private static String advance(LeasesModel model) {
+        Random random = model.random;
+        int roll = random.nextInt(100);
+        long micros;
+        if (roll < 55) {
+            micros = random.nextInt(3_000);
+        } else if (roll < 80) {
+            micros = 3_000 + random.nextInt(27_000);
+        } else if (roll < 93) {
+            micros = 30_000 + random.nextInt(270_000);
+        } else if (roll < 98) {
+            micros = 300_000 + random.nextInt(1_200_000);
+        } else {
+            micros = 1_500_000 + random.nextInt(1_500_000);
+        }
+        long nanos = micros * 1000 + random.nextInt(1000);
+        model.advance(nanos);
+        return "time passes " + micros + "us";
+    }
+
+    /**
+     * A request whose call, before its script runs or after it ran and before the node has the reply,
+     * meets another operation: a request of the same client on any node (the same one too: two
+     * threads), a give-back, an override and a request that applies it there at once, or a reset. When the request makes no script call (a lease
+     * admits it), the other operation runs after it.
+     */
+    private static String inFlight(LeasesModel model) {
+        Random random = model.random;
+        ModelSwitches switches = model.config.switches();
+        int c = client(random);
+        int n = random.nextInt(2) == 0 ? c % model.nodeCount() : node(model);
+        int other = node(model);
+        long permits = permits(random);
+        int kind = random.nextInt(4);
+        StringBuilder nested = new StringBuilder();
+        Runnable action = () -> nested.append(switch (kind) {
+            case 0 -> model.request(other, c, permits(random));
+            case 1 -> {
+                model.giveBack(other);
+                yield "n" + other + " gives back its leases";
+            }
+            case 2 -> switches.inFlightOverrides() ? model.override(other) + ", then " + model.request(other, c, 1)
+                    : model.request(other, c, 1);
+            default -> switches.resets() ? model.reset(other, c) : model.request(other, c, 1);
+        });
+        boolean before = random.nextBoolean();
+        String script = model.rule.algorithm().configName();
+        if (before) {
+            model.redis.beforeNextScript(script, action);
+        } else {
+            model.redis.afterNextScript(script, action);
+        }
+        String outer = model.request(n, c, permits);
+        String when = before ? "before its script: " : "after its script ran: ";
+        if (model.redis.cancelActions()) {
+            action.run();
+            when = "after it (no script call): ";
+        }
+        return outer + " {in flight, " + when + nested + "}";
+    }
+}
