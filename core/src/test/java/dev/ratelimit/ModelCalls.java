@@ -177,6 +177,8 @@ final class ModelCalls {
             if (mark != markRead[node]) {
                 markRead[node] = mark;
                 droppedBefore[node] = seq;
+                // Dropped, not given back: their permits stay counted until their window passes.
+                leaked(-1);
                 notes.append(" [n").append(node).append(" reads reset mark ").append(mark).append(']');
             }
         }

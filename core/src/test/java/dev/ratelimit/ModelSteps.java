@@ -16,6 +16,9 @@ final class ModelSteps {
     static String one(LeasesModel model) {
         Random random = model.random;
         ModelSwitches switches = model.config.switches();
+        if (model.redis.faults().holdingRefunds() && model.step() >= model.holdUntil) {
+            model.redis.faults().holdRefunds(false);
+        }
         int roll = random.nextInt(1000);
         if (roll < 480) {
             return request(model);
@@ -29,7 +32,7 @@ final class ModelSteps {
             return "n" + n + " gives back its leases";
         }
         if (roll < 810 && switches.overrides()) {
-            return model.override(node(model));
+            return model.override(node(model), 0);
         }
         if (roll < 830 && switches.resets() && roll >= 810) {
             return model.reset(node(model), client(random));
@@ -41,10 +44,10 @@ final class ModelSteps {
             return model.replace(node(model), false);
         }
         if (roll >= 842 && roll < 880) {
-            return model.injectFailure();
+            return injectFailure(model);
         }
         if (roll >= 880 && roll < 920 && switches.heldGiveBacks()) {
-            return model.holdOrRelease();
+            return holdOrRelease(model);
         }
         if (roll >= 920 && roll < 932) {
             return model.settle();
@@ -53,6 +56,38 @@ final class ModelSteps {
             return inFlight(model);
         }
         return request(model);
+    }
+
+    private static String injectFailure(LeasesModel model) {
+        Random random = model.random;
+        int kind = random.nextInt(10);
+        int count = 1 + random.nextInt(3);
+        if (kind < 5) {
+            model.redis.faults().failNext(count);
+            return "Redis fails the next " + count + " calls";
+        }
+        if (kind < 7) {
+            model.redis.faults().failNextWithErrorReply(1);
+            return "Redis refuses the next call";
+        }
+        model.redis.faults().loseNextReplies(Math.min(2, count));
+        return "Redis loses the next " + Math.min(2, count) + " replies";
+    }
+
+    /** Holds give-backs for some steps (their calls time out, to run later), or lands one held, in any order. */
+    private static String holdOrRelease(LeasesModel model) {
+        Random random = model.random;
+        if (!model.redis.faults().holdingRefunds() && random.nextBoolean()) {
+            model.holdUntil = model.step() + 5 + random.nextInt(40);
+            model.redis.faults().holdRefunds(true);
+            return "give-backs are held until step " + model.holdUntil;
+        }
+        int held = model.redis.faults().heldRefunds();
+        if (held > 0) {
+            int index = random.nextInt(held);
+            return "held give-back " + index + " of " + held + " lands: " + model.redis.releaseHeld(index);
+        }
+        return "nothing held";
     }
 
     private static int client(Random random) {
@@ -117,20 +152,20 @@ final class ModelSteps {
                 model.giveBack(other);
                 yield "n" + other + " gives back its leases";
             }
-            case 2 -> switches.inFlightOverrides() ? model.override(other) + ", then " + model.request(other, c, 1)
+            case 2 -> switches.inFlightOverrides() ? model.override(other, 0) + ", then " + model.request(other, c, 1)
                     : model.request(other, c, 1);
             default -> switches.resets() ? model.reset(other, c) : model.request(other, c, 1);
         });
         boolean before = random.nextBoolean();
         String script = model.rule.algorithm().configName();
         if (before) {
-            model.redis.beforeNextScript(script, action);
+            model.redis.faults().beforeNextScript(script, action);
         } else {
-            model.redis.afterNextScript(script, action);
+            model.redis.faults().afterNextScript(script, action);
         }
         String outer = model.request(n, c, permits);
         String when = before ? "before its script: " : "after its script ran: ";
-        if (model.redis.cancelActions()) {
+        if (model.redis.faults().cancelActions()) {
             action.run();
             when = "after it (no script call): ";
         }

@@ -28,7 +28,7 @@ class QuotaLeasesModelTest {
             long start = System.nanoTime();
             try (CapturedErr quiet = new CapturedErr()) {
                 summary = new LeasesModel(new LeasesModel.Config(algorithm, seed + run, steps,
-                        ModelSwitches.fromProperties(algorithm))).run();
+                        ModelSwitches.fromProperties(algorithm), 0)).run();
             }
             System.out.println("ms " + (System.nanoTime() - start) / 1_000_000);
             System.out.println("[leases model] " + algorithm.configName() + " seed " + (seed + run) + ": " + summary);
@@ -43,7 +43,7 @@ class QuotaLeasesModelTest {
             long s = seed;
             try (CapturedErr quiet = new CapturedErr()) {
                 new LeasesModel(new LeasesModel.Config(algorithm, s, 3000,
-                        ModelSwitches.defaults(algorithm).withDoubleGiveBack(100))).run();
+                        ModelSwitches.defaults(algorithm).withDoubleGiveBack(100), 0)).run();
                 System.out.println("[double] " + algorithm + " seed " + s + " NOT caught");
             } catch (AssertionError caught) {
                 String m = caught.getMessage();

@@ -24,20 +24,13 @@ import java.util.function.Consumer;
  * {@code TIME} and the scripts' microseconds have production's magnitude; hand {@code
  * gateway::nanoTime} to the limiters too.
  *
- * <p>Faults, each happening to whole calls (an {@link #evalAll} is one call per script):
- * <ul>
- *   <li>{@link #failNext}, {@link #failNextWithErrorReply}, {@link #failAll}: the call fails with a
- *       {@link RedisFailureException} before it does anything.</li>
- *   <li>{@link #loseNextReplies}: the call runs, then fails as a timeout would (the write happened,
- *       the caller cannot know).</li>
- *   <li>{@link #holdRefunds}: calls of {@code refund.lua} are kept instead of run, and fail as timeouts;
- *       {@link #releaseHeld} runs one later, in any order: a give-back delayed and reordered.</li>
- *   <li>{@link #replayNextRefund}: the next {@code refund.lua} call that gives something back runs twice,
- *       one give-back applied twice (a negative test's fault: the limiter sends each receipt once).</li>
- *   <li>{@link #beforeNextCall}, {@link #afterNextCall}: an action inside the next call, before it
- *       runs or after it ran but before the caller has the reply: another node acting while a call
- *       is in flight, without threads.</li>
- * </ul>
+ * <p>Faults ({@link #faults()}, {@link CallFaults}), each happening to whole calls (an {@link #evalAll}
+ * is one call per script): a {@link RedisFailureException} before the call does anything (Redis not
+ * reached, or an error reply); a reply lost after the call ran (a timeout: the write happened, the
+ * caller cannot know); {@code refund.lua} calls held to run later ({@link #releaseHeld}, in any order:
+ * give-backs delayed and reordered) or one run twice (a negative test's fault); and an action run inside
+ * the next call, before it runs or after it ran but before the caller has the reply: another node acting
+ * while a call is in flight, without threads.
  * Every call is counted, failed ones included, and told to the observers ({@link #observe}) with its
  * outcome. Calls are serialised, as Redis runs one command or script at a time; not for threads.
  */
@@ -62,7 +55,7 @@ public final class ScriptedRedisGateway implements RedisGateway {
         HELD,
         /** A held refund run now ({@link #releaseHeld}). */
         RELEASED,
-        /** The second run of a refund replayed by {@link #replayNextRefund}. */
+        /** The second run of a refund replayed by {@link CallFaults#replayNextRefund}. */
         REPLAYED
     }
 
@@ -86,18 +79,7 @@ public final class ScriptedRedisGateway implements RedisGateway {
     private final LuaScripting lua = new LuaScripting(keyspace);
     private final Map<Call, Long> calls = new EnumMap<>(Call.class);
     private final List<Consumer<Executed>> observers = new ArrayList<>();
-    private final List<Executed> held = new ArrayList<>();
-    private int failuresLeft;
-    private boolean failingAll;
-    private boolean errorReplies;
-    private int repliesToLose;
-    private boolean holdingRefunds;
-    private boolean replayArmed;
-    private int replayed;
-    private Runnable beforeNext;
-    private String beforeScript;
-    private Runnable afterNext;
-    private String afterScript;
+    private final CallFaults faults = new CallFaults();
     private boolean closed;
 
     public ScriptedRedisGateway() {
@@ -123,98 +105,19 @@ public final class ScriptedRedisGateway implements RedisGateway {
         nanos += duration.toNanos();
     }
 
-    // ---- faults and hooks ----
+    // ---- faults ----
 
-    /** The next {@code n} calls fail as if Redis could not be reached, before doing anything. */
-    public synchronized void failNext(int n) {
-        failuresLeft = n;
-        errorReplies = false;
-    }
-
-    /** The next {@code n} calls fail with an error reply (Redis answered, refusing), before doing anything. */
-    public synchronized void failNextWithErrorReply(int n) {
-        failuresLeft = n;
-        errorReplies = true;
-    }
-
-    /** Every call fails as if Redis could not be reached, until {@link #recover()}. */
-    public synchronized void failAll() {
-        failingAll = true;
-        errorReplies = false;
-    }
-
-    /** Ends the failures injected; held refunds stay held. */
-    public synchronized void recover() {
-        failingAll = false;
-        failuresLeft = 0;
-        repliesToLose = 0;
-    }
-
-    /** The next {@code n} calls run, then fail as a timeout would: the caller never has their reply. */
-    public synchronized void loseNextReplies(int n) {
-        repliesToLose = n;
-    }
-
-    /** While on, calls of {@code refund.lua} are kept to run later ({@link #releaseHeld}) and fail now. */
-    public synchronized void holdRefunds(boolean hold) {
-        holdingRefunds = hold;
-    }
-
-    /** The refunds held, oldest first. */
-    public synchronized int heldRefunds() {
-        return held.size();
+    /** What this gateway does to its calls on the test's behalf: failures, lost replies, held refunds, actions. */
+    public synchronized CallFaults faults() {
+        return faults;
     }
 
     /** Runs the held refund at {@code index} now (its clock: now), and drops it. */
     public synchronized List<Long> releaseHeld(int index) {
-        Executed call = held.remove(index);
+        Executed call = faults.held.remove(index);
         List<Long> reply = longs(lua.run(call.script(), call.keys(), call.args()), call.script());
         tell(new Executed(Call.EVAL, call.script(), call.keys(), call.args(), nanos, reply, Outcome.RELEASED));
         return reply;
-    }
-
-    /**
-     * Arms the fault of one give-back applied twice: the next {@code refund.lua} call that gives
-     * something back runs a second time at once. A call whose second run gives nothing back leaves it
-     * armed for the next.
-     */
-    public synchronized void replayNextRefund() {
-        replayArmed = true;
-    }
-
-    /** How many refunds were applied twice by {@link #replayNextRefund}. */
-    public synchronized int replayedRefunds() {
-        return replayed;
-    }
-
-    /** Runs {@code action} inside the next call, before it does anything (and before an injected failure). */
-    public synchronized void beforeNextCall(Runnable action) {
-        beforeNextScript(null, action);
-    }
-
-    /** Runs {@code action} inside the next call, after it ran and before its caller has the reply. */
-    public synchronized void afterNextCall(Runnable action) {
-        afterNextScript(null, action);
-    }
-
-    /** As {@link #beforeNextCall}, for the next run of the named script ({@code "gcra"}); null: any call. */
-    public synchronized void beforeNextScript(String name, Runnable action) {
-        beforeNext = action;
-        beforeScript = name;
-    }
-
-    /** As {@link #afterNextCall}, for the next run of the named script ({@code "gcra"}); null: any call. */
-    public synchronized void afterNextScript(String name, Runnable action) {
-        afterNext = action;
-        afterScript = name;
-    }
-
-    /** Drops the actions armed and not yet run; returns whether there were any. */
-    public synchronized boolean cancelActions() {
-        boolean armed = beforeNext != null || afterNext != null;
-        beforeNext = null;
-        afterNext = null;
-        return armed;
     }
 
     /**
@@ -295,9 +198,9 @@ public final class ScriptedRedisGateway implements RedisGateway {
         List<String> k = List.copyOf(keys);
         List<String> a = List.copyOf(args);
         begin(Call.EVAL, script, k, a);
-        if (holdingRefunds && script.sha1().equals(REFUND_SHA1)) {
+        if (faults.holdingRefunds() && script.sha1().equals(REFUND_SHA1)) {
             Executed kept = new Executed(Call.EVAL, script, k, a, nanos, null, Outcome.HELD);
-            held.add(kept);
+            faults.held.add(kept);
             tell(kept);
             throw new RedisFailureException("ScriptedRedisGateway held refund.lua (a timeout; it runs later)", null);
         }
@@ -309,12 +212,11 @@ public final class ScriptedRedisGateway implements RedisGateway {
             throw new RedisFailureException("ScriptedRedisGateway refused running " + script + ": " + refused.getMessage(),
                     null, true);
         }
-        if (replayArmed && script.sha1().equals(REFUND_SHA1) && reply.contains(1L)) {
+        if (faults.replayArmed() && script.sha1().equals(REFUND_SHA1) && reply.contains(1L)) {
             tell(new Executed(Call.EVAL, script, k, a, nanos, reply, Outcome.ANSWERED));
             List<Long> again = longs(lua.run(script, k, a), script);
             if (again.contains(1L)) {
-                replayArmed = false;
-                replayed++;
+                faults.replayedOnce();
             }
             return end(new Executed(Call.EVAL, script, k, a, nanos, again, Outcome.REPLAYED), reply);
         }
@@ -419,15 +321,13 @@ public final class ScriptedRedisGateway implements RedisGateway {
             throw new IllegalStateException("ScriptedRedisGateway was closed and was called again: " + kind);
         }
         calls.merge(kind, 1L, Long::sum);
-        if (beforeNext != null && (beforeScript == null || (script != null && script.toString().equals(beforeScript + ".lua")))) {
-            Runnable action = beforeNext;
-            beforeNext = null;
+        Runnable action = faults.takeBefore(script);
+        if (action != null) {
             action.run();
         }
-        if (failingAll || failuresLeft > 0) {
-            failuresLeft = Math.max(0, failuresLeft - 1);
+        if (faults.failNow()) {
             tell(new Executed(kind, script, keys, args, nanos, null, Outcome.FAILED));
-            if (errorReplies) {
+            if (faults.errorReplies()) {
                 throw new RedisFailureException("ScriptedRedisGateway answered " + kind + " with an injected error", null,
                         true);
             }
@@ -437,13 +337,11 @@ public final class ScriptedRedisGateway implements RedisGateway {
 
     /** Tells the observers, runs the action due after the call, and loses the reply when that is due. */
     private <T> T end(Executed executed, T reply) {
-        boolean lose = repliesToLose > 0;
-        repliesToLose = Math.max(0, repliesToLose - 1);
+        boolean lose = faults.loseNow();
         tell(lose ? new Executed(executed.kind(), executed.script(), executed.keys(), executed.args(), executed.nanos(),
                 executed.reply(), Outcome.REPLY_LOST) : executed);
-        if (afterNext != null && (afterScript == null || executed.isScript(afterScript))) {
-            Runnable action = afterNext;
-            afterNext = null;
+        Runnable action = faults.takeAfter(executed);
+        if (action != null) {
             action.run();
         }
         if (lose) {

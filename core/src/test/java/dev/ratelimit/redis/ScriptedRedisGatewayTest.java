@@ -111,12 +111,12 @@ class ScriptedRedisGatewayTest {
     @Test
     void aFailureHappensBeforeTheCallDoesAnythingAndALostReplyAfter() {
         LuaEvaluator evaluator = new LuaEvaluator(redis, List.of(GCRA));
-        redis.failNext(1);
+        redis.faults().failNext(1);
         assertThatThrownBy(() -> evaluator.decide(List.of("c"), new long[] {1}, true))
                 .isInstanceOf(RedisFailureException.class);
         assertThat(redis.keys()).isEmpty();
 
-        redis.loseNextReplies(1);
+        redis.faults().loseNextReplies(1);
         assertThatThrownBy(() -> evaluator.decide(List.of("c"), new long[] {1}, true))
                 .isInstanceOf(RedisFailureException.class);
         assertThat(redis.keys()).as("it ran").containsExactly("c");
@@ -131,17 +131,17 @@ class ScriptedRedisGatewayTest {
         List<ScriptedRedisGateway.Outcome> heard = new ArrayList<>();
         redis.observe(call -> heard.add(call.outcome()));
 
-        redis.holdRefunds(true);
+        redis.faults().holdRefunds(true);
         assertThat(evaluator.giveBackAll(List.of(leased.grant.ticket(1)))).as("the caller had a failure").isZero();
         assertThat(redis.command("GET", "c")).isEqualTo("-" + (now + 3_000_000));
         assertThat(redis.releaseHeld(0)).containsExactly(1L);
         assertThat(redis.command("GET", "c")).isEqualTo("-" + (now + 2_000_000));
 
-        redis.holdRefunds(false);
-        redis.replayNextRefund();
+        redis.faults().holdRefunds(false);
+        redis.faults().replayNextRefund();
         evaluator.giveBackAll(List.of(leased.grant.ticket(1)));
         assertThat(redis.keys()).as("one give-back of one permit, applied twice: the TAT back at now, no key").isEmpty();
-        assertThat(redis.replayedRefunds()).isEqualTo(1);
+        assertThat(redis.faults().replayedRefunds()).isEqualTo(1);
         assertThat(heard).containsExactly(ScriptedRedisGateway.Outcome.HELD, ScriptedRedisGateway.Outcome.RELEASED,
                 ScriptedRedisGateway.Outcome.ANSWERED, ScriptedRedisGateway.Outcome.REPLAYED);
     }
@@ -149,8 +149,8 @@ class ScriptedRedisGatewayTest {
     @Test
     void anActionRunsInsideTheNextCallBeforeOrAfterIt() {
         List<String> seen = new ArrayList<>();
-        redis.beforeNextCall(() -> seen.add("before: " + redis.keys()));
-        redis.afterNextCall(() -> seen.add("after: " + redis.keys()));
+        redis.faults().beforeNextCall(() -> seen.add("before: " + redis.keys()));
+        redis.faults().afterNextCall(() -> seen.add("after: " + redis.keys()));
         new LuaEvaluator(redis, List.of(GCRA)).decide(List.of("c"), new long[] {1}, true);
         assertThat(seen).containsExactly("before: []", "after: [c]");
     }
