@@ -76,6 +76,8 @@ final class LeasesModel {
     long lastResetAt = Long.MIN_VALUE / 2;
     long limitsChangedAt;
     private String limitsSeen = "";
+    /** Whether the nodes' limits changed in this step, for its log line. */
+    private boolean limitsChanged;
     private long stepMaxLimit;
     private long redisAdmissions;
     private long leaseAdmissions;
@@ -325,6 +327,7 @@ final class LeasesModel {
         if (!seen.toString().equals(limitsSeen)) {
             limitsSeen = seen.toString();
             limitsChangedAt = now();
+            limitsChanged = true;
         }
         return max;
     }
@@ -347,15 +350,18 @@ final class LeasesModel {
         }
         checks.states();
         log.addLast("#" + step + " +" + (now() - ScriptedRedisGateway.START_NANOS) / 1000 + "us " + what
-                + (limitsChangedAt == now() ? " [limits now " + limitsSeen + "]" : "") + calls.takeNotes());
+                + (limitsChanged && step > 0 ? " [limits now " + limitsSeen + "]" : "") + calls.takeNotes());
+        limitsChanged = false;
         while (log.size() > LOG_STEPS) {
             log.removeFirst();
         }
         if (!violations.isEmpty()) {
+            String rerun = config.steps() == 0 ? "a scripted scenario (" + config.switches().asProperties() + ")"
+                    : "-Dleases.model.seed=" + config.seed() + " -Dleases.model.steps=" + config.steps() + " "
+                    + config.switches().asProperties();
             throw new AssertionError("Quota lease model check of " + rule + " on " + nodes.length + " nodes FAILED at step "
-                    + step + " of " + config.steps() + ": " + violations.get(0) + "\n  rerun: -Dleases.model.seed="
-                    + config.seed() + " -Dleases.model.steps=" + config.steps() + " " + config.switches().asProperties()
-                    + "\n  last steps:\n    " + String.join("\n    ", log));
+                    + step + ": " + violations.get(0) + "\n  rerun: " + rerun + "\n  last steps:\n    "
+                    + String.join("\n    ", log));
         }
     }
 }
