@@ -19,43 +19,32 @@ final class ModelSteps {
         if (model.redis.faults().holdingRefunds() && model.step() >= model.holdUntil) {
             model.redis.faults().holdRefunds(false);
         }
+        // Out of 1000; a kind switched off is a request instead.
         int roll = random.nextInt(1000);
         if (roll < 480) {
             return request(model);
-        }
-        if (roll < 760) {
+        } else if (roll < 760) {
             return advance(model);
-        }
-        if (roll < 790) {
+        } else if (roll < 790) {
             int n = node(model);
             model.giveBack(n);
             return "n" + n + " gives back its leases";
-        }
-        if (roll < 810 && switches.overrides()) {
-            return model.override(node(model), 0);
-        }
-        if (roll < 830 && switches.resets() && roll >= 810) {
-            return model.reset(node(model), client(random));
-        }
-        if (roll >= 830 && roll < 838) {
+        } else if (roll < 810) {
+            return switches.overrides() ? model.override(node(model), 0) : request(model);
+        } else if (roll < 830) {
+            return switches.resets() ? model.reset(node(model), client(random)) : request(model);
+        } else if (roll < 838) {
             return model.replace(node(model), true);
-        }
-        if (roll >= 838 && roll < 842) {
+        } else if (roll < 842) {
             return model.replace(node(model), false);
-        }
-        if (roll >= 842 && roll < 880) {
+        } else if (roll < 880) {
             return injectFailure(model);
-        }
-        if (roll >= 880 && roll < 920 && switches.heldGiveBacks()) {
-            return holdOrRelease(model);
-        }
-        if (roll >= 920 && roll < 932) {
+        } else if (roll < 920) {
+            return switches.heldGiveBacks() ? holdOrRelease(model) : request(model);
+        } else if (roll < 932) {
             return model.settle();
         }
-        if (roll >= 932 && switches.inFlight()) {
-            return inFlight(model);
-        }
-        return request(model);
+        return switches.inFlight() ? inFlight(model) : request(model);
     }
 
     private static String injectFailure(LeasesModel model) {

@@ -73,8 +73,11 @@ class QuotaLeasesModelTest {
 
     /** Runs the model quietly: the limiters log every failure and override they meet. */
     private static LeasesModel.Summary run(LeasesModel model) {
-        try (CapturedErr quiet = new CapturedErr()) {
+        CapturedErr quiet = new CapturedErr();
+        try {
             return model.run();
+        } finally {
+            quiet.close();
         }
     }
 
