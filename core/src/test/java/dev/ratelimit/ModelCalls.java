@@ -80,7 +80,6 @@ final class ModelCalls {
     long seq;
     long grants;
     long resetsSeen;
-    long lostGiveBacks;
 
     ModelCalls(String limiterScript, Map<String, Integer> clientOf, int clients, int nodes, ScriptedRedisGateway redis) {
         this.limiterScript = limiterScript;
@@ -165,7 +164,6 @@ final class ModelCalls {
         } else if (call.isScript("refund")) {
             int client = client(call.keys().get(0));
             if (call.outcome() == Outcome.FAILED) {
-                lostGiveBacks++;
                 leaked(client);
             }
             notes.append(" [refund c").append(client).append(' ').append(call.args().get(2)).append(' ')

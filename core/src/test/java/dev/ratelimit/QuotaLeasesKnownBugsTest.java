@@ -103,6 +103,33 @@ class QuotaLeasesKnownBugsTest {
     }
 
     /**
+     * The same with a give-back delayed in flight (switch {@code heldGiveBacks}): n0 gives its lease
+     * back at the lease's end, on time, but the call times out and Redis runs it later, after n1 has
+     * admitted c0 behind the lease's permits.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Algorithm.class, names = {"TOKEN_BUCKET", "GCRA"})
+    void aBucketsGiveBackDelayedInFlightForgivesWhatDrained(Algorithm algorithm) {
+        ModelSwitches switches = ModelSwitches.defaults(algorithm).with("heldGiveBacks", true);
+        LeasesModel model = twoNodes(algorithm, switches);
+        pinned("heldGiveBacks", ModelSwitches.fromProperties(algorithm).heldGiveBacks(),
+                algorithm == Algorithm.GCRA ? "TAT in Redis is" : "token units left in Redis, more than", () -> {
+                    leaseOnePermit(model, 0);
+                    model.act(() -> {
+                        model.redis.faults().holdRefunds(true);
+                        model.advance(LeasesModel.LIFE_NANOS);
+                        model.giveBack(0);
+                        model.redis.faults().holdRefunds(false);
+                        model.advance(140_000_000L);
+                        return "n0 gives its lease back at its end, the call times out; 140 ms pass";
+                    });
+                    model.act(() -> model.request(1, 0, 1));
+                    model.act(() -> model.request(1, 0, 1));
+                    model.act(() -> "the give-back lands: " + model.redis.releaseHeld(0));
+                });
+    }
+
+    /**
      * A reset (switch {@code resets}): n1 holds a lease of c0 when n0 resets c0, and gives the rest
      * back (here as it stops) before it has read the reset mark: the rest lands in c0's fresh state,
      * which n0 has meanwhile used up. fixed-window takes it back because the fresh window ends within
