@@ -273,8 +273,10 @@ public final class ScriptedRedisGateway implements RedisGateway {
     public synchronized long[] slidingLogInTransaction(String key, long permits, long limit, long windowMicros,
             boolean consume) {
         begin(Call.SLIDING_LOG, null, List.of(key), List.of());
-        long[] result = SlidingLogTransactions.decide(new KeyspaceSession(keyspace), key, permits, limit, windowMicros,
-                consume, 0).toArray();
+        SlidingLogTransactions.Sessions session = attempt -> attempt.apply(new KeyspaceSession(keyspace));
+        long[] result = consume
+                ? SlidingLogTransactions.decide(session, key, new long[] {permits}, limit, windowMicros, 0)[0].toArray()
+                : SlidingLogTransactions.peek(session, key, permits, limit, windowMicros).toArray();
         end(new Executed(Call.SLIDING_LOG, null, List.of(key), List.of(), nanos, null, Outcome.ANSWERED), null);
         return result;
     }
