@@ -264,6 +264,9 @@ final class LeasesModel {
         if (rule.algorithm() == Algorithm.TOKEN_BUCKET) {
             return "no override: token-bucket refuses them";
         }
+        // A call in flight may have applied a limit within this step that this override replaces at the
+        // same instant: the bounds must know it was in force.
+        stepMaxLimit = Math.max(stepMaxLimit, recordLimits());
         ModelCalls.Frame frame = calls.enter(n);
         try {
             if (limit == 0 && random.nextInt(3) == 0) {

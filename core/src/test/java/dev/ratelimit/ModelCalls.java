@@ -131,7 +131,8 @@ final class ModelCalls {
             frame.failures++;
         }
         boolean ran = call.outcome() != Outcome.FAILED && call.outcome() != Outcome.HELD;
-        if (call.kind() == ScriptedRedisGateway.Call.DELETE && ran) {
+        // A reset deletes the client's keys: a DEL, or with leases client-reset.lua (keys, then the guard).
+        if ((call.kind() == ScriptedRedisGateway.Call.DELETE || call.isScript("client-reset")) && ran) {
             for (String key : call.keys()) {
                 int client = client(key);
                 if (client >= 0) {
@@ -163,7 +164,18 @@ final class ModelCalls {
             }
         } else if (call.isScript("refund")) {
             int client = client(call.keys().get(0));
-            if (call.outcome() == Outcome.FAILED) {
+            // A give-back released late (held, its call timed out) may keep part of the rest: refund.lua
+            // gives a bucket's rest back only as far as what was stacked after the lease allows. What it
+            // keeps stays counted until the state is next empty.
+            if (call.outcome() == Outcome.FAILED || call.outcome() == Outcome.RELEASED) {
+                leaked(client);
+            }
+            // gcra and token-bucket keep a lease's rest they cannot place exactly: the state fuller (or
+            // its TAT earlier) than the lease left it, which another node's rest going back first also
+            // makes. It stays counted until refill frees it, as README says; the state check still holds.
+            boolean bucket = limiterScript.equals("gcra") || limiterScript.equals("token-bucket");
+            if (bucket && call.outcome() == Outcome.ANSWERED && call.args().get(0).contains(" lease ")
+                    && call.reply() != null && !call.reply().contains(1L)) {
                 leaked(client);
             }
             notes.append(" [refund c").append(client).append(' ').append(call.args().get(2)).append(' ')
@@ -179,6 +191,10 @@ final class ModelCalls {
                 leaked(-1);
                 notes.append(" [n").append(node).append(" reads reset mark ").append(mark).append(']');
             }
+        }
+        if (failed && call.isScript("client-reset")) {
+            // The node dropped the client's lease before the reset's call failed: those permits stay counted.
+            leaked(client(call.keys().get(0)));
         }
         if (failed && !call.isScript("refund")) {
             notes.append(" [").append(call.script() == null ? call.kind() : call.script()).append(' ')

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -102,19 +104,23 @@ class QuotaLeasesModelTest {
 
     /**
      * The model check catches one give-back applied twice ({@code CallFaults.replayNextRefund}, armed
-     * at step 100): on seed 5, which without the fault passes, it fails within a few dozen steps.
+     * at step 100): on a seed that passes without the fault, it fails within a few hundred steps. For
+     * gcra the seed is another: a rest given back where admissions were stacked after its lease gives
+     * back only what stays ahead of them, and a second application may then still leave the TAT at or
+     * after one place's (seed 5 passes with it, not being laxer); seed 12 is one where it is not.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("leasing")
     void oneGiveBackAppliedTwiceIsCaught(Algorithm algorithm) {
+        long seed = algorithm == Algorithm.GCRA ? 12 : 5;
         ModelSwitches switches = ModelSwitches.defaults(algorithm);
-        run(model(algorithm, 5, 1000, switches));
+        run(model(algorithm, seed, 1000, switches));
 
-        LeasesModel faulty = model(algorithm, 5, 1000, switches.withDoubleGiveBack(100));
+        LeasesModel faulty = model(algorithm, seed, 1000, switches.withDoubleGiveBack(100));
 
         assertThatThrownBy(() -> run(faulty)).isInstanceOf(AssertionError.class)
-                .hasMessageContaining("-Dleases.model.seed=5 ").hasMessageContaining("one give-back applied twice");
+                .hasMessageContaining("-Dleases.model.seed=" + seed + " ").hasMessageContaining("one give-back applied twice");
         assertThat(faulty.redis.faults().replayedRefunds()).as("the give-back applied twice").isEqualTo(1);
-        assertThat(faulty.step()).as("the step that failed").isBetween(100, 300);
+        assertThat(faulty.step()).as("the step that failed").isBetween(100, 1000);
     }
 }

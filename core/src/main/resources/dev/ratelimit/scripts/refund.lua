@@ -17,7 +17,10 @@
 --                    the window (or is gone), or when the entry holds fewer permits (the first
 --                    entry after a rebase of a log near 2^52, or the wrong receipt).
 --   token-bucket     the tokens back, capped at the capacity: exactly the bucket without the
---                    request, since refill is capped the same way.
+--                    request, since refill is capped the same way. A quota lease's rest (its
+--                    receipt is the tokens the lease left) as gcra's, the bucket's time until
+--                    full standing for the TAT: never below a bucket fuller than the lease left
+--                    it, never closer to full than what was taken after the lease.
 --   leaky-bucket     the level lowered by the permits, never below empty.
 --   gcra             the TAT moved back by permits x interval, never before now. A quota lease's
 --                    rest (its receipt is the TAT the lease wrote) never below a TAT lower than
@@ -152,7 +155,7 @@ local function sliding_log(key, permits, stamp, a)
   return 1
 end
 
-local function token_bucket(key, permits, _, a)
+local function token_bucket(key, permits, stamp, a)
   local capacity, scale, refill = tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
   local counted, at = string.match(get(key) or '', '^t(%d+) (%d+)$')
   if not counted then
@@ -163,7 +166,24 @@ local function token_bucket(key, permits, _, a)
   if elapsed >= math.ceil((capacity - tokens) / refill) then
     return 0
   end
-  tokens = math.min(capacity, tokens + elapsed * refill + permits * scale)
+  tokens = tokens + elapsed * refill
+  local missing = capacity - tokens
+  local back = math.max(0, missing - permits * scale)
+  if lent_at then
+    -- A lease's rest (its receipt is the tokens the lease left, at the instant it was lent), as
+    -- gcra's with the bucket's time until full for the TAT: what was taken after the lease (the
+    -- tokens the bucket lacks beyond what the lease left, refill counted) may hold admissions made at
+    -- their own instant, up to now; the bucket stays at least that far from full.
+    local stacked = (tonumber(at) - tonumber(lent_at)) * refill + stamp - tonumber(counted)
+    if stacked < 0 then
+      return 0
+    end
+    back = math.max(back, stacked)
+    if back >= missing then
+      return 0
+    end
+  end
+  tokens = capacity - back
   if tokens == capacity then
     redis.call('DEL', key)
   else

@@ -61,7 +61,8 @@ end
 -- it before then, and one-by-one admissions at those instants would have left no more tokens, so
 -- no later decision is ever less strict than it would have been. It lends only what the bucket
 -- holds so counted (possibly fewer than asked, or none). The cost: a bucket within a lease's
--- refill of full waits that refill. Gives back as an admission does: refund.lua returns tokens.
+-- refill of full waits that refill. Its receipt is the tokens it left: refund.lua gives the rest
+-- back as gcra's (see there).
 local function lease(key, grant, lifetime, capacity_arg, scale_arg, refill_arg)
   local capacity, scale, refill = tonumber(capacity_arg), tonumber(scale_arg), tonumber(refill_arg)
   local counted = string.match(redis.call('GET', key), '^t(%d+) ')
@@ -73,5 +74,5 @@ local function lease(key, grant, lifetime, capacity_arg, scale_arg, refill_arg)
   local left = tokens - granted * scale
   local refill_time = math.ceil((capacity - left) / refill)
   redis.call('SET', key, string.format('t%d %d', left, now), 'PX', math.max(1, math.ceil(refill_time / 1000)))
-  return granted, lifetime, 0, now
+  return granted, lifetime, left, now
 end

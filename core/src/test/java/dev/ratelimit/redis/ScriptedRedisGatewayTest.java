@@ -138,11 +138,17 @@ class ScriptedRedisGatewayTest {
         assertThat(redis.command("GET", "c")).isEqualTo("-" + (now + 2_000_000));
 
         redis.faults().holdRefunds(false);
+        assertThat(evaluator.giveBackAll(List.of(leased.grant.ticket(1)))).as("gcra refuses the same rest again: the "
+                + "TAT is below the one the lease wrote").isZero();
+        LuaEvaluator windows = new LuaEvaluator(redis, List.of(Rule.of(Algorithm.FIXED_WINDOW, 100, Duration.ofMinutes(1))));
+        LuaEvaluator.Leased window = windows.decideLeasing(List.of("d"), new long[] {1}, 100, 500_000, List.of());
+        assertThat(redis.command("GET", "d")).as("1 and a lease of 24").isEqualTo("25");
         redis.faults().replayNextRefund();
-        evaluator.giveBackAll(List.of(leased.grant.ticket(1)));
-        assertThat(redis.keys()).as("one give-back of one permit, applied twice: the TAT back at now, no key").isEmpty();
+        windows.giveBackAll(List.of(window.grant.ticket(1)));
+        assertThat(redis.command("GET", "d")).as("one give-back of one permit, applied twice").isEqualTo("23");
         assertThat(redis.faults().replayedRefunds()).isEqualTo(1);
         assertThat(heard).containsExactly(ScriptedRedisGateway.Outcome.HELD, ScriptedRedisGateway.Outcome.RELEASED,
+                ScriptedRedisGateway.Outcome.ANSWERED, ScriptedRedisGateway.Outcome.ANSWERED,
                 ScriptedRedisGateway.Outcome.ANSWERED, ScriptedRedisGateway.Outcome.REPLAYED);
     }
 
