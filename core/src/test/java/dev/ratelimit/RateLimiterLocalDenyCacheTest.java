@@ -148,6 +148,31 @@ class RateLimiterLocalDenyCacheTest {
         assertThat(nodeB.stats().localCacheDenials()).isEqualTo(2);
     }
 
+    /**
+     * Issue 37, item 10: the client-reset mark lives an hour and starts again at 1. A node that last
+     * read 1, and did not read while the mark was gone, must still see the next reset: the new mark
+     * expires an hour after the old one did.
+     */
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aResetAfterTheMarkExpiredReachesANodeThatLastReadTheOldOne(Transport transport) {
+        Rule twoPerDay = Rule.of(Algorithm.FIXED_WINDOW, 2, Duration.ofDays(1));
+        RateLimiter nodeA = RateLimiter.builder(TestStores.over(redis)).clock(redis::nanoTime).rule(twoPerDay)
+                .transport(transport).build();
+        RateLimiter nodeB = RateLimiter.builder(TestStores.over(redis)).clock(redis::nanoTime).rule(twoPerDay)
+                .transport(transport).build();
+        nodeA.reset("someone");
+        redis.advance(Overrides.REFRESH_INTERVAL);
+        exhaust(nodeB, "c");
+        assertThat(nodeB.tryAcquire("c").allowed()).as("remembered on node B, which read mark 1").isFalse();
+
+        redis.advance(Duration.ofHours(1).plusSeconds(1));
+        nodeA.reset("c");
+        redis.advance(Overrides.REFRESH_INTERVAL);
+
+        assertThat(nodeB.tryAcquire("c").allowed()).as("node B, once it has read the new mark 1").isTrue();
+    }
+
     @Test
     void withoutTheCacheEveryRequestAsksRedis() {
         RateLimiter limiter = limiter().localDenyCache(false).build();

@@ -4,6 +4,7 @@ import dev.ratelimit.RedisFailureException;
 import dev.ratelimit.redis.RedisGateway;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
@@ -24,6 +25,12 @@ public final class LiveOverrides {
      * node with traffic misses a count, and short enough not to linger.
      */
     static final Duration MARK_LIFETIME = Duration.ofHours(1);
+    /**
+     * How much later a mark of the same count must expire than the one last read to be a new mark: far
+     * more than a read's delay, far less than {@link #MARK_LIFETIME} (a new mark expires at least that
+     * much later, since an increment keeps the TTL).
+     */
+    static final Duration MARK_RENEWED = Duration.ofMinutes(1);
     /** The longest origin kept. */
     static final int MAX_ORIGIN_LENGTH = 200;
 
@@ -33,7 +40,7 @@ public final class LiveOverrides {
 
     /** The overrides as last read: one value, swapped whole. */
     static final class State {
-        static final State NONE = new State(-1, null, false, "", -1);
+        static final State NONE = new State(-1, null, false, "", -1, -2);
 
         /** -1 when none, {@link #UNREADABLE} when the stored text is not a whole number. */
         final long limit;
@@ -47,13 +54,17 @@ public final class LiveOverrides {
          * every reset (and when it expires), so that each node forgets the denials it remembers.
          */
         final long clientReset;
+        /** The mark's PTTL in milliseconds when read, -2 when none. */
+        final long clientResetTtl;
 
-        State(long limit, Boolean enforce, boolean enforceUnreadable, String origin, long clientReset) {
+        State(long limit, Boolean enforce, boolean enforceUnreadable, String origin, long clientReset,
+                long clientResetTtl) {
             this.limit = limit;
             this.enforce = enforce;
             this.enforceUnreadable = enforceUnreadable;
             this.origin = origin;
             this.clientReset = clientReset;
+            this.clientResetTtl = clientResetTtl;
         }
 
         /** Whether the overrides are the same; the client-reset mark is not one. */
@@ -76,6 +87,8 @@ public final class LiveOverrides {
     private final Runnable onClientReset;
     private final AtomicLong nextRefresh;
     private volatile State state = State.NONE;
+    /** When the mark last read expires, on the node's clock; Long.MIN_VALUE while none was read. */
+    private long lastMarkExpires = Long.MIN_VALUE;
     private volatile boolean refreshFailing;
     /** Whether a refusal was logged since Redis last answered: one ERROR per refusal, not one per call. */
     private volatile boolean refusalLogged;
@@ -235,7 +248,14 @@ public final class LiveOverrides {
     /** Takes the state read; logs what changed, once per node; forgets denials after a client reset. */
     private synchronized void apply(State next, String clearedBy) {
         State last = state;
-        if (next.clientReset != last.clientReset) {
+        long markExpires = next.clientResetTtl < 0 ? Long.MIN_VALUE
+                : nanoClock.getAsLong() + TimeUnit.MILLISECONDS.toNanos(next.clientResetTtl);
+        // The same count under a mark that expires much later is a new mark: the old one expired and a
+        // reset started another at 1 while this node was not reading (an increment keeps the TTL).
+        boolean renewed = next.clientReset == last.clientReset && markExpires != Long.MIN_VALUE
+                && lastMarkExpires != Long.MIN_VALUE && markExpires - lastMarkExpires > MARK_RENEWED.toNanos();
+        lastMarkExpires = markExpires;
+        if (next.clientReset != last.clientReset || renewed) {
             state = next;
             onClientReset.run();
         }

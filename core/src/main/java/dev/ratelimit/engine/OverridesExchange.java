@@ -58,10 +58,13 @@ abstract class OverridesExchange {
     abstract LiveOverrides.State exchange(String key, String markKey, String op, String field, String value,
             String origin);
 
-    /** What the script answers: {limit or -1, enforce as 1, 0 or -1, client-reset or -1, then the origin's bytes}. */
-    static LiveOverrides.State state(long limit, long enforce, long clientReset, byte[] origin) {
+    /**
+     * What the script answers: {limit or -1, enforce as 1, 0 or -1, client-reset or -1, its PTTL or -2,
+     * then the origin's bytes}.
+     */
+    static LiveOverrides.State state(long limit, long enforce, long clientReset, long clientResetTtl, byte[] origin) {
         return new LiveOverrides.State(limit, enforce < 0 ? null : enforce == 1, enforce == UNREADABLE,
-                new String(origin, StandardCharsets.UTF_8), clientReset);
+                new String(origin, StandardCharsets.UTF_8), clientReset, clientResetTtl);
     }
 
     /** {@code overrides.lua}, by EVALSHA. */
@@ -76,11 +79,11 @@ abstract class OverridesExchange {
         LiveOverrides.State exchange(String key, String markKey, String op, String field, String value,
                 String origin) {
             List<Long> reply = gateway.eval(SCRIPT, Arrays.asList(key, markKey), Arrays.asList(op, field, value, origin));
-            byte[] originBytes = new byte[reply.size() - 3];
+            byte[] originBytes = new byte[reply.size() - 4];
             for (int i = 0; i < originBytes.length; i++) {
-                originBytes[i] = reply.get(i + 3).byteValue();
+                originBytes[i] = reply.get(i + 4).byteValue();
             }
-            return state(reply.get(0), reply.get(1), reply.get(2), originBytes);
+            return state(reply.get(0), reply.get(1), reply.get(2), reply.get(3), originBytes);
         }
     }
 
@@ -93,17 +96,17 @@ abstract class OverridesExchange {
         @Override
         LiveOverrides.State exchange(String key, String markKey, String op, String field, String value,
                 String origin) {
-            long mark = "reset".equals(op) ? gateway.incrementInWindow(markKey, 1, Long.parseLong(value))[0] : -1;
+            long[] mark = "reset".equals(op) ? gateway.incrementInWindow(markKey, 1, Long.parseLong(value)) : null;
             List<String> pairs = "set".equals(op) ? Arrays.asList(field, value, "origin", origin)
                     : Collections.<String>emptyList();
             List<byte[]> fields = gateway.hashInTransaction(key, "clear".equals(op), pairs, FIELDS);
-            if (mark < 0) {
+            if (mark == null) {
                 long[] counter = gateway.readWindow(markKey);
                 // An absent mark, or anything but a counter under its key, reads as none (PTTL -2).
-                mark = counter[1] == -2 ? -1 : counter[0];
+                mark = counter[1] == -2 ? new long[] {-1, -2} : counter;
             }
             byte[] origins = fields.get(2);
-            return state(limit(fields.get(0)), enforce(fields.get(1)), mark,
+            return state(limit(fields.get(0)), enforce(fields.get(1)), mark[0], mark[1],
                     origins == null ? new byte[0] : Arrays.copyOf(origins, Math.min(origins.length, ORIGIN_BYTES)));
         }
     }

@@ -14,7 +14,8 @@
 -- expiry is one more change each node sees.
 --
 -- The reply is integers only, as the gateway's seam speaks them: {limit or -1, enforce as 1, 0 or
--- -1 for none, the mark or -1, then the origin's first 256 bytes}. A field an operator wrote by
+-- -1 for none, the mark or -1, the mark's PTTL or -2, then the origin's first 256 bytes}. The PTTL
+-- tells a mark that expired and started again from the one a node last read, even at the same count. A field an operator wrote by
 -- hand that is not a whole number (or true/false) answers -2, so the Java side can say so rather
 -- than take it for "none".
 --
@@ -63,7 +64,8 @@ elseif fields[2] == 'false' then
 elseif fields[2] then
   enforce = -2
 end
-local reply = {limit, enforce, mark_count() or -1}
+local mark = mark_count()
+local reply = {limit, enforce, mark or -1, mark and redis.call('PTTL', KEYS[2]) or -2}
 if fields[3] then
   local origin = string.sub(fields[3], 1, 256)
   for i = 1, #origin do

@@ -167,7 +167,8 @@ public final class InMemoryRedisGateway implements RedisGateway {
                 count(keys.get(1), 1, Long.parseLong(args.get(2)));
             }
             Counter mark = live(keys.get(1));
-            return java.util.Arrays.asList(-1L, -1L, mark == null ? -1L : mark.count);
+            return java.util.Arrays.asList(-1L, -1L, mark == null ? -1L : mark.count,
+                    mark == null ? -2L : mark.expiresAtMillis - nanos / NANOS_PER_MILLI);
         }
         begin(Call.EVAL);
         if (!script.sha1().equals(FIXED_WINDOW_SHA1)) {
