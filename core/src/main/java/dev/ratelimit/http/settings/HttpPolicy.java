@@ -335,7 +335,7 @@ public final class HttpPolicy {
                 + ", headers " + headerMode
                 + ", transport " + transport + ", onRedisFailure " + failurePolicy
                 + (localLimit == null ? "" : ", localLimit " + localLimit)
-                + ", localDenyCache " + localDenyCache + (leases ? ", leases true" : "") + ", jmx " + jmx + (metrics == null ? "" : ", metrics " + metrics)
+                + ", localDenyCache " + (leases && localDenyCache ? "off (leases)" : localDenyCache) + (leases ? ", leases true" : "") + ", jmx " + jmx + (metrics == null ? "" : ", metrics " + metrics)
                 + (adaptive == null ? "" : ", " + adaptive) + ", keyPrefix '" + keyPrefix + "', redis " + redis;
     }
 }
