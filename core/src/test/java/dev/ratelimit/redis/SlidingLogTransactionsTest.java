@@ -2,15 +2,11 @@ package dev.ratelimit.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.CommandArguments;
-import redis.clients.jedis.Protocol;
 
 /**
  * The transaction transport's sliding log against a session that answers as Redis would when other
@@ -20,39 +16,21 @@ import redis.clients.jedis.Protocol;
  */
 class SlidingLogTransactionsTest {
     /** An empty log at a fixed instant, whose every EXEC finds it changed. */
-    private static final class ContendedSession implements WatchedSession {
+    private static final class ContendedSession extends EmptyLogSession {
         final List<String> commands = new ArrayList<>();
         int commits;
 
         @Override
-        public List<Object> read(List<CommandArguments> sent) {
-            List<Object> replies = new ArrayList<>();
-            for (CommandArguments command : sent) {
-                commands.add(command.getCommand().toString());
-                if (command.getCommand() == Protocol.Command.TIME) {
-                    replies.add(Arrays.<Object>asList(bytes("1700000000"), bytes("250000")));
-                } else if (command.getCommand() == Protocol.Command.WATCH
-                        || command.getCommand() == Protocol.Command.UNWATCH) {
-                    replies.add("OK");
-                } else {
-                    replies.add(Collections.emptyList());
-                }
-            }
-            return replies;
+        void seen(CommandArguments command) {
+            commands.add(command.getCommand().toString());
         }
 
         @Override
         public List<Object> commit(List<CommandArguments> sent) {
             commits++;
-            for (CommandArguments command : sent) {
-                commands.add(command.getCommand().toString());
-            }
+            sent.forEach(this::seen);
             return null;
         }
-    }
-
-    private static byte[] bytes(String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     @Test

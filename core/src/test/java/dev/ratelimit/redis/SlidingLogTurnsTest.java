@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ratelimit.RedisFailureException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -18,7 +16,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.CommandArguments;
-import redis.clients.jedis.Protocol;
 
 /**
  * How {@link SlidingLogTurns} lines up one key's concurrent decisions, against sessions that answer
@@ -28,31 +25,11 @@ import redis.clients.jedis.Protocol;
  */
 class SlidingLogTurnsTest {
     /** An empty log; every EXEC succeeds. Counts its tries and the requests they decided. */
-    private static final class EmptyLog implements WatchedSession {
-        @Override
-        public List<Object> read(List<CommandArguments> sent) {
-            List<Object> replies = new ArrayList<>();
-            for (CommandArguments command : sent) {
-                if (command.getCommand() == Protocol.Command.TIME) {
-                    replies.add(Arrays.<Object>asList(bytes("1700000000"), bytes("250000")));
-                } else if (command.getCommand() == Protocol.Command.WATCH
-                        || command.getCommand() == Protocol.Command.UNWATCH) {
-                    replies.add("OK");
-                } else {
-                    replies.add(Collections.emptyList());
-                }
-            }
-            return replies;
-        }
-
+    private static final class EmptyLog extends EmptyLogSession {
         @Override
         public List<Object> commit(List<CommandArguments> sent) {
             return new ArrayList<>(Collections.nCopies(sent.size(), (Object) 1L));
         }
-    }
-
-    private static byte[] bytes(String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     private static final long WINDOW = TimeUnit.MINUTES.toMicros(1);
