@@ -50,7 +50,8 @@ final class NodeCalls {
         }
         boolean reported = false;
         try {
-            T result = NodeConnections.run(nodes.pool(node), health, pass == CircuitBreaker.Pass.PROBE, asking, command);
+            T result = NodeConnections.run(nodes.pool(node), nodes.borrowed(), health, pass == CircuitBreaker.Pass.PROBE,
+                    asking, command);
             health.answered(clock.getAsLong());
             breaker.onSuccess();
             reported = true;
@@ -115,7 +116,7 @@ final class NodeCalls {
             return MemoryReading.unreached(address, where(node), "not asked while its circuit breaker is " + state);
         }
         try {
-            return NodeConnections.run(nodes.pool(node), health, health.quiet(clock.getAsLong()), false,
+            return NodeConnections.run(nodes.pool(node), nodes.borrowed(), health, health.quiet(clock.getAsLong()), false,
                     (connection, asking) -> MemoryReading.read(address, where(node), connection, false));
         } catch (JedisDataException refused) {
             return MemoryReading.refused(address, where(node), refused.getMessage());

@@ -39,25 +39,30 @@ final class NodeConnections {
      * Borrows a connection from a node's pool (a fresh one instead of any a restart made stale) and
      * runs the command on it.
      *
+     * @param borrowed where the connection is known while the call holds it ({@link RedisNodes#borrowed})
      * @param check whether this call is its node's probe ({@link CircuitBreaker.Pass#PROBE}: the
      *     breaker is half-open or the node was quiet), which PINGs its connection first
      *
      * @throws JedisDataException the node's error reply (MOVED and ASK included), as it came
      * @throws JedisException the node could not be reached; {@link NotSent} when no command went out
      */
-    static <T> T run(Pool<Connection> pool, NodeHealth health, boolean check, boolean asking, Command<T> command) {
+    static <T> T run(Pool<Connection> pool, BorrowedConnections borrowed, NodeHealth health, boolean check,
+            boolean asking, Command<T> command) {
         boolean recovering = health.breaker.state() != CircuitBreaker.State.CLOSED;
         Connection connection = null;
         boolean sent = false;
         try {
             connection = pool.getResource();
+            borrowed.add(connection);
             for (int i = 0; check && i < STALE_CHECKS && isStale(connection); i++) {
                 Connection stale = connection;
                 connection = null;
                 pool.clear();
                 stale.setBroken();
+                borrowed.remove(stale);
                 release(stale);
                 connection = pool.getResource();
+                borrowed.add(connection);
             }
             sent = true;
             T result = command.run(connection, asking);
@@ -77,6 +82,9 @@ final class NodeConnections {
             pool.clear();
             throw sent ? lost : new NotSent(lost);
         } finally {
+            if (connection != null) {
+                borrowed.remove(connection);
+            }
             release(connection);
         }
     }

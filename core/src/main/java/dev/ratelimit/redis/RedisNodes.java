@@ -33,6 +33,14 @@ interface RedisNodes extends AutoCloseable {
     Pool<Connection> pool(HostAndPort node);
 
     /** A node answered MOVED on {@code connection}: learn the slot map from it. */
+    /**
+     * The connections calls hold now, disconnected when the nodes close; {@link BorrowedConnections#NONE}
+     * where every socket is tracked anyway (a standalone node).
+     */
+    default BorrowedConnections borrowed() {
+        return BorrowedConnections.NONE;
+    }
+
     default void slotsMoved(Connection connection) {
     }
 
@@ -107,6 +115,7 @@ interface RedisNodes extends AutoCloseable {
      * master's address keys the breaker, so a new master starts with a closed one.
      */
     static RedisNodes sentinel(SentineledConnectionProvider provider) {
+        BorrowedConnections borrowed = new BorrowedConnections();
         return new RedisNodes() {
             @Override
             public HostAndPort nodeFor(String key) {
@@ -131,8 +140,14 @@ interface RedisNodes extends AutoCloseable {
             }
 
             @Override
+            public BorrowedConnections borrowed() {
+                return borrowed;
+            }
+
+            @Override
             public void close() {
                 provider.close();
+                borrowed.disconnectAll();
             }
         };
     }
@@ -169,6 +184,19 @@ interface RedisNodes extends AutoCloseable {
         @Override
         public void slotsMoved(Connection connection) {
             renewSlotCache(connection);
+        }
+
+        private final BorrowedConnections borrowed = new BorrowedConnections();
+
+        @Override
+        public BorrowedConnections borrowed() {
+            return borrowed;
+        }
+
+        @Override
+        public void close() {
+            super.close();
+            borrowed.disconnectAll();
         }
 
         /** Held while the slot map is learnt after a failure; Jedis' own lock would let others pass. */
