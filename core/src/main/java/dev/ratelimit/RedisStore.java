@@ -7,6 +7,7 @@ import dev.ratelimit.redis.JedisGateway;
 import dev.ratelimit.redis.NodeGateway;
 import dev.ratelimit.redis.RedisGateway;
 import dev.ratelimit.redis.StoreAccess;
+import dev.ratelimit.support.ClientLibraries;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -78,6 +79,7 @@ public final class RedisStore implements AutoCloseable {
     /** {@link #connect(RedisSettings)} whose eviction readings fall due by {@code nanoClock}: a seam for tests. */
     static RedisStore connect(RedisSettings settings, LongSupplier nanoClock) {
         Objects.requireNonNull(settings, "settings");
+        ClientLibraries.check();
         return new RedisStore(gateway(settings), nanoClock);
     }
 

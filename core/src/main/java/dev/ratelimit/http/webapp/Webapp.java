@@ -1,6 +1,7 @@
 package dev.ratelimit.http.webapp;
 
 import dev.ratelimit.RedisStoreRegistry;
+import dev.ratelimit.support.ClientLibraries;
 import dev.ratelimit.http.settings.HttpPolicy;
 import dev.ratelimit.http.settings.PolicyReader;
 import dev.ratelimit.http.settings.Settings;
@@ -120,6 +121,8 @@ public final class Webapp {
 
     /** Starts a policy of this webapp: see {@link PolicyRuntime#start}. */
     public PolicyRuntime start(HttpPolicy policy) {
+        // Before any class that names a Jedis type loads: a WAR's own old Jedis would fail it deep inside.
+        ClientLibraries.check();
         PolicyRuntime runtime = PolicyRuntime.start(policy, registry, jmxName);
         running.add(runtime);
         runtime.whenClosed(() -> running.remove(runtime));
