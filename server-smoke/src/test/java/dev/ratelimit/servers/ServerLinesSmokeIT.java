@@ -89,6 +89,8 @@ class ServerLinesSmokeIT {
                     .contextParam(KEY_PREFIX, redis.key(line.name() + ":typo:")));
             deploy(server, "lifecycle", readme.redisUri(uri(user(line, "lifecycle")))
                     .contextParam(KEY_PREFIX, redis.key(line.name() + ":lifecycle:")));
+            deploy(server, "legacy", readme.withOwnJars(oldRedisClient())
+                    .contextParam(KEY_PREFIX, redis.key(line.name() + ":legacy:")));
         }
         for (StandaloneServer server : servers.values()) {
             for (String app : List.of("readme", "exact", "lifecycle")) {
@@ -195,6 +197,24 @@ class ServerLinesSmokeIT {
         assertThat(status(server.app("readme").resolve("api/health"))).as("the server's other webapps are").isEqualTo(200);
     }
 
+    /**
+     * Issue 38: a legacy WAR carrying its own jedis-2.9.0 and commons-pool2-2.4.2 beside the filter's
+     * jars. Before, it failed deep in the pool (NoSuchMethodError on Tomcat, VerifyError on Jetty,
+     * by the server's jar order); now the filter refuses with one line naming the jars.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(ServerLine.class)
+    void aWarWithItsOwnOldJedisIsRefusedWithOneLineNamingTheJars(ServerLine line) {
+        StandaloneServer server = servers.get(line);
+        eventually(server + " logs the clash", server::log, log -> log.contains("[REDIS_CLIENT_CLASH]"), server);
+
+        assertThat(server.log()).contains("jedis-2.9.0.jar (2.9.0)").contains("commons-pool2-2.4.2.jar (2.4.2)")
+                .containsPattern("jedis-7[0-9.]*\\.jar")
+                .doesNotContain("NoSuchMethodError").doesNotContain("VerifyError");
+        assertThat(status(server.app("legacy").resolve("api/orders"))).as("not served half-limited").isIn(404, 503);
+        assertThat(status(server.app("readme").resolve("api/health"))).as("the server's other webapps are").isEqualTo(200);
+    }
+
     @ParameterizedTest(name = "{0}")
     @EnumSource(ServerLine.class)
     void undeployClosesEveryRedisConnection(ServerLine line) throws IOException {
@@ -226,6 +246,10 @@ class ServerLinesSmokeIT {
 
     private static void deploy(StandaloneServer server, String name, SmokeWar war) throws IOException {
         server.deploy(war.writeTo(server.staging(), name, server.line().namespace(), webappLib()));
+    }
+
+    private static Path oldRedisClient() {
+        return Path.of(System.getProperty("ratelimit.smoke.oldRedisClient", "target/old-redis-client"));
     }
 
     private static Path webappLib() {

@@ -7,7 +7,9 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -22,6 +24,8 @@ final class SmokeWar {
 
     private final String snippet;
     private final Map<String, String> contextParams = new LinkedHashMap<>();
+    /** Jars of the application's own, in WEB-INF/lib beside the filter's. */
+    private final List<Path> ownJars = new ArrayList<>();
 
     private SmokeWar(String snippet) {
         this.snippet = snippet;
@@ -64,9 +68,20 @@ final class SmokeWar {
         return copy;
     }
 
+    /** The WAR with the jars in {@code dir} in its WEB-INF/lib too: a legacy application's own libraries. */
+    SmokeWar withOwnJars(Path dir) throws IOException {
+        SmokeWar copy = edited(snippet);
+        try (DirectoryStream<Path> jars = Files.newDirectoryStream(dir, "*.jar")) {
+            jars.forEach(copy.ownJars::add);
+        }
+        assertThat(copy.ownJars).as("jars in " + dir).isNotEmpty();
+        return copy;
+    }
+
     private SmokeWar edited(String text) {
         SmokeWar copy = new SmokeWar(text);
         copy.contextParams.putAll(contextParams);
+        copy.ownJars.addAll(ownJars);
         return copy;
     }
 
@@ -97,6 +112,9 @@ final class SmokeWar {
             }
         }
         assertThat(filterJars).as("one filter jar for " + namespace + " in " + webappLib).isEqualTo(1);
+        for (Path jar : ownJars) {
+            Files.copy(jar, lib.resolve(jar.getFileName().toString()));
+        }
         Path api = Files.createDirectories(war.resolve("api"));
         Files.writeString(api.resolve("orders"), "orders\n");
         Files.writeString(api.resolve("health"), "ok\n");
