@@ -82,8 +82,10 @@ public final class ClientLibraries {
         return "[REDIS_CLIENT_CLASH] redis-ratelimit needs Jedis 7 and commons-pool2 2.12 or newer, but on this class "
                 + "path " + String.join("; ", wrong) + ". Jedis jars: " + copies(loader, JEDIS_POM)
                 + "; commons-pool2 jars: " + copies(loader, POOL_POM) + ". The webapp carries its own Redis client "
-                + "beside this library's, and which jar wins depends on the server's order. To fix: upgrade the "
-                + "webapp's Jedis to 7.x and commons-pool2 to 2.12 or newer (one copy each), or remove the older ones";
+                + "beside this library's, and which jar wins depends on the server's order. To fix: replace this library's "
+                + "jars with ratelimit-all (jakarta) or ratelimit-all-javax, which carry a relocated Jedis of their own, "
+                + "or upgrade the webapp's Jedis to 7.x and commons-pool2 to 2.12 or newer (one copy each), or remove "
+                + "the older ones";
     }
 
     private static Set<String> origins(ClassLoader loader, String[] classes, List<String> wrong) {

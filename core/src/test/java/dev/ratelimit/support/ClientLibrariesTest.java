@@ -51,7 +51,8 @@ class ClientLibrariesTest {
                 .contains("Jedis classes come from 2 jars")
                 .contains("jedis-2.9.0.jar (2.9.0)").contains("jedis-7.5.3.jar (7.5.3)")
                 .contains("commons-pool2-2.4.2.jar (2.4.2)")
-                .contains("To fix: upgrade the webapp's Jedis to 7.x");
+                .contains("To fix: replace this library's jars with ratelimit-all (jakarta) or ratelimit-all-javax")
+                .contains("or upgrade the webapp's Jedis to 7.x");
     }
 
     @Test
