@@ -36,6 +36,8 @@ final class QuotaLease implements Receipt.Issuer {
      * interval, from now if it was already past. What their {@code Reset} says.
      */
     private long clearAt;
+    /** How far one permit moves {@link #clearAt} on, under the rule in force at the grant; 0 unless gcra or token-bucket. */
+    private final long clearingPerPermit;
 
     QuotaLease(QuotaLeases owner, String key, Decision admission, QuotaGrant grant, long expiresAt, long sentAt,
             boolean paced) {
@@ -50,6 +52,7 @@ final class QuotaLease implements Receipt.Issuer {
         this.sentAt = sentAt;
         this.atGrant = admission;
         this.clearAt = sentAt + admission.resetAfter().toNanos();
+        this.clearingPerPermit = owner.refilling ? QuotaLeases.perPermitNanos(admission.rule()) : 0;
         if (granted > 0) {
             owner.lent(1);
         }
@@ -62,8 +65,8 @@ final class QuotaLease implements Receipt.Issuer {
         left -= permits;
         used += permits;
         Rule inForce = atGrant.rule();
-        if (owner.refilling) {
-            clearAt = Math.max(clearAt, now) + permits * QuotaLeases.perPermitNanos(inForce);
+        if (clearingPerPermit > 0) {
+            clearAt = Math.max(clearAt, now) + permits * clearingPerPermit;
         }
         Duration reset = owner.sliding ? inForce.window() : Duration.ofNanos(Math.max(0, clearAt - now));
         Decision admission = Decision.of(true, inForce, atGrant.remaining() - used, Duration.ZERO, reset);

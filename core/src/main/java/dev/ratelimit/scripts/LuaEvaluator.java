@@ -241,8 +241,7 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
      * rate they were taken at (for gcra, its old interval per permit), never the new one.
      */
     private ScriptCall refundCall(Receipt receipt) {
-        LuaEvaluator issuer = receipt.issuer() instanceof LuaEvaluator ? (LuaEvaluator) receipt.issuer() : this;
-        return new ScriptCall(REFUND_SCRIPT, receipt.keys(), issuer.refundArgs(receipt, false));
+        return refundCall(receipt, false);
     }
 
     /**
@@ -251,10 +250,17 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
      * since (refund.lua).
      */
     private ScriptCall leaseReturnCall(Receipt receipt) {
+        return refundCall(receipt, true);
+    }
+
+    private ScriptCall refundCall(Receipt receipt, boolean leaseRest) {
         LuaEvaluator issuer = receipt.issuer() instanceof LuaEvaluator ? (LuaEvaluator) receipt.issuer() : this;
-        List<String> keys = new ArrayList<>(receipt.keys());
-        keys.add(RedisKeys.resetGuard(keys.get(0)));
-        return new ScriptCall(REFUND_SCRIPT, keys, issuer.refundArgs(receipt, true));
+        List<String> keys = receipt.keys();
+        if (leaseRest) {
+            keys = new ArrayList<>(keys);
+            keys.add(RedisKeys.resetGuard(keys.get(0)));
+        }
+        return new ScriptCall(REFUND_SCRIPT, keys, issuer.refundArgs(receipt, leaseRest));
     }
 
     private List<String> refundArgs(Receipt receipt, boolean leaseRest) {
