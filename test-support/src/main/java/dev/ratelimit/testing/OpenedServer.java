@@ -59,23 +59,40 @@ final class OpenedServer {
      * @throws IllegalStateException when the server's INFO has no such field
      */
     String version() {
-        for (String line : client.info("server").split("\r?\n")) {
-            if (line.startsWith("redis_version:")) {
-                return line.substring("redis_version:".length()).trim();
+        String version = infoField(client.info("server"), "redis_version");
+        if (version == null) {
+            throw new IllegalStateException("INFO server of " + uri() + " has no redis_version");
+        }
+        return version;
+    }
+
+    /** {@code server_name} (redis when absent, as before Redis 7.2 and Valkey) and that product's own version. */
+    String product() {
+        String info = client.info("server");
+        String name = infoField(info, "server_name");
+        String product = name == null ? "redis" : name;
+        String version = infoField(info, product + "_version");
+        return product + " " + (version == null ? infoField(info, "redis_version") : version);
+    }
+
+    private static String infoField(String info, String field) {
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith(field + ":")) {
+                return line.substring(field.length() + 1).trim();
             }
         }
-        throw new IllegalStateException("INFO server of " + uri() + " has no redis_version");
+        return null;
     }
 
     /** The log line of a successful open, with the server's version. */
     String describe(String keyPrefix) {
         String version = "?";
         try {
-            version = version();
+            version = product();
         } catch (RuntimeException ignored) {
             // informational only
         }
-        return uri() + " via " + strategy.source() + " (redis " + version + ", " + server.description()
+        return uri() + " via " + strategy.source() + " (" + version + ", " + server.description()
                 + ", keyPrefix " + keyPrefix + ")";
     }
 

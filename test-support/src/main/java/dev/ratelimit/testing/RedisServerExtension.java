@@ -61,7 +61,12 @@ public final class RedisServerExtension extends ManagedRedisResource {
         /** A {@code redis-server} binary found on {@code PATH}, started as a child process. */
         PATH("path", "redis-server on PATH"),
         /** The {@code redis-server} binary shipped inside the embedded-redis jar, started as a child process. */
-        EMBEDDED("embedded", "embedded-redis");
+        EMBEDDED("embedded", "embedded-redis"),
+        /**
+         * The binary of the {@link RedisLine} named by {@value RedisLine#PROPERTY}, started as a child
+         * process; never tried unless asked for (see {@link RedisServerExtension#line()}).
+         */
+        LINE("line", "a line's binary");
 
         private final String propertyValue;
         private final String source;
@@ -124,6 +129,18 @@ public final class RedisServerExtension extends ManagedRedisResource {
             throw new IllegalArgumentException("forced() needs at least one strategy");
         }
         return new RedisServerExtension(Arrays.asList(strategies), System::getenv, System::getProperty);
+    }
+
+    /**
+     * Creates an extension for the server of {@link RedisLine#current()}: its binary when
+     * {@value RedisLine#PROPERTY} names one (and a clear failure when that does not start, never
+     * another server), else Redis 6.2 from the embedded-redis jar.
+     *
+     * @return a new, not yet opened extension
+     */
+    public static RedisServerExtension line() {
+        RedisLine line = RedisLine.current();
+        return forced(line.binary() == null ? Strategy.EMBEDDED : Strategy.LINE);
     }
 
     // ------------------------------------------------------------------------------------------
@@ -232,6 +249,18 @@ public final class RedisServerExtension extends ManagedRedisResource {
     public synchronized String serverVersion() {
         requireOpen();
         return opened.version();
+    }
+
+    /**
+     * What the server calls itself and its own version, from {@code INFO server} (asked on each call):
+     * Valkey answers {@code redis_version:7.2.4} whatever its version, and names itself in
+     * {@code server_name} with its version in {@code valkey_version}.
+     *
+     * @return e.g. {@code "redis 7.0.15"} or {@code "valkey 9.1.2"}
+     */
+    public synchronized String serverProduct() {
+        requireOpen();
+        return opened.product();
     }
 
     /**

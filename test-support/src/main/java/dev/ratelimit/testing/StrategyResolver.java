@@ -28,7 +28,8 @@ import redis.clients.jedis.RedisClient;
  */
 final class StrategyResolver {
 
-    private static final List<Strategy> DEFAULT_ORDER = List.of(Strategy.values());
+    private static final List<Strategy> DEFAULT_ORDER =
+            List.of(Strategy.URL, Strategy.TESTCONTAINERS, Strategy.PATH, Strategy.EMBEDDED);
 
     private final List<Strategy> forcedOrder;
     private final Function<String, String> env;
@@ -132,6 +133,8 @@ final class StrategyResolver {
                 return fromPath();
             case EMBEDDED:
                 return fromEmbedded();
+            case LINE:
+                return fromLine();
             default:
                 throw new AssertionError(s);
         }
@@ -191,6 +194,23 @@ final class StrategyResolver {
             throw new StrategyUnavailable("no executable redis-server on PATH");
         }
         return RedisProcessServer.start(binary, null, Strategy.PATH.source());
+    }
+
+    private ServerHandle fromLine() {
+        RedisLine line;
+        try {
+            line = RedisLine.current(props);
+        } catch (IllegalStateException badProperty) {
+            throw new ExplicitServerFailed(badProperty.getMessage(), badProperty);
+        }
+        if (line.binary() == null) {
+            throw new StrategyUnavailable("-D" + RedisLine.PROPERTY + " names no binary");
+        }
+        try {
+            return RedisProcessServer.start(line.binary(), null, line.name());
+        } catch (RuntimeException failed) {
+            throw new ExplicitServerFailed(line + " did not start: " + describe(failed), failed);
+        }
     }
 
     private ServerHandle fromEmbedded() {
