@@ -1,19 +1,27 @@
 package dev.ratelimit.servers;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * A server line a legacy team runs that the embedded suites do not: which distribution, which
- * servlet namespace its WARs are written for, and how it is started.
+ * A server line a legacy team runs, as its standalone distribution: which servlet namespace its
+ * WARs are written for, how it is started, and on which JVM. The lines that still run on Java 8
+ * (Tomcat 8.5 and 9, Jetty 9.4) run on the JRE named by {@value #JAVA_8_PROPERTY} when the build
+ * is given one ({@code .ci/runtimes} fetches a real OpenJDK 8), else on the build's own JVM.
  */
 enum ServerLine {
-    TOMCAT_8_5("Tomcat 8.5", Namespace.JAVAX, "ratelimit.smoke.tomcat85", null),
-    JETTY_10("Jetty 10", Namespace.JAVAX, "ratelimit.smoke.jetty10", "deploy"),
-    JETTY_12_EE8("Jetty 12 ee8", Namespace.JAVAX, "ratelimit.smoke.jetty120", "ee8-deploy"),
-    TOMCAT_10_0("Tomcat 10.0", Namespace.JAKARTA, "ratelimit.smoke.tomcat100", null),
-    TOMCAT_10_1("Tomcat 10.1", Namespace.JAKARTA, "ratelimit.smoke.tomcat101", null),
-    JETTY_11("Jetty 11", Namespace.JAKARTA, "ratelimit.smoke.jetty11", "deploy"),
-    JETTY_12_EE9("Jetty 12 ee9", Namespace.JAKARTA, "ratelimit.smoke.jetty120", "ee9-deploy");
+    TOMCAT_8_5("Tomcat 8.5", Namespace.JAVAX, "ratelimit.smoke.tomcat85", null, true),
+    TOMCAT_9("Tomcat 9", Namespace.JAVAX, "ratelimit.smoke.tomcat9", null, true),
+    JETTY_9_4("Jetty 9.4", Namespace.JAVAX, "ratelimit.smoke.jetty94", "deploy", true),
+    JETTY_10("Jetty 10", Namespace.JAVAX, "ratelimit.smoke.jetty10", "deploy", false),
+    JETTY_12_EE8("Jetty 12 ee8", Namespace.JAVAX, "ratelimit.smoke.jetty120", "ee8-deploy", false),
+    TOMCAT_10_0("Tomcat 10.0", Namespace.JAKARTA, "ratelimit.smoke.tomcat100", null, false),
+    TOMCAT_10_1("Tomcat 10.1", Namespace.JAKARTA, "ratelimit.smoke.tomcat101", null, false),
+    JETTY_11("Jetty 11", Namespace.JAKARTA, "ratelimit.smoke.jetty11", "deploy", false),
+    JETTY_12_EE9("Jetty 12 ee9", Namespace.JAKARTA, "ratelimit.smoke.jetty120", "ee9-deploy", false);
+
+    /** A Java 8 JRE's home for the lines that run on Java 8; unset, they run on the build's JVM. */
+    static final String JAVA_8_PROPERTY = "ratelimit.smoke.java8";
 
     /** Which servlet API the server's webapps are compiled against, hence which filter jar they ship. */
     enum Namespace {
@@ -24,12 +32,33 @@ enum ServerLine {
     private final Namespace namespace;
     private final String homeProperty;
     private final String jettyDeployModule;
+    private final boolean runsOnJava8;
 
-    ServerLine(String label, Namespace namespace, String homeProperty, String jettyDeployModule) {
+    ServerLine(String label, Namespace namespace, String homeProperty, String jettyDeployModule, boolean runsOnJava8) {
         this.label = label;
         this.namespace = namespace;
         this.homeProperty = homeProperty;
         this.jettyDeployModule = jettyDeployModule;
+        this.runsOnJava8 = runsOnJava8;
+    }
+
+    /** The {@code java} that starts this line: Java 8's when the build gave one and the line runs on it. */
+    Path java() {
+        if (!onJava8()) {
+            return Path.of(System.getProperty("java.home"), "bin", "java");
+        }
+        Path java = Path.of(System.getProperty(JAVA_8_PROPERTY), "bin", "java");
+        if (!Files.isExecutable(java)) {
+            throw new IllegalStateException("-D" + JAVA_8_PROPERTY + "=" + System.getProperty(JAVA_8_PROPERTY)
+                    + " has no bin/java: give it a Java 8 JRE's home (.ci/runtimes fetches one)");
+        }
+        return java;
+    }
+
+    /** Whether this line runs on the Java 8 JVM the build gave. */
+    boolean onJava8() {
+        String java8 = System.getProperty(JAVA_8_PROPERTY);
+        return runsOnJava8 && java8 != null && !java8.isBlank();
     }
 
     Namespace namespace() {

@@ -2,6 +2,7 @@ package dev.ratelimit.servers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.servers.LegacyApp.JedisLine;
 import dev.ratelimit.servers.ServerLine.Namespace;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.testing.AclUsers;
@@ -31,14 +32,18 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import redis.clients.jedis.Jedis;
 
 /**
  * README's web.xml, in a WAR built as README says, deployed into the standalone distribution of
- * every server line the embedded suites leave out: Tomcat 8.5, Jetty 10 and Jetty 12 ee8 (javax),
- * Tomcat 10.0 and 10.1, Jetty 11 and Jetty 12 ee9 (jakarta). Each server is its own JVM with its own Redis
- * ACL user, so Redis' {@code CLIENT LIST} tells whose connections are whose; all share one Redis.
+ * every server line: Tomcat 8.5 and 9, Jetty 9.4, 10 and 12 ee8 (javax), Tomcat 10.0 and 10.1,
+ * Jetty 11 and 12 ee9 (jakarta), the Java 8 lines on a real Java 8 when the build gives one. Each
+ * server is its own JVM with its own Redis ACL user, so Redis' {@code CLIENT LIST} tells whose
+ * connections are whose; all share one Redis. Beside it, issue 38's legacy WAR, which carries its
+ * own old Jedis: with the plain jars, and with the all-in-one jar.
  */
 class ServerLinesSmokeIT {
     @RegisterExtension
@@ -89,11 +94,25 @@ class ServerLinesSmokeIT {
                     .contextParam(KEY_PREFIX, redis.key(line.name() + ":typo:")));
             deploy(server, "lifecycle", readme.redisUri(uri(user(line, "lifecycle")))
                     .contextParam(KEY_PREFIX, redis.key(line.name() + ":lifecycle:")));
-            deploy(server, "legacy", readme.withOwnJars(oldRedisClient())
-                    .contextParam(KEY_PREFIX, redis.key(line.name() + ":legacy:")));
+            for (JedisLine jedis : JedisLine.values()) {
+                // Issue 38's legacy WAR: its own old Jedis beside the plain jars (refused with one
+                // line), and beside the all-in-one jar with a servlet of its own using that Jedis.
+                deploy(server, legacy(jedis), readme.withOwnJars(jedis.jars())
+                        .contextParam(KEY_PREFIX, redis.key(line.name() + ":legacy:" + jedis.version() + ":")));
+                Path servlet = LegacyApp.compiled(line.namespace(), jedis, bases.resolve("legacy-servlets"));
+                deploy(server, allInOne(jedis), readme.allInOne(allInOneJars()).withOwnJars(jedis.jars())
+                        .withServlet(LegacyApp.declaration(redis.host(), redis.port(), visits(line.namespace(), jedis)),
+                                servlet)
+                        .contextParam(KEY_PREFIX, redis.key(line.namespace() + ":all:" + jedis.version() + ":"))
+                        .contextParam("ratelimit.redisTimeout", "5s"));
+            }
+        }
+        List<String> serving = new ArrayList<>(List.of("readme", "exact", "lifecycle"));
+        for (JedisLine jedis : JedisLine.values()) {
+            serving.add(allInOne(jedis));
         }
         for (StandaloneServer server : servers.values()) {
-            for (String app : List.of("readme", "exact", "lifecycle")) {
+            for (String app : serving) {
                 eventually(server + " serves " + app, () -> status(server.app(app).resolve("api/health")),
                         status -> status == 200, server);
             }
@@ -198,21 +217,84 @@ class ServerLinesSmokeIT {
     }
 
     /**
-     * Issue 38: a legacy WAR carrying its own jedis-2.9.0 and commons-pool2-2.4.2 beside the filter's
-     * jars. Before, it failed deep in the pool (NoSuchMethodError on Tomcat, VerifyError on Jetty,
-     * by the server's jar order); now the filter refuses with one line naming the jars.
+     * Issue 38: a legacy WAR carrying its own Jedis 2.9 (with commons-pool2 2.4.2), 3 or 4 beside
+     * the filter's plain jars. Before, it failed deep in the pool (NoSuchMethodError on Tomcat,
+     * VerifyError on Jetty, by the server's jar order); now the filter refuses with one line naming
+     * the jars and the all-in-one jar.
      */
     @ParameterizedTest(name = "{0}")
     @EnumSource(ServerLine.class)
     void aWarWithItsOwnOldJedisIsRefusedWithOneLineNamingTheJars(ServerLine line) {
         StandaloneServer server = servers.get(line);
-        eventually(server + " logs the clash", server::log, log -> log.contains("[REDIS_CLIENT_CLASH]"), server);
-
-        assertThat(server.log()).contains("jedis-2.9.0.jar (2.9.0)").contains("commons-pool2-2.4.2.jar (2.4.2)")
-                .containsPattern("jedis-7[0-9.]*\\.jar")
-                .doesNotContain("NoSuchMethodError").doesNotContain("VerifyError");
-        assertThat(status(server.app("legacy").resolve("api/orders"))).as("not served half-limited").isIn(404, 503);
+        for (JedisLine jedis : JedisLine.values()) {
+            String clash = "[REDIS_CLIENT_CLASH]";
+            eventually(server + " logs the clash with " + jedis, server::log,
+                    log -> log.lines().anyMatch(l -> l.contains(clash) && l.contains(jedis.jar() + " (" + jedis.version() + ")")),
+                    server);
+            assertThat(status(server.app(legacy(jedis)).resolve("api/orders"))).as("not served half-limited beside "
+                    + jedis).isIn(404, 503);
+        }
+        assertThat(server.log()).contains("commons-pool2-2.4.2.jar (2.4.2)").containsPattern("jedis-7[0-9.]*\\.jar")
+                .contains("ratelimit-all").doesNotContain("NoSuchMethodError").doesNotContain("VerifyError");
         assertThat(status(server.app("readme").resolve("api/health"))).as("the server's other webapps are").isEqualTo(200);
+    }
+
+    static List<Arguments> namespacesAndJedisLines() {
+        List<Arguments> cases = new ArrayList<>();
+        for (Namespace namespace : Namespace.values()) {
+            for (JedisLine jedis : JedisLine.values()) {
+                cases.add(Arguments.of(namespace, jedis));
+            }
+        }
+        return cases;
+    }
+
+    /**
+     * Issue 38, done: the same legacy WAR with the all-in-one jar instead of the plain jars deploys
+     * on every server, its own servlet counts visits through its own old Jedis, and README's limit
+     * in front of that servlet stays exact across all the servers of the namespace: 100 of 130
+     * admitted, each admitted request counted once by the application, none refused counted.
+     */
+    @ParameterizedTest(name = "{0}, {1}")
+    @MethodSource("namespacesAndJedisLines")
+    void withTheAllInOneJarTheWarsOwnJedisWorksAndTheLimitIsExactAcrossServers(Namespace namespace, JedisLine jedis) {
+        List<StandaloneServer> sharing = servers.values().stream().filter(s -> s.line().namespace() == namespace).toList();
+        List<CompletableFuture<HttpResponse<String>>> answers = new ArrayList<>();
+        for (int i = 0; i < BURST; i++) {
+            URI target = sharing.get(i % sharing.size()).app(allInOne(jedis)).resolve("api/visits");
+            answers.add(Http.CLIENT.sendAsync(HttpRequest.newBuilder(target).timeout(Duration.ofSeconds(30)).build(),
+                    HttpResponse.BodyHandlers.ofString()));
+        }
+        Map<Integer, Integer> statuses = new TreeMap<>();
+        List<Long> counted = new ArrayList<>();
+        for (CompletableFuture<HttpResponse<String>> answer : answers) {
+            HttpResponse<String> response = answer.join();
+            statuses.merge(response.statusCode(), 1, Integer::sum);
+            if (response.statusCode() == 200) {
+                counted.add(Long.parseLong(response.body().trim()));
+            }
+        }
+        assertThat(statuses).as(() -> sharing + " with " + jedis + ": "
+                + sharing.stream().map(StandaloneServer::log).toList()).isEqualTo(Map.of(200, 100, 429, BURST - 100));
+        assertThat(counted).as("the application's own counter, through " + jedis).doesNotHaveDuplicates()
+                .allSatisfy(n -> assertThat(n).isBetween(1L, 100L));
+        assertThat(redis.client().get(visits(namespace, jedis))).as("visits the application counted").isEqualTo("100");
+        assertThat(sharing).as("no clash line for the all-in-one WARs, no decision left to onRedisFailure")
+                .allSatisfy(server -> assertThat(server.log()).doesNotContain("cannot reach Redis")
+                        .doesNotContain("NoSuchMethodError").doesNotContain("VerifyError"));
+    }
+
+    /**
+     * The Java 8 lines (Tomcat 8.5 and 9, Jetty 9.4) run on the Java 8 JVM the build was given
+     * ({@code .ci/run} gives a real OpenJDK 8), the others on the build's own: what each printed.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(ServerLine.class)
+    void eachLineRunsOnTheJvmTheBuildChose(ServerLine line) {
+        StandaloneServer server = servers.get(line);
+        String expected = line.onJava8() ? "1.8.0_" : System.getProperty("java.version");
+        assertThat(eventually(server + " prints its JVM", server::jvmVersion, version -> version != null, server))
+                .startsWith(expected);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -248,8 +330,21 @@ class ServerLinesSmokeIT {
         server.deploy(war.writeTo(server.staging(), name, server.line().namespace(), webappLib()));
     }
 
-    private static Path oldRedisClient() {
-        return Path.of(System.getProperty("ratelimit.smoke.oldRedisClient", "target/old-redis-client"));
+    private static String legacy(JedisLine jedis) {
+        return "legacy-" + jedis.name().toLowerCase(Locale.ROOT);
+    }
+
+    private static String allInOne(JedisLine jedis) {
+        return "all-" + jedis.name().toLowerCase(Locale.ROOT);
+    }
+
+    /** Where the application's own servlet counts its visits, per namespace and Jedis line. */
+    private static String visits(Namespace namespace, JedisLine jedis) {
+        return redis.key(namespace + ":visits:" + jedis.version());
+    }
+
+    private static Path allInOneJars() {
+        return Path.of(System.getProperty("ratelimit.smoke.allInOne", "target/all-in-one"));
     }
 
     private static Path webappLib() {

@@ -26,6 +26,11 @@ final class SmokeWar {
     private final Map<String, String> contextParams = new LinkedHashMap<>();
     /** Jars of the application's own, in WEB-INF/lib beside the filter's. */
     private final List<Path> ownJars = new ArrayList<>();
+    /** Where the all-in-one jars are, when the WAR takes one instead of the plain jars; else null. */
+    private Path allInOne;
+    /** The application's own servlets: web.xml declarations, and where their classes are compiled. */
+    private final StringBuilder servlets = new StringBuilder();
+    private Path classes;
 
     private SmokeWar(String snippet) {
         this.snippet = snippet;
@@ -78,10 +83,36 @@ final class SmokeWar {
         return copy;
     }
 
+    /**
+     * The WAR with the all-in-one jar of its namespace (found in {@code dir}) in WEB-INF/lib instead
+     * of the plain jars: only it and SLF4J, which it leaves to the webapp.
+     */
+    SmokeWar allInOne(Path dir) {
+        SmokeWar copy = edited(snippet);
+        copy.allInOne = dir;
+        return copy;
+    }
+
+    /**
+     * The WAR with a servlet of the application's own: {@code declaration} goes into web.xml as it
+     * is (its {@code <servlet>} and {@code <servlet-mapping>}), the classes compiled into
+     * {@code compiled} into WEB-INF/classes.
+     */
+    SmokeWar withServlet(String declaration, Path compiled) {
+        SmokeWar copy = edited(snippet);
+        copy.servlets.setLength(0);
+        copy.servlets.append(declaration);
+        copy.classes = compiled;
+        return copy;
+    }
+
     private SmokeWar edited(String text) {
         SmokeWar copy = new SmokeWar(text);
         copy.contextParams.putAll(contextParams);
         copy.ownJars.addAll(ownJars);
+        copy.allInOne = allInOne;
+        copy.servlets.append(servlets);
+        copy.classes = classes;
         return copy;
     }
 
@@ -96,8 +127,48 @@ final class SmokeWar {
         contextParams.forEach((param, value) -> added.append("<context-param><param-name>").append(param)
                 .append("</param-name><param-value>").append(value).append("</param-value></context-param>\n"));
         Files.writeString(webInf.resolve("web.xml"), "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + header + "\n"
-                + added + snippet + "\n</web-app>\n");
+                + added + snippet + "\n" + servlets + "\n</web-app>\n");
         Path lib = Files.createDirectories(webInf.resolve("lib"));
+        if (classes != null) {
+            StandaloneServer.copyTree(classes, webInf.resolve("classes"));
+        }
+        if (allInOne != null) {
+            copyAllInOne(namespace, webappLib, lib);
+        } else {
+            copyPlainJars(namespace, webappLib, lib);
+        }
+        for (Path jar : ownJars) {
+            Files.copy(jar, lib.resolve(jar.getFileName().toString()));
+        }
+        Path api = Files.createDirectories(war.resolve("api"));
+        Files.writeString(api.resolve("orders"), "orders\n");
+        Files.writeString(api.resolve("health"), "ok\n");
+        // Behind the snippet's login filter: the server's own default servlet answers a form post to it.
+        Files.writeString(war.resolve("login"), "login\n");
+        return war;
+    }
+
+    private void copyAllInOne(Namespace namespace, Path webappLib, Path lib) throws IOException {
+        String jarName = namespace == Namespace.JAVAX ? "ratelimit-all-javax-" : "ratelimit-all-";
+        int found = 0;
+        try (DirectoryStream<Path> jars = Files.newDirectoryStream(allInOne, jarName + "*.jar")) {
+            for (Path jar : jars) {
+                if (namespace == Namespace.JAKARTA && jar.getFileName().toString().startsWith("ratelimit-all-javax-")) {
+                    continue;
+                }
+                Files.copy(jar, lib.resolve(jar.getFileName().toString()));
+                found++;
+            }
+        }
+        assertThat(found).as("one all-in-one jar for " + namespace + " in " + allInOne).isEqualTo(1);
+        try (DirectoryStream<Path> jars = Files.newDirectoryStream(webappLib, "slf4j-*.jar")) {
+            for (Path jar : jars) {
+                Files.copy(jar, lib.resolve(jar.getFileName().toString()));
+            }
+        }
+    }
+
+    private static void copyPlainJars(Namespace namespace, Path webappLib, Path lib) throws IOException {
         int filterJars = 0;
         try (DirectoryStream<Path> jars = Files.newDirectoryStream(webappLib, "*.jar")) {
             for (Path jar : jars) {
@@ -112,14 +183,5 @@ final class SmokeWar {
             }
         }
         assertThat(filterJars).as("one filter jar for " + namespace + " in " + webappLib).isEqualTo(1);
-        for (Path jar : ownJars) {
-            Files.copy(jar, lib.resolve(jar.getFileName().toString()));
-        }
-        Path api = Files.createDirectories(war.resolve("api"));
-        Files.writeString(api.resolve("orders"), "orders\n");
-        Files.writeString(api.resolve("health"), "ok\n");
-        // Behind the snippet's login filter: the server's own default servlet answers a form post to it.
-        Files.writeString(war.resolve("login"), "login\n");
-        return war;
     }
 }

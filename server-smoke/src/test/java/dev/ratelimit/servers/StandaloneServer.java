@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -54,7 +56,7 @@ final class StandaloneServer implements AutoCloseable {
     static StandaloneServer start(ServerLine line, Path base, String redisUrl) throws IOException {
         Files.createDirectories(base.resolve("webapps"));
         int port = freePort();
-        List<String> command = line.isJetty() ? jetty(line, base, port) : tomcat(line.home(), base, port);
+        List<String> command = line.isJetty() ? jetty(line, base, port) : tomcat(line, base, port);
         Path log = base.resolve("console.log");
         ProcessBuilder builder = new ProcessBuilder(command).directory(base.toFile())
                 .redirectErrorStream(true).redirectOutput(log.toFile());
@@ -66,9 +68,9 @@ final class StandaloneServer implements AutoCloseable {
         return server;
     }
 
-    private static List<String> javaCommand() {
+    private static List<String> javaCommand(ServerLine line) {
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add(line.java().toString());
         // Small and quick to start: five of these share two cores with the build.
         command.add("-Xmx192m");
         command.add("-XX:+UseSerialGC");
@@ -78,7 +80,7 @@ final class StandaloneServer implements AutoCloseable {
 
     private static List<String> jetty(ServerLine line, Path base, int port) {
         Path home = line.home();
-        List<String> command = javaCommand();
+        List<String> command = javaCommand(line);
         command.addAll(List.of("-jar", home.resolve("start.jar").toString(),
                 "jetty.home=" + home, "jetty.base=" + base,
                 "--module=http," + line.jettyDeployModule(),
@@ -89,7 +91,8 @@ final class StandaloneServer implements AutoCloseable {
         return command;
     }
 
-    private static List<String> tomcat(Path home, Path base, int port) throws IOException {
+    private static List<String> tomcat(ServerLine line, Path base, int port) throws IOException {
+        Path home = line.home();
         copyTree(home.resolve("conf"), base.resolve("conf"));
         Files.createDirectories(base.resolve("temp"));
         Files.createDirectories(base.resolve("work"));
@@ -97,6 +100,7 @@ final class StandaloneServer implements AutoCloseable {
         Files.writeString(base.resolve("conf/server.xml"), """
                 <?xml version="1.0" encoding="UTF-8"?>
                 <Server port="-1" shutdown="SHUTDOWN">
+                  <Listener className="org.apache.catalina.startup.VersionLoggerListener"/>
                   <Service name="Catalina">
                     <Connector address="127.0.0.1" port="%d" protocol="HTTP/1.1" connectionTimeout="20000"/>
                     <Engine name="Catalina" defaultHost="localhost" backgroundProcessorDelay="1">
@@ -113,14 +117,16 @@ final class StandaloneServer implements AutoCloseable {
                 java.util.logging.ConsoleHandler.formatter = org.apache.juli.OneLineFormatter
                 java.util.logging.ConsoleHandler.encoding = UTF-8
                 """);
-        List<String> command = javaCommand();
-        // What catalina.sh passes on Java 9 and newer, so the leak detection works as in production.
-        command.addAll(List.of("--add-opens=java.base/java.lang=ALL-UNNAMED",
-                "--add-opens=java.base/java.io=ALL-UNNAMED",
-                "--add-opens=java.base/java.util=ALL-UNNAMED",
-                "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
-                "--add-opens=java.rmi/sun.rmi.transport=ALL-UNNAMED",
-                "-Djava.util.logging.config.file=" + base.resolve("conf/logging.properties"),
+        List<String> command = javaCommand(line);
+        if (!line.onJava8()) {
+            // What catalina.sh passes on Java 9 and newer, so the leak detection works as in production.
+            command.addAll(List.of("--add-opens=java.base/java.lang=ALL-UNNAMED",
+                    "--add-opens=java.base/java.io=ALL-UNNAMED",
+                    "--add-opens=java.base/java.util=ALL-UNNAMED",
+                    "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+                    "--add-opens=java.rmi/sun.rmi.transport=ALL-UNNAMED"));
+        }
+        command.addAll(List.of("-Djava.util.logging.config.file=" + base.resolve("conf/logging.properties"),
                 "-Djava.util.logging.manager=org.apache.juli.ClassLoaderLogManager",
                 "-Dcatalina.home=" + home, "-Dcatalina.base=" + base,
                 "-Djava.io.tmpdir=" + base.resolve("temp"),
@@ -160,6 +166,17 @@ final class StandaloneServer implements AutoCloseable {
     Path staging() throws IOException {
         return Files.createDirectories(base.resolve("staging"));
     }
+
+    /**
+     * The JVM version the server printed when it started: Tomcat's {@code VersionLoggerListener}
+     * ({@code JVM Version:}) or Jetty's start line ({@code ; jvm 1.8.0_504-...}); null before that.
+     */
+    String jvmVersion() {
+        Matcher printed = JVM_VERSION.matcher(log());
+        return printed.find() ? printed.group(1) : null;
+    }
+
+    private static final Pattern JVM_VERSION = Pattern.compile("(?:JVM Version:\\s+|; jvm )(\\S+)");
 
     /** All the server has printed so far. */
     String log() {
