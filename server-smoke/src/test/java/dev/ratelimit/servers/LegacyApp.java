@@ -3,7 +3,9 @@ package dev.ratelimit.servers;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.servers.ServerLine.Namespace;
+import java.io.File;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.io.StringWriter;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -58,7 +60,9 @@ final class LegacyApp {
     private static final String SOURCE = """
             package legacy;
 
-            import java.io.IOException;
+            import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
             import javax.servlet.http.HttpServlet;
             import javax.servlet.http.HttpServletRequest;
             import javax.servlet.http.HttpServletResponse;
@@ -119,29 +123,47 @@ final class LegacyApp {
     }
 
     private static Path compile(Namespace namespace, JedisLine jedis, Path out) {
+        String source = namespace == Namespace.JAVAX ? SOURCE : SOURCE.replace("javax.servlet.", "jakarta.servlet.");
+        List<Path> classPath = new ArrayList<>();
+        // The servlet API as the server line of the namespace has it.
+        ServerLine api = namespace == Namespace.JAVAX ? ServerLine.TOMCAT_9 : ServerLine.TOMCAT_10_1;
+        classPath.add(api.home().resolve("lib/servlet-api.jar"));
+        classPath.addAll(jars(jedis.jars(), "*.jar"));
+        return compileForJava8("legacy.VisitsServlet", source, classPath, out);
+    }
+
+    /** The jars in {@code dir} whose names match {@code glob}. */
+    static List<Path> jars(Path dir, String glob) {
+        List<Path> found = new ArrayList<>();
+        try (DirectoryStream<Path> jars = Files.newDirectoryStream(dir, glob)) {
+            jars.forEach(found::add);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        assertThat(found).as(glob + " in " + dir).isNotEmpty();
+        return found;
+    }
+
+    /**
+     * Compiles one class of a legacy application for Java 8 ({@code --release 8}), as its team
+     * would have, against {@code classPath}; returns the directory of its classes.
+     */
+    static Path compileForJava8(String className, String source, List<Path> classPath, Path out) {
         try {
-            Path sources = Files.createDirectories(out.resolve("src/legacy"));
+            Path file = Files.createDirectories(out.resolve("src"))
+                    .resolve(className.substring(className.lastIndexOf('.') + 1) + ".java");
             Path classes = Files.createDirectories(out.resolve("classes"));
-            String source = namespace == Namespace.JAVAX ? SOURCE : SOURCE.replace("javax.servlet.", "jakarta.servlet.");
-            Path file = sources.resolve("VisitsServlet.java");
             Files.writeString(file, source);
-            List<String> classPath = new ArrayList<>();
-            // The servlet API as the server line of the namespace has it.
-            ServerLine api = namespace == Namespace.JAVAX ? ServerLine.TOMCAT_9 : ServerLine.TOMCAT_10_1;
-            classPath.add(api.home().resolve("lib/servlet-api.jar").toString());
-            try (DirectoryStream<Path> jars = Files.newDirectoryStream(jedis.jars(), "*.jar")) {
-                jars.forEach(jar -> classPath.add(jar.toString()));
-            }
             JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
             StringWriter errors = new StringWriter();
             boolean compiled = javac.getTask(errors, null, null,
                     List.of("--release", "8", "-d", classes.toString(), "-cp",
-                            classPath.stream().collect(Collectors.joining(java.io.File.pathSeparator))),
+                            classPath.stream().map(Path::toString).collect(Collectors.joining(File.pathSeparator))),
                     null, javac.getStandardFileManager(null, null, null).getJavaFileObjects(file)).call();
-            assertThat(compiled).as("the legacy servlet compiles against " + jedis + ": " + errors).isTrue();
+            assertThat(compiled).as(className + " compiles against " + classPath + ": " + errors).isTrue();
             return classes;
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
     }
 }

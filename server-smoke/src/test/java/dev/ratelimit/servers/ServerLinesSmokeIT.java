@@ -29,6 +29,7 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -107,6 +108,13 @@ class ServerLinesSmokeIT {
                         .contextParam("ratelimit.redisTimeout", "5s"));
             }
         }
+        Path jaxrsClasses = JaxrsApp.compiled(jaxrsJars(), jaxrsJars(), bases.resolve("jaxrs-classes"));
+        for (StandaloneServer server : servers.values()) {
+            if (server.line().namespace() == Namespace.JAVAX) {
+                deploy(server, "jaxrs", readme.withOwnJars(jaxrsJars()).withServlet(JaxrsApp.declaration(), jaxrsClasses)
+                        .contextParam(KEY_PREFIX, redis.key("jaxrs:")).contextParam("ratelimit.redisTimeout", "5s"));
+            }
+        }
         List<String> serving = new ArrayList<>(List.of("readme", "exact", "lifecycle"));
         for (JedisLine jedis : JedisLine.values()) {
             serving.add(allInOne(jedis));
@@ -114,6 +122,10 @@ class ServerLinesSmokeIT {
         for (StandaloneServer server : servers.values()) {
             for (String app : serving) {
                 eventually(server + " serves " + app, () -> status(server.app(app).resolve("api/health")),
+                        status -> status == 200, server);
+            }
+            if (server.line().namespace() == Namespace.JAVAX) {
+                eventually(server + " serves jaxrs", () -> status(server.app("jaxrs").resolve("rest/orders/free")),
                         status -> status == 200, server);
             }
         }
@@ -285,6 +297,45 @@ class ServerLinesSmokeIT {
     }
 
     /**
+     * The javax JAX-RS adapter on Jersey 2 in every javax server (Tomcat 8.5 and 9 and Jetty 9.4 on
+     * a real Java 8 in {@code .ci/run}): an unannotated method gets no headers, the annotated one is
+     * exact across all of them and refuses with the filter's answer, and a hostile key is decided.
+     */
+    @Test
+    void jaxrsOnJersey2IsExactAcrossTheJavaxServers() {
+        List<StandaloneServer> javax = servers.values().stream().filter(s -> s.line().namespace() == Namespace.JAVAX)
+                .toList();
+        for (StandaloneServer server : javax) {
+            HttpResponse<String> free = Http.get(server.app("jaxrs").resolve("rest/orders/free"));
+            assertThat(free.statusCode()).as(server + " free").isEqualTo(200);
+            assertThat(free.headers().firstValue("RateLimit")).as(server + " unannotated").isEmpty();
+            HttpResponse<String> hostile = Http.get(server.app("jaxrs").resolve("rest/orders"), "X-Client",
+                    "x".repeat(6000) + "\u00e9");
+            assertThat(hostile.statusCode()).as(server + " a hostile key is decided: " + server.log()).isEqualTo(200);
+        }
+        List<CompletableFuture<HttpResponse<String>>> answers = new ArrayList<>();
+        for (int i = 0; i < BURST; i++) {
+            URI target = javax.get(i % javax.size()).app("jaxrs").resolve("rest/orders");
+            answers.add(Http.CLIENT.sendAsync(HttpRequest.newBuilder(target).header("X-Client", "burst")
+                    .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString()));
+        }
+        Map<Integer, Integer> statuses = new TreeMap<>();
+        for (CompletableFuture<HttpResponse<String>> answer : answers) {
+            statuses.merge(answer.join().statusCode(), 1, Integer::sum);
+        }
+        assertThat(statuses).as(() -> javax + " share one bucket: " + javax.stream().map(StandaloneServer::log).toList())
+                .isEqualTo(Map.of(200, JaxrsApp.LIMIT, 429, BURST - JaxrsApp.LIMIT));
+        for (StandaloneServer server : javax) {
+            HttpResponse<String> refused = Http.get(server.app("jaxrs").resolve("rest/orders"), "X-Client", "burst");
+            assertThat(refused.statusCode()).as(server.toString()).isEqualTo(429);
+            assertThat(refused.headers().firstValue("Retry-After")).as(server + " Retry-After")
+                    .hasValueSatisfying(seconds -> assertThat(Long.parseLong(seconds)).isBetween(1L, 3600L));
+            assertThat(refused.headers().firstValue("Content-Type")).as(server + " Content-Type")
+                    .hasValueSatisfying(type -> assertThat(type).startsWith("application/problem+json"));
+        }
+    }
+
+    /**
      * The Java 8 lines (Tomcat 8.5 and 9, Jetty 9.4) run on the Java 8 JVM the build was given
      * ({@code .ci/run} gives a real OpenJDK 8), the others on the build's own: what each printed.
      */
@@ -341,6 +392,10 @@ class ServerLinesSmokeIT {
     /** Where the application's own servlet counts its visits, per namespace and Jedis line. */
     private static String visits(Namespace namespace, JedisLine jedis) {
         return redis.key(namespace + ":visits:" + jedis.version());
+    }
+
+    private static Path jaxrsJars() {
+        return Path.of(System.getProperty("ratelimit.smoke.jaxrsJavax", "target/jaxrs-javax"));
     }
 
     private static Path allInOneJars() {
