@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -14,6 +15,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Protocol;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Small helpers shared by {@link RedisClusterExtension} and {@link RedisSentinelExtension}: short-lived
@@ -30,6 +33,30 @@ final class RedisAdmin {
     private static final int FORBIDDEN_PORT = 6379;
 
     private RedisAdmin() {
+    }
+
+    /** How many connections {@code CLIENT LIST} shows with this name ({@code CLIENT SETNAME}). */
+    static long connectionsNamed(UnifiedJedis client, String clientName) {
+        Object list = client.sendCommand(Protocol.Command.CLIENT, "LIST");
+        String marker = " name=" + clientName + " ";
+        return new String((byte[]) list, StandardCharsets.UTF_8).lines().filter(line -> line.contains(marker)).count();
+    }
+
+    /** A field of {@code INFO commandstats} summed over {@code commands}, e.g. {@code calls} of eval and evalsha. */
+    static long commandStat(String commandStats, String field, String... commands) {
+        long total = 0;
+        for (String line : commandStats.split("\r?\n")) {
+            for (String command : commands) {
+                if (line.startsWith("cmdstat_" + command + ":")) {
+                    for (String pair : line.substring(line.indexOf(':') + 1).split(",")) {
+                        if (pair.startsWith(field + "=")) {
+                            total += Long.parseLong(pair.substring(field.length() + 1));
+                        }
+                    }
+                }
+            }
+        }
+        return total;
     }
 
     /** @return {@code "127.0.0.1:port"} */

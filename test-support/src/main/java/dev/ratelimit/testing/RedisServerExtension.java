@@ -1,11 +1,9 @@
 package dev.ratelimit.testing;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
-import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -62,10 +60,7 @@ public final class RedisServerExtension extends ManagedRedisResource {
         PATH("path", "redis-server on PATH"),
         /** The {@code redis-server} binary shipped inside the embedded-redis jar, started as a child process. */
         EMBEDDED("embedded", "embedded-redis"),
-        /**
-         * The binary of the {@link RedisLine} named by {@value RedisLine#PROPERTY}, started as a child
-         * process; never tried unless asked for (see {@link RedisServerExtension#line()}).
-         */
+        /** The binary of {@link RedisLine#current()}, a child process; only if asked ({@link RedisServerExtension#line()}). */
         LINE("line", "a line's binary");
 
         private final String propertyValue;
@@ -132,11 +127,8 @@ public final class RedisServerExtension extends ManagedRedisResource {
     }
 
     /**
-     * Creates an extension for the server of {@link RedisLine#current()}: its binary when
-     * {@value RedisLine#PROPERTY} names one (and a clear failure when that does not start, never
-     * another server), else Redis 6.2 from the embedded-redis jar.
-     *
-     * @return a new, not yet opened extension
+     * An extension for the server of {@link RedisLine#current()}: the binary {@value RedisLine#PROPERTY}
+     * names (a failure, never another server, when it does not start), else embedded-redis' 6.2.
      */
     public static RedisServerExtension line() {
         RedisLine line = RedisLine.current();
@@ -252,11 +244,8 @@ public final class RedisServerExtension extends ManagedRedisResource {
     }
 
     /**
-     * What the server calls itself and its own version, from {@code INFO server} (asked on each call):
-     * Valkey answers {@code redis_version:7.2.4} whatever its version, and names itself in
-     * {@code server_name} with its version in {@code valkey_version}.
-     *
-     * @return e.g. {@code "redis 7.0.15"} or {@code "valkey 9.1.2"}
+     * What the server calls itself and its own version, e.g. {@code "redis 7.0.15"}, {@code "valkey 9.1.2"}:
+     * Valkey says {@code redis_version:7.2.4}, and its name and version in {@code server_name}, {@code valkey_version}.
      */
     public synchronized String serverProduct() {
         requireOpen();
@@ -286,9 +275,7 @@ public final class RedisServerExtension extends ManagedRedisResource {
 
     /** How many connections the server has from clients with this name ({@code CLIENT SETNAME}). */
     public long connectionsNamed(String clientName) {
-        Object list = client().sendCommand(Protocol.Command.CLIENT, "LIST");
-        String marker = " name=" + clientName + " ";
-        return new String((byte[]) list, StandardCharsets.UTF_8).lines().filter(line -> line.contains(marker)).count();
+        return RedisAdmin.connectionsNamed(client(), clientName);
     }
 
     /**
@@ -297,28 +284,12 @@ public final class RedisServerExtension extends ManagedRedisResource {
      * call the command refused (an EVALSHA answered NOSCRIPT) counts too: see {@link #failedCalls}.
      */
     public long calls(String... commands) {
-        return commandStat("calls", commands);
+        return RedisAdmin.commandStat(client().info("commandstats"), "calls", commands);
     }
 
     /** How many calls of these commands failed ({@code failed_calls} in {@code INFO commandstats}). */
     public long failedCalls(String... commands) {
-        return commandStat("failed_calls", commands);
-    }
-
-    private long commandStat(String field, String... commands) {
-        long total = 0;
-        for (String line : client().info("commandstats").split("\r?\n")) {
-            for (String command : commands) {
-                if (line.startsWith("cmdstat_" + command + ":")) {
-                    for (String pair : line.substring(line.indexOf(':') + 1).split(",")) {
-                        if (pair.startsWith(field + "=")) {
-                            total += Long.parseLong(pair.substring(field.length() + 1));
-                        }
-                    }
-                }
-            }
-        }
-        return total;
+        return RedisAdmin.commandStat(client().info("commandstats"), "failed_calls", commands);
     }
 
     /**
