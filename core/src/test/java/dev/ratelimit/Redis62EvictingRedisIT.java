@@ -33,5 +33,6 @@ class Redis62EvictingRedisIT extends EvictingRedisContract {
     @Test
     void runsOnRedis62() {
         assertThat(redis.serverVersion()).startsWith("6.2.");
+        assertThat(server()).as("as the limiter must name it").startsWith("Redis 6.2.");
     }
 }

@@ -62,6 +62,17 @@ final class LimiterReport {
                 : evicted == 0 ? "no key evicted since start" : evicted + " keys evicted since start");
     }
 
+    /** The server row: which server holds the keys, else why it is unknown. */
+    String server() {
+        String server = stats.redisServer();
+        return known(server) != null ? server : "unknown: the server has not said which it is (the log says why)";
+    }
+
+    /** A value Redis reported, or null (JSON's null) while it is {@code unknown}. */
+    static String known(String reported) {
+        return "unknown".equals(reported) ? null : reported;
+    }
+
     boolean overridden() {
         return limitOverride > 0 || enforceOverride != null;
     }
