@@ -81,7 +81,7 @@ class StatusReportTest {
                 .contains("\"evictedKeys\":null,\"server\":null,\"nodes\":[{\"node\":")
                 .contains(",\"server\":null}]}");
         assertThat(page.getDocumentElement().getTextContent()).as("a Redis down is no server named")
-                .contains("Redis serverunknown: the server has not said which it is");
+                .contains("Redis serverunknown: not read yet");
     }
 
     @Test
