@@ -2,11 +2,15 @@ package dev.ratelimit;
 
 import dev.ratelimit.support.EvictionFinding;
 import dev.ratelimit.support.LatencySamples;
+import dev.ratelimit.support.ServerIdentity;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * A limiter's counts since it was built, the latency of its recent Redis calls, and what its Redis
- * last said about evicting keys: what the JMX bean shows. An immutable snapshot; taking one never
- * asks Redis.
+ * last said about evicting keys and which server it is (Redis or Valkey): what the JMX bean shows.
+ * An immutable snapshot; taking one never asks Redis.
  */
 public final class RateLimiterStats {
     private final long allowed;
@@ -151,6 +155,30 @@ public final class RateLimiterStats {
     }
 
     /**
+     * Which server holds the limiter's keys, as it said of itself in {@code INFO server}, e.g.
+     * {@code Redis 7.0.15} or {@code Valkey 9.1.2} (Valkey reports {@code redis_version:7.2.4} too;
+     * this is its own version); each master's where they differ (during a rolling upgrade);
+     * {@code unknown} while no master has said (not read yet, a user that may not run INFO). Read
+     * with the eviction settings, in the same round trip.
+     */
+    public String redisServer() {
+        return eviction.server();
+    }
+
+    /**
+     * Which server each master is, by its address ({@code host:port}; a caller's own client's
+     * description when the library cannot see its address), in the order read: {@code Valkey 9.1.2},
+     * {@code Redis 7.0.15} or {@code unknown}. Empty before the first reading.
+     */
+    public Map<String, String> redisServers() {
+        Map<String, String> servers = new LinkedHashMap<>();
+        for (Map.Entry<String, ServerIdentity> master : eviction.servers().entrySet()) {
+            servers.put(master.getKey(), master.getValue().toString());
+        }
+        return Collections.unmodifiableMap(servers);
+    }
+
+    /**
      * The {@code maxmemory-policy} Redis reported, e.g. {@code noeviction} or {@code volatile-lru};
      * {@code <policy> without maxmemory} when no memory limit makes it evict; each master's where
      * they differ; {@code unknown} while Redis has not said.
@@ -166,6 +194,7 @@ public final class RateLimiterStats {
                 + ", Redis refusals " + redisRefusals + ", Redis p50 " + redisLatencyP50Micros
                 + " us, p90 " + redisLatencyP90Micros + " us, p99 " + redisLatencyP99Micros + " us, max "
                 + redisLatencyMaxMicros + " us (of " + redisLatencySamples + " calls), breaker " + circuitBreakerState
-                + ", maxmemory-policy " + eviction.maxmemoryPolicy() + ", evicted keys " + eviction.evictedKeys();
+                + ", maxmemory-policy " + eviction.maxmemoryPolicy() + ", evicted keys " + eviction.evictedKeys()
+                + ", server " + eviction.server();
     }
 }

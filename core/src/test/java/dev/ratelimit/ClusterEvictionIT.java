@@ -32,6 +32,12 @@ class ClusterEvictionIT {
         }
     }
 
+    private static String server(String node) {
+        try (Jedis jedis = new Jedis(HostAndPort.from(node))) {
+            return ServerName.of(jedis.info("server"));
+        }
+    }
+
     private static RateLimiter limiter(RedisStore store) {
         return RateLimiter.builder(store).keyPrefix(cluster.keyPrefix()).policyName("cluster-evict")
                 .localDenyCache(false).rule(Rule.of(Algorithm.SLIDING_LOG, 100, Duration.ofMinutes(1))).build();
@@ -65,11 +71,13 @@ class ClusterEvictionIT {
                 log = err.text();
             }
 
-            String where = "Redis at " + settings.location() + " (node " + evicting + ")";
+            String server = server(evicting);
+            String where = server + " at " + settings.location() + " (node " + evicting + ")";
             assertThat(CapturedErr.count(log, "ERROR dev.ratelimit.RedisStore - " + where + " [EVICTING_REDIS]:"
                     + " maxmemory-policy is volatile-lru")).as(log).isEqualTo(1);
-            assertThat(CapturedErr.count(log, "ERROR dev.ratelimit.RedisStore - Redis at a caller's RedisClusterClient"
-                    + " (node " + evicting + ") [EVICTING_REDIS]: maxmemory-policy is volatile-lru")).as(log).isEqualTo(1);
+            assertThat(CapturedErr.count(log, "ERROR dev.ratelimit.RedisStore - " + server + " at a caller's"
+                    + " RedisClusterClient (node " + evicting + ") [EVICTING_REDIS]: maxmemory-policy is volatile-lru"))
+                    .as(log).isEqualTo(1);
             assertThat(CapturedErr.count(log, "EVICTING_REDIS")).as("no other node: " + log).isEqualTo(2);
             RateLimiterStats stats = limiter.stats();
             assertThat(stats.redisEviction()).startsWith(where + " has maxmemory-policy volatile-lru")
@@ -79,7 +87,10 @@ class ClusterEvictionIT {
                             + masters.get(0) + ")")
                     .contains("(node " + masters.get(2) + ")");
             assertThat(stats.redisEvictedKeys()).isZero();
-            assertThat(wrapped.stats().redisEviction()).startsWith("Redis at a caller's RedisClusterClient (node "
+            assertThat(stats.redisServers().keySet()).as("each master by its address").containsExactlyInAnyOrderElementsOf(
+                    masters);
+            assertThat(stats.redisServers()).containsEntry(evicting, server);
+            assertThat(wrapped.stats().redisEviction()).startsWith(server + " at a caller's RedisClusterClient (node "
                     + evicting + ") has maxmemory-policy volatile-lru");
             assertThat(wrapped.stats().redisMaxmemoryPolicy().split("; ")).as("the three masters, no replica")
                     .hasSize(3);

@@ -9,6 +9,7 @@ import dev.ratelimit.http.webapp.PolicyRuntime;
 import dev.ratelimit.jmx.RateLimiterJmx;
 import dev.ratelimit.redis.EvictionWatch;
 import dev.ratelimit.testing.AclUser;
+import dev.ratelimit.testing.AclUsers;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -33,8 +34,11 @@ import redis.clients.jedis.params.SetParams;
  * than {@code noeviction}) is named once per store: one ERROR line with {@code [EVICTING_REDIS]},
  * the limiter's stats, its JMX bean and the status page's verdict. A Redis that never evicts changes
  * nothing; keys it does evict are counted; a user that may not run INFO is a note; a Redis down at
- * start fails nothing. Each implementation starts a Redis of its own, whose configuration the tests
- * change (every test starts from {@code noeviction}); the watch's clock is the test's.
+ * start fails nothing. Lines, stats, JMX and the status page name the server as its INFO server says
+ * ({@code Redis 7.0.15}; {@code Valkey 9.1.2} on Valkey), read in the same round trip, and
+ * {@code unknown} for a user that may not run INFO. Each implementation starts a Redis of its own,
+ * whose configuration the tests change (every test starts from {@code noeviction}); the watch's
+ * clock is the test's.
  */
 abstract class EvictingRedisContract {
     private static final String WEBAPP = "/evicting";
@@ -91,8 +95,18 @@ abstract class EvictingRedisContract {
         return StatusReport.of(WEBAPP, Collections.singletonList(runtime)).json();
     }
 
+    /** {@code Redis} or {@code Valkey}, as advice calls this server. */
+    private String product() {
+        return server().substring(0, server().indexOf(' '));
+    }
+
+    /** How the limiter must name this Redis: {@code Redis 7.0.15}, {@code Valkey 9.1.2}. */
+    String server() {
+        return ServerName.of(redis().client());
+    }
+
     private String errorLine() {
-        return "ERROR dev.ratelimit.RedisStore - Redis at " + redis().uri() + " [EVICTING_REDIS]: ";
+        return "ERROR dev.ratelimit.RedisStore - " + server() + " at " + redis().uri() + " [EVICTING_REDIS]: ";
     }
 
     private long evictedKeys() {
@@ -115,8 +129,27 @@ abstract class EvictingRedisContract {
         assertThat(stats.redisEviction()).isNull();
         assertThat(stats.redisMaxmemoryPolicy()).isEqualTo("noeviction");
         assertThat(stats.redisEvictedKeys()).isZero();
+        assertThat(stats.redisServer()).isEqualTo(server());
+        assertThat(stats.redisServers()).hasSize(1).containsValue(server());
         assertThat(json(api)).contains("\"verdict\":{\"level\":\"ok\",\"text\":\"working: ")
-                .contains("\"redisEviction\":{\"finding\":null,\"maxmemoryPolicy\":\"noeviction\",\"evictedKeys\":0}");
+                .contains("\"redisEviction\":{\"finding\":null,\"maxmemoryPolicy\":\"noeviction\",\"evictedKeys\":0,"
+                        + "\"server\":\"" + server() + "\",\"nodes\":[{\"node\":\"" + stats.redisServers().keySet().iterator()
+                        .next() + "\",\"server\":\"" + server() + "\"}]}");
+        assertThat(StatusReport.of(WEBAPP, Collections.singletonList(api)).html()).contains(
+                "<tr><th>Redis server</th><td>" + server() + "</td></tr>");
+    }
+
+    @Test
+    void theServerIsNamedAsItsInfoServerSaysOnThePage() {
+        PolicyRuntime api = start("named");
+        requests(api, 1);
+
+        String named = api.limiter().stats().redisServer();
+        assertThat(named).matches("(Redis|Valkey) \\d+\\.\\d+\\.\\d+.*").isEqualTo(server());
+        if (named.startsWith("Redis ")) {
+            assertThat(named).isEqualTo("Redis " + redis().serverVersion());
+        }
+        assertThat(json(api)).contains("\"server\":\"" + named + "\"");
     }
 
     @Test
@@ -143,7 +176,7 @@ abstract class EvictingRedisContract {
                 + " evicted key forgets a client's count, so that client gets its full limit again. Set maxmemory-policy"
                 + " noeviction on that Redis, or give the limiter a Redis of its own.");
         RateLimiterStats stats = api.limiter().stats();
-        assertThat(stats.redisEviction()).startsWith("Redis at " + redis().uri() + " has maxmemory-policy volatile-lru with"
+        assertThat(stats.redisEviction()).startsWith(server() + " at " + redis().uri() + " has maxmemory-policy volatile-lru with"
                 + " maxmemory 1073741824 bytes: an evicted key forgets a client's count").contains(
                 "Set maxmemory-policy noeviction on that Redis");
         assertThat(stats.redisMaxmemoryPolicy()).isEqualTo("volatile-lru");
@@ -154,12 +187,13 @@ abstract class EvictingRedisContract {
         assertThat(jmx.getAttribute(bean, "RedisEviction")).isEqualTo(stats.redisEviction());
         assertThat(jmx.getAttribute(bean, "RedisEvictedKeys")).isEqualTo(0L);
         assertThat(jmx.getAttribute(bean, "RedisMaxmemoryPolicy")).isEqualTo("volatile-lru");
+        assertThat(jmx.getAttribute(bean, "RedisServer")).isEqualTo(server());
 
         assertThat(json(api)).contains("\"verdict\":{\"level\":\"warning\",\"text\":\"Redis may evict the limiter's keys"
-                + " (EVICTING_REDIS): Redis at " + redis().uri() + " has maxmemory-policy volatile-lru")
-                .contains("\"maxmemoryPolicy\":\"volatile-lru\",\"evictedKeys\":0}");
+                + " (EVICTING_REDIS): " + server() + " at " + redis().uri() + " has maxmemory-policy volatile-lru")
+                .contains("\"maxmemoryPolicy\":\"volatile-lru\",\"evictedKeys\":0,\"server\":\"" + server() + "\"");
         assertThat(StatusReport.of(WEBAPP, Collections.singletonList(api)).html()).contains(
-                "<tr><th>Redis eviction</th><td>Redis at " + redis().uri() + " has maxmemory-policy volatile-lru");
+                "<tr><th>Redis eviction</th><td>" + server() + " at " + redis().uri() + " has maxmemory-policy volatile-lru");
     }
 
     @Test
@@ -185,14 +219,14 @@ abstract class EvictingRedisContract {
         long counted = api.limiter().stats().redisEvictedKeys();
         assertThat(counted).as("evicted_keys now minus at the first reading").isBetween(filled - before, after - before);
         assertThat(CapturedErr.count(log, errorLine())).as("the policy, then the first evictions: " + log).isEqualTo(2);
-        assertThat(log).contains(errorLine() + "Redis evicted " + counted + " keys since the rate limiter started"
+        assertThat(log).contains(errorLine() + product() + " evicted " + counted + " keys since the rate limiter started"
                 + " (maxmemory-policy volatile-lru), so limits were lost: an evicted key forgets a client's count");
         assertThat(api.limiter().stats().redisEviction()).contains("and evicted " + counted + " keys since the limiter"
                 + " started");
         assertThat(json(api)).contains("\"verdict\":{\"level\":\"alert\",\"text\":\"Redis evicted " + counted + " keys since"
-                + " start (EVICTING_REDIS): Redis at " + redis().uri() + " has maxmemory-policy volatile-lru")
-                .contains("Set maxmemory-policy noeviction on that Redis")
-                .contains("\"evictedKeys\":" + counted + "}");
+                + " start (EVICTING_REDIS): " + server() + " at " + redis().uri() + " has maxmemory-policy volatile-lru")
+                .contains("Set maxmemory-policy noeviction on that " + product())
+                .contains("\"evictedKeys\":" + counted + ",\"server\":\"" + server() + "\"");
     }
 
     /**
@@ -232,17 +266,50 @@ abstract class EvictingRedisContract {
 
         assertThat(log).doesNotContain("ERROR");
         assertThat(CapturedErr.count(log, "[EVICTING_REDIS]: cannot tell whether Redis may evict the rate limiter's keys:"
-                + " the Redis user may not run INFO (NOPERM")).as(log).isEqualTo(1);
+                + " the user the limiter connects as may not run INFO (NOPERM")).as("the server unknown, named Redis as"
+                + " the settings do: " + log).isEqualTo(1);
         assertThat(log).contains("INFO dev.ratelimit.RedisStore - Redis at ").doesNotContain(noInfo().password());
         RateLimiterStats stats = api.limiter().stats();
         assertThat(stats.redisEviction()).isNull();
         assertThat(stats.redisMaxmemoryPolicy()).isEqualTo("unknown");
         assertThat(stats.redisEvictedKeys()).isEqualTo(-1);
+        assertThat(stats.redisServer()).isEqualTo("unknown");
         assertThat(api.limiter().tryAcquire("c").degraded()).as("decisions are the user's to make").isFalse();
         assertThat(json(api)).contains("\"verdict\":{\"level\":\"ok\"")
-                .contains("\"redisEviction\":{\"finding\":null,\"maxmemoryPolicy\":\"unknown\",\"evictedKeys\":null}");
+                .contains("\"redisEviction\":{\"finding\":null,\"maxmemoryPolicy\":\"unknown\",\"evictedKeys\":null,"
+                        + "\"server\":null,\"nodes\":[{\"node\":")
+                .contains("\",\"server\":null}]}");
         assertThat(StatusReport.of(WEBAPP, Collections.singletonList(api)).html()).contains(
-                "<tr><th>Redis eviction</th><td>unknown: ");
+                "<tr><th>Redis eviction</th><td>unknown: ", "<tr><th>Redis server</th><td>unknown: ");
+    }
+
+    /**
+     * A user that may run INFO for the sections read before servers were told apart (memory, stats,
+     * replication: ACL first-argument rules), not {@code INFO server}. Made here, not by an
+     * {@link AclUser}: another test restarts this Redis, which forgets its users.
+     */
+    @Test
+    void aUserThatMayReadOnlyTheEvictionSectionsIsStillWatchedWithTheServerUnknown() {
+        config("maxmemory-policy", "volatile-lru");
+        config("maxmemory", "1gb");
+        String user = "sections" + System.nanoTime();
+        AclUsers.create(redis(), user, "pw", "+@all", "-info", "+info|memory", "+info|stats", "+info|replication");
+        String log;
+        PolicyRuntime api;
+        try (CapturedErr err = new CapturedErr()) {
+            api = start("sections", "redisUri", AclUsers.uri(redis(), user, "pw"));
+            requests(api, 1);
+            log = err.text();
+        } finally {
+            AclUsers.drop(redis(), user);
+        }
+
+        assertThat(log).as("INFO server refused alone is no reason to refuse the rest").doesNotContain(
+                "cannot tell whether").contains("ERROR dev.ratelimit.RedisStore - Redis at ").contains(
+                "[EVICTING_REDIS]: maxmemory-policy is volatile-lru");
+        RateLimiterStats stats = api.limiter().stats();
+        assertThat(stats.redisMaxmemoryPolicy()).isEqualTo("volatile-lru");
+        assertThat(stats.redisServer()).isEqualTo("unknown");
     }
 
     @Test
@@ -260,6 +327,7 @@ abstract class EvictingRedisContract {
         assertThat(log).doesNotContain("EVICTING_REDIS");
         assertThat(api.limiter().stats().redisMaxmemoryPolicy()).isEqualTo("unknown");
         assertThat(api.limiter().stats().redisEvictedKeys()).isEqualTo(-1);
+        assertThat(api.limiter().stats().redisServer()).isEqualTo("unknown");
 
         config("maxmemory-policy", "allkeys-lru");
         config("maxmemory", "1gb");
@@ -271,6 +339,7 @@ abstract class EvictingRedisContract {
 
         assertThat(CapturedErr.count(log, errorLine() + "maxmemory-policy is allkeys-lru")).as(log).isEqualTo(1);
         assertThat(api.limiter().stats().redisEviction()).contains("allkeys-lru");
+        assertThat(api.limiter().stats().redisServer()).as("read once it is back").isEqualTo(server());
     }
 
     @Test
@@ -290,9 +359,10 @@ abstract class EvictingRedisContract {
             log = err.text();
         }
 
-        assertThat(CapturedErr.count(log, "ERROR dev.ratelimit.RedisStore - Redis at a caller's RedisClient"
+        assertThat(CapturedErr.count(log, "ERROR dev.ratelimit.RedisStore - " + server() + " at a caller's RedisClient"
                 + " [EVICTING_REDIS]: maxmemory-policy is allkeys-lfu")).as(log).isEqualTo(1);
-        assertThat(limiter.stats().redisEviction()).startsWith("Redis at a caller's RedisClient has maxmemory-policy"
-                + " allkeys-lfu");
+        assertThat(limiter.stats().redisEviction()).startsWith(server() + " at a caller's RedisClient has"
+                + " maxmemory-policy allkeys-lfu");
+        assertThat(limiter.stats().redisServer()).isEqualTo(server());
     }
 }

@@ -36,5 +36,7 @@ class RedisLineEvictingRedisIT extends EvictingRedisContract {
     void runsOnItsLine() {
         assertThat(RedisLine.current().isServedBy(redis.serverProduct())).as(redis.serverProduct() + " serves "
                 + RedisLine.current()).isTrue();
+        assertThat(server()).as("as the limiter must name it: Valkey as Valkey, with its own version")
+                .isEqualToIgnoringCase(redis.serverProduct());
     }
 }

@@ -16,9 +16,11 @@ class SentinelEvictionIT {
 
     @Test
     void theMasterSentinelNamesIsReadAndNamed() {
+        String server;
         try (Jedis master = new Jedis("127.0.0.1", sentinel.masterPort())) {
             master.configSet("maxmemory-policy", "allkeys-lru");
             master.configSet("maxmemory", "512mb");
+            server = ServerName.of(master.info("server"));
         }
         RedisSettings settings = RedisSettings.builder("redis://127.0.0.1").timeout(Duration.ofMillis(500))
                 .sentinel(sentinel.masterName(), Arrays.asList(sentinel.sentinelNodes().split(","))).build();
@@ -31,9 +33,10 @@ class SentinelEvictionIT {
             log = err.text();
         }
 
-        String where = "Redis at " + settings.location() + " (node 127.0.0.1:" + sentinel.masterPort() + ")";
+        String where = server + " at " + settings.location() + " (node 127.0.0.1:" + sentinel.masterPort() + ")";
         assertThat(CapturedErr.count(log, "ERROR dev.ratelimit.RedisStore - " + where + " [EVICTING_REDIS]:"
                 + " maxmemory-policy is allkeys-lru with maxmemory 536870912 bytes")).as(log).isEqualTo(1);
         assertThat(limiter.stats().redisEviction()).startsWith(where + " has maxmemory-policy allkeys-lru");
+        assertThat(limiter.stats().redisServer()).isEqualTo(server);
     }
 }

@@ -216,6 +216,11 @@ public final class RateLimiterJmx {
         }
 
         @Override
+        public String getRedisServer() {
+            return limiter.stats().redisServer();
+        }
+
+        @Override
         public long getRedisLatencyP50Micros() {
             return limiter.stats().redisLatencyP50Micros();
         }

@@ -45,6 +45,13 @@ public interface RateLimiterMXBean {
     /** The maxmemory-policy Redis reported (each master's where they differ), or {@code unknown}. */
     String getRedisMaxmemoryPolicy();
 
+    /**
+     * Which server holds the limiter's keys, e.g. {@code Redis 7.0.15} or {@code Valkey 9.1.2}
+     * (each master's where they differ), or {@code unknown} while none has said. Read with the
+     * eviction settings, never by this attribute.
+     */
+    String getRedisServer();
+
     /** Median latency of the last 1,024 Redis calls, in microseconds. */
     long getRedisLatencyP50Micros();
 

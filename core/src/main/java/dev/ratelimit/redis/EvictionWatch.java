@@ -1,6 +1,7 @@
 package dev.ratelimit.redis;
 
 import dev.ratelimit.support.EvictionFinding;
+import dev.ratelimit.support.ServerIdentity;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -31,7 +32,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A master that may evict is logged at ERROR with the code {@code EVICTING_REDIS}, once per master and
  * finding (again only when its policy changes, or when it first evicts); a master that cannot say
- * (a user that may not run INFO, an empty policy) at INFO, once. Thread-safe.
+ * (a user that may not run INFO, an empty policy) at INFO, once. Each line and the finding name the
+ * master as the server it said it is ({@code Valkey 9.1.2 at ...}), or Redis while it has not said.
+ * Thread-safe.
  *
  * @see EvictionFinding#CODE
  */
@@ -48,8 +51,6 @@ public final class EvictionWatch {
     private static final Logger LOG = LoggerFactory.getLogger("dev.ratelimit.RedisStore");
     private static final String WHAT_HAPPENS = "an evicted key forgets a client's count, so that client gets its full"
             + " limit again";
-    private static final String WHAT_TO_DO = "Set maxmemory-policy noeviction on that Redis, or give the limiter a"
-            + " Redis of its own";
 
     private final RedisGateway gateway;
     private final LongSupplier nanoClock;
@@ -58,13 +59,18 @@ public final class EvictionWatch {
     private final Map<String, MasterState> masters = new LinkedHashMap<>();
     /** Keys evicted since start by nodes that are no longer masters (a Cluster failover); guarded by {@code this}. */
     private long formerMastersEvicted;
+    /** What those former masters were (Redis, Valkey), for the finding; guarded by {@code this}. */
+    private final Set<String> formerMastersProducts = new LinkedHashSet<>();
     private volatile EvictionFinding finding = EvictionFinding.UNKNOWN;
 
     /** What this store knows of one master, from its readings so far. */
     private static final class MasterState {
+        final String node;
         final String where;
         /** The last reading that said something, or null before one. */
         MemoryReading read;
+        /** What it last said it is; kept while it refuses INFO (or INFO server), which does not change the server. */
+        ServerIdentity server = ServerIdentity.UNKNOWN;
         /** {@code evicted_keys} at the last reading that had it, -1 before. */
         long lastEvicted = -1;
         /** Keys evicted since the first reading. */
@@ -74,8 +80,19 @@ public final class EvictionWatch {
         /** The reason last noted at INFO that the master cannot say, empty when none. */
         String noted = "";
 
-        MasterState(String where) {
+        MasterState(String node, String where) {
+            this.node = node;
             this.where = where;
+        }
+
+        /** How lines begin: {@code Valkey 9.1.2 at redis://host:6379}. */
+        String named() {
+            return server.name() + " at " + where;
+        }
+
+        /** {@code Redis} or {@code Valkey}: what "that server" is called in a sentence. */
+        String product() {
+            return server.product();
         }
 
         /** Whether its policy lets it evict the limiter's keys: not noeviction, with a memory limit. */
@@ -87,10 +104,10 @@ public final class EvictionWatch {
         String phrase() {
             String since = " keys since the limiter started";
             if (mayEvict()) {
-                return "Redis at " + where + " has maxmemory-policy " + read.policy + " with maxmemory " + read.maxmemory
+                return named() + " has maxmemory-policy " + read.policy + " with maxmemory " + read.maxmemory
                         + " bytes" + (evicted > 0 ? " and evicted " + evicted + since : "");
             }
-            return evicted > 0 ? "Redis at " + where + " evicted " + evicted + since + " (maxmemory-policy now " + policy()
+            return evicted > 0 ? named() + " evicted " + evicted + since + " (maxmemory-policy now " + policy()
                     + ")" : null;
         }
 
@@ -151,7 +168,7 @@ public final class EvictionWatch {
         Set<String> now = new LinkedHashSet<>();
         for (MemoryReading reading : readings) {
             now.add(reading.node);
-            MasterState master = masters.computeIfAbsent(reading.node, node -> new MasterState(reading.where));
+            MasterState master = masters.computeIfAbsent(reading.node, node -> new MasterState(node, reading.where));
             answered |= reading.outcome != MemoryReading.Outcome.UNREACHED;
             take(master, reading);
         }
@@ -159,6 +176,9 @@ public final class EvictionWatch {
             if (!now.contains(gone.getKey())) {
                 // No longer a master: its policy no longer matters, what it evicted stays counted.
                 formerMastersEvicted += gone.getValue().evicted;
+                if (gone.getValue().evicted > 0) {
+                    formerMastersProducts.add(gone.getValue().product());
+                }
                 masters.remove(gone.getKey());
             }
         }
@@ -176,10 +196,14 @@ public final class EvictionWatch {
             // report with its own remedy, so advice about INFO would mislead.
             String problem = String.valueOf(reading.problem);
             note(master, problem.toUpperCase(Locale.ROOT).startsWith("NOPERM")
-                    ? "the Redis user may not run INFO (" + problem + "): grant it +info (ACL SETUSER <user> +info) to"
-                            + " have this checked, or make sure maxmemory-policy is noeviction on that Redis"
-                    : "Redis refused INFO (" + problem + ")");
+                    ? "the user the limiter connects as may not run INFO (" + problem + "): grant it +info (ACL SETUSER"
+                            + " <user> +info) to have this checked, or make sure maxmemory-policy is noeviction on that "
+                            + master.product()
+                    : master.product() + " refused INFO (" + problem + ")");
             return;
+        }
+        if (reading.server.known()) {
+            master.server = reading.server;
         }
         if (reading.evictedKeys >= 0) {
             if (master.lastEvicted >= 0) {
@@ -190,8 +214,8 @@ public final class EvictionWatch {
         }
         master.read = reading;
         if (reading.policy.isEmpty()) {
-            note(master, "INFO memory reports no maxmemory_policy: make sure maxmemory-policy is noeviction on that"
-                    + " Redis");
+            note(master, "INFO memory reports no maxmemory_policy: make sure maxmemory-policy is noeviction on that "
+                    + master.product());
         } else {
             master.noted = "";
         }
@@ -207,19 +231,20 @@ public final class EvictionWatch {
         }
         String before = master.logged;
         master.logged = now;
+        String product = master.product();
         if (master.evicted > 0 && !before.endsWith("evicted")) {
-            LOG.error("Redis at {} [{}]: Redis evicted {} keys since the rate limiter started (maxmemory-policy {}), so"
-                    + " limits were lost: {}. {}.", master.where, CODE, master.evicted, master.policy(), WHAT_HAPPENS,
-                    WHAT_TO_DO);
+            LOG.error("{} [{}]: {} evicted {} keys since the rate limiter started (maxmemory-policy {}), so limits were"
+                    + " lost: {}. {}.", master.named(), CODE, product, master.evicted, master.policy(), WHAT_HAPPENS,
+                    whatToDo(product));
         } else if (master.mayEvict()) {
-            LOG.error("Redis at {} [{}]: maxmemory-policy is {} with maxmemory {} bytes, so Redis may evict the rate"
-                    + " limiter's keys when its memory is full (every key the limiter writes has a TTL): {}. {}."
-                    + " Checked every {} minutes; the status page shows it.", master.where, CODE, master.read.policy,
-                    master.read.maxmemory, WHAT_HAPPENS, WHAT_TO_DO, CHECK_INTERVAL.toMinutes());
+            LOG.error("{} [{}]: maxmemory-policy is {} with maxmemory {} bytes, so {} may evict the rate limiter's keys"
+                    + " when its memory is full (every key the limiter writes has a TTL): {}. {}. Checked every {}"
+                    + " minutes; the status page shows it.", master.named(), CODE, master.read.policy,
+                    master.read.maxmemory, product, WHAT_HAPPENS, whatToDo(product), CHECK_INTERVAL.toMinutes());
         } else {
-            LOG.info("Redis at {} [{}]: maxmemory-policy is now {}: Redis no longer evicts the rate limiter's keys{}",
-                    master.where, CODE, master.policy(), master.evicted > 0 ? " (it evicted " + master.evicted
-                    + " keys since the limiter started)" : "");
+            LOG.info("{} [{}]: maxmemory-policy is now {}: {} no longer evicts the rate limiter's keys{}",
+                    master.named(), CODE, master.policy(), product, master.evicted > 0 ? " (it evicted "
+                    + master.evicted + " keys since the limiter started)" : "");
         }
     }
 
@@ -227,21 +252,36 @@ public final class EvictionWatch {
     private static void note(MasterState master, String reason) {
         if (!reason.equals(master.noted)) {
             master.noted = reason;
-            LOG.info("Redis at {} [{}]: cannot tell whether Redis may evict the rate limiter's keys: {}", master.where,
-                    CODE, reason);
+            LOG.info("{} [{}]: cannot tell whether {} may evict the rate limiter's keys: {}", master.named(), CODE,
+                    master.product(), reason);
         }
+    }
+
+    /** What to set, on a server called {@code product} ({@code Redis}, {@code Valkey}, or {@code server} for several). */
+    private static String whatToDo(String product) {
+        return "Set maxmemory-policy noeviction on that " + product + ", or give the limiter a " + product
+                + " of its own";
+    }
+
+    /** The one product named, or {@code server} when they differ. */
+    private static String product(Set<String> products) {
+        return products.size() == 1 ? products.iterator().next() : "server";
     }
 
     private EvictionFinding summary() {
         List<String> phrases = new ArrayList<>();
+        Set<String> products = new LinkedHashSet<>(formerMastersProducts);
         Set<String> policies = new LinkedHashSet<>();
         List<String> policyByMaster = new ArrayList<>();
+        List<EvictionFinding.Master> read = new ArrayList<>();
         long evicted = formerMastersEvicted;
         boolean counted = formerMastersEvicted > 0;
         for (MasterState master : masters.values()) {
+            read.add(new EvictionFinding.Master(master.node, master.where, master.server));
             String phrase = master.phrase();
             if (phrase != null) {
                 phrases.add(phrase);
+                products.add(master.product());
             }
             policies.add(master.policy());
             policyByMaster.add(master.policy() + " on " + master.where);
@@ -251,13 +291,14 @@ public final class EvictionWatch {
             }
         }
         if (formerMastersEvicted > 0) {
-            phrases.add("Redis masters no longer in use evicted " + formerMastersEvicted
+            phrases.add(product(formerMastersProducts) + " masters no longer in use evicted " + formerMastersEvicted
                     + " keys since the limiter started");
         }
         String policy = policies.isEmpty() ? "unknown" : policies.size() == 1 ? policies.iterator().next()
                 : String.join("; ", policyByMaster);
-        String text = phrases.isEmpty() ? null : String.join("; ", phrases) + ": " + WHAT_HAPPENS + ". " + WHAT_TO_DO;
-        return new EvictionFinding(text, counted ? evicted : -1, policy);
+        String text = phrases.isEmpty() ? null : String.join("; ", phrases) + ": " + WHAT_HAPPENS + ". "
+                + whatToDo(product(products));
+        return new EvictionFinding(text, counted ? evicted : -1, policy, read);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.ratelimit.redis;
 
+import dev.ratelimit.support.ServerIdentity;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Objects;
@@ -10,11 +11,12 @@ import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * What one Redis master said about evicting keys, for {@link EvictionWatch}: {@code maxmemory} and
- * {@code maxmemory_policy} from {@code INFO memory}, {@code evicted_keys} from {@code INFO stats}.
- * Read with INFO rather than {@code CONFIG GET}, which managed services block; one section per
- * INFO, as Redis 6.2 takes no more, both sent at once on one connection: one round trip. Or why the
- * master could not say: it refused INFO (a user without the right), or it was not reached.
- * Immutable.
+ * {@code maxmemory_policy} from {@code INFO memory}, {@code evicted_keys} from {@code INFO stats},
+ * and which server it is ({@link ServerIdentity}: Redis or Valkey) from {@code INFO server}, so that
+ * what is said about the master names it truly. Read with INFO rather than {@code CONFIG GET}, which
+ * managed services block; one section per INFO, as Redis 6.2 takes no more, all sent at once on one
+ * connection: one round trip. Or why the master could not say: it refused INFO (a user without the
+ * right; then which server it is stays unknown too), or it was not reached. Immutable.
  */
 public final class MemoryReading {
     /** How the reading went. */
@@ -40,9 +42,11 @@ public final class MemoryReading {
     final long evictedKeys;
     /** Why it was refused or not reached; null when read. */
     final String problem;
+    /** Which server it is; {@link ServerIdentity#UNKNOWN} unless read. */
+    final ServerIdentity server;
 
     private MemoryReading(String node, String where, Outcome outcome, long maxmemory, String policy, long evictedKeys,
-            String problem) {
+            String problem, ServerIdentity server) {
         this.node = Objects.requireNonNull(node, "node");
         this.where = Objects.requireNonNull(where, "where");
         this.outcome = outcome;
@@ -50,25 +54,30 @@ public final class MemoryReading {
         this.policy = policy;
         this.evictedKeys = evictedKeys;
         this.problem = problem;
+        this.server = Objects.requireNonNull(server, "server");
     }
 
-    /** From the text of {@code INFO memory} and {@code INFO stats}. */
-    static MemoryReading of(String node, String where, String memory, String stats) {
+    /** From the text of {@code INFO memory}, {@code INFO stats} and {@code INFO server} (null when refused). */
+    static MemoryReading of(String node, String where, String memory, String stats, String server) {
         return new MemoryReading(node, where, Outcome.READ, number(field(memory, "maxmemory")),
-                field(memory, "maxmemory_policy"), number(field(stats, "evicted_keys")), null);
+                field(memory, "maxmemory_policy"), number(field(stats, "evicted_keys")), null,
+                ServerIdentity.fromInfo(server));
     }
 
     static MemoryReading refused(String node, String where, String problem) {
-        return new MemoryReading(node, where, Outcome.REFUSED, -1, "", -1, problem);
+        return new MemoryReading(node, where, Outcome.REFUSED, -1, "", -1, problem, ServerIdentity.UNKNOWN);
     }
 
     static MemoryReading unreached(String node, String where, String problem) {
-        return new MemoryReading(node, where, Outcome.UNREACHED, -1, "", -1, problem);
+        return new MemoryReading(node, where, Outcome.UNREACHED, -1, "", -1, problem, ServerIdentity.UNKNOWN);
     }
 
     /**
      * Sends {@code INFO memory} and {@code INFO stats} (and {@code INFO replication} when
-     * {@code mastersOnly}) on the connection at once and reads the replies.
+     * {@code mastersOnly}), then {@code INFO server}, on the connection at once and reads the
+     * replies: one round trip. Any but the last refused makes the reading refused; {@code INFO server}
+     * refused alone (a user granted only the sections the limiter needed before, as ACL first-argument
+     * rules allow: {@code +info|memory +info|stats}) leaves only which server it is unknown.
      *
      * @return the reading, or null when {@code mastersOnly} and the node is a replica
      * @throws redis.clients.jedis.exceptions.JedisException when the node cannot be reached
@@ -79,8 +88,10 @@ public final class MemoryReading {
         if (mastersOnly) {
             connection.sendCommand(info("replication"));
         }
-        List<Object> replies = connection.getMany(mastersOnly ? 3 : 2);
-        for (Object reply : replies) {
+        connection.sendCommand(info("server"));
+        List<Object> replies = connection.getMany(mastersOnly ? 4 : 3);
+        int server = replies.size() - 1;
+        for (Object reply : replies.subList(0, server)) {
             if (reply instanceof JedisDataException) {
                 return refused(node, where, ((JedisDataException) reply).getMessage());
             }
@@ -88,7 +99,12 @@ public final class MemoryReading {
         if (mastersOnly && !"master".equals(field(text(replies.get(2)), "role"))) {
             return null;
         }
-        return of(node, where, text(replies.get(0)), text(replies.get(1)));
+        return of(node, where, text(replies.get(0)), text(replies.get(1)), serverInfo(replies.get(server)));
+    }
+
+    /** What a node answered to {@code INFO server}, or null when it refused: no reason to refuse the rest. */
+    private static String serverInfo(Object reply) {
+        return reply instanceof JedisDataException ? null : text(reply);
     }
 
     private static CommandArguments info(String section) {
@@ -120,7 +136,7 @@ public final class MemoryReading {
 
     @Override
     public String toString() {
-        return where + ": " + (outcome == Outcome.READ ? "maxmemory " + maxmemory + ", maxmemory_policy '" + policy
-                + "', evicted_keys " + evictedKeys : outcome + " (" + problem + ")");
+        return where + ": " + (outcome == Outcome.READ ? server + ", maxmemory " + maxmemory + ", maxmemory_policy '"
+                + policy + "', evicted_keys " + evictedKeys : outcome + " (" + problem + ")");
     }
 }

@@ -4,9 +4,13 @@ import java.util.Locale;
 
 /**
  * Error replies that waiting will not cure, and what an operator does about each: a user without
- * the right to run scripts, wrong credentials, a command this Redis does not know, a key of ours
+ * the right to run scripts, wrong credentials, a command the server does not know, a key of ours
  * holding another kind of value. Unlike a timeout or a lost connection, these stay until someone
  * changes the user, the settings or the server, so they are told apart from an outage.
+ *
+ * <p>Read from the error text alone, which is the same on Redis and Valkey but for the words around
+ * the code (Valkey's drop "Redis"), so the codes and quoted command names are what is matched; and
+ * as the text does not say which server answered, each remedy is worded to be true of both.
  */
 public final class RedisRefusals {
     private RedisRefusals() {
@@ -37,21 +41,23 @@ public final class RedisRefusals {
         boolean scripts = lower.contains("'eval") || lower.contains("'script") || lower.contains("'fcall");
         if (lower.contains("noperm")) {
             return scripts
-                    ? "the Redis user may not run scripts: grant it +@scripting (ACL SETUSER <user> +@scripting), "
-                            + "or set transport=transaction"
-                    : "the Redis user lacks a permission the limiter needs: grant it the limiter's commands and keys "
-                            + "(ACL SETUSER <user> ~<keyPrefix>* +@all, or narrower), or connect as another user";
+                    ? "the user the limiter connects as may not run scripts: grant it +@scripting (ACL SETUSER <user> "
+                            + "+@scripting), or set transport=transaction"
+                    : "the user the limiter connects as lacks a permission the limiter needs: grant it the limiter's "
+                            + "commands and keys (ACL SETUSER <user> ~<keyPrefix>* +@all, or narrower), or connect as "
+                            + "another user";
         }
         if (lower.contains("wrongpass") || lower.contains("noauth")
                 || lower.contains("invalid username-password")) {
-            return "Redis refused the credentials: check the user and password in the Redis URI the limiter "
+            return "the server refused the credentials: check the user and password in the Redis URI the limiter "
                     + "connects with";
         }
         if (lower.contains("unknown command") || lower.contains("unknown subcommand")) {
             return scripts
-                    ? "this Redis has scripting disabled or renamed: enable EVAL/EVALSHA, or set transport=transaction"
-                    : "this Redis does not know a command the limiter needs: use Redis 6.2 or newer, "
-                            + "without renamed or disabled commands";
+                    ? "the server has scripting disabled or renamed: enable EVAL/EVALSHA, or set "
+                            + "transport=transaction"
+                    : "the server does not know a command the limiter needs: use Redis 6.2 or newer (or Valkey 7.2 "
+                            + "or newer), without renamed or disabled commands";
         }
         if (lower.contains("wrongtype")) {
             return "a key under the limiter's key prefix holds another kind of value, written by something else: "

@@ -2,10 +2,16 @@ package dev.ratelimit.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.entry;
 
 import dev.ratelimit.CapturedErr;
 import dev.ratelimit.support.EvictionFinding;
+import dev.ratelimit.support.ServerIdentity;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.lang.reflect.Proxy;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -20,7 +26,8 @@ import org.junit.jupiter.api.Test;
  * every 5 minutes by an injected clock; one ERROR line per master and finding, a note for a master
  * that cannot say; keys evicted counted from the first reading, through a restart. The readings
  * come from a gateway of the test's own (what Redis answers is {@code EvictingRedisContract}'s, on
- * a real Redis).
+ * a real Redis). Lines and findings name each master as the server it said it is, from INFO server
+ * texts captured from real servers; Redis while it has not said.
  */
 class EvictionWatchTest {
     private static final String A = "127.0.0.1:7001";
@@ -51,8 +58,25 @@ class EvictionWatchTest {
     }
 
     private static MemoryReading read(String node, long maxmemory, String policy, long evicted) {
+        return read(node, maxmemory, policy, evicted, "");
+    }
+
+    /** A reading whose INFO server says {@code server} ({@code name:value} lines). */
+    private static MemoryReading read(String node, long maxmemory, String policy, long evicted, String server) {
         return MemoryReading.of(node, "cluster at x (node " + node + ")", "# Memory\r\nused_memory:1000\r\nmaxmemory:"
-                + maxmemory + "\r\nmaxmemory_policy:" + policy + "\r\n", "# Stats\r\nevicted_keys:" + evicted + "\r\n");
+                + maxmemory + "\r\nmaxmemory_policy:" + policy + "\r\n", "# Stats\r\nevicted_keys:" + evicted + "\r\n",
+                "# Server\r\n" + server);
+    }
+
+    /** INFO server as a real server answered it ({@code ServerIdentityTest}'s captures). */
+    private static String infoServer(String server) {
+        try (InputStream in = EvictionWatchTest.class.getResourceAsStream("/dev/ratelimit/support/info-server/" + server
+                + ".txt")) {
+            assertThat(in).as(server).isNotNull();
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private void answer(MemoryReading... readings) {
@@ -190,8 +214,8 @@ class EvictionWatchTest {
 
         assertThat(log).doesNotContain("ERROR");
         assertThat(CapturedErr.count(log, "INFO dev.ratelimit.RedisStore - Redis at redis://127.0.0.1:7001"
-                + " [EVICTING_REDIS]: cannot tell whether Redis may evict the rate limiter's keys: the Redis user may not"
-                + " run INFO (NOPERM")).as("once: " + log).isEqualTo(1);
+                + " [EVICTING_REDIS]: cannot tell whether Redis may evict the rate limiter's keys: the user the limiter"
+                + " connects as may not run INFO (NOPERM")).as("once: " + log).isEqualTo(1);
         assertThat(log).contains("grant it +info");
         assertThat(watch.finding().finding()).isNull();
         assertThat(watch.finding().maxmemoryPolicy()).isEqualTo("unknown");
@@ -294,5 +318,91 @@ class EvictionWatchTest {
         fake.checkIfDue();
 
         assertThat(fake.finding()).isSameAs(EvictionFinding.UNKNOWN);
+    }
+
+    @Test
+    void aValkeyMasterIsNamedValkeyWithItsOwnVersionInTheLineAndTheFinding() {
+        answer(read(A, 1 << 30, "volatile-lru", 0, infoServer("valkey-9.1.2")));
+        answer(read(A, 1 << 30, "volatile-lru", 12, infoServer("valkey-9.1.2")));
+
+        String log = logged(() -> {
+            watch.checkIfDue();
+            minutesPass(5);
+            watch.checkIfDue();
+        });
+
+        String where = "cluster at x (node " + A + ")";
+        assertThat(log).contains("ERROR dev.ratelimit.RedisStore - Valkey 9.1.2 at " + where + " [EVICTING_REDIS]:"
+                + " maxmemory-policy is volatile-lru with maxmemory 1073741824 bytes, so Valkey may evict the rate"
+                + " limiter's keys when its memory is full", "Set maxmemory-policy noeviction on that Valkey, or give the"
+                + " limiter a Valkey of its own.", "ERROR dev.ratelimit.RedisStore - Valkey 9.1.2 at " + where
+                + " [EVICTING_REDIS]: Valkey evicted 12 keys since the rate limiter started");
+        assertThat(log.replace("EVICTING_REDIS", "")).as("nothing says Redis of a Valkey").doesNotContain("Redis ")
+                .doesNotContain("7.2.4");
+        EvictionFinding finding = watch.finding();
+        assertThat(finding.finding()).startsWith("Valkey 9.1.2 at " + where + " has maxmemory-policy volatile-lru")
+                .endsWith("Set maxmemory-policy noeviction on that Valkey, or give the limiter a Valkey of its own");
+        assertThat(finding.server()).isEqualTo("Valkey 9.1.2");
+        assertThat(finding.servers()).containsExactly(entry(A, ServerIdentity.fromInfo(infoServer("valkey-9.1.2"))));
+    }
+
+    @Test
+    void aRedisMasterIsNamedWithItsVersion() {
+        answer(read(A, 1 << 30, "allkeys-lru", 0, infoServer("redis-7.0.15")));
+
+        String log = logged(watch::checkIfDue);
+
+        assertThat(log).contains("ERROR dev.ratelimit.RedisStore - Redis 7.0.15 at cluster at x (node " + A + ")"
+                + " [EVICTING_REDIS]: maxmemory-policy is allkeys-lru", "so Redis may evict", "on that Redis, or give the"
+                + " limiter a Redis of its own.");
+        assertThat(watch.finding().server()).isEqualTo("Redis 7.0.15");
+    }
+
+    @Test
+    void mastersOfDifferentServersAreEachNamedAndTheAdviceSaysServer() {
+        answer(read(A, 1 << 30, "volatile-lru", 0, infoServer("redis-8.0.6")),
+                read(B, 1 << 30, "volatile-lru", 0, infoServer("valkey-8.0.1")));
+
+        logged(watch::checkIfDue);
+
+        EvictionFinding finding = watch.finding();
+        assertThat(finding.server()).isEqualTo("Redis 8.0.6 on cluster at x (node " + A + "); Valkey 8.0.1 on cluster"
+                + " at x (node " + B + ")");
+        assertThat(finding.servers().keySet()).containsExactly(A, B);
+        assertThat(finding.finding()).contains("Redis 8.0.6 at cluster at x (node " + A + ") has", "; Valkey 8.0.1 at"
+                + " cluster at x (node " + B + ") has").endsWith("Set maxmemory-policy noeviction on that server, or give"
+                + " the limiter a server of its own");
+    }
+
+    @Test
+    void aMasterThatSaidWhichItIsKeepsItsNameWhenItLaterRefusesInfo() {
+        answer(read(A, 1 << 30, "noeviction", 0, infoServer("valkey-9.1.2")));
+        answer(MemoryReading.refused(A, "valkey://x", "NOPERM User u has no permissions to run the 'info' command"));
+
+        String log = logged(() -> {
+            watch.checkIfDue();
+            minutesPass(5);
+            watch.checkIfDue();
+        });
+
+        assertThat(log).contains("INFO dev.ratelimit.RedisStore - Valkey 9.1.2 at cluster at x (node " + A + ")"
+                + " [EVICTING_REDIS]: cannot tell whether Valkey may evict the rate limiter's keys: the user the limiter"
+                + " connects as may not run INFO (NOPERM User u has no permissions to run the 'info' command): grant it"
+                + " +info (ACL SETUSER <user> +info) to have this checked, or make sure maxmemory-policy is noeviction on"
+                + " that Valkey");
+        assertThat(watch.finding().server()).isEqualTo("Valkey 9.1.2");
+    }
+
+    @Test
+    void aMasterThatNeverSaidIsUnknownAndNamedRedis() {
+        answer(MemoryReading.refused(A, "redis://127.0.0.1:7001", "NOPERM User u has no permissions to run the 'info'"
+                + " command"));
+
+        logged(watch::checkIfDue);
+
+        assertThat(watch.finding().server()).isEqualTo("unknown");
+        assertThat(watch.finding().servers()).containsExactly(entry(A, ServerIdentity.UNKNOWN));
+        assertThat(EvictionFinding.UNKNOWN.server()).isEqualTo("unknown");
+        assertThat(EvictionFinding.UNKNOWN.servers()).isEmpty();
     }
 }

@@ -15,6 +15,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -25,8 +27,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * A webapp whose Redis may evict the limiter's keys ({@code maxmemory-policy volatile-lru} with
  * {@code maxmemory} set), on each container: its deployment logs one ERROR line with
  * {@code [EVICTING_REDIS]} for its two policies together, which requests and the status page do not
- * repeat, and the page's verdict for each policy is the warning naming {@code maxmemory-policy}. On a
- * Redis of this class's own, whose memory settings it changes.
+ * repeat, and the page's verdict for each policy is the warning naming {@code maxmemory-policy}; the
+ * line and the page name the server as its INFO server says ({@code Redis 7.0.15}, or Valkey's own
+ * version on Valkey). On a Redis of this class's own, whose memory settings it changes.
  */
 class EvictingRedisFilterIT {
     @RegisterExtension
@@ -41,6 +44,18 @@ class EvictingRedisFilterIT {
         redis.client().configSet("maxmemory", "1gb");
     }
 
+    /** How the limiter must name the server: {@code Redis 7.0.15}, {@code Valkey 9.1.2}, read apart from the library. */
+    private static String server() {
+        String info = redis.client().info("server");
+        Matcher valkey = Pattern.compile("(?m)^valkey_version:(\\S+)").matcher(info);
+        if (info.contains("server_name:valkey") && valkey.find()) {
+            return "Valkey " + valkey.group(1);
+        }
+        Matcher version = Pattern.compile("(?m)^redis_version:(\\S+)").matcher(info);
+        assertThat(version.find()).as(info).isTrue();
+        return "Redis " + version.group(1);
+    }
+
     @AfterAll
     static void stop() {
         containers.close();
@@ -52,6 +67,7 @@ class EvictingRedisFilterIT {
         String path = "/evicting" + apps.incrementAndGet();
         List<Integer> statuses = new ArrayList<>();
         String[] json = new String[1];
+        String[] html = new String[1];
         String log = CapturedLog.during(() -> {
             URI app = containers.get(kind).deploy(WebApp.builder(path)
                     .filter("api", RateLimitFilter.class.getName(), FilterParams.of(redis, "limit", "2", "window", "1m",
@@ -65,12 +81,14 @@ class EvictingRedisFilterIT {
                 statuses.add(Http.get(app.resolve("search/q")).statusCode());
             }
             json[0] = Http.get(app.resolve("ratelimit/status?format=json")).body();
-            Http.get(app.resolve("ratelimit/status"));
+            html[0] = Http.get(app.resolve("ratelimit/status")).body();
         });
 
         assertThat(statuses).as("the limits work as configured meanwhile").containsExactly(200, 200, 200, 200, 429, 200);
-        String line = "ERROR dev.ratelimit.RedisStore - Redis at " + redis.uri() + " [EVICTING_REDIS]: maxmemory-policy is"
-                + " volatile-lru with maxmemory 1073741824 bytes, so Redis may evict the rate limiter's keys";
+        String server = server();
+        String product = server.substring(0, server.indexOf(' '));
+        String line = "ERROR dev.ratelimit.RedisStore - " + server + " at " + redis.uri() + " [EVICTING_REDIS]: maxmemory-policy"
+                + " is volatile-lru with maxmemory 1073741824 bytes, so " + product + " may evict the rate limiter's keys";
         assertThat(CapturedLog.lines(log, line)).as("one line for the webapp's Redis, not one per policy or request: " + log)
                 .isEqualTo(1);
         assertThat(CapturedLog.lines(log, "EVICTING_REDIS")).as(log).isEqualTo(1);
@@ -78,12 +96,16 @@ class EvictingRedisFilterIT {
         for (Object policy : list(page.get("policies"))) {
             Map<String, Object> verdict = map(map(policy).get("verdict"));
             assertThat(verdict.get("level")).isEqualTo("warning");
-            assertThat((String) verdict.get("text")).startsWith("Redis may evict the limiter's keys (EVICTING_REDIS): Redis"
-                    + " at " + redis.uri() + " has maxmemory-policy volatile-lru").contains(
-                    "Set maxmemory-policy noeviction on that Redis");
+            assertThat((String) verdict.get("text")).startsWith("Redis may evict the limiter's keys (EVICTING_REDIS): "
+                    + server + " at " + redis.uri() + " has maxmemory-policy volatile-lru").contains(
+                    "Set maxmemory-policy noeviction on that " + product);
             Map<String, Object> eviction = map(map(list(map(policy).get("limiters")).get(0)).get("redisEviction"));
-            assertThat(eviction).containsEntry("maxmemoryPolicy", "volatile-lru").containsEntry("evictedKeys", 0L);
+            assertThat(eviction).containsEntry("maxmemoryPolicy", "volatile-lru").containsEntry("evictedKeys", 0L)
+                    .containsEntry("server", server);
+            assertThat(list(eviction.get("nodes"))).singleElement().satisfies(node -> assertThat(map(node))
+                    .containsEntry("server", server).containsKey("node"));
         }
+        assertThat(html[0]).contains("<tr><th>Redis server</th><td>" + server + "</td></tr>");
         assertThat(list(page.get("overview"))).allSatisfy(row -> assertThat(map(row)).containsEntry("level", "warning"));
         containers.get(kind).undeploy(path);
     }

@@ -158,6 +158,7 @@ final class HtmlStatusPage {
                 + " Redis errors, " + stats.redisRefusals() + " Redis refusals" + (stats.leaseAdmissions() == 0 ? "" : "; " + stats.leaseAdmissions()
                 + " admitted from quota leases"));
         row("Circuit breaker", stats.circuitBreakerState());
+        row("Redis server", limiter.server());
         row("Redis eviction", limiter.eviction());
         row("Redis latency", stats.redisLatencySamples() == 0 ? "no call yet"
                 : "p50 " + stats.redisLatencyP50Micros() + " µs, p90 " + stats.redisLatencyP90Micros() + " µs, p99 "

@@ -156,7 +156,16 @@ final class JsonStatusPage {
                 .append(",\"redisEviction\":{\"finding\":").append(JsonText.quote(stats.redisEviction()))
                 .append(",\"maxmemoryPolicy\":").append(JsonText.quote(stats.redisMaxmemoryPolicy()))
                 .append(",\"evictedKeys\":").append(stats.redisEvictedKeys() < 0 ? "null"
-                        : Long.toString(stats.redisEvictedKeys())).append('}')
+                        : Long.toString(stats.redisEvictedKeys()))
+                .append(",\"server\":").append(JsonText.quote(LimiterReport.known(stats.redisServer())))
+                .append(",\"nodes\":[");
+        comma = "";
+        for (Map.Entry<String, String> node : stats.redisServers().entrySet()) {
+            out.append(comma).append("{\"node\":").append(JsonText.quote(node.getKey()))
+                    .append(",\"server\":").append(JsonText.quote(LimiterReport.known(node.getValue()))).append('}');
+            comma = ",";
+        }
+        out.append("]}")
                 .append(",\"redisLatencyMicros\":{\"p50\":").append(stats.redisLatencyP50Micros())
                 .append(",\"p90\":").append(stats.redisLatencyP90Micros())
                 .append(",\"p99\":").append(stats.redisLatencyP99Micros())

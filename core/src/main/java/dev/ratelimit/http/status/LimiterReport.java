@@ -62,6 +62,21 @@ final class LimiterReport {
                 : evicted == 0 ? "no key evicted since start" : evicted + " keys evicted since start");
     }
 
+    /**
+     * The server row: which server holds the keys, else why it may be unknown. No pointer to the log:
+     * a user that may run only some INFO sections is not worth a line there.
+     */
+    String server() {
+        String server = stats.redisServer();
+        return known(server) != null ? server
+                : "unknown: not read yet, or the user the limiter connects as may not run INFO server";
+    }
+
+    /** A value Redis reported, or null (JSON's null) while it is {@code unknown}. */
+    static String known(String reported) {
+        return "unknown".equals(reported) ? null : reported;
+    }
+
     boolean overridden() {
         return limitOverride > 0 || enforceOverride != null;
     }

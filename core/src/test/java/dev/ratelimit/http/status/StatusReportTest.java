@@ -77,7 +77,11 @@ class StatusReportTest {
                 .contains("\"key\":\"\\u003cscript\\u003ealert(1)\\u003c/script\\u003e\",\"denials\":2")
                 .contains("\"key\":\"x\\\",\\\"denials\\\":999,\\\"y\\\":\\\"\",\"denials\":1")
                 .contains("\"last5Minutes\":{\"startSecond\":").contains("\"denied\":3,\"degraded\":3")
-                .contains("\"level\":\"alert\"");
+                .contains("\"level\":\"alert\"")
+                .contains("\"evictedKeys\":null,\"server\":null,\"nodes\":[{\"node\":")
+                .contains(",\"server\":null}]}");
+        assertThat(page.getDocumentElement().getTextContent()).as("a Redis down is no server named")
+                .contains("Redis serverunknown: not read yet");
     }
 
     @Test
