@@ -171,14 +171,14 @@ abstract class EvictingRedisContract {
 
         assertThat(CapturedErr.count(log, "EVICTING_REDIS")).as("one line for the store, not one per limiter nor per"
                 + " reading: " + log).isEqualTo(1);
-        assertThat(log).contains(errorLine() + "maxmemory-policy is volatile-lru with maxmemory 1073741824 bytes, so Redis"
+        assertThat(log).contains(errorLine() + "maxmemory-policy is volatile-lru with maxmemory 1073741824 bytes, so " + product()
                 + " may evict the rate limiter's keys when its memory is full (every key the limiter writes has a TTL): an"
                 + " evicted key forgets a client's count, so that client gets its full limit again. Set maxmemory-policy"
-                + " noeviction on that Redis, or give the limiter a Redis of its own.");
+                + " noeviction on that " + product() + ", or give the limiter a " + product() + " of its own.");
         RateLimiterStats stats = api.limiter().stats();
         assertThat(stats.redisEviction()).startsWith(server() + " at " + redis().uri() + " has maxmemory-policy volatile-lru with"
                 + " maxmemory 1073741824 bytes: an evicted key forgets a client's count").contains(
-                "Set maxmemory-policy noeviction on that Redis");
+                "Set maxmemory-policy noeviction on that " + product());
         assertThat(stats.redisMaxmemoryPolicy()).isEqualTo("volatile-lru");
         assertThat(stats.redisEvictedKeys()).isZero();
 
