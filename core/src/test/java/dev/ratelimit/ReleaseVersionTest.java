@@ -13,9 +13,10 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * README's dependency snippets, CHANGELOG's newest release and the build's version name one
- * release. (The POM metadata Maven Central needs is checked by the root's publish-metadata
- * enforcer execution, not here.)
+ * The documentation's dependency snippets name the version the build makes (a snapshot until the
+ * release is on Maven Central: coordinates that resolve today), and the build is CHANGELOG's
+ * newest release or its snapshot. (The POM metadata Maven Central needs is checked by the root's
+ * publish-metadata enforcer execution, not here.)
  */
 class ReleaseVersionTest {
     private static final Pattern RELEASE_HEADING = Pattern.compile("## \\[(\\d+\\.\\d+\\.\\d+)] - (\\d{4}-\\d{2}-\\d{2}|Unreleased)");
@@ -45,17 +46,29 @@ class ReleaseVersionTest {
     }
 
     @Test
-    void readmeDependencySnippetsNameTheChangelogsNewestRelease() throws IOException {
-        String newest = releases().get(0);
-        Matcher snippet = DEPENDENCY.matcher(read("README.md"));
+    void dependencySnippetsNameTheVersionTheBuildMakes() throws IOException {
+        Matcher version = PARENT_VERSION.matcher(read("pom.xml"));
+        assertThat(version.find()).as("the root pom's version").isTrue();
         int snippets = 0;
-        while (snippet.find()) {
-            snippets++;
-            assertThat(snippet.group(2))
-                    .as("README's <dependency> on %s: the version of CHANGELOG's newest release", snippet.group(1))
-                    .isEqualTo(newest);
+        for (String page : documentation()) {
+            Matcher snippet = DEPENDENCY.matcher(read(page));
+            while (snippet.find()) {
+                snippets++;
+                assertThat(snippet.group(2)).as("%s's <dependency> on %s: the version the build makes", page,
+                        snippet.group(1)).isEqualTo(version.group(1));
+            }
         }
-        assertThat(snippets).as("README's dependency snippets").isPositive();
+        assertThat(snippets).as("the documentation's dependency snippets").isPositive();
+    }
+
+    /** README and the pages under docs/, as paths from the repository's root. */
+    private static List<String> documentation() throws IOException {
+        List<String> pages = new ArrayList<>();
+        pages.add("README.md");
+        try (java.util.stream.Stream<Path> files = Files.list(Path.of("..", "docs"))) {
+            files.map(file -> "docs/" + file.getFileName()).sorted().forEach(pages::add);
+        }
+        return pages;
     }
 
     @Test

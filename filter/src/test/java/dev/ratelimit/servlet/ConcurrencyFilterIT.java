@@ -55,7 +55,7 @@ class ConcurrencyFilterIT {
 
     /** README's in-flight snippet, with this test's Redis and a policy of its own. */
     private static Map<String, String> readmeParams(String policy, String redisUri) throws Exception {
-        String readme = Files.readString(Path.of("..", "README.md"));
+        String readme = ReadmeSnippets.documentation();
         int marker = readme.indexOf("<!-- web.xml in-flight limit");
         assertThat(marker).as("README marks its in-flight snippet").isPositive();
         int start = readme.indexOf("```xml", marker);

@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** README's web.xml snippets, so tests deploy what users copy. */
+/** The web.xml snippets of README and docs/, so tests deploy what users copy. */
 final class ReadmeSnippets {
     private static final Pattern PARAM = Pattern.compile(
             "<param-name>([^<]+)</param-name><param-value>([^<]*)</param-value>");
@@ -18,9 +18,23 @@ final class ReadmeSnippets {
     private ReadmeSnippets() {
     }
 
+    /**
+     * README and the pages under {@code docs/} as one text: a snippet is found by its marker
+     * wherever the documentation keeps it.
+     */
+    static String documentation() throws IOException {
+        StringBuilder all = new StringBuilder(Files.readString(Path.of("..", "README.md")));
+        try (java.util.stream.Stream<Path> pages = Files.list(Path.of("..", "docs"))) {
+            for (Path page : (Iterable<Path>) pages.sorted()::iterator) {
+                all.append('\n').append(Files.readString(page));
+            }
+        }
+        return all.toString();
+    }
+
     /** The text of the first xml block after the HTML comment that starts with {@code marker}. */
     static String xml(String marker) throws IOException {
-        String readme = Files.readString(Path.of("..", "README.md"));
+        String readme = documentation();
         int at = readme.indexOf("<!-- " + marker);
         assertThat(at).as("README marks the snippet '%s'", marker).isPositive();
         int start = readme.indexOf("```xml", at) + 6;
@@ -29,7 +43,7 @@ final class ReadmeSnippets {
 
     /** The init-params of the first xml block after the HTML comment that starts with {@code marker}. */
     static Map<String, String> initParams(String marker) throws IOException {
-        String readme = Files.readString(Path.of("..", "README.md"));
+        String readme = documentation();
         int at = readme.indexOf("<!-- " + marker);
         assertThat(at).as("README marks the snippet '%s'", marker).isPositive();
         int start = readme.indexOf("```xml", at);

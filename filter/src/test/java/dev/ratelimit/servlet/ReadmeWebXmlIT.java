@@ -43,7 +43,7 @@ class ReadmeWebXmlIT {
 
     /** The first xml block after the README's "web.xml snippet" marker. */
     private static Document snippet() throws Exception {
-        String readme = Files.readString(Path.of("..", "README.md"));
+        String readme = ReadmeSnippets.documentation();
         int marker = readme.indexOf("<!-- web.xml snippet");
         assertThat(marker).as("the README marks its web.xml snippet").isPositive();
         int start = readme.indexOf("```xml", marker) + "```xml".length();

@@ -49,7 +49,11 @@ public @interface RateLimited {
     /** With {@code calendar}: the time zone whose midnights start the periods, such as {@code Europe/Berlin}; UTC unless set. */
     String timeZone() default "";
 
-    /** {@code fixed-window}, {@code sliding-log} (default), {@code sliding-window}, {@code token-bucket}, {@code leaky-bucket}, {@code gcra}. */
+    /**
+     * {@code fixed-window}, {@code sliding-log} (default), {@code sliding-window}, {@code token-bucket},
+     * {@code leaky-bucket}, {@code gcra}, or {@code concurrency}: requests in flight, {@code window} being
+     * the lease timeout.
+     */
     String algorithm() default "";
 
     /** Bucket capacity for the bucket algorithms; the limit unless set. */

@@ -18,7 +18,8 @@ enum ServerLine {
     TOMCAT_10_0("Tomcat 10.0", Namespace.JAKARTA, "ratelimit.smoke.tomcat100", null, false),
     TOMCAT_10_1("Tomcat 10.1", Namespace.JAKARTA, "ratelimit.smoke.tomcat101", null, false),
     JETTY_11("Jetty 11", Namespace.JAKARTA, "ratelimit.smoke.jetty11", "deploy", false),
-    JETTY_12_EE9("Jetty 12 ee9", Namespace.JAKARTA, "ratelimit.smoke.jetty120", "ee9-deploy", false);
+    JETTY_12_EE9("Jetty 12 ee9", Namespace.JAKARTA, "ratelimit.smoke.jetty120", "ee9-deploy", false),
+    JETTY_12_EE10("Jetty 12 ee10", Namespace.JAKARTA, "ratelimit.smoke.jetty120", "ee10-deploy", false);
 
     /** A Java 8 JRE's home for the lines that run on Java 8; unset, they run on the build's JVM. */
     static final String JAVA_8_PROPERTY = "ratelimit.smoke.java8";

@@ -12,6 +12,7 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -61,6 +62,9 @@ class ServerLinesSmokeIT {
     static Path bases;
 
     private static final Map<ServerLine, StandaloneServer> servers = new EnumMap<>(ServerLine.class);
+    /** Where README's quick start is followed: the servers it names. */
+    private static final Map<ServerLine, Namespace> QUICK_START_SERVERS =
+            Map.of(ServerLine.TOMCAT_9, Namespace.JAVAX, ServerLine.JETTY_12_EE10, Namespace.JAKARTA);
 
     @BeforeAll
     static void startEveryServerAndDeploy() throws Exception {
@@ -68,6 +72,19 @@ class ServerLinesSmokeIT {
             AclUsers.create(redis, user(line, "readme"), PASSWORD, "+@all");
             AclUsers.create(redis, user(line, "lifecycle"), PASSWORD, "+@all");
         }
+        // README's quick start builds its jars while the servers start: javax, then jakarta.
+        QuickStart quickStart = QuickStart.fromReadme();
+        CompletableFuture<Map<Namespace, Path>> quickStartLibs = CompletableFuture.supplyAsync(() -> {
+            Map<Namespace, Path> libs = new EnumMap<>(Namespace.class);
+            try {
+                for (Namespace namespace : Namespace.values()) {
+                    libs.put(namespace, quickStart.buildLib(namespace, bases.resolve("quick-start")));
+                }
+            } catch (IOException | InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+            return libs;
+        });
         ExecutorService starter = Executors.newFixedThreadPool(ServerLine.values().length);
         try {
             Map<ServerLine, Future<StandaloneServer>> starting = new EnumMap<>(ServerLine.class);
@@ -114,6 +131,26 @@ class ServerLinesSmokeIT {
                 deploy(server, "jaxrs", readme.withOwnJars(jaxrsJars()).withServlet(JaxrsApp.declaration(), jaxrsClasses)
                         .contextParam(KEY_PREFIX, redis.key("jaxrs:")).contextParam("ratelimit.redisTimeout", "5s"));
             }
+        }
+        Map<Namespace, Path> libs = quickStartLibs.join();
+        for (Map.Entry<ServerLine, Namespace> target : QUICK_START_SERVERS.entrySet()) {
+            Namespace namespace = target.getValue();
+            StandaloneServer server = servers.get(target.getKey());
+            // The one change to README's web.xml: a key prefix of this run's own, as every app here has.
+            Path war = quickStart.writeWar(server.staging(), "quickstart", namespace, libs.get(namespace));
+            Path webXml = war.resolve("WEB-INF/web.xml");
+            String written = Files.readString(webXml);
+            String header = written.lines().filter(line -> line.startsWith("<web-app ")).findFirst().orElseThrow();
+            Files.writeString(webXml, written.replace(header, header + "\n  <context-param><param-name>" + KEY_PREFIX
+                    + "</param-name><param-value>" + redis.key("quickstart:" + namespace + ":")
+                    + "</param-value></context-param>"));
+            server.deploy(war);
+        }
+        for (ServerLine line : QUICK_START_SERVERS.keySet()) {
+            StandaloneServer server = servers.get(line);
+            // Another address than the test's: every request to the app counts, and README's limit is 5.
+            eventually(server + " serves the quick start", () -> Http.statusOfFormPostFrom("127.0.0.3",
+                    server.app("quickstart"), "x=1"), status -> status > 0 && status != 404 && status != 503, server);
         }
         List<String> serving = new ArrayList<>(List.of("readme", "exact", "lifecycle"));
         for (JedisLine jedis : JedisLine.values()) {
@@ -294,6 +331,69 @@ class ServerLinesSmokeIT {
         assertThat(sharing).as("no clash line for the all-in-one WARs, no decision left to onRedisFailure")
                 .allSatisfy(server -> assertThat(server.log()).doesNotContain("cannot reach Redis")
                         .doesNotContain("NoSuchMethodError").doesNotContain("VerifyError"));
+    }
+
+    /**
+     * Issue 39: README's quick start, followed as written: its build command filled {@code lib/}
+     * with exactly the jars README lists, its web.xml deployed with them into the servers it names
+     * (Tomcat 9, Jetty 12), and the sixth request of a client is refused with {@code Retry-After},
+     * answered as README shows.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = ServerLine.class, names = {"TOMCAT_9", "JETTY_12_EE10"})
+    void readmesQuickStartRefusesTheSixthRequestAsItShows(ServerLine line) throws IOException {
+        StandaloneServer server = servers.get(line);
+        List<HttpResponse<String>> answers = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            answers.add(Http.get(server.app("quickstart")));
+        }
+        for (int i = 0; i < 5; i++) {
+            HttpResponse<String> answer = answers.get(i);
+            assertThat(answer.statusCode()).as(server + " answer " + (i + 1) + ": " + server.log()).isEqualTo(200);
+            assertThat(answer.body()).contains("the application");
+            assertThat(answer.headers().firstValue("RateLimit-Policy")).hasValue("\"ratelimit\";q=5;w=60");
+            String remaining = "\"ratelimit\";r=" + (4 - i) + ";";
+            assertThat(answer.headers().firstValue("RateLimit")).hasValueSatisfying(
+                    value -> assertThat(value).startsWith(remaining));
+        }
+        HttpResponse<String> sixth = answers.get(5);
+        assertThat(sixth.statusCode()).isEqualTo(429);
+        assertThat(sixth.headers().firstValue("Retry-After")).hasValueSatisfying(
+                seconds -> assertThat(Long.parseLong(seconds)).isBetween(1L, 60L));
+        assertThat(sixth.headers().firstValue("Content-Type")).hasValueSatisfying(
+                type -> assertThat(type).startsWith("application/problem+json"));
+
+        // What README shows: the first answer, then the sixth.
+        List<String> shown = QuickStart.fromReadme().shownAnswers();
+        HttpResponse<String> showing = answers.get(0);
+        for (String line1 : shown) {
+            if (line1.startsWith("HTTP/1.1 ")) {
+                showing = line1.equals("HTTP/1.1 429") ? sixth : answers.get(0);
+                assertThat(showing.statusCode()).as("README shows " + line1).isEqualTo(Integer.parseInt(line1.substring(9)));
+            } else {
+                String name = line1.substring(0, line1.indexOf(':'));
+                assertThat(showing.headers().firstValue(name)).as("README shows " + line1 + " on " + server)
+                        .hasValue(line1.substring(name.length() + 1).strip());
+            }
+        }
+        // The jakarta build has the jakarta filter jar where README's javax list names the javax one.
+        List<String> jars = QuickStart.names(server.base().resolve("webapps/quickstart/WEB-INF/lib")).stream()
+                .map(jar -> jar.replace("ratelimit-filter-0", "ratelimit-filter-javax-0")).toList();
+        assertThat(jars).as("README's list of the jars a WAR takes").containsExactlyInAnyOrderElementsOf(readmeJarList());
+    }
+
+    /** README's hand-copy list of the jars, which its quick start's lib/ must hold exactly. */
+    private static List<String> readmeJarList() throws IOException {
+        String readme = Files.readString(Path.of("..", "README.md"));
+        int start = readme.indexOf("for `filter-javax` today that is");
+        assertThat(start).as("README lists the jars").isPositive();
+        String list = readme.substring(start, readme.indexOf("(a test holds this list", start));
+        List<String> jars = new ArrayList<>();
+        java.util.regex.Matcher jar = java.util.regex.Pattern.compile("`([^`]+\\.jar)`").matcher(list);
+        while (jar.find()) {
+            jars.add(jar.group(1));
+        }
+        return jars;
     }
 
     /**

@@ -13,8 +13,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * An exploded WAR as a user builds one from README: its web.xml is the README's "web.xml snippet"
- * block, WEB-INF/lib the filter jar of the server's namespace with what it needs at run time, and
+ * An exploded WAR as a user builds one from the documentation: its web.xml is the "web.xml snippet"
+ * block of the configuration reference (docs/configuration.md), WEB-INF/lib the filter jar of the server's namespace with what it needs at run time, and
  * two static files behind the {@code /api/*} filter ({@code api/orders}, and {@code api/health},
  * which the snippet excludes from limiting), and one behind its {@code /login} filter.
  */
@@ -38,9 +38,9 @@ final class SmokeWar {
 
     /** README's snippet, unchanged. */
     static SmokeWar readme() throws IOException {
-        String readme = Files.readString(Path.of("..", "README.md"));
+        String readme = Files.readString(Path.of("..", "docs", "configuration.md"));
         int marker = readme.indexOf(SNIPPET_MARKER);
-        assertThat(marker).as("README marks its web.xml snippet").isPositive();
+        assertThat(marker).as("the configuration reference marks its web.xml snippet").isPositive();
         int start = readme.indexOf("```xml", marker) + "```xml".length();
         String snippet = readme.substring(start, readme.indexOf("```", start));
         assertThat(snippet).as("the snippet takes Redis from REDIS_URL").contains(README_REDIS_URI);

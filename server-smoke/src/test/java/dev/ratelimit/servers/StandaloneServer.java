@@ -139,6 +139,11 @@ final class StandaloneServer implements AutoCloseable {
         return line;
     }
 
+    /** The server's base directory ({@code webapps/} and its own configuration). */
+    Path base() {
+        return base;
+    }
+
     /** The address of the webapp deployed as {@code name}, with a trailing slash. */
     URI app(String name) {
         return URI.create("http://127.0.0.1:" + port + "/" + name + "/");

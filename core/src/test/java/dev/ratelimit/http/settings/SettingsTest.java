@@ -14,15 +14,18 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-/** The settings schema, and README's init-param table kept true to it. */
+/**
+ * The settings schema, and the documentation's init-param tables kept true to it: the
+ * configuration reference lists every setting, README's the few everyone sets.
+ */
 class SettingsTest {
     private static final Pattern CODE = Pattern.compile("`([^`]*)`");
 
-    /** README's init-param table: each name in the first column with the second column's text. */
-    private static Map<String, String> readmeTable() throws IOException {
-        List<String> lines = Files.readAllLines(Path.of("..", "README.md"), StandardCharsets.UTF_8);
+    /** A page's init-param table: each name in the first column with the second column's text. */
+    private static Map<String, String> table(String page) throws IOException {
+        List<String> lines = Files.readAllLines(Path.of("..", page), StandardCharsets.UTF_8);
         int header = lines.indexOf("| init-param | default | meaning |");
-        assertThat(header).as("README has the init-param table").isPositive();
+        assertThat(header).as(page + " has the init-param table").isPositive();
         Map<String, String> table = new LinkedHashMap<>();
         for (String line : lines.subList(header + 2, lines.size())) {
             if (!line.startsWith("|")) {
@@ -39,13 +42,30 @@ class SettingsTest {
     }
 
     @Test
-    void readmeListsExactlyTheSchemasSettingsInOrderWithTheSameDefaults() throws IOException {
-        Map<String, String> readme = readmeTable();
+    void theReferenceListsExactlyTheSchemasSettingsInOrderWithTheSameDefaults() throws IOException {
+        Map<String, String> reference = table("docs/configuration.md");
         Map<String, String> schema = new LinkedHashMap<>();
         Settings.ALL.forEach(setting -> schema.put(setting.name(), setting.documentedDefault()));
 
-        assertThat(new ArrayList<>(readme.keySet())).containsExactlyElementsOf(schema.keySet());
-        assertThat(readme).containsExactlyEntriesOf(schema);
+        assertThat(new ArrayList<>(reference.keySet())).containsExactlyElementsOf(schema.keySet());
+        assertThat(reference).containsExactlyEntriesOf(schema);
+    }
+
+    /** README's short table: settings of the schema, with the reference's defaults and words. */
+    @Test
+    void readmesFewSettingsAreTheReferencesOwn() throws IOException {
+        List<String> readme = Files.readAllLines(Path.of("..", "README.md"), StandardCharsets.UTF_8);
+        List<String> reference = Files.readAllLines(Path.of("..", "docs/configuration.md"), StandardCharsets.UTF_8);
+        Map<String, String> few = table("README.md");
+        assertThat(few).as("README's settings").isNotEmpty();
+        for (String row : readme.subList(readme.indexOf("| init-param | default | meaning |") + 2, readme.size())) {
+            if (!row.startsWith("|")) {
+                break;
+            }
+            // Links point one level up from docs/; the words are the same.
+            assertThat(reference).as("README's row, as the reference has it").contains(
+                    row.replace("](docs/", "](").replace("](configuration.md#", "](#"));
+        }
     }
 
     @Test
