@@ -138,6 +138,16 @@ final class SlidingLogTurns {
         return lines.size();
     }
 
+    /** Requests of {@code key} waiting for their turn now, for tests. */
+    int waiting(String key) {
+        int[] count = new int[1];
+        lines.computeIfPresent(key, (k, line) -> {
+            count[0] = line.size();
+            return line;
+        });
+        return count[0];
+    }
+
     /** Waits until the request is answered (false) or handed the turn (true). */
     private boolean awaitTurn(String key, Waiter self) {
         long deadline = System.nanoTime() + patienceNanos;
