@@ -2,16 +2,20 @@ package dev.ratelimit.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.jmx.RateLimiterJmx;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
 import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.support.RedisKeys;
 import dev.ratelimit.testing.RedisServerExtension;
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.util.Map;
 import java.util.Set;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -28,6 +32,7 @@ class PenaltyBoxFilterIT {
 
     private static final String FILTER = RateLimitFilter.class.getName();
     private static final ServletContainers.Pool containers = new ServletContainers.Pool();
+    private static final MBeanServer server = ManagementFactory.getPlatformMBeanServer();
 
     @AfterAll
     static void stop() {
@@ -98,6 +103,40 @@ class PenaltyBoxFilterIT {
         assertThat(refused[0]).as("refused on Tomcat during the penalty").isPositive();
         assertThat(refused[1]).as("refused on Jetty during the penalty").isPositive();
         assertThat(redis.client().get(box)).as("knocking did not extend the box").isNull();
+    }
+
+    @Test
+    void operatorsSeeTheBoxOnTheStatusPageAndOverJmxAndAResetEmptiesIt() throws Exception {
+        String prefix = redis.keyPrefix() + "ops:";
+        Map<String, String> params = FilterParams.of(redis, "limit", "2", "window", "1m", "penalty", "1h",
+                "keyPrefix", prefix, "policyName", "boxed");
+        URI tomcat = containers.get(Kind.TOMCAT).deploy(WebApp.builder("/ops-t").filter("boxed", FILTER, params, "/work")
+                .servlet("ratelimit-status", RateLimitStatusServlet.class.getName(), "/status").build());
+        URI jetty = deploy(Kind.JETTY, "/ops-j", params);
+        for (int i = 0; i < 2; i++) {
+            assertThat(Http.get(tomcat.resolve("/ops-t/work")).statusCode()).isEqualTo(200);
+        }
+        assertThat(Http.get(tomcat.resolve("/ops-t/work")).statusCode()).isEqualTo(429);
+        assertThat(Http.get(jetty).statusCode()).as("boxed on the other node").isEqualTo(429);
+        String box = onlyBox(prefix);
+        String ends = redis.client().get(box);
+
+        String json = Http.get(tomcat.resolve("/ops-t/status?format=json&client=127.0.0.1")).body();
+        assertThat(json).contains("\"penalty\":3600").contains("\"penalties\":1").contains("\"penaltyDenials\":1");
+        assertThat(Http.get(tomcat.resolve("/ops-t/status?client=127.0.0.1")).body())
+                .contains("denied: in the penalty box for 3600 s");
+        ObjectName tomcatBean = RateLimiterJmx.name("/ops-t", "boxed", 1);
+        ObjectName jettyBean = RateLimiterJmx.name("/ops-j", "boxed", 1);
+        assertThat(String.valueOf(server.invoke(jettyBean, "peekClient", new Object[] {"127.0.0.1"},
+                new String[] {String.class.getName()}))).startsWith("boxed: denied: in the penalty box, 0 of 2 left");
+        assertThat((Long) server.getAttribute(jettyBean, "PenaltyDenials")).isEqualTo(1);
+        assertThat((Long) server.getAttribute(jettyBean, "Penalties")).as("Tomcat boxed the client").isZero();
+        assertThat((Long) server.getAttribute(tomcatBean, "Penalties")).isEqualTo(1);
+        assertThat(redis.client().get(box)).as("looking the client up wrote nothing").isEqualTo(ends);
+
+        server.invoke(tomcatBean, "resetClient", new Object[] {"127.0.0.1"}, new String[] {String.class.getName()});
+        assertThat(redis.client().exists(box)).as("the reset emptied the box").isFalse();
+        assertThat(Http.get(tomcat.resolve("/ops-t/work")).statusCode()).as("admitted at once where reset").isEqualTo(200);
     }
 
     @Test
