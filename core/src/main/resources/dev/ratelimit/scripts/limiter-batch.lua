@@ -13,7 +13,8 @@
 -- batch meet as two calls one after the other would. A denial writes nothing.
 --
 -- With a penalty (limiter-penalty.lua) the penalty boxes follow the decisions' keys, one per decision,
--- and each decision meets its box as a one-rule call of limiter-driver.lua does.
+-- and each decision meets its box as a one-rule call of limiter-driver.lua does: a boxed decision's
+-- reply starts with PENALIZED or IN_BOX instead of its allowed.
 --
 -- Returns, per decision, the length of its reply and then the reply limiter-driver.lua gives a
 -- one-rule call: {allowed, allowed, remaining, retry_after_us, reset_after_us[, receipt]}. A

@@ -31,7 +31,8 @@
 -- retry_after_us, reset_after_us} before anything else is decided; several rules with a penalty are
 -- refused (RateLimiterBuilder refuses them first).
 --
--- Clock seam, for tests: one ARGV more than 1 + #KEYS * ARGS_PER_RULE is `now` (microseconds), read
+-- Clock seam, for tests: one ARGV more than 1 + RULE_KEYS * ARGS_PER_RULE (the rules' keys, penalty
+-- boxes not counted) is `now` (microseconds), read
 -- by the script instead of TIME so a test can run it at exact instants. LuaEvaluator never sends it.
 --
 -- A policy switched to another algorithm in place finds the old algorithm's state under its keys.
