@@ -25,14 +25,22 @@ public final class Decision {
     private final Receipt receipt;
     /** The lease an admission by {@link Algorithm#CONCURRENCY} holds in Redis, or null. */
     private final Lease lease;
+    /** {@link #NO_PENALTY}, {@link #OPENS_PENALTY} or {@link #IN_PENALTY}: see {@link #penalized()}. */
+    private final byte penalty;
+
+    static final byte NO_PENALTY = 0;
+    /** The denial that found the client over its limit and put it in the penalty box. */
+    static final byte OPENS_PENALTY = 1;
+    /** A denial while the client is in the penalty box. */
+    static final byte IN_PENALTY = 2;
 
     private Decision(boolean allowed, Rule rule, long remaining, Duration retryAfter, Duration resetAfter,
             boolean degraded, boolean local) {
-        this(allowed, rule, remaining, retryAfter, resetAfter, degraded, local, null, null);
+        this(allowed, rule, remaining, retryAfter, resetAfter, degraded, local, null, null, NO_PENALTY);
     }
 
     private Decision(boolean allowed, Rule rule, long remaining, Duration retryAfter, Duration resetAfter,
-            boolean degraded, boolean local, Receipt receipt, Lease lease) {
+            boolean degraded, boolean local, Receipt receipt, Lease lease, byte penalty) {
         this.allowed = allowed;
         this.rule = Objects.requireNonNull(rule, "rule");
         this.remaining = remaining;
@@ -42,16 +50,35 @@ public final class Decision {
         this.local = local;
         this.receipt = receipt;
         this.lease = lease;
+        this.penalty = penalty;
     }
 
     /** This admission, holding the lease Redis recorded for it; for {@code DecisionAccess}. */
     Decision withLease(Lease lease) {
-        return new Decision(allowed, rule, remaining, retryAfter, resetAfter, degraded, local, receipt, lease);
+        return new Decision(allowed, rule, remaining, retryAfter, resetAfter, degraded, local, receipt, lease, penalty);
     }
 
     /** This decision, carrying what it took; for {@code DecisionAccess}. */
     Decision withReceipt(Receipt receipt) {
-        return new Decision(allowed, rule, remaining, retryAfter, resetAfter, degraded, local, receipt, lease);
+        return new Decision(allowed, rule, remaining, retryAfter, resetAfter, degraded, local, receipt, lease, penalty);
+    }
+
+    /** This denial, as the penalty box gave it ({@link #OPENS_PENALTY} or {@link #IN_PENALTY}); for {@code DecisionAccess}. */
+    Decision withPenalty(byte penalty) {
+        return new Decision(allowed, rule, remaining, retryAfter, resetAfter, degraded, local, receipt, lease, penalty);
+    }
+
+    /** What the penalty box had to do with this decision; for {@code DecisionAccess}. */
+    byte penalty() {
+        return penalty;
+    }
+
+    /**
+     * Whether this is a denial by the rule's penalty box ({@link Rule#penalty()}): the client went over
+     * its limit, with this request or before, and is shut out until {@link #retryAfter()}.
+     */
+    public boolean penalized() {
+        return penalty != NO_PENALTY;
     }
 
     Lease lease() {
@@ -176,7 +203,7 @@ public final class Decision {
 
     @Override
     public String toString() {
-        return (allowed ? "allowed" : "denied") + (local ? " (locally: Redis failed)" : degraded ? " (degraded: Redis failed)" : "") + " by " + rule.name() + ": remaining " + remaining
+        return (allowed ? "allowed" : "denied") + (penalty != NO_PENALTY ? " (penalty)" : "") + (local ? " (locally: Redis failed)" : degraded ? " (degraded: Redis failed)" : "") + " by " + rule.name() + ": remaining " + remaining
                 + (allowed ? "" : ", retry after " + Durations.format(retryAfter))
                 + ", reset after " + Durations.format(resetAfter);
     }

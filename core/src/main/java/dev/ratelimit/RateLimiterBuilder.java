@@ -4,6 +4,7 @@ import dev.ratelimit.claim.Lease;
 import dev.ratelimit.claim.Receipt;
 import dev.ratelimit.engine.DecisionListener;
 import dev.ratelimit.rules.LeaseRules;
+import dev.ratelimit.rules.PenaltyRules;
 import dev.ratelimit.rules.LocalRules;
 import dev.ratelimit.scripts.DecisionAccess;
 import dev.ratelimit.support.BadArgument;
@@ -40,6 +41,16 @@ public final class RateLimiterBuilder {
             @Override
             public Lease lease(Decision decision) {
                 return decision.lease();
+            }
+
+            @Override
+            public Decision penalized(Decision decision, boolean opens) {
+                return decision.withPenalty(opens ? Decision.OPENS_PENALTY : Decision.IN_PENALTY);
+            }
+
+            @Override
+            public boolean opensPenalty(Decision decision) {
+                return decision.penalty() == Decision.OPENS_PENALTY;
             }
         });
     }
@@ -245,6 +256,7 @@ public final class RateLimiterBuilder {
         if (quotaLeases) {
             LeaseRules.check(rules, transport, adaptive);
         }
+        PenaltyRules.check(rules, transport, quotaLeases, failurePolicy);
         if (adaptive != null) {
             AdaptiveLimit.checkApplies(rules);
         }

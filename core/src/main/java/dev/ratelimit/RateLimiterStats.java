@@ -18,6 +18,8 @@ public final class RateLimiterStats {
     private final long degraded;
     private final long localCacheDenials;
     private final long leaseAdmissions;
+    private final long penalties;
+    private final long penaltyDenials;
     private final long redisErrors;
     private final long redisRefusals;
     private final String redisRefusal;
@@ -29,14 +31,17 @@ public final class RateLimiterStats {
     private final String circuitBreakerState;
     private final EvictionFinding eviction;
 
+    /** @param penalties clients put in the penalty box, then denials by it */
     RateLimiterStats(long allowed, long denied, long degraded, long localCacheDenials, long leaseAdmissions,
-            long redisErrors, long redisRefusals, String redisRefusal, LatencySamples.Snapshot latency,
+            long[] penalties, long redisErrors, long redisRefusals, String redisRefusal, LatencySamples.Snapshot latency,
             String circuitBreakerState, EvictionFinding eviction) {
         this.allowed = allowed;
         this.denied = denied;
         this.degraded = degraded;
         this.localCacheDenials = localCacheDenials;
         this.leaseAdmissions = leaseAdmissions;
+        this.penalties = penalties[0];
+        this.penaltyDenials = penalties[1];
         this.redisErrors = redisErrors;
         this.redisRefusals = redisRefusals;
         this.redisRefusal = redisRefusal;
@@ -75,6 +80,22 @@ public final class RateLimiterStats {
      */
     public long leaseAdmissions() {
         return leaseAdmissions;
+    }
+
+    /**
+     * How many times Redis put a client in the penalty box ({@link Rule#penalty()}) because it went
+     * over the limit; 0 without a penalty.
+     */
+    public long penalties() {
+        return penalties;
+    }
+
+    /**
+     * Denials by the penalty box (included in {@link #denied()}): those that put a client in it and
+     * those while it was there, from Redis or the local deny cache; 0 without a penalty.
+     */
+    public long penaltyDenials() {
+        return penaltyDenials;
     }
 
     /**
@@ -190,7 +211,8 @@ public final class RateLimiterStats {
     @Override
     public String toString() {
         return "allowed " + allowed + ", denied " + denied + ", degraded " + degraded + ", local cache denials "
-                + localCacheDenials + ", lease admissions " + leaseAdmissions + ", Redis errors " + redisErrors
+                + localCacheDenials + ", lease admissions " + leaseAdmissions + ", penalties " + penalties
+                + ", penalty denials " + penaltyDenials + ", Redis errors " + redisErrors
                 + ", Redis refusals " + redisRefusals + ", Redis p50 " + redisLatencyP50Micros
                 + " us, p90 " + redisLatencyP90Micros + " us, p99 " + redisLatencyP99Micros + " us, max "
                 + redisLatencyMaxMicros + " us (of " + redisLatencySamples + " calls), breaker " + circuitBreakerState

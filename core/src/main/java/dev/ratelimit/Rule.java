@@ -42,6 +42,8 @@ public final class Rule {
      * exact in Redis' Lua numbers with room to spare.
      */
     public static final long MAX_LIMIT = 1L << 50;
+    /** The longest penalty: see {@link Builder#penalty}. */
+    public static final Duration MAX_PENALTY = Arguments.MAX_PENALTY;
     /** How far ahead of now (in microseconds, about 71 years) GCRA may keep its time, so it stays exact. */
     private static final long MAX_GCRA_TOLERANCE_MICROS = 1L << 51;
 
@@ -53,6 +55,8 @@ public final class Rule {
     private final long cost;
     private final CalendarPeriod calendar;
     private final ZoneId timeZone;
+    /** Null when off. */
+    private final Duration penalty;
 
     private Rule(Builder builder, long burst) {
         this.algorithm = builder.algorithm;
@@ -62,6 +66,7 @@ public final class Rule {
         this.cost = builder.cost;
         this.calendar = builder.calendar;
         this.timeZone = builder.timeZone;
+        this.penalty = builder.penalty;
         this.name = builder.name != null ? builder.name
                 : limit + "/" + (calendar != null ? calendar.configName() : Durations.format(window));
     }
@@ -134,6 +139,14 @@ public final class Rule {
         return timeZone;
     }
 
+    /**
+     * How long a client that goes over the limit is then shut out on every node (the penalty box),
+     * or null when it is not: the denial that finds it over the limit starts the penalty.
+     */
+    public Duration penalty() {
+        return penalty;
+    }
+
     /** The window in microseconds, the unit the scripts count time in. */
     public long windowMicros() {
         return window.toNanos() / 1000;
@@ -150,12 +163,12 @@ public final class Rule {
         Rule rule = (Rule) other;
         return limit == rule.limit && burst == rule.burst && cost == rule.cost && name.equals(rule.name)
                 && algorithm == rule.algorithm && window.equals(rule.window) && calendar == rule.calendar
-                && Objects.equals(timeZone, rule.timeZone);
+                && Objects.equals(timeZone, rule.timeZone) && Objects.equals(penalty, rule.penalty);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(name, algorithm, limit, window, burst, cost, calendar, timeZone);
+        return Objects.hash(name, algorithm, limit, window, burst, cost, calendar, timeZone, penalty);
     }
 
     @Override
@@ -172,6 +185,9 @@ public final class Rule {
         if (cost != 1) {
             text.append(", cost ").append(cost);
         }
+        if (penalty != null) {
+            text.append(", penalty ").append(Durations.format(penalty));
+        }
         return text.toString();
     }
 
@@ -185,6 +201,7 @@ public final class Rule {
         private String name;
         private CalendarPeriod calendar;
         private ZoneId timeZone;
+        private Duration penalty;
 
         private Builder(Algorithm algorithm, long limit, Duration window) {
             this.algorithm = algorithm;
@@ -201,6 +218,16 @@ public final class Rule {
         /** Permits one request takes by default; 1 unless set. */
         public Builder cost(long cost) {
             this.cost = cost;
+            return this;
+        }
+
+        /**
+         * Shuts a client that goes over the limit out for this long, on every node; null (the
+         * default) for no penalty. Whole milliseconds from 1 ms to {@link #MAX_PENALTY}; not for
+         * {@code concurrency} or calendar rules.
+         */
+        public Builder penalty(Duration penalty) {
+            this.penalty = penalty;
             return this;
         }
 
@@ -261,6 +288,9 @@ public final class Rule {
             if (name != null) {
                 RedisKeys.checkKeyPart("name", name, 1, MAX_NAME_LENGTH);
             }
+            if (penalty != null) {
+                checkPenalty();
+            }
             if (algorithm.countsInUnits()) {
                 checkBucketPrecision(effectiveBurst);
             }
@@ -268,6 +298,22 @@ public final class Rule {
                 checkIntervalPrecision(effectiveBurst);
             }
             return new Rule(this, effectiveBurst);
+        }
+
+        /**
+         * A penalty is whole milliseconds (the box expires by PX) within bounds. Refused for
+         * {@code concurrency}, whose denial means "too many in flight now", not a client over a rate,
+         * and whose script reads its lease id where the penalty box would go; and for calendar rules,
+         * which no test covers yet.
+         */
+        private void checkPenalty() {
+            Arguments.checkPenalty(penalty);
+            if (algorithm.holdsLeases() || calendar != null) {
+                throw BadArgument.predicate("penalty", "(" + Durations.format(penalty) + ") cannot be combined with "
+                        + (calendar != null ? "calendar " + calendar.configName() + ": calendar rules have no penalty box yet"
+                        : "algorithm " + algorithm + ": its denial means too many requests in flight, which end on "
+                        + "their own, not a client over its rate"));
+            }
         }
 
         /** GCRA keeps its time up to burst × interval ahead of now; that sum must stay an exact Lua number. */

@@ -3,6 +3,7 @@ package dev.ratelimit.engine;
 import dev.ratelimit.Decision;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.RedisFailureException;
+import dev.ratelimit.scripts.DecisionAccess;
 import dev.ratelimit.support.LatencySamples;
 import dev.ratelimit.support.RedisKeys;
 import java.util.List;
@@ -46,6 +47,8 @@ public final class DecisionAccounting {
     private final AtomicLong degraded = new AtomicLong();
     private final AtomicLong localCacheDenials = new AtomicLong();
     private final AtomicLong leaseAdmissions = new AtomicLong();
+    private final AtomicLong penalties = new AtomicLong();
+    private final AtomicLong penaltyDenials = new AtomicLong();
     private final LatencySamples redisLatency = new LatencySamples(1024);
     private final AtomicLong redisFailures = new AtomicLong();
     private final AtomicLong redisRefusals = new AtomicLong();
@@ -79,6 +82,12 @@ public final class DecisionAccounting {
         perSecond.record(Math.floorDiv(now, 1000L), decision.allowed(), decision.degraded());
         if (!decision.allowed()) {
             deniedKeys.record(now, RedisKeys.shownKey(key));
+        }
+        if (decision.penalized()) {
+            penaltyDenials.incrementAndGet();
+            if (!cachedDenial && DecisionAccess.opensPenalty(decision)) {
+                penalties.incrementAndGet();
+            }
         }
         listener.decided(key, decision, cachedDenial);
     }
@@ -168,6 +177,16 @@ public final class DecisionAccounting {
 
     public long leaseAdmissions() {
         return leaseAdmissions.get();
+    }
+
+    /** Clients Redis put in the penalty box when they went over the limit. */
+    public long penalties() {
+        return penalties.get();
+    }
+
+    /** Denials by the penalty box, from Redis or the local deny cache, the ones that opened it included. */
+    public long penaltyDenials() {
+        return penaltyDenials.get();
     }
 
     /** Failures to ask Redis, refusals not included. */

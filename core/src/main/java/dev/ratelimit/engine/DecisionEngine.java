@@ -11,6 +11,7 @@ import dev.ratelimit.redis.EvictionWatch;
 import dev.ratelimit.redis.RedisGateway;
 import dev.ratelimit.scripts.LuaEvaluator;
 import dev.ratelimit.support.EvictionFinding;
+import dev.ratelimit.support.RedisKeys;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -213,7 +214,10 @@ public final class DecisionEngine {
             quota.forget(redisKeys.get(0));
             ((LuaEvaluator) inForce.last().evaluator).forgetLeasedClient(redisKeys, QuotaLeases.RESET_GUARD);
         } else {
-            gateway.delete(redisKeys);
+            // Its penalty box too (RedisKeys.penaltyBox), had its rule a penalty now or before.
+            List<String> withBox = new ArrayList<>(redisKeys);
+            withBox.add(RedisKeys.penaltyBox(redisKeys.get(0)));
+            gateway.delete(withBox);
         }
         forgetDenials(key);
         overrides.markClientReset();

@@ -6,6 +6,7 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RedisFailureException;
 import dev.ratelimit.claim.Receipt;
 import dev.ratelimit.local.LocalDenyCache;
+import dev.ratelimit.scripts.DecisionAccess;
 import dev.ratelimit.scripts.LuaEvaluator;
 import java.time.Duration;
 import java.util.Arrays;
@@ -110,9 +111,11 @@ public final class DecisionFlow {
         }
         Duration retryAfter = state.resetAfter().compareTo(untilNextAdaptation) >= 0 ? state.resetAfter()
                 : untilNextAdaptation;
-        return state.local()
+        Decision denied = state.local()
                 ? Decision.local(false, state.rule(), state.remaining(), retryAfter, state.resetAfter())
                 : Decision.of(false, state.rule(), state.remaining(), retryAfter, state.resetAfter());
+        // A client in the penalty box stays one there: the peek did not put it in, nor does this denial.
+        return state.penalized() ? DecisionAccess.penalized(denied, false) : denied;
     }
 
     /** @param callerPermits what the caller asked for, or 0 for each rule's cost: for a local decision */

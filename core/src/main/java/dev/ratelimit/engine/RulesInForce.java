@@ -224,7 +224,7 @@ public final class RulesInForce {
         if (rule.algorithm().usesBurst() && rule.burst() != rule.limit()) {
             builder.burst(Math.max(1, (long) ((double) rule.burst() * limit / rule.limit())));
         }
-        return Immutable.listOf(builder.cost(rule.cost()).build());
+        return Immutable.listOf(builder.cost(rule.cost()).penalty(rule.penalty()).build());
     }
 
     private Rule scale(Rule rule, double factor) {
@@ -237,6 +237,6 @@ public final class RulesInForce {
             capacity = adaptive.effectiveLimit(rule.burst(), factor);
             builder.burst(capacity);
         }
-        return builder.cost(Math.min(rule.cost(), capacity)).build();
+        return builder.cost(Math.min(rule.cost(), capacity)).penalty(rule.penalty()).build();
     }
 }

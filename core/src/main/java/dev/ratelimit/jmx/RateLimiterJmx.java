@@ -140,7 +140,8 @@ public final class RateLimiterJmx {
                             .append(decision.allowed() ? "allowed" : "denied");
                     continue;
                 }
-                text.append(decision.allowed() ? "allowed" : "denied").append(", ")
+                text.append(decision.allowed() ? "allowed" : decision.penalized() ? "denied: in the penalty box" : "denied")
+                        .append(", ")
                         .append(decision.remaining()).append(" of ").append(decision.limit()).append(" left")
                         .append(decision.allowed() ? "" : ", retry in " + decision.retryAfterSeconds() + " s")
                         .append(", reset in ").append(decision.resetAfterSeconds()).append(" s");
@@ -181,6 +182,16 @@ public final class RateLimiterJmx {
         @Override
         public long getLeaseAdmissions() {
             return limiter.stats().leaseAdmissions();
+        }
+
+        @Override
+        public long getPenalties() {
+            return limiter.stats().penalties();
+        }
+
+        @Override
+        public long getPenaltyDenials() {
+            return limiter.stats().penaltyDenials();
         }
 
         @Override

@@ -22,6 +22,12 @@ public interface RateLimiterMXBean {
     /** Admissions made from quota leases this node holds, without Redis (counted in allowed too). */
     long getLeaseAdmissions();
 
+    /** Times Redis put a client in the penalty box for going over the limit; 0 without a penalty. */
+    long getPenalties();
+
+    /** Denials by the penalty box, the ones that opened it and those from the local deny cache included. */
+    long getPenaltyDenials();
+
     /** Failures to ask Redis that may pass by themselves (timeouts, lost connections); refusals not included. */
     long getRedisErrors();
 

@@ -1,6 +1,7 @@
 package dev.ratelimit.local;
 
 import dev.ratelimit.Decision;
+import dev.ratelimit.scripts.DecisionAccess;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.concurrent.ConcurrentHashMap;
@@ -58,8 +59,10 @@ public final class LocalDenyCache {
         }
         Decision denial = entry.denial;
         long elapsed = now - entry.storedAt;
-        return Decision.of(false, denial.rule(), denial.remaining(), Duration.ofNanos(entry.until - now),
+        Decision shortened = Decision.of(false, denial.rule(), denial.remaining(), Duration.ofNanos(entry.until - now),
                 Duration.ofNanos(Math.max(0, denial.resetAfter().toNanos() - elapsed)));
+        // A refusal by the penalty box stays one: the client is still in the box, which this one does not open.
+        return denial.penalized() ? DecisionAccess.penalized(shortened, false) : shortened;
     }
 
     /** Remembers a denial Redis just gave. */

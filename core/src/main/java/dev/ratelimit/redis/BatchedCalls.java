@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 
 /**
  * Sends script calls that travel together ({@link CallCoalescer}) with as little Redis work as
@@ -65,24 +66,40 @@ final class BatchedCalls {
 
     /**
      * A one-rule decision of a limiter script with a batch form, with nothing after its rule's
-     * arguments (no lease, no test clock), that consumes or peeks without asking for a quota lease.
+     * arguments (no lease, no test clock), that consumes or peeks without asking for a quota lease;
+     * with a penalty, its penalty box after its key. Calls join when their modes are equal, penalty
+     * included.
      */
     static boolean joinable(ScriptCall call) {
         LuaScript script = call.script;
         String mode = call.args.isEmpty() ? "" : call.args.get(0);
-        return script.batchForm() != null && call.keys.size() == 1 && call.args.size() == 1 + script.argsPerRule()
-                && (mode.equals("1") || mode.equals("0"));
+        return script.batchForm() != null && call.keys.size() == keysOfOne(mode)
+                && call.args.size() == 1 + script.argsPerRule()
+                && (mode.equals("1") || mode.equals("0") || PENALTY_MODE.matcher(mode).matches());
+    }
+
+    /** A decision with a penalty ('1P&lt;ms&gt;', '0P&lt;ms&gt;': limiter-penalty.lua) has its key and its penalty box. */
+    private static final Pattern PENALTY_MODE = Pattern.compile("[01]P\\d+");
+
+    private static int keysOfOne(String mode) {
+        return mode.indexOf('P') > 0 ? 2 : 1;
     }
 
     private static ScriptCall joined(List<ScriptCall> calls, List<Integer> members) {
         ScriptCall first = calls.get(members.get(0));
-        List<String> keys = new ArrayList<>(members.size());
+        List<String> keys = new ArrayList<>(members.size() * first.keys.size());
         List<String> args = new ArrayList<>(1 + members.size() * first.script.argsPerRule());
         args.add(first.args.get(0));
         for (int i : members) {
             ScriptCall call = calls.get(i);
             keys.add(call.keys.get(0));
             args.addAll(call.args.subList(1, call.args.size()));
+        }
+        // The penalty boxes follow the decisions' keys, in the same order (limiter-batch.lua).
+        for (int box = 1; box < first.keys.size(); box++) {
+            for (int i : members) {
+                keys.add(calls.get(i).keys.get(box));
+            }
         }
         return new ScriptCall(first.script.batchForm(), keys, args);
     }

@@ -43,6 +43,8 @@ public final class LuaScript {
     private static final String LIMITER_DRIVER = "limiter-driver";
     /** The clock every limiter script reads, put before each by {@link #limiter(String)}. */
     private static final String LIMITER_CLOCK = "limiter-clock";
+    /** The call's mode and the penalty box, put first in each by {@link #limiter(String)}. */
+    private static final String LIMITER_PENALTY = "limiter-penalty";
 
     /**
      * Loads {@code /dev/ratelimit/scripts/<name>.lua} from the class path.
@@ -54,14 +56,16 @@ public final class LuaScript {
     }
 
     /**
-     * Loads an algorithm's script between {@code limiter-clock.lua} (its {@code clock()}) and
-     * {@code limiter-driver.lua}, which runs its check() and commit() for every rule. Redis scripts cannot include one another, so the two are joined
-     * here, once, and Redis knows the whole by one SHA-1.
+     * Loads an algorithm's script after {@code limiter-penalty.lua} (the call's mode, the penalty box)
+     * and {@code limiter-clock.lua} (its {@code clock()}), and before
+     * {@code limiter-driver.lua}, which runs its check() and commit() for every rule. Redis scripts
+     * cannot include one another, so the parts are joined here, once, and Redis knows the whole by one
+     * SHA-1.
      *
      * @throws IllegalStateException if a resource is missing: the jar is broken
      */
     public static LuaScript limiter(String algorithm) {
-        String clockAndAlgorithm = read(LIMITER_CLOCK) + "\n" + read(algorithm) + "\n";
+        String clockAndAlgorithm = read(LIMITER_PENALTY) + "\n" + read(LIMITER_CLOCK) + "\n" + read(algorithm) + "\n";
         Matcher argsPerRule = ARGS_PER_RULE.matcher(clockAndAlgorithm);
         if (!argsPerRule.find()) {
             throw new IllegalStateException("Lua script " + algorithm + ".lua declares no ARGS_PER_RULE");

@@ -25,6 +25,11 @@ public final class DecisionAccess {
         Decision withLease(Decision decision, Lease lease);
 
         Lease lease(Decision decision);
+
+        Decision penalized(Decision decision, boolean opens);
+
+        /** Whether this denial put the client in the penalty box (not one while it was there). */
+        boolean opensPenalty(Decision decision);
     }
 
     /** The class whose initialiser installs the bridge; named, not linked, so no circle forms. */
@@ -53,6 +58,19 @@ public final class DecisionAccess {
     /** The same admission, holding the lease Redis recorded for it. */
     public static Decision withLease(Decision decision, Lease lease) {
         return bridge().withLease(decision, lease);
+    }
+
+    /**
+     * The same denial, given by the penalty box: {@code opens} for the one that put the client in
+     * it, else one while it is there.
+     */
+    public static Decision penalized(Decision decision, boolean opens) {
+        return bridge().penalized(decision, opens);
+    }
+
+    /** Whether this denial put its client in the penalty box. */
+    public static boolean opensPenalty(Decision decision) {
+        return bridge().opensPenalty(decision);
     }
 
     /** The lease the decision holds, or null. */

@@ -47,6 +47,8 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
     private final String scriptName;
     /** Whether the script takes a lease id after the rules' arguments. */
     private final boolean leases;
+    /** With a penalty, what follows the mode ('P&lt;ms&gt;', limiter-penalty.lua); null without. */
+    private final String penaltyMode;
 
     /**
      * @param rules one or more rules, all of one algorithm (checked by the caller)
@@ -69,6 +71,8 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
         }
         this.leases = !calendar && rules.get(0).algorithm().holdsLeases();
         this.argCount = count + (leases ? 1 : 0);
+        Duration penalty = rules.get(0).penalty();
+        this.penaltyMode = penalty == null ? null : "P" + penalty.toMillis();
     }
 
     /**
@@ -133,6 +137,14 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
             // A peek adds nothing; the script still finds its lease argument where it looks.
             args.add(lease == null ? "" : lease);
         }
+        if (penaltyMode != null && mode.length() == 1) {
+            // The penalty box follows the key (one rule: PenaltyRules); leases are refused with a penalty.
+            args.set(0, mode + penaltyMode);
+            List<String> withBox = new ArrayList<>(2);
+            withBox.add(keys.get(0));
+            withBox.add(RedisKeys.penaltyBox(keys.get(0)));
+            keys = withBox;
+        }
         return new ScriptCall(script, keys, args);
     }
 
@@ -190,6 +202,10 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
      */
     public Decision decision(List<String> keys, long[] permits, List<Long> reply) {
         Decision decision = governing(reply);
+        if (reply.get(0) > 1) {
+            // limiter-penalty.lua: 2 for the denial that put the client in the penalty box, 3 while it is there.
+            decision = DecisionAccess.penalized(decision, reply.get(0) == 2);
+        }
         int receipts = 1 + 4 * rules.size();
         if (reply.size() >= receipts + rules.size()) {
             long[] stamps = new long[rules.size()];

@@ -44,6 +44,15 @@ public final class RedisKeys {
     }
 
     /**
+     * The penalty box of a client under a rule with a penalty: {@code <key>:{penalty}}, in the key's
+     * Cluster slot as {@link #resetGuard} is; it holds the instant the client's penalty ends
+     * ({@code limiter-penalty.lua}).
+     */
+    public static String penaltyBox(String clientRedisKey) {
+        return clientRedisKey + ":{penalty}";
+    }
+
+    /**
      * The client key as stored: itself when it is short printable ASCII, otherwise {@code #} and
      * the unpadded base64url SHA-256 of its UTF-8 bytes (44 characters). Braces are digested too:
      * a {@code }} inside would end the hash tag early and could split one decision's keys across

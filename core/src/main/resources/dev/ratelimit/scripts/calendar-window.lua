@@ -18,7 +18,7 @@
 
 local ARGS_PER_RULE = 3
 local now = clock(ARGS_PER_RULE, 0)
-local consume = ARGV[1] == '1'
+local consume = CONSUMES
 
 -- The start and end of the period holding now, from the client's period starts.
 local function period(starts)

@@ -31,7 +31,7 @@
 local ARGS_PER_RULE = 3
 local lease = ARGV[2 + #KEYS * ARGS_PER_RULE]
 local now = clock(ARGS_PER_RULE, 1)
-local consume = ARGV[1] == '1'
+local consume = CONSUMES
 local MIN_RETRY = 1000000
 
 -- string.format, not '..' or a bare number: concatenation prints 16-digit values as %.14g.

@@ -19,7 +19,7 @@
 -- counter it finds is still this admission's window.
 
 local ARGS_PER_RULE = 3
-local consume = ARGV[1] ~= '0'
+local consume = CONSUMES
 
 local function check(key, permits_arg, limit_arg, window_arg)
   local permits, limit = tonumber(permits_arg), tonumber(limit_arg)

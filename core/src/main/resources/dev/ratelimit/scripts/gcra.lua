@@ -25,7 +25,7 @@
 
 local ARGS_PER_RULE = 3
 local now = clock(ARGS_PER_RULE, 0)
-local consume = ARGV[1] ~= '0'
+local consume = CONSUMES
 
 local function check(key, permits_arg, interval_arg, burst_arg)
   local permits, interval = tonumber(permits_arg), tonumber(interval_arg)

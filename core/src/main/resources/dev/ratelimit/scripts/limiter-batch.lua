@@ -12,6 +12,10 @@
 -- admitted and consuming, committed before the next is checked, so two decisions of one key in a
 -- batch meet as two calls one after the other would. A denial writes nothing.
 --
+-- With a penalty (limiter-penalty.lua) the penalty boxes follow the decisions' keys, one per decision,
+-- and each decision meets its box as a one-rule call of limiter-driver.lua does: a boxed decision's
+-- reply starts with PENALIZED or IN_BOX instead of its allowed.
+--
 -- Returns, per decision, the length of its reply and then the reply limiter-driver.lua gives a
 -- one-rule call: {allowed, allowed, remaining, retry_after_us, reset_after_us[, receipt]}. A
 -- decision whose check() or commit() raises an error (calendar-window.lua refuses period starts that
@@ -31,12 +35,24 @@ local function failed(err)
   end
   n = n + 2 + #text
 end
-for i = 1, #KEYS do
+for i = 1, RULE_KEYS do
   local a = 2 + (i - 1) * ARGS_PER_RULE
   local ok, allowed, remaining, retry, reset, s1, s2, s3, s4, s5 =
     pcall(check, KEYS[i], unpack(ARGV, a, a + ARGS_PER_RULE - 1))
+  local boxed, retry_boxed, reset_boxed
+  if ok and PENALTY_MS then
+    ok, boxed, retry_boxed, reset_boxed = pcall(penalty_box, KEYS[RULE_KEYS + i], clock(ARGS_PER_RULE, 0), allowed,
+      retry, reset)
+    if not ok then
+      allowed = boxed
+    end
+  end
   if not ok then
     failed(allowed)
+  elseif boxed then
+    reply[n + 1], reply[n + 2], reply[n + 3], reply[n + 4], reply[n + 5], reply[n + 6] =
+      5, boxed, 0, 0, retry_boxed, reset_boxed
+    n = n + 6
   elseif allowed == 1 and consume then
     local committed, remaining_after, reset_after, receipt = pcall(commit, KEYS[i], s1, s2, s3, s4, s5)
     if not committed then

@@ -5,6 +5,7 @@
 -- more than the script takes: ARGV[1], then args_per_rule for each key, then `extra` (a lease id
 -- for concurrency). That last ARGV is then now. Only tests send it, to run the production script
 -- at exact instants; see limiter-driver.lua.
+-- With a penalty, the penalty boxes after the rules' keys do not count (RULE_KEYS, limiter-penalty.lua).
 -- Read once per script call: the decisions of a batch (limiter-batch.lua) share one instant, as
 -- the rules of one decision do, and fixed-window's admissions read no TIME after the first.
 local clock_now
@@ -12,7 +13,7 @@ local function clock(args_per_rule, extra)
   if clock_now then
     return clock_now
   end
-  if #ARGV > 1 + extra + #KEYS * args_per_rule then
+  if #ARGV > 1 + extra + RULE_KEYS * args_per_rule then
     clock_now = tonumber(ARGV[#ARGV])
   else
     local t = redis.call('TIME')

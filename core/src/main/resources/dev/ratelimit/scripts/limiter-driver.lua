@@ -26,7 +26,13 @@
 -- tells refund.lua whether the client was reset since).
 -- The reply then ends with {grant, lease_us, lease_receipt, lent_at_us} after the admission's receipt.
 --
--- Clock seam, for tests: one ARGV more than 1 + #KEYS * ARGS_PER_RULE is `now` (microseconds), read
+-- Penalty box (limiter-penalty.lua): with a penalty the call has one rule, its key and then its
+-- penalty box. A boxed client, or a denial that boxes it, is answered {PENALIZED or IN_BOX, 0, 0,
+-- retry_after_us, reset_after_us} before anything else is decided; several rules with a penalty are
+-- refused (RateLimiterBuilder refuses them first).
+--
+-- Clock seam, for tests: one ARGV more than 1 + RULE_KEYS * ARGS_PER_RULE (the rules' keys, penalty
+-- boxes not counted) is `now` (microseconds), read
 -- by the script instead of TIME so a test can run it at exact instants. LuaEvaluator never sends it.
 --
 -- A policy switched to another algorithm in place finds the old algorithm's state under its keys.
@@ -39,8 +45,14 @@
 local LEASE_SHARE = 4
 local lease_ask, lease_us = string.match(ARGV[1], '^L(%d+):(%d+)$')
 
-if #KEYS == 1 then
+if RULE_KEYS == 1 then
   local allowed, remaining, retry, reset, s1, s2, s3, s4, s5 = check(KEYS[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])
+  if PENALTY_MS then
+    local boxed, retry_boxed, reset_boxed = penalty_box(KEYS[2], clock(ARGS_PER_RULE, 0), allowed, retry, reset)
+    if boxed then
+      return {boxed, 0, 0, retry_boxed, reset_boxed}
+    end
+  end
   if allowed == 1 and consume then
     local receipt
     remaining, reset, receipt = commit(KEYS[1], s1, s2, s3, s4, s5)
@@ -56,6 +68,9 @@ if #KEYS == 1 then
     return {allowed, allowed, remaining, retry, reset, receipt}
   end
   return {allowed, allowed, remaining, retry, reset}
+end
+if PENALTY_MS then
+  return redis.error_reply('a penalty applies to one rule per decision, but this call has ' .. RULE_KEYS)
 end
 local checked, all_allowed = {}, 1
 for i = 1, #KEYS do

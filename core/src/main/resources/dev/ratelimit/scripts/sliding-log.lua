@@ -42,7 +42,7 @@
 
 local ARGS_PER_RULE = 3
 local now = clock(ARGS_PER_RULE, 0)
-local consume = ARGV[1] ~= '0'
+local consume = CONSUMES
 local REBASE_AT = 4503599627370496 -- 2^52
 local ADD_BATCH = 1000
 

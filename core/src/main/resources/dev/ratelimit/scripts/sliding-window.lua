@@ -21,7 +21,7 @@
 
 local ARGS_PER_RULE = 3
 local now = clock(ARGS_PER_RULE, 0)
-local consume = ARGV[1] == '1'
+local consume = CONSUMES
 
 local function check(key, permits_arg, limit_arg, window_arg)
   local permits, limit, window = tonumber(permits_arg), tonumber(limit_arg), tonumber(window_arg)

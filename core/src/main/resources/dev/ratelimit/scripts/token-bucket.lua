@@ -20,7 +20,7 @@
 
 local ARGS_PER_RULE = 4
 local now = clock(ARGS_PER_RULE, 0)
-local consume = ARGV[1] ~= '0'
+local consume = CONSUMES
 
 local function check(key, permits_arg, capacity_arg, scale_arg, refill_arg)
   local capacity, scale, refill = tonumber(capacity_arg), tonumber(scale_arg), tonumber(refill_arg)

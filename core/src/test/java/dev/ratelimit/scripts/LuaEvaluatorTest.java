@@ -9,14 +9,16 @@ import org.junit.jupiter.api.Test;
 class LuaEvaluatorTest {
 
     @Test
-    void everyAlgorithmHasItsScriptBetweenTheSharedClockAndDriverOnce() {
+    void everyAlgorithmHasItsScriptBetweenTheSharedPenaltyBoxAndClockAndTheDriverOnce() {
+        String penalty = LuaScript.load("limiter-penalty").source();
         String clock = LuaScript.load("limiter-clock").source();
         String driver = LuaScript.load("limiter-driver").source();
         for (Algorithm algorithm : Algorithm.values()) {
             LuaScript script = LuaEvaluator.script(algorithm);
-            assertThat(script.source()).startsWith(clock + "\n-- " + algorithm.configName() + ":").endsWith(driver);
+            assertThat(script.source()).startsWith(penalty + "\n" + clock + "\n-- " + algorithm.configName() + ":").endsWith(driver);
             assertThat(script.source().split("-- limiter-driver:", -1)).as("the driver appears once").hasSize(2);
             assertThat(script.source().split("-- limiter-clock:", -1)).as("the clock appears once").hasSize(2);
+            assertThat(script.source().split("-- limiter-penalty:", -1)).as("the penalty box appears once").hasSize(2);
             assertThat(script.sha1()).hasSize(40);
         }
         assertThat(LuaEvaluator.script(Algorithm.GCRA).sha1()).isNotEqualTo(LuaEvaluator.script(Algorithm.TOKEN_BUCKET)

@@ -20,6 +20,7 @@ final class AnnotationSettings {
         putText(settings, Settings.ALGORITHM.name(), annotation.algorithm());
         putNumber(settings, Settings.BURST.name(), annotation.burst());
         putNumber(settings, Settings.COST.name(), annotation.cost());
+        putText(settings, Settings.PENALTY.name(), annotation.penalty());
         putText(settings, Settings.TIERS.name(), annotation.tiers());
         putText(settings, Settings.TIER_FROM.name(), annotation.tierFrom());
         putText(settings, Settings.EXEMPT_ROLES.name(), annotation.exemptRoles());

@@ -62,6 +62,13 @@ public @interface RateLimited {
     /** Permits one request takes; 1 unless set. */
     long cost() default UNSET;
 
+    /**
+     * A client that goes over the limit is then refused for this long on every node, such as
+     * {@code 15m} or {@code 5s} (1 ms to 1 d); off unless set. Not with {@code concurrency}, a
+     * {@code calendar}, {@code transport=transaction}, {@code leases} or {@code onRedisFailure=local}.
+     */
+    String penalty() default "";
+
     /** {@code ip} (default), {@code user} (the SecurityContext principal), {@code session}, {@code header:NAME}, {@code param:NAME}, {@code cookie:NAME}, {@code global}, joined with {@code +}. */
     String key() default "";
 

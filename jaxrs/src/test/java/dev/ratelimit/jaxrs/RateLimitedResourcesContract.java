@@ -306,6 +306,21 @@ abstract class RateLimitedResourcesContract {
                 .as("two failures spent the quota: even a good password waits").isEqualTo(429);
     }
 
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void aPenaltyAttributeBoxesAClientOverItsLimit(Kind kind) throws Exception {
+        URI boxed = deploy(kind).resolve("rest/boxed");
+        assertThat(get(boxed, "X-Client", "b").statusCode()).isEqualTo(200);
+        assertThat(get(boxed, "X-Client", "b").statusCode()).isEqualTo(200);
+        HttpResponse<String> over = get(boxed, "X-Client", "b");
+        assertThat(over.statusCode()).isEqualTo(429);
+        assertThat(over.headers().firstValue("Retry-After")).as("the penalty, not the window's second").hasValue("3600");
+        HttpResponse<String> again = get(boxed, "X-Client", "b");
+        assertThat(again.statusCode()).isEqualTo(429);
+        assertThat(Long.parseLong(again.headers().firstValue("Retry-After").orElseThrow())).isBetween(3598L, 3600L);
+        assertThat(get(boxed, "X-Client", "other").statusCode()).as("another client is not boxed").isEqualTo(200);
+    }
+
     private static HttpResponse<String> post(URI uri, String... headers) throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(uri).POST(HttpRequest.BodyPublishers.noBody());
         for (int i = 0; i < headers.length; i += 2) {

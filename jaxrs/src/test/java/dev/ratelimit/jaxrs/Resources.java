@@ -106,6 +106,16 @@ final class Resources {
         }
     }
 
+    /** The penalty box: over 2 per second, a client is refused for an hour. */
+    @Path("boxed")
+    public static class Boxed {
+        @GET
+        @RateLimited(limit = 2, window = "1s", key = "header:X-Client", penalty = "1h")
+        public String work() {
+            return "done";
+        }
+    }
+
     /** README's login rule on a resource: a browser's form, limited per address and user; the method reads the form too. */
     @Path("form-login")
     public static class FormLogin {
@@ -192,7 +202,7 @@ final class Resources {
         @Override
         public Set<Class<?>> getClasses() {
             return Set.of(Orders.class, Shared.class, Free.class, Account.class, Tiered.class, Login.class, Export.class,
-                    ByCookie.class, FormLogin.class, HeaderAuthentication.class, RateLimitFeature.class);
+                    ByCookie.class, FormLogin.class, HeaderAuthentication.class, Boxed.class, RateLimitFeature.class);
         }
     }
 

@@ -31,6 +31,8 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@value #BREAKER_STATE}, a gauge of the Redis circuit breaker: 0 closed, 1 half-open, 2 open;</li>
  *   <li>{@value #LEASE_ADMISSIONS}, a counter of the admissions made from quota leases this node
  *       holds, without Redis (each also counted as {@code allowed});</li>
+ *   <li>{@value #PENALTY_DENIALS}, a counter of the denials by the penalty box (each also counted as
+ *       {@code denied} or {@code cached_denial});</li>
  *   <li>{@value #REDIS_EVICTING}, a gauge: 1 when Redis may evict the limiter's keys or evicted keys
  *       since start ({@link dev.ratelimit.RateLimiterStats#redisEviction()}), 0 when not, NaN while
  *       Redis has not said (its {@code maxmemory-policy} is unknown);</li>
@@ -61,6 +63,8 @@ public final class RateLimiterMetrics implements RateLimitListener, AutoCloseabl
     public static final String BREAKER_STATE = "ratelimit.breaker.state";
     /** The counter of admissions from quota leases. */
     public static final String LEASE_ADMISSIONS = "ratelimit.lease.admissions";
+    /** Refusals by the penalty box ({@link dev.ratelimit.RateLimiterStats#penaltyDenials()}). */
+    public static final String PENALTY_DENIALS = "ratelimit.penalty.denials";
     /** The gauge of whether Redis may evict the limiter's keys. */
     public static final String REDIS_EVICTING = "ratelimit.redis.evicting";
     /** The gauge of the keys Redis evicted since start. */
@@ -139,6 +143,10 @@ public final class RateLimiterMetrics implements RateLimitListener, AutoCloseabl
                         each -> each.stats().leaseAdmissions())
                 .description("rate-limit admissions from quota leases held by this node, without Redis")
                 .tag("webapp", webapp).tag("policy", limiter.policyName()).register(registry);
+        FunctionCounter penaltyDenials = FunctionCounter.builder(PENALTY_DENIALS, limiter,
+                        each -> each.stats().penaltyDenials())
+                .description("rate-limit denials by the penalty box, the local deny cache's included")
+                .tag("webapp", webapp).tag("policy", limiter.policyName()).register(registry);
         // Read from the limiter's stats, which hold what Redis said last: a scrape never asks Redis.
         Gauge evicting = Gauge.builder(REDIS_EVICTING, limiter, RateLimiterMetrics::evicting)
                 .description("1 when Redis may evict the limiter's keys (maxmemory-policy other than noeviction) or"
@@ -150,6 +158,7 @@ public final class RateLimiterMetrics implements RateLimitListener, AutoCloseabl
         synchronized (gauges) {
             gauges.add(gauge);
             gauges.add(leaseAdmissions);
+            gauges.add(penaltyDenials);
             gauges.add(evicting);
             gauges.add(evictedKeys);
         }

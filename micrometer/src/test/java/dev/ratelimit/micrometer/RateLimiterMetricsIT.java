@@ -55,6 +55,24 @@ class RateLimiterMetricsIT {
     }
 
     @Test
+    void refusalsByThePenaltyBoxAreCountedApartAndAsDenied() {
+        PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        try (RedisStore store = RedisStore.connect(redis.uri());
+                RateLimiterMetrics metrics = new RateLimiterMetrics(prometheus, "/shop")) {
+            RateLimiter limiter = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName("boxed")
+                    .rule(Rule.builder(Algorithm.SLIDING_LOG, 2, Duration.ofMinutes(1)).penalty(Duration.ofMinutes(5))
+                            .build()).listener(metrics).build();
+            for (int i = 0; i < 4; i++) {
+                limiter.tryAcquire("client");
+            }
+            assertThat(prometheus.scrape()).as("the denial that boxed the client, and the deny cache's in the box")
+                    .contains("ratelimit_penalty_denials_total{policy=\"boxed\",webapp=\"/shop\"} 2.0")
+                    .contains("ratelimit_decisions_total{outcome=\"denied\",policy=\"boxed\",webapp=\"/shop\"} 1")
+                    .contains("ratelimit_decisions_total{outcome=\"cached_denial\",policy=\"boxed\",webapp=\"/shop\"} 1");
+        }
+    }
+
+    @Test
     void admissionsFromQuotaLeasesAreCountedApartAndAsAllowed() {
         PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         try (RedisStore store = RedisStore.connect(redis.uri());

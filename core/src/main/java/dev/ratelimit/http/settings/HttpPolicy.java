@@ -14,6 +14,7 @@ import dev.ratelimit.http.client.KeySpec;
 import dev.ratelimit.http.client.Tiers;
 import dev.ratelimit.http.client.TrustedProxies;
 import dev.ratelimit.rules.LeaseRules;
+import dev.ratelimit.rules.PenaltyRules;
 import dev.ratelimit.rules.TransactionRules;
 import dev.ratelimit.support.Durations;
 import dev.ratelimit.support.Immutable;
@@ -113,6 +114,7 @@ public final class HttpPolicy {
         if (leases) {
             LeaseRules.check(rules, transport, adaptive);
         }
+        PenaltyRules.check(rules, transport, leases, failurePolicy);
         this.quotedPolicyName = HttpText.quoted(policyName);
         Map<String, String> entryNames = new LinkedHashMap<>();
         if (dimensions != null) {
@@ -322,6 +324,7 @@ public final class HttpPolicy {
         return "policy '" + policyName + "': " + (dimensions != null ? rule.algorithm() + " limits " + dimensions
                 : rule.algorithm() + " " + rule.limit() + " per " + windowText())
                 + (rule.algorithm().usesBurst() ? ", burst " + rule.burst() : "") + ", cost " + rule.cost()
+                + (rule.penalty() == null ? "" : ", penalty " + Durations.format(rule.penalty()))
                 + ", key " + keyResolver + ", trustedProxies " + trustedProxies
                 + (trustedProxies.header() == Settings.FORWARDED_HEADER.defaultValue() ? ""
                         : ", forwardedHeader " + trustedProxies.header())

@@ -126,7 +126,7 @@ public final class PolicyLimiters {
             if (rule.algorithm().usesBurst() && rule.burst() != rule.limit()) {
                 builder.burst(Math.max(1, (long) ((double) rule.burst() * limit / rule.limit())));
             }
-            rules.put(tier, builder.cost(rule.cost()).build());
+            rules.put(tier, builder.cost(rule.cost()).penalty(rule.penalty()).build());
         });
         return Collections.unmodifiableMap(rules);
     }

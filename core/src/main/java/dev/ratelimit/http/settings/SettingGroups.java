@@ -62,7 +62,7 @@ final class SettingGroups {
         }
         Rule.Builder builder = in.text(Settings.CALENDAR) != null ? calendarRule(timeZone)
                 : Rule.builder(in.get(Settings.ALGORITHM), in.required(Settings.LIMIT), in.required(Settings.WINDOW));
-        builder.cost(in.get(Settings.COST));
+        builder.cost(in.get(Settings.COST)).penalty(in.get(Settings.PENALTY));
         Long burst = in.get(Settings.BURST);
         if (burst != null) {
             builder.burst(burst);
@@ -102,6 +102,12 @@ final class SettingGroups {
                         + " exclude each other, but both were set: '" + limits + "' and '" + in.text(excluded)
                         + "'; keep " + Settings.LIMITS.name());
             }
+        }
+        if (in.get(Settings.PENALTY) != null) {
+            // Refused, not ignored: the box sits beside one client's key, and each dimension has a client of its own.
+            throw new IllegalArgumentException(in.label(Settings.PENALTY) + " ('" + in.text(Settings.PENALTY) + "') cannot be "
+                    + "combined with " + in.label(Settings.LIMITS) + ": a penalty box belongs to one client key, and each "
+                    + "dimension has its own; use one policy per dimension for a penalty");
         }
         if (in.get(Settings.ON_REDIS_FAILURE) == FailurePolicy.LOCAL) {
             throw new IllegalArgumentException(in.label(Settings.ON_REDIS_FAILURE) + " is 'local', which limits one "

@@ -9,6 +9,7 @@ import dev.ratelimit.Transport;
 import dev.ratelimit.http.client.AddressBlocks;
 import dev.ratelimit.http.client.ProxyHeader;
 import dev.ratelimit.http.client.TrustedProxies;
+import dev.ratelimit.support.Arguments;
 import dev.ratelimit.support.BadArgument;
 import dev.ratelimit.support.Immutable;
 import java.time.DateTimeException;
@@ -58,8 +59,8 @@ public final class Settings {
             (long) RedisSettings.DEFAULT_BREAKER_FAILURES, 1, 1000, "a whole number between 1 and 1000",
             "consecutive failures to reach a Redis node that open its circuit breaker");
     public static final Setting<Duration> REDIS_BREAKER_COOL_DOWN = Setting.of("redisBreakerCoolDown", "500ms",
-            RedisSettings.DEFAULT_BREAKER_COOL_DOWN, "a duration from 1ms to 10m", Settings::coolDown,
-            "how long an open breaker sends nothing to its node before one probe");
+            RedisSettings.DEFAULT_BREAKER_COOL_DOWN, "a duration from 1ms to 10m", durationWhere(false, d -> d.compareTo(Duration.ofMillis(1))
+            >= 0 && d.compareTo(Duration.ofMinutes(10)) <= 0), "how long an open breaker sends nothing to its node before one probe");
     public static final Setting<Boolean> REDIS_COALESCING = bool("redisCoalescing", RedisSettings.DEFAULT_COALESCING,
             "decisions waiting for one Redis node at the same moment share one round trip and one script call");
     public static final Setting<Algorithm> ALGORITHM = Setting.of("algorithm", "sliding-log",
@@ -81,6 +82,8 @@ public final class Settings {
             "a whole number of at least 1", "bucket capacity, for token-bucket, leaky-bucket and gcra");
     public static final Setting<Long> COST = wholeNumber("cost", "1", 1L, Long.MIN_VALUE, Long.MAX_VALUE,
             "a whole number of at least 1", "permits one request takes");
+    public static final Setting<Duration> PENALTY = Setting.of("penalty", "off", null, "off or whole milliseconds from "
+            + "1ms to 1d such as 15m or 5s", durationWhere(true, Arguments::isPenalty), "a client over the limit is then refused for this long, on every node");
     public static final Setting<String> TIERS = Setting.of("tiers", "", null,
             "name:limit pairs such as partner:1000, staff:5000", Function.identity(),
             "with tierFrom: the first matching tier, in this order, gives the request's limit");
@@ -154,7 +157,7 @@ public final class Settings {
 
     /** Every setting, in the documented order. */
     public static final List<Setting<?>> ALL = Immutable.listOf(REDIS_URI, REDIS_SENTINEL_MASTER, REDIS_SENTINEL_NODES,
-            REDIS_CLUSTER_NODES, REDIS_TIMEOUT, REDIS_POOL_SIZE, REDIS_BREAKER_FAILURES, REDIS_BREAKER_COOL_DOWN, REDIS_COALESCING, ALGORITHM, LIMITS, LIMIT, WINDOW, CALENDAR, TIME_ZONE, BURST, COST, TIERS, TIER_FROM, KEY,
+            REDIS_CLUSTER_NODES, REDIS_TIMEOUT, REDIS_POOL_SIZE, REDIS_BREAKER_FAILURES, REDIS_BREAKER_COOL_DOWN, REDIS_COALESCING, ALGORITHM, LIMITS, LIMIT, WINDOW, CALENDAR, TIME_ZONE, BURST, COST, PENALTY, TIERS, TIER_FROM, KEY,
             KEY_RESOLVER_CLASS, TRUSTED_PROXIES, FORWARDED_HEADER, IPV6_PREFIX, POLICY_NAME, KEY_PREFIX, METHODS,
             EXCLUDE_PATHS, EXEMPT_ADDRESSES, EXEMPT_ROLES, ENFORCE, ON_REDIS_FAILURE, LOCAL_LIMIT, STATUS_CODE, DENIAL_BODY,
             DENIAL_CONTENT_TYPE, COUNT_STATUS, HEADERS, TRANSPORT, LOCAL_DENY_CACHE, LEASES, JMX, METRICS, ADAPTIVE,
@@ -254,12 +257,15 @@ public final class Settings {
         throw new IllegalArgumentException("not a duration");
     }
 
-    private static Duration coolDown(String text) {
-        Duration coolDown = duration(text);
-        if (coolDown.compareTo(Duration.ofMillis(1)) < 0 || coolDown.compareTo(Duration.ofMinutes(10)) > 0) {
-            throw new IllegalArgumentException("out of range");
-        }
-        return coolDown;
+    /** A duration that {@code accepted} takes, or with {@code off} that word as null: a cool-down, a penalty. */
+    private static Function<String, Duration> durationWhere(boolean off, java.util.function.Predicate<Duration> accepted) {
+        return text -> {
+            Duration value = off && "off".equalsIgnoreCase(text) ? null : duration(text);
+            if (value != null && !accepted.test(value)) {
+                throw new IllegalArgumentException("out of range");
+            }
+            return value;
+        };
     }
 
     /** A region such as {@code Europe/Berlin}, or {@code UTC}; fixed offsets such as {@code +01:00} too. */

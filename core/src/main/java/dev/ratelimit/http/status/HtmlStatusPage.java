@@ -103,7 +103,8 @@ final class HtmlStatusPage {
 
     /** The cell saying what the client's next request meets: a degraded peek is no state of the client's. */
     private static String nextRequest(Decision state) {
-        String answer = state.allowed() ? "allowed" : "denied";
+        String answer = state.allowed() ? "allowed"
+                : state.penalized() ? "denied: in the penalty box for " + state.retryAfterSeconds() + " s" : "denied";
         if (state.degraded()) {
             return "<td class=\"warning\">Redis cannot be asked: onRedisFailure answers " + answer + "</td>";
         }
@@ -156,7 +157,8 @@ final class HtmlStatusPage {
         row("Since start", stats.allowed() + " allowed, " + stats.denied() + " denied (" + stats.localCacheDenials()
                 + " by the local deny cache), " + stats.degraded() + " without Redis, " + stats.redisErrors()
                 + " Redis errors, " + stats.redisRefusals() + " Redis refusals" + (stats.leaseAdmissions() == 0 ? "" : "; " + stats.leaseAdmissions()
-                + " admitted from quota leases"));
+                + " admitted from quota leases") + (stats.penaltyDenials() == 0 ? "" : "; " + stats.penaltyDenials()
+                + " denied by the penalty box, " + stats.penalties() + " clients put in it"));
         row("Circuit breaker", stats.circuitBreakerState());
         row("Redis server", limiter.server());
         row("Redis eviction", limiter.eviction());

@@ -47,7 +47,8 @@ final class JsonStatusPage {
 
     /**
      * {@code "client":{"policies":[...]}}: per policy its key for the client and the state of its own
-     * limiter ({@code remaining}, {@code reset}, {@code retryAfter} in seconds), its tiers' under
+     * limiter ({@code remaining}, {@code reset}, {@code retryAfter} in seconds, {@code penalty}: seconds
+     * left in the penalty box, 0 when not in it), its tiers' under
      * {@code tiers}; or a {@code problem}.
      */
     private void client(ClientLookup client) {
@@ -84,6 +85,7 @@ final class JsonStatusPage {
                 .append(",\"limit\":").append(state.limit())
                 .append(",\"remaining\":").append(state.remaining())
                 .append(",\"retryAfter\":").append(state.allowed() ? 0 : state.retryAfterSeconds())
+                .append(",\"penalty\":").append(state.penalized() ? state.retryAfterSeconds() : 0)
                 .append(",\"reset\":").append(state.resetAfterSeconds());
     }
 
@@ -150,6 +152,8 @@ final class JsonStatusPage {
                 .append(",\"degraded\":").append(stats.degraded())
                 .append(",\"localCacheDenials\":").append(stats.localCacheDenials())
                 .append(",\"leaseAdmissions\":").append(stats.leaseAdmissions())
+                .append(",\"penalties\":").append(stats.penalties())
+                .append(",\"penaltyDenials\":").append(stats.penaltyDenials())
                 .append(",\"redisErrors\":").append(stats.redisErrors())
                 .append(",\"redisRefusals\":").append(stats.redisRefusals()).append('}')
                 .append(",\"redisRefusal\":").append(JsonText.quote(stats.redisRefusal()))
