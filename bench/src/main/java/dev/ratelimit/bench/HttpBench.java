@@ -153,7 +153,7 @@ final class HttpBench {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         ProcessBuilder builder = new ProcessBuilder(java, "-XX:+UseSerialGC", "-cp",
                 System.getProperty("java.class.path"), LoadGenerator.class.getName(), uri.toString(),
-                Integer.toString(CONNECTIONS), Integer.toString(clients), Long.toString(warmUpMillis),
+                Integer.toString(CONNECTIONS), "2", Integer.toString(clients), Long.toString(warmUpMillis),
                 Long.toString(measureMillis)).redirectErrorStream(true);
         Process process = builder.start();
         List<String> output = new ArrayList<>();

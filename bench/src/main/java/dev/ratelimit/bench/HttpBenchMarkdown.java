@@ -18,7 +18,7 @@ final class HttpBenchMarkdown {
         md.append("\n## HTTP\n\n");
         md.append("An embedded Tomcat in the benchmark's JVM, a servlet that writes `ok`, each row on a fresh server. The "
                 + "load generator runs in a JVM of its own (`LoadGenerator`: ").append(HttpBench.CONNECTIONS)
-                .append(" closed-loop connections, JDK HttpClient) on the same two cores, so *server CPU* is the "
+                .append(" closed-loop keep-alive connections from 2 NIO threads) on the same two cores, so *server CPU* is the "
                 + "server's alone: its JVM's CPU time over the run, per request. *Redis CPU* (`INFO cpu`) and *script "
                 + "calls* (`INFO commandstats`, EVALSHA and EVAL) are per request too. Every request is admitted "
                 + "(limits far above the traffic). The anchor is Tomcat's own in-memory `RateLimitFilter`: what a "
