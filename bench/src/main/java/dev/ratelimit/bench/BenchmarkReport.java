@@ -11,10 +11,11 @@ import java.util.Map;
 /**
  * Runs every benchmark against one local Redis ({@link JmhThroughput}), measures what JMH cannot
  * ({@link RedisMeasurements}, {@link HttpBench}), and writes BENCHMARKS.md ({@link BenchmarkMarkdown}):
- * machine, versions, date, command, every raw figure, every ratio, and the targets met or missed. {@code smoke} does all of it in seconds, so
- * the benchmarks cannot rot; its numbers mean nothing.
+ * machine, versions, date, command, every raw figure, every ratio, and the targets met or missed.
+ * {@code smoke} does all of it in seconds, so the benchmarks cannot rot; its numbers mean nothing.
  */
 public final class BenchmarkReport {
+    /** The command that runs the full benchmark from the repository root. */
     static final String COMMAND = "mvn -B -pl bench -am -DskipTests package exec:exec";
     /** Every algorithm, in the order the report lists them. */
     static final List<String> ALGORITHMS = List.of("fixed-window", "sliding-log", "sliding-window",
@@ -54,6 +55,12 @@ public final class BenchmarkReport {
         }
     }
 
+    private static HttpBench.Report http(String redisUri, boolean smoke, String command) throws Exception {
+        try (HttpLoad load = HttpLoad.choose(System.getProperty(HttpLoad.PROPERTY, "auto"))) {
+            return HttpBench.fromSystemProperties(redisUri, smoke).report(load, command);
+        }
+    }
+
     /** Runs everything and returns the report. */
     static String report(boolean smoke, String redisUri) throws Exception {
         return new BenchmarkReport(smoke, redisUri, null).run();
@@ -73,9 +80,10 @@ public final class BenchmarkReport {
         CoalescingLatency.Result alone = CoalescingLatency.run(redisUri, false, jmh.mid(), latencyTime);
         double oneCaller = CoalescingLatency.oneCallerRatio(redisUri, smoke ? 2 : 10,
                 smoke ? Duration.ofMillis(50) : Duration.ofSeconds(1));
-        List<HttpBench.Row> http = new HttpBench(redisUri, smoke).runAll();
+        HttpBench.Report http = http(redisUri, smoke, COMMAND);
         Duration took = Duration.ofNanos(System.nanoTime() - started);
-        return new BenchmarkMarkdown(smoke, jmh, measurements, notes).write(commands, redisMicros, memory, http,
+        return new BenchmarkMarkdown(smoke, jmh, measurements, notes).write(commands, redisMicros, memory,
+                new HttpBenchMarkdown(http),
                 coalesced, alone, oneCaller, took);
     }
 }
