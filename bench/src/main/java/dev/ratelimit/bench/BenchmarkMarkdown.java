@@ -59,7 +59,9 @@ final class BenchmarkMarkdown {
         }
         md.append("Run by `").append(COMMAND).append("` from the repository root (about 25 minutes; it rewrites this "
                 + "file). Every figure below comes from that one run, against one local Redis, on one machine; "
-                + "compare ratios, not absolute numbers from other runs.\n\n");
+                + "compare ratios, not absolute numbers from other runs. `").append(BenchmarkReport.HTTP_COMMAND)
+                .append("` runs only the HTTP part (about 10 minutes) and rewrites only its section, which then says "
+                + "its own date and machine.\n\n");
         md.append("| | |\n|---|---|\n");
         md.append("| date | ").append(ZonedDateTime.now().format(DateTimeFormatter.RFC_1123_DATE_TIME)).append(" |\n");
         md.append("| machine | ").append(machine()).append(" |\n");
@@ -188,7 +190,7 @@ final class BenchmarkMarkdown {
         md.append(http.section());
 
         md.append("\n## Targets (").append(jmh.mid()).append(" threads)\n\n");
-        md.append("The HTTP targets are in the HTTP section.\n\n");
+        md.append("The HTTP targets are in the HTTP section, which an HTTP-only run rewrites.\n\n");
         md.append("| target | measured | met? |\n|---|---|:---:|\n");
         for (String algorithm : ALGORITHMS) {
             double need = algorithm.equals("sliding-log") ? 0.8 : 0.9;

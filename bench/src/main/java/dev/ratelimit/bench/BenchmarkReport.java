@@ -12,11 +12,18 @@ import java.util.Map;
  * Runs every benchmark against one local Redis ({@link JmhThroughput}), measures what JMH cannot
  * ({@link RedisMeasurements}, {@link HttpBench}), and writes BENCHMARKS.md ({@link BenchmarkMarkdown}):
  * machine, versions, date, command, every raw figure, every ratio, and the targets met or missed.
+ *
+ * <p>Three modes, the first argument: {@code full} runs everything and rewrites the whole file;
+ * {@code http} runs only the HTTP benchmark and rewrites only the file's HTTP section (and the
+ * hand-written notes at its end, from bench/NOTES.md), leaving the other sections as they were;
  * {@code smoke} does all of it in seconds, so the benchmarks cannot rot; its numbers mean nothing.
+ * From Maven: {@value #COMMAND}, with {@code -Dbench.mode=http} or {@code -Dbench.mode=smoke}.
  */
 public final class BenchmarkReport {
     /** The command that runs the full benchmark from the repository root. */
     static final String COMMAND = "mvn -B -pl bench -am -DskipTests package exec:exec";
+    /** The command that runs only the HTTP benchmark. */
+    static final String HTTP_COMMAND = COMMAND + " -Dbench.mode=http";
     /** Every algorithm, in the order the report lists them. */
     static final List<String> ALGORITHMS = List.of("fixed-window", "sliding-log", "sliding-window",
             "token-bucket", "leaky-bucket", "gcra");
@@ -32,9 +39,18 @@ public final class BenchmarkReport {
         this.notes = notes;
     }
 
-    /** {@code BenchmarkReport full|smoke <output.md>}; REDIS_URL if set, else a Redis of its own. */
+    /**
+     * {@code BenchmarkReport full|http|smoke <output.md>}; REDIS_URL if set, else a Redis of its own.
+     *
+     * @param args the mode (default {@code full}) and the file to write (default {@code BENCHMARKS.md})
+     * @throws Exception when a benchmark fails
+     */
     public static void main(String[] args) throws Exception {
-        boolean smoke = args.length > 0 && args[0].equals("smoke");
+        String mode = args.length > 0 ? args[0] : "full";
+        if (!List.of("full", "http", "smoke").contains(mode)) {
+            throw new IllegalArgumentException("the mode must be full, http or smoke, but was '" + mode + "'");
+        }
+        boolean smoke = mode.equals("smoke");
         Path output = Path.of(args.length > 1 ? args[1] : "BENCHMARKS.md");
         String external = System.getenv("REDIS_URL");
         RedisServerExtension own = null;
@@ -45,7 +61,8 @@ public final class BenchmarkReport {
         }
         try {
             Path notes = output.toAbsolutePath().getParent().resolve("bench").resolve("NOTES.md");
-            String markdown = new BenchmarkReport(smoke, uri, notes).run();
+            String markdown = mode.equals("http") ? httpOnly(uri, output, notes)
+                    : new BenchmarkReport(smoke, uri, notes).run();
             Files.writeString(output, markdown);
             System.out.println("Wrote " + output.toAbsolutePath());
         } finally {
@@ -53,6 +70,15 @@ public final class BenchmarkReport {
                 own.close();
             }
         }
+    }
+
+    /** Runs the HTTP benchmark alone and returns {@code output} with its HTTP section and notes replaced. */
+    private static String httpOnly(String redisUri, Path output, Path notes) throws Exception {
+        System.setProperty(BenchRedis.URI_PROPERTY, redisUri);
+        HttpBench.Report http = http(redisUri, false, HTTP_COMMAND);
+        String existing = Files.exists(output) ? Files.readString(output) : "# Benchmarks\n";
+        return HttpBenchMarkdown.splice(existing, new HttpBenchMarkdown(http).section(),
+                Files.exists(notes) ? Files.readString(notes) : null);
     }
 
     private static HttpBench.Report http(String redisUri, boolean smoke, String command) throws Exception {

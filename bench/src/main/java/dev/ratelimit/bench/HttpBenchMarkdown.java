@@ -7,10 +7,11 @@ import java.util.Map;
 
 /**
  * The HTTP section of BENCHMARKS.md, from one {@link HttpBench.Report}: its own run's date, machine,
- * command and generator at the top, the rows for both kinds of traffic, the generators compared, and the HTTP targets.
+ * command and generator at the top (an HTTP-only run rewrites this section and leaves the rest of
+ * the file alone), the rows for both kinds of traffic, the generators compared, and the HTTP targets.
  */
 final class HttpBenchMarkdown {
-    /** The heading the section starts with. */
+    /** The heading the section starts with; {@link #splice} finds the section by it. */
     static final String HEADING = "## HTTP";
 
     private final HttpBench.Report report;
@@ -23,6 +24,14 @@ final class HttpBenchMarkdown {
     String section() {
         StringBuilder md = new StringBuilder();
         md.append('\n').append(HEADING).append("\n\n");
+        if (report.command().equals(BenchmarkReport.HTTP_COMMAND)) {
+            md.append("Run by `").append(report.command()).append("` from the repository root, which runs the HTTP "
+                    + "benchmark alone and rewrites only this section (the full run, `").append(BenchmarkReport.COMMAND)
+                    .append("`, rewrites it too). Every figure in this section comes from that one run.\n\n");
+        } else {
+            md.append("Run as part of the full run; `").append(BenchmarkReport.HTTP_COMMAND).append("` runs it alone "
+                    + "and rewrites only this section.\n\n");
+        }
         md.append("| | |\n|---|---|\n");
         md.append("| date | ").append(report.date().format(DateTimeFormatter.RFC_1123_DATE_TIME)).append(" |\n");
         md.append("| machine | ").append(BenchmarkMarkdown.machine()).append(" |\n");
@@ -131,6 +140,37 @@ final class HttpBenchMarkdown {
             line(md, "`" + algorithm + "`, 10,000 clients: leases ≥ 0.95 × without (no worse)",
                     String.format(Locale.ROOT, "%.2f ×", many), many >= 0.95);
         }
+    }
+
+    /**
+     * {@code existing} BENCHMARKS.md with its HTTP section replaced by {@code section} (from its heading
+     * to the next heading of the same level) and the hand-written notes at its end replaced by
+     * {@code notes}, as they stand now. A file without an HTTP section gets it before the notes, or
+     * at the end.
+     *
+     * @param notes bench/NOTES.md, or null to leave the end of the file as it is
+     */
+    static String splice(String existing, String section, String notes) {
+        String text = existing;
+        if (notes != null) {
+            int notesAt = text.indexOf("\n" + notes.lines().findFirst().orElse("") + "\n");
+            if (notesAt >= 0 && !notes.isBlank()) {
+                text = text.substring(0, notesAt);
+            }
+        }
+        int start = text.indexOf("\n" + HEADING + "\n");
+        if (start < 0) {
+            text = text.stripTrailing() + "\n" + section;
+        } else {
+            int end = text.indexOf("\n## ", start + 1);
+            String before = text.substring(0, start);
+            String after = end < 0 ? "" : text.substring(end);
+            text = before + section + after;
+        }
+        if (notes != null && !notes.isBlank()) {
+            text = text + "\n" + notes;
+        }
+        return text;
     }
 
     private static void line(StringBuilder md, String what, String measured, boolean met) {
