@@ -1,12 +1,7 @@
 package dev.ratelimit.bench;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStreamWriter;
-import java.io.Writer;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,9 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import redis.clients.jedis.Jedis;
 
 /**
@@ -63,8 +55,6 @@ final class HttpBench {
     static final Duration WARM_UP = Duration.ofSeconds(3);
     static final Duration MEASURE = Duration.ofSeconds(5);
     static final int ROUNDS = 3;
-    /** The server JVM's options: a fixed heap, so that its size does not depend on the machine. */
-    static final List<String> SERVER_JVM_OPTIONS = List.of("-Xms1g", "-Xmx1g");
 
     /**
      * What one row measured, in its median round.
@@ -186,7 +176,7 @@ final class HttpBench {
         List<Setup> setups = setups();
         List<Row> rows;
         Map<String, Row> generators = new LinkedHashMap<>();
-        try (Server server = Server.start(setups)) {
+        try (HttpBenchServer.Handle server = HttpBenchServer.Handle.start(setups)) {
             rows = runAll(server, setups, load);
             for (String kind : HttpLoad.wrkAvailable() ? List.of("wrk", "java") : List.of("java")) {
                 try (HttpLoad other = HttpLoad.choose(kind)) {
@@ -210,7 +200,7 @@ final class HttpBench {
     }
 
     /** The warm-up round, then every setup {@link #rounds} times in turn: each row's median round. */
-    private List<Row> runAll(Server server, List<Setup> setups, HttpLoad load) throws Exception {
+    private List<Row> runAll(HttpBenchServer.Handle server, List<Setup> setups, HttpLoad load) throws Exception {
         if (!firstWarmUp.isZero()) {
             for (int i = 0; i < setups.size(); i++) {
                 load.warm(server.uri(i), setups.get(i).clients(), firstWarmUp);
@@ -246,7 +236,7 @@ final class HttpBench {
     }
 
     /** One row, once, on the shared server: its own warm-up, then the measured part. */
-    private Row run(Server server, List<Setup> setups, int index, HttpLoad load) throws Exception {
+    private Row run(HttpBenchServer.Handle server, List<Setup> setups, int index, HttpLoad load) throws Exception {
         Setup setup = setups.get(index);
         URI uri = server.uri(index);
         Counters before = new Counters();
@@ -282,7 +272,7 @@ final class HttpBench {
         double redisCpuSeconds;
         long scriptCalls;
 
-        void read(Server server) throws IOException {
+        void read(HttpBenchServer.Handle server) throws IOException {
             long[] cpu = server.cpu();
             serverCpuNanos = cpu[0];
             serverGcMillis = cpu[1];
@@ -306,94 +296,5 @@ final class HttpBench {
             return otherwise;
         }
         return value.startsWith("P") ? Duration.parse(value) : Duration.ofMillis(Math.round(Double.parseDouble(value) * 1000));
-    }
-
-    /** The server JVM ({@link HttpBenchServer}), one webapp per setup, talked to over its standard input and output. */
-    private static final class Server implements AutoCloseable {
-        private static final Pattern CPU = Pattern.compile("cpu=(\\d+) gcMillis=(\\d+)");
-
-        private final Process process;
-        private final BufferedReader out;
-        private final Writer in;
-        private final int port;
-
-        private Server(Process process) throws IOException {
-            this.process = process;
-            this.out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-            this.in = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
-            this.port = Integer.parseInt(answer("port=").substring("port=".length()));
-        }
-
-        static Server start(List<Setup> setups) throws IOException {
-            List<String> command = new ArrayList<>();
-            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            command.addAll(SERVER_JVM_OPTIONS);
-            command.add("-cp");
-            command.add(System.getProperty("java.class.path"));
-            command.add(HttpBenchServer.class.getName());
-            for (int i = 0; i < setups.size(); i++) {
-                Setup setup = setups.get(i);
-                command.add("@" + path(i));
-                command.add(setup.filterClass() == null ? "-" : setup.filterClass());
-                setup.params().forEach((name, value) -> command.add(name + "=" + value));
-            }
-            // Its log (Tomcat's, each filter's startup line) goes where this JVM's goes.
-            Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-            try {
-                return new Server(process);
-            } catch (IOException | RuntimeException e) {
-                process.destroyForcibly();
-                throw e;
-            }
-        }
-
-        private static String path(int setup) {
-            return "/row" + setup;
-        }
-
-        /** Where setup {@code index} is served. */
-        URI uri(int index) {
-            return URI.create("http://127.0.0.1:" + port + path(index) + "/hello");
-        }
-
-        /** {CPU time in nanoseconds, collectors' time in milliseconds}, both since the server started. */
-        long[] cpu() throws IOException {
-            in.write("cpu\n");
-            in.flush();
-            Matcher figures = CPU.matcher(answer("cpu="));
-            if (!figures.find()) {
-                throw new IllegalStateException("the server answered cpu with something else");
-            }
-            return new long[] {Long.parseLong(figures.group(1)), Long.parseLong(figures.group(2))};
-        }
-
-        /** The server's next line that starts with {@code prefix}; other lines are its own business. */
-        private String answer(String prefix) throws IOException {
-            String line;
-            while ((line = out.readLine()) != null) {
-                if (line.startsWith(prefix)) {
-                    return line;
-                }
-            }
-            throw new IllegalStateException("the HTTP bench server ended before it printed " + prefix
-                    + " (its log is above)");
-        }
-
-        @Override
-        public void close() throws IOException {
-            try {
-                in.write("stop\n");
-                in.close();
-                if (!process.waitFor(60, TimeUnit.SECONDS)) {
-                    process.destroyForcibly();
-                }
-            } catch (IOException e) {
-                // It ended already, which is what stop asks for.
-                process.destroyForcibly();
-            } catch (InterruptedException e) {
-                process.destroyForcibly();
-                Thread.currentThread().interrupt();
-            }
-        }
     }
 }

@@ -1,4 +1,4 @@
--- wrk script of the HTTP benchmark (HttpBench writes it to a temporary file and runs
+-- wrk script of the HTTP benchmark (HttpLoad writes it to a temporary file and runs
 -- `wrk -s <file> <url> -- <clients>`).
 --
 -- Every request carries the header X-Client, cycling through <clients> distinct values, so that a
@@ -6,13 +6,15 @@
 -- in init(): request() only hands out a prebuilt string, which keeps wrk's per-request Lua cost to
 -- one table read (a wrk.format() per request would make the generator, not the server, the
 -- bottleneck). Each thread starts at its own offset, so two threads do not walk the same clients
--- in step.
+-- in step. wrk loads this script once per thread, each in a Lua state of its own, so the locals
+-- below are per thread.
 --
 -- done() prints one line that HttpBench parses, the same line as its Java generator prints:
 --   requests=<n> seconds=<s> p50us=<µs> p99us=<µs> errors=<n>
 -- errors counts socket errors, timeouts and answers with a status of 400 or more.
 
 local threads = {}
+local prebuilt, client_count, next_client
 
 function setup(thread)
    thread:set("thread_index", #threads)
@@ -29,7 +31,9 @@ function init(args)
       prebuilt[i] = wrk.format(nil, nil, { ["X-Client"] = "client-" .. (i - 1) })
    end
    client_count = clients
-   -- thread_index is set by setup() before init() runs in the thread.
+   -- thread_index is set by setup() before init() runs in the thread. The offset is a prime stride,
+   -- not clients / threads: wrk starts each thread right after its setup(), so a thread cannot know
+   -- how many will follow it.
    next_client = (thread_index * 7919) % clients + 1
 end
 

@@ -14,7 +14,7 @@ class LoadGeneratorTest {
 
     @Test
     void anAnswerIsCompleteOnlyWhenItsBodyHasArrived() {
-        LoadGenerator.Answer answer = new LoadGenerator.Answer();
+        HttpAnswer answer = new HttpAnswer();
         byte[] bytes = OK.getBytes(StandardCharsets.US_ASCII);
         // In three pieces: inside the head's blank line, then one byte short of the body.
         int[] cuts = {OK.indexOf("\r\n\r\n") + 2, bytes.length - 1, bytes.length};
@@ -29,7 +29,7 @@ class LoadGeneratorTest {
 
     @Test
     void theStatusAndAnyCaseOfContentLengthAreRead() {
-        LoadGenerator.Answer answer = new LoadGenerator.Answer();
+        HttpAnswer answer = new HttpAnswer();
         String denied = "HTTP/1.1 429 \r\nRetry-After: 1\r\ncontent-LENGTH: 5\r\n\r\n{...}";
         answer.buffer.put(denied.getBytes(StandardCharsets.US_ASCII));
 
@@ -38,20 +38,20 @@ class LoadGeneratorTest {
 
     @Test
     void whatItCannotReadFailsTheRunInsteadOfBeingMiscounted() {
-        LoadGenerator.Answer chunked = new LoadGenerator.Answer();
+        HttpAnswer chunked = new HttpAnswer();
         chunked.buffer.put("HTTP/1.1 200 \r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n"
                 .getBytes(StandardCharsets.US_ASCII));
         assertThatThrownBy(chunked::complete).hasMessageContaining("chunked");
 
-        LoadGenerator.Answer twice = new LoadGenerator.Answer();
+        HttpAnswer twice = new HttpAnswer();
         twice.buffer.put((OK + OK).getBytes(StandardCharsets.US_ASCII));
         assertThatThrownBy(twice::complete).hasMessageContaining("not asked for");
     }
 
     @Test
     void percentilesAreExactToTheirBucket() {
-        LoadGenerator.LatencyHistogram first = new LoadGenerator.LatencyHistogram();
-        LoadGenerator.LatencyHistogram second = new LoadGenerator.LatencyHistogram();
+        LatencyHistogram first = new LatencyHistogram();
+        LatencyHistogram second = new LatencyHistogram();
         for (int micros = 1; micros <= 98; micros++) {
             first.record(micros * 1_000L + 999);
         }
@@ -64,7 +64,7 @@ class LoadGeneratorTest {
         assertThat(first.percentileMicros(0.98)).isEqualTo(98);
         assertThat(first.percentileMicros(0.99)).as("1 ms buckets above 10 ms").isEqualTo(25_000);
         assertThat(first.percentileMicros(1.0)).as("anything slower than 10 s").isEqualTo(10_000_000);
-        assertThat(new LoadGenerator.LatencyHistogram().percentileMicros(0.5)).isZero();
+        assertThat(new LatencyHistogram().percentileMicros(0.5)).isZero();
     }
 
     @Test
