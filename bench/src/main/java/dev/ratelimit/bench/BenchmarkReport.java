@@ -82,7 +82,8 @@ public final class BenchmarkReport {
     }
 
     private static HttpBench.Report http(String redisUri, boolean smoke, String command) throws Exception {
-        try (HttpLoad load = HttpLoad.choose(System.getProperty(HttpLoad.PROPERTY, "auto"))) {
+        String generator = System.getProperty(HttpLoad.PROPERTY, "");
+        try (HttpLoad load = HttpLoad.choose(generator.isBlank() ? "auto" : generator)) {
             return HttpBench.fromSystemProperties(redisUri, smoke).report(load, command);
         }
     }

@@ -101,9 +101,10 @@ final class HttpBench {
         if (smoke) {
             return new HttpBench(redisUri, Duration.ZERO, Duration.ZERO, Duration.ofSeconds(1), 1);
         }
+        String rounds = System.getProperty(ROUNDS_PROPERTY);
         return new HttpBench(redisUri, duration(FIRST_WARM_UP_PROPERTY, FIRST_WARM_UP),
                 duration(WARM_UP_PROPERTY, WARM_UP), duration(MEASURE_PROPERTY, MEASURE),
-                Integer.parseInt(System.getProperty(ROUNDS_PROPERTY, Integer.toString(ROUNDS))));
+                blank(rounds) ? ROUNDS : Integer.parseInt(rounds.trim()));
     }
 
     Duration firstWarmUp() {
@@ -290,11 +291,18 @@ final class HttpBench {
         }
     }
 
+    /** Whether a property is unset: Maven forwards the ones it was not given as empty. */
+    private static boolean blank(String value) {
+        return value == null || value.isBlank();
+    }
+
     private static Duration duration(String property, Duration otherwise) {
         String value = System.getProperty(property);
-        if (value == null || value.isBlank()) {
+        if (blank(value)) {
             return otherwise;
         }
-        return value.startsWith("P") ? Duration.parse(value) : Duration.ofMillis(Math.round(Double.parseDouble(value) * 1000));
+        String trimmed = value.trim();
+        return trimmed.startsWith("P") ? Duration.parse(trimmed)
+                : Duration.ofMillis(Math.round(Double.parseDouble(trimmed) * 1000));
     }
 }

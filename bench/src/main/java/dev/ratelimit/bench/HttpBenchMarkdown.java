@@ -55,9 +55,10 @@ final class HttpBenchMarkdown {
                 + "own JVM only starts them and reads counters before and after each measured part. The warm-up round "
                 + "lets the JIT compile what the rows share before anything is measured: a fresh JVM needs 5–10 s "
                 + "of load on two busy cores to settle, which is why every row shares one. The rounds put a burst of "
-                + "other work on the machine on one row of one round rather than on every round of one row. Every request carries its client in the header `X-Client` (ours keys on it; Tomcat's filter "
-                + "keys on the address, one for all) and is admitted: the limits are far above the traffic, and a "
-                + "row with any other answer than 200 fails the run.\n\n");
+                + "other work on the machine on one row of one round rather than on every round of one row. Every "
+                + "request carries its client in the header `X-Client` (ours keys on it; Tomcat's filter keys on the "
+                + "address, one for all) and is admitted: the limits are far above the traffic, and a row with any "
+                + "other answer than 200 fails the run.\n\n");
         md.append("Per request: *server CPU* is the server JVM's CPU time over the measured part (Tomcat, the "
                 + "filter, its Redis client, JIT and GC), *over no filter* the same minus the no-filter row's: what "
                 + "the filter costs the application's CPU. *Redis CPU* is `INFO cpu`, *script calls* are EVALSHA "
