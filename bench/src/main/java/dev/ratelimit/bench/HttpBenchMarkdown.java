@@ -39,7 +39,8 @@ final class HttpBenchMarkdown {
                 .append(System.getProperty("java.version")).append(" |\n");
         md.append("| Redis | ").append(report.redisVersion()).append(" on the same machine, over loopback |\n");
         md.append("| load generator | ").append(report.generator()).append(" |\n");
-        md.append("| per row | a warm-up round first, ").append(seconds(report.firstWarmUp())).append(" per row; then ")
+        md.append("| per row | ").append(report.firstWarmUp().isZero() ? "no warm-up round; "
+                : "a warm-up round first, " + seconds(report.firstWarmUp()) + " per row; then ")
                 .append(report.rounds()).append(report.rounds() == 1 ? " round" : " rounds").append(" of ")
                 .append(seconds(report.warmUp())).append(" warm-up and ").append(seconds(report.measure()))
                 .append(" measured per row").append(report.rounds() == 1 ? "" : ", the median round shown")
