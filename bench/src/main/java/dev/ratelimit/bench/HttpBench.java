@@ -68,7 +68,7 @@ final class HttpBench {
             double spread) {
     }
 
-    /** One row's server: its filter, if any, and the filter's init-params. */
+    /** One row: its traffic, and its filter (null for none) with the filter's init-params. */
     record Setup(String what, int clients, String filterClass, Map<String, String> params) {
     }
 
@@ -79,7 +79,8 @@ final class HttpBench {
     private final int rounds;
 
     HttpBench(String redisUri, Duration firstWarmUp, Duration warmUp, Duration measure, int rounds) {
-        if (rounds < 1 || measure.isZero() || measure.isNegative() || warmUp.isNegative() || firstWarmUp.isNegative()) {
+        if (rounds < 1 || measure.isZero() || measure.isNegative() || warmUp.isNegative()
+                || firstWarmUp.isNegative()) {
             throw new IllegalArgumentException("an HTTP run needs a measured part and at least one round, but was "
                     + "first warm-up " + firstWarmUp + ", warm-up " + warmUp + ", measure " + measure + ", rounds "
                     + rounds);
@@ -105,22 +106,6 @@ final class HttpBench {
         return new HttpBench(redisUri, duration(FIRST_WARM_UP_PROPERTY, FIRST_WARM_UP),
                 duration(WARM_UP_PROPERTY, WARM_UP), duration(MEASURE_PROPERTY, MEASURE),
                 blank(rounds) ? ROUNDS : Integer.parseInt(rounds.trim()));
-    }
-
-    Duration firstWarmUp() {
-        return firstWarmUp;
-    }
-
-    Duration warmUp() {
-        return warmUp;
-    }
-
-    Duration measure() {
-        return measure;
-    }
-
-    int rounds() {
-        return rounds;
     }
 
     /** Every row for both kinds of traffic, in the order the report lists them. */
