@@ -42,14 +42,14 @@ final class BenchmarkMarkdown {
      * @param commands    per limiter: {round trips, all commands} per decision
      * @param redisMicros per row: Redis CPU per call in microseconds
      * @param memory      per algorithm: {key name length, bytes after 1 decision, after 100, after 10 of cost 10}
-     * @param http        the HTTP rows, both kinds of traffic
+     * @param http        the HTTP section, with its own targets
      * @param coalesced   latency at the middle thread count with coalescing on
      * @param uncoalesced the same with coalescing off
      * @param oneCaller   one caller's decisions per second with coalescing on over off, in interleaved turns
      * @param took        how long the whole run took
      */
     String write(Map<String, double[]> commands, Map<String, Double> redisMicros, Map<String, long[]> memory,
-            List<HttpBench.Row> http, CoalescingLatency.Result coalesced,
+            HttpBenchMarkdown http, CoalescingLatency.Result coalesced,
             CoalescingLatency.Result uncoalesced, double oneCaller, Duration took) throws IOException {
         StringBuilder md = new StringBuilder();
         md.append("# Benchmarks\n\n");
@@ -57,9 +57,11 @@ final class BenchmarkMarkdown {
             md.append("**Smoke run: every benchmark ran for a few milliseconds to prove it still works. These numbers "
                     + "mean nothing.**\n\n");
         }
-        md.append("Run by `").append(COMMAND).append("` from the repository root (about 15 minutes; it rewrites this "
+        md.append("Run by `").append(COMMAND).append("` from the repository root (about 25 minutes; it rewrites this "
                 + "file). Every figure below comes from that one run, against one local Redis, on one machine; "
-                + "compare ratios, not absolute numbers from other runs.\n\n");
+                + "compare ratios, not absolute numbers from other runs. `").append(BenchmarkReport.HTTP_COMMAND)
+                .append("` runs only the HTTP part (about 10 minutes) and rewrites only its section, which then says "
+                + "its own date and machine.\n\n");
         md.append("| | |\n|---|---|\n");
         md.append("| date | ").append(ZonedDateTime.now().format(DateTimeFormatter.RFC_1123_DATE_TIME)).append(" |\n");
         md.append("| machine | ").append(machine()).append(" |\n");
@@ -185,9 +187,10 @@ final class BenchmarkMarkdown {
                 .append(" bytes | ").append(bytes[1]).append(" bytes | ").append(bytes[2]).append(" bytes | ")
                 .append(bytes[3]).append(" bytes |\n"));
 
-        new HttpBenchMarkdown(http).section(md);
+        md.append(http.section());
 
         md.append("\n## Targets (").append(jmh.mid()).append(" threads)\n\n");
+        md.append("The HTTP targets are in the HTTP section, which an HTTP-only run rewrites.\n\n");
         md.append("| target | measured | met? |\n|---|---|:---:|\n");
         for (String algorithm : ALGORITHMS) {
             double need = algorithm.equals("sliding-log") ? 0.8 : 0.9;
@@ -222,7 +225,6 @@ final class BenchmarkMarkdown {
         double coalescingP99 = (coalesced.p99Micros - uncoalesced.p99Micros) / 1000;
         md.append(String.format(Locale.ROOT, "| coalescing adds ≤ 1 ms at p99 (%d threads) | %.2f ms | %s |%n", jmh.mid(),
                 coalescingP99, coalescingP99 <= 1.0 ? "yes" : "**no**"));
-        new HttpBenchMarkdown(http).targets(md);
         if (notes != null && Files.exists(notes) && !smoke) {
             md.append("\n").append(Files.readString(notes));
         }
@@ -279,7 +281,8 @@ final class BenchmarkMarkdown {
         return String.format(Locale.ROOT, "%.2f", value);
     }
 
-    private static String machine() {
+    /** Cores, CPU model, memory and OS of this machine, in one line. */
+    static String machine() {
         String cpu = "?";
         String memory = "?";
         try {

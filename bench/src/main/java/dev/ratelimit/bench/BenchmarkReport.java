@@ -11,11 +11,19 @@ import java.util.Map;
 /**
  * Runs every benchmark against one local Redis ({@link JmhThroughput}), measures what JMH cannot
  * ({@link RedisMeasurements}, {@link HttpBench}), and writes BENCHMARKS.md ({@link BenchmarkMarkdown}):
- * machine, versions, date, command, every raw figure, every ratio, and the targets met or missed. {@code smoke} does all of it in seconds, so
- * the benchmarks cannot rot; its numbers mean nothing.
+ * machine, versions, date, command, every raw figure, every ratio, and the targets met or missed.
+ *
+ * <p>Three modes, the first argument: {@code full} runs everything and rewrites the whole file;
+ * {@code http} runs only the HTTP benchmark and rewrites only the file's HTTP section (and the
+ * hand-written notes at its end, from bench/NOTES.md), leaving the other sections as they were;
+ * {@code smoke} does all of it in seconds, so the benchmarks cannot rot; its numbers mean nothing.
+ * From Maven: {@value #COMMAND}, with {@code -Dbench.mode=http} or {@code -Dbench.mode=smoke}.
  */
 public final class BenchmarkReport {
+    /** The command that runs the full benchmark from the repository root. */
     static final String COMMAND = "mvn -B -pl bench -am -DskipTests package exec:exec";
+    /** The command that runs only the HTTP benchmark. */
+    static final String HTTP_COMMAND = COMMAND + " -Dbench.mode=http";
     /** Every algorithm, in the order the report lists them. */
     static final List<String> ALGORITHMS = List.of("fixed-window", "sliding-log", "sliding-window",
             "token-bucket", "leaky-bucket", "gcra");
@@ -31,9 +39,18 @@ public final class BenchmarkReport {
         this.notes = notes;
     }
 
-    /** {@code BenchmarkReport full|smoke <output.md>}; REDIS_URL if set, else a Redis of its own. */
+    /**
+     * {@code BenchmarkReport full|http|smoke <output.md>}; REDIS_URL if set, else a Redis of its own.
+     *
+     * @param args the mode (default {@code full}) and the file to write (default {@code BENCHMARKS.md})
+     * @throws Exception when a benchmark fails
+     */
     public static void main(String[] args) throws Exception {
-        boolean smoke = args.length > 0 && args[0].equals("smoke");
+        String mode = args.length > 0 ? args[0] : "full";
+        if (!List.of("full", "http", "smoke").contains(mode)) {
+            throw new IllegalArgumentException("the mode must be full, http or smoke, but was '" + mode + "'");
+        }
+        boolean smoke = mode.equals("smoke");
         Path output = Path.of(args.length > 1 ? args[1] : "BENCHMARKS.md");
         String external = System.getenv("REDIS_URL");
         RedisServerExtension own = null;
@@ -44,13 +61,30 @@ public final class BenchmarkReport {
         }
         try {
             Path notes = output.toAbsolutePath().getParent().resolve("bench").resolve("NOTES.md");
-            String markdown = new BenchmarkReport(smoke, uri, notes).run();
+            String markdown = mode.equals("http") ? httpOnly(uri, output, notes)
+                    : new BenchmarkReport(smoke, uri, notes).run();
             Files.writeString(output, markdown);
             System.out.println("Wrote " + output.toAbsolutePath());
         } finally {
             if (own != null) {
                 own.close();
             }
+        }
+    }
+
+    /** Runs the HTTP benchmark alone and returns {@code output} with its HTTP section and notes replaced. */
+    private static String httpOnly(String redisUri, Path output, Path notes) throws Exception {
+        System.setProperty(BenchRedis.URI_PROPERTY, redisUri);
+        HttpBench.Report http = http(redisUri, false, HTTP_COMMAND);
+        String existing = Files.exists(output) ? Files.readString(output) : "# Benchmarks\n";
+        return HttpBenchMarkdown.splice(existing, new HttpBenchMarkdown(http).section(),
+                Files.exists(notes) ? Files.readString(notes) : null);
+    }
+
+    private static HttpBench.Report http(String redisUri, boolean smoke, String command) throws Exception {
+        String generator = System.getProperty(HttpLoad.PROPERTY, "");
+        try (HttpLoad load = HttpLoad.choose(generator.isBlank() ? "auto" : generator)) {
+            return HttpBench.fromSystemProperties(redisUri, smoke).report(load, command);
         }
     }
 
@@ -73,9 +107,10 @@ public final class BenchmarkReport {
         CoalescingLatency.Result alone = CoalescingLatency.run(redisUri, false, jmh.mid(), latencyTime);
         double oneCaller = CoalescingLatency.oneCallerRatio(redisUri, smoke ? 2 : 10,
                 smoke ? Duration.ofMillis(50) : Duration.ofSeconds(1));
-        List<HttpBench.Row> http = new HttpBench(redisUri, smoke).runAll();
+        HttpBench.Report http = http(redisUri, smoke, COMMAND);
         Duration took = Duration.ofNanos(System.nanoTime() - started);
-        return new BenchmarkMarkdown(smoke, jmh, measurements, notes).write(commands, redisMicros, memory, http,
+        return new BenchmarkMarkdown(smoke, jmh, measurements, notes).write(commands, redisMicros, memory,
+                new HttpBenchMarkdown(http),
                 coalesced, alone, oneCaller, took);
     }
 }

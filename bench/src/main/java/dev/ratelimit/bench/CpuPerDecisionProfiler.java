@@ -62,7 +62,12 @@ public final class CpuPerDecisionProfiler implements InternalProfiler {
 
     /** The Redis server's CPU time so far, system and user, in seconds. */
     static double redisCpuSeconds() {
-        URI uri = URI.create(BenchRedis.uri());
+        return redisCpuSeconds(BenchRedis.uri());
+    }
+
+    /** The CPU time so far, system and user, of the Redis server at {@code redisUri}, in seconds. */
+    static double redisCpuSeconds(String redisUri) {
+        URI uri = URI.create(redisUri);
         try (Jedis admin = new Jedis(uri.getHost(), uri.getPort())) {
             Matcher line = CPU_LINE.matcher(admin.info("cpu"));
             double seconds = 0;

@@ -1,81 +1,119 @@
 package dev.ratelimit.bench;
 
-import jakarta.servlet.http.HttpServlet;
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
-import org.apache.catalina.Context;
-import org.apache.catalina.startup.Tomcat;
-import org.apache.tomcat.util.descriptor.web.FilterDef;
-import org.apache.tomcat.util.descriptor.web.FilterMap;
 import redis.clients.jedis.Jedis;
 
 /**
- * The filter over real HTTP: an embedded Tomcat in this JVM with a servlet that writes {@code ok},
- * and a load generator in a process of its own ({@link LoadGenerator}), so that this JVM's CPU is
- * the server's alone. Each row runs on a fresh Tomcat: no filter, Tomcat's own in-memory
- * {@code RateLimitFilter} (the anchor: what a limiter that never leaves the JVM costs), and ours per
- * algorithm, without and with quota leases. Two kinds of traffic, all admitted (limits far above
- * it): 10,000 clients, and 100 busy ones. Per row: requests/s and latency as the generator saw
- * them, and per request this JVM's CPU, Redis' CPU ({@code INFO cpu}) and script calls
- * ({@code INFO commandstats}).
+ * The filter over real HTTP. Three kinds of process: the benchmark's JVM (this class) only starts
+ * the others and reads counters between runs; the server is a JVM of its own
+ * ({@link HttpBenchServer}: an embedded Tomcat with one webapp per row, each a servlet that writes
+ * {@code ok} behind the row's filter); the load comes from a generator in a process of its own
+ * ({@link HttpLoad}: {@code wrk} when it is on the PATH, else {@link LoadGenerator}). So the server
+ * JVM's CPU time over a row is the server's alone.
+ *
+ * <p>Rows: no filter, Tomcat's own in-memory {@code RateLimitFilter} (the anchor: what a limiter that
+ * never leaves the JVM costs), and ours per algorithm, without and with quota leases. Two kinds of
+ * traffic, all admitted (limits far above it): {@value #MANY_CLIENTS} clients, and
+ * {@value #BUSY_CLIENTS} busy ones, each request carrying its client in the header {@code X-Client}.
+ * Per row: requests/s and latency as the generator saw them, and per request the server JVM's CPU,
+ * Redis' CPU ({@code INFO cpu}), script calls ({@code INFO commandstats}) and the generator's CPU.
+ *
+ * <p>How a run goes: first a warm-up round loads every row once, unmeasured, so that the JIT has
+ * compiled what the rows share before any is measured (a fresh JVM takes 5–10 s of load on two
+ * busy cores to settle). Then the rows run in rounds, every row once per round, each a short
+ * warm-up of its own (its Redis connections, leases and keys) and a measured part; a burst of other
+ * work on the machine then falls on one row of one round rather than on every round of one row.
+ * Each row reports its median round by requests/s, and how far its rounds spread.
  */
 final class HttpBench {
     /** The algorithms the HTTP rows run, each without and with leases. */
     static final List<String> ALGORITHMS = List.of("fixed-window", "sliding-log", "token-bucket", "gcra");
-    static final int CONNECTIONS = 16;
     static final int MANY_CLIENTS = 10_000;
     static final int BUSY_CLIENTS = 100;
+    static final String NO_FILTER = "no filter";
+    static final String TOMCAT_FILTER = "Tomcat's RateLimitFilter";
+    /** System properties that override the run's shape (see {@link #fromSystemProperties}). */
+    static final String FIRST_WARM_UP_PROPERTY = "bench.http.firstWarmUp";
+    static final String WARM_UP_PROPERTY = "bench.http.warmUp";
+    static final String MEASURE_PROPERTY = "bench.http.measure";
+    static final String ROUNDS_PROPERTY = "bench.http.rounds";
+    /** Each row's load in the warm-up round, before anything is measured. */
+    static final Duration FIRST_WARM_UP = Duration.ofSeconds(5);
+    /** Each row's own warm-up in every round, right before its measured part. */
+    static final Duration WARM_UP = Duration.ofSeconds(3);
+    static final Duration MEASURE = Duration.ofSeconds(5);
+    static final int ROUNDS = 3;
 
-    /** What one row measured. */
-    record Row(String what, int clients, double requestsPerSecond, double p50Millis, double p99Millis, long errors,
-            double serverMicros, double redisMicros, double redisCalls) {
+    /**
+     * What one row measured, in its median round.
+     *
+     * @param spread          (largest − smallest) / median requests/s over the rounds; 0 with one round
+     * @param generatorMicros the generator's CPU per request, NaN where it cannot be read
+     * @param gcMillis        the server JVM's collectors' time over the measured part
+     */
+    record Row(String what, int clients, double requestsPerSecond, double p50Millis, double p99Millis,
+            double serverMicros, double redisMicros, double redisCalls, double generatorMicros, long gcMillis,
+            double spread) {
     }
 
-    /** A servlet that does nothing: the cost of the container alone. */
-    public static final class Hello extends HttpServlet {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
-            response.setContentType("text/plain");
-            response.getWriter().write("ok");
-        }
+    /** One row: its traffic, and its filter (null for none) with the filter's init-params. */
+    record Setup(String what, int clients, String filterClass, Map<String, String> params) {
     }
 
     private final String redisUri;
-    private final boolean smoke;
-    private final long warmUpMillis;
-    private final long measureMillis;
+    private final Duration firstWarmUp;
+    private final Duration warmUp;
+    private final Duration measure;
+    private final int rounds;
 
-    HttpBench(String redisUri, boolean smoke) {
+    HttpBench(String redisUri, Duration firstWarmUp, Duration warmUp, Duration measure, int rounds) {
+        if (rounds < 1 || measure.isZero() || measure.isNegative() || warmUp.isNegative()
+                || firstWarmUp.isNegative()) {
+            throw new IllegalArgumentException("an HTTP run needs a measured part and at least one round, but was "
+                    + "first warm-up " + firstWarmUp + ", warm-up " + warmUp + ", measure " + measure + ", rounds "
+                    + rounds);
+        }
         this.redisUri = redisUri;
-        this.smoke = smoke;
-        this.warmUpMillis = smoke ? 100 : 2_000;
-        this.measureMillis = smoke ? 300 : 5_000;
+        this.firstWarmUp = firstWarmUp;
+        this.warmUp = warmUp;
+        this.measure = measure;
+        this.rounds = rounds;
+    }
+
+    /**
+     * A full run, or a smoke run (one round, no warm-up, a second per row) that only proves it works.
+     * The system properties {@value #FIRST_WARM_UP_PROPERTY}, {@value #WARM_UP_PROPERTY} and
+     * {@value #MEASURE_PROPERTY} (seconds, or ISO-8601 such as {@code PT8S}) and
+     * {@value #ROUNDS_PROPERTY} override the full run's shape.
+     */
+    static HttpBench fromSystemProperties(String redisUri, boolean smoke) {
+        if (smoke) {
+            return new HttpBench(redisUri, Duration.ZERO, Duration.ZERO, Duration.ofSeconds(1), 1);
+        }
+        String rounds = System.getProperty(ROUNDS_PROPERTY);
+        return new HttpBench(redisUri, duration(FIRST_WARM_UP_PROPERTY, FIRST_WARM_UP),
+                duration(WARM_UP_PROPERTY, WARM_UP), duration(MEASURE_PROPERTY, MEASURE),
+                blank(rounds) ? ROUNDS : Integer.parseInt(rounds.trim()));
     }
 
     /** Every row for both kinds of traffic, in the order the report lists them. */
-    List<Row> runAll() throws Exception {
-        List<Row> rows = new ArrayList<>();
+    List<Setup> setups() {
+        List<Setup> setups = new ArrayList<>();
         for (int clients : new int[] {MANY_CLIENTS, BUSY_CLIENTS}) {
-            rows.add(run("no filter", clients, null, Map.of()));
-            rows.add(run("Tomcat's RateLimitFilter", clients, "org.apache.catalina.filters.RateLimitFilter",
+            setups.add(new Setup(NO_FILTER, clients, null, Map.of()));
+            setups.add(new Setup(TOMCAT_FILTER, clients, "org.apache.catalina.filters.RateLimitFilter",
                     Map.of("bucketDuration", "60", "bucketRequests", "100000000")));
             for (String algorithm : ALGORITHMS) {
                 for (boolean leases : new boolean[] {false, true}) {
@@ -88,99 +126,144 @@ final class HttpBench {
                     params.put("keyPrefix", "ratelimit:http-bench:" + clients + ":" + algorithm + ":" + leases + ":");
                     params.put("redisPoolSize", Integer.toString(BenchRedis.POOL_SIZE));
                     params.put("leases", Boolean.toString(leases));
-                    rows.add(run("`" + algorithm + "`" + (leases ? ", leases" : ""), clients,
+                    setups.add(new Setup("`" + algorithm + "`" + (leases ? ", leases" : ""), clients,
                             "dev.ratelimit.servlet.RateLimitFilter", params));
                 }
             }
         }
+        return setups;
+    }
+
+    /**
+     * Everything the HTTP section reports, from one run.
+     *
+     * @param generator    what generated the load of {@link #rows}
+     * @param rows         each setup's median round
+     * @param generators   the no-filter row at {@value #MANY_CLIENTS} clients once per generator this
+     *                     machine has, by the generator's description
+     * @param loadAverages the machine's one-minute load average when the run started and when it ended
+     */
+    record Report(ZonedDateTime date, String command, String generator, Duration firstWarmUp, Duration warmUp,
+            Duration measure, int rounds, String redisVersion, List<Row> rows, Map<String, Row> generators,
+            Duration took, double[] loadAverages) {
+    }
+
+    /**
+     * The whole HTTP part on one server: the warm-up round, every row with {@code load} in rounds,
+     * then the no-filter row once with each generator this machine has, for the table that compares
+     * them.
+     *
+     * @param command the command that ran it, for the report
+     */
+    Report report(HttpLoad load, String command) throws Exception {
+        ZonedDateTime date = ZonedDateTime.now(ZoneOffset.UTC);
+        double loadBefore = loadAverage();
+        long started = System.nanoTime();
+        List<Setup> setups = setups();
+        List<Row> rows;
+        Map<String, Row> generators = new LinkedHashMap<>();
+        try (HttpBenchServer.Handle server = HttpBenchServer.Handle.start(setups)) {
+            rows = runAll(server, setups, load);
+            for (String kind : HttpLoad.wrkAvailable() ? List.of("wrk", "java") : List.of("java")) {
+                try (HttpLoad other = HttpLoad.choose(kind)) {
+                    generators.put(other.describe(), run(server, setups, 0, other));
+                }
+            }
+        }
+        Duration took = Duration.ofNanos(System.nanoTime() - started);
+        return new Report(date, command, load.describe(), firstWarmUp, warmUp, measure, rounds,
+                new RedisMeasurements(false, redisUri).redisVersion(), rows, generators, took,
+                new double[] {loadBefore, loadAverage()});
+    }
+
+    /** The machine's load average over the last minute, NaN where the system does not say. */
+    static double loadAverage() {
+        try {
+            return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).split(" ")[0]);
+        } catch (IOException | RuntimeException e) {
+            return Double.NaN;
+        }
+    }
+
+    /** The warm-up round, then every setup {@link #rounds} times in turn: each row's median round. */
+    private List<Row> runAll(HttpBenchServer.Handle server, List<Setup> setups, HttpLoad load) throws Exception {
+        if (!firstWarmUp.isZero()) {
+            for (int i = 0; i < setups.size(); i++) {
+                load.warm(server.uri(i), setups.get(i).clients(), firstWarmUp);
+            }
+        }
+        List<List<Row>> measured = new ArrayList<>();
+        setups.forEach(setup -> measured.add(new ArrayList<>()));
+        for (int round = 1; round <= rounds; round++) {
+            for (int i = 0; i < setups.size(); i++) {
+                Row row = run(server, setups, i, load);
+                measured.get(i).add(row);
+                System.err.printf(Locale.ROOT, "HTTP round %d/%d, %,d clients, %s: %,.0f requests/s, server %.1f µs, "
+                        + "Redis %.1f µs, %.3f script calls, generator %.1f µs per request, GC %d ms, load %.2f%n",
+                        round, rounds, row.clients(), row.what(), row.requestsPerSecond(), row.serverMicros(),
+                        row.redisMicros(), row.redisCalls(), row.generatorMicros(), row.gcMillis(), loadAverage());
+            }
+        }
+        List<Row> rows = new ArrayList<>();
+        measured.forEach(each -> rows.add(median(each)));
         return rows;
     }
 
-    private Row run(String what, int clients, String filterClass, Map<String, String> params) throws Exception {
-        Path base = Files.createTempDirectory("http-bench");
-        Tomcat tomcat = new Tomcat();
-        tomcat.setBaseDir(base.toString());
-        tomcat.setHostname("127.0.0.1");
-        tomcat.getConnector().setPort(0);
-        tomcat.getConnector().setProperty("address", "127.0.0.1");
-        Context context = tomcat.addContext("", base.toString());
-        Tomcat.addServlet(context, "hello", new Hello());
-        context.addServletMappingDecoded("/*", "hello");
-        if (filterClass != null) {
-            FilterDef filter = new FilterDef();
-            filter.setFilterName("limit");
-            filter.setFilterClass(filterClass);
-            params.forEach(filter::addInitParameter);
-            context.addFilterDef(filter);
-            FilterMap map = new FilterMap();
-            map.setFilterName("limit");
-            map.addURLPatternDecoded("/*");
-            context.addFilterMap(map);
-        }
-        tomcat.start();
-        try {
-            URI uri = URI.create("http://127.0.0.1:" + tomcat.getConnector().getLocalPort() + "/hello");
-            if (!smoke) {
-                // A JVM of its own warms the server up; the measured one then starts on a warm server.
-                generate(uri, clients, warmUpMillis, warmUpMillis);
-            }
-            double redisBefore = CpuPerDecisionProfiler.redisCpuSeconds();
-            long callsBefore = scriptCalls();
-            long cpuBefore = CpuPerDecisionProfiler.processCpuNanos();
-            Map<String, Double> load = generate(uri, clients, smoke ? warmUpMillis : 0, measureMillis);
-            long cpu = CpuPerDecisionProfiler.processCpuNanos() - cpuBefore;
-            long calls = scriptCalls() - callsBefore;
-            double redis = CpuPerDecisionProfiler.redisCpuSeconds() - redisBefore;
-            double requests = Math.max(1, load.get("requests"));
-            if (load.get("errors") > 0) {
-                // Every request must be admitted and answered: a row of refusals would measure nothing.
-                throw new IllegalStateException(what + " answered " + load.get("errors").longValue() + " of "
-                        + (long) requests + " requests with something else than 200");
-            }
-            return new Row(what, clients, requests / load.get("seconds"), load.get("p50us") / 1000,
-                    load.get("p99us") / 1000, load.get("errors").longValue(), cpu / 1e3 / requests,
-                    redis * 1e6 / requests, calls / requests);
-        } finally {
-            tomcat.stop();
-            tomcat.destroy();
-            delete(base);
-        }
+    /** The row's round with the median requests/s, carrying the spread of all its rounds. */
+    static Row median(List<Row> roundsOfOneRow) {
+        List<Row> sorted = new ArrayList<>(roundsOfOneRow);
+        sorted.sort(Comparator.comparingDouble(Row::requestsPerSecond));
+        Row median = sorted.get((sorted.size() - 1) / 2);
+        double spread = (sorted.get(sorted.size() - 1).requestsPerSecond() - sorted.get(0).requestsPerSecond())
+                / median.requestsPerSecond();
+        return new Row(median.what(), median.clients(), median.requestsPerSecond(), median.p50Millis(),
+                median.p99Millis(), median.serverMicros(), median.redisMicros(), median.redisCalls(),
+                median.generatorMicros(), median.gcMillis(), spread);
     }
 
-    /** Runs the load generator in a JVM of its own and reads what it measured. */
-    private static Map<String, Double> generate(URI uri, int clients, long warmUpMillis, long measureMillis)
-            throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder builder = new ProcessBuilder(java, "-XX:+UseSerialGC", "-cp",
-                System.getProperty("java.class.path"), LoadGenerator.class.getName(), uri.toString(),
-                Integer.toString(CONNECTIONS), Integer.toString(clients), Long.toString(warmUpMillis),
-                Long.toString(measureMillis)).redirectErrorStream(true);
-        Process process = builder.start();
-        List<String> output = new ArrayList<>();
-        try (BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = lines.readLine()) != null) {
-                output.add(line);
+    /** One row, once, on the shared server: its own warm-up, then the measured part. */
+    private Row run(HttpBenchServer.Handle server, List<Setup> setups, int index, HttpLoad load) throws Exception {
+        Setup setup = setups.get(index);
+        URI uri = server.uri(index);
+        Counters before = new Counters();
+        Counters after = new Counters();
+        HttpLoad.Result result = load.run(uri, setup.clients(), warmUp, measure, new HttpLoad.Meter() {
+            @Override
+            public void start() throws IOException {
+                before.read(server);
             }
+
+            @Override
+            public void stop() throws IOException {
+                after.read(server);
+            }
+        });
+        if (result.errors() > 0) {
+            // Every request must be admitted and answered: a row of refusals would measure nothing.
+            throw new IllegalStateException(setup.what() + " answered " + result.errors() + " of "
+                    + result.requests() + " requests with something else than 200");
         }
-        if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
-            process.destroyForcibly();
-            throw new IllegalStateException("the load generator failed: " + String.join("\n", output));
-        }
-        Map<String, Double> figures = new LinkedHashMap<>();
-        Matcher pair = Pattern.compile("(\\w+)=([0-9.]+)").matcher(output.get(output.size() - 1));
-        while (pair.find()) {
-            figures.put(pair.group(1), Double.parseDouble(pair.group(2)));
-        }
-        return figures;
+        double requests = Math.max(1, result.requests());
+        return new Row(setup.what(), setup.clients(), requests / result.seconds(), result.p50Micros() / 1000,
+                result.p99Micros() / 1000, (after.serverCpuNanos - before.serverCpuNanos) / 1e3 / requests,
+                (after.redisCpuSeconds - before.redisCpuSeconds) * 1e6 / requests,
+                (after.scriptCalls - before.scriptCalls) / requests, result.cpuSeconds() * 1e6 / requests,
+                after.serverGcMillis - before.serverGcMillis, 0);
     }
 
-    private static void delete(Path root) {
-        try (Stream<Path> files = Files.walk(root)) {
-            files.sorted(Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
-        } catch (IOException e) {
-            // A temporary directory left behind is no reason to fail a benchmark.
+    /** The counters read where the measured part starts and ends. */
+    private final class Counters {
+        long serverCpuNanos;
+        long serverGcMillis;
+        double redisCpuSeconds;
+        long scriptCalls;
+
+        void read(HttpBenchServer.Handle server) throws IOException {
+            long[] cpu = server.cpu();
+            serverCpuNanos = cpu[0];
+            serverGcMillis = cpu[1];
+            redisCpuSeconds = CpuPerDecisionProfiler.redisCpuSeconds(redisUri);
+            scriptCalls = scriptCalls();
         }
     }
 
@@ -191,5 +274,20 @@ final class HttpBench {
             Map<String, Long> stats = RedisMeasurements.commandStats(admin);
             return stats.getOrDefault("evalsha", 0L) + stats.getOrDefault("eval", 0L);
         }
+    }
+
+    /** Whether a property is unset: Maven forwards the ones it was not given as empty. */
+    private static boolean blank(String value) {
+        return value == null || value.isBlank();
+    }
+
+    private static Duration duration(String property, Duration otherwise) {
+        String value = System.getProperty(property);
+        if (blank(value)) {
+            return otherwise;
+        }
+        String trimmed = value.trim();
+        return trimmed.startsWith("P") ? Duration.parse(trimmed)
+                : Duration.ofMillis(Math.round(Double.parseDouble(trimmed) * 1000));
     }
 }

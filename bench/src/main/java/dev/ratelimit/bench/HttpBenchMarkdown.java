@@ -1,49 +1,132 @@
 package dev.ratelimit.bench;
 
-import java.util.List;
+import java.time.Duration;
+import java.time.format.DateTimeFormatter;
 import java.util.Locale;
+import java.util.Map;
 
-/** The HTTP section of BENCHMARKS.md and its targets, from {@link HttpBench}'s rows. */
+/**
+ * The HTTP section of BENCHMARKS.md, from one {@link HttpBench.Report}: its own run's date, machine,
+ * command and generator at the top (an HTTP-only run rewrites this section and leaves the rest of
+ * the file alone), the rows for both kinds of traffic, the generators compared, and the HTTP targets.
+ */
 final class HttpBenchMarkdown {
-    private static final String ANCHOR = "Tomcat's RateLimitFilter";
-    private static final String NONE = "no filter";
+    /** The heading the section starts with; {@link #splice} finds the section by it. */
+    static final String HEADING = "## HTTP";
 
-    private final List<HttpBench.Row> rows;
+    private final HttpBench.Report report;
 
-    HttpBenchMarkdown(List<HttpBench.Row> rows) {
-        this.rows = rows;
+    HttpBenchMarkdown(HttpBench.Report report) {
+        this.report = report;
     }
 
-    void section(StringBuilder md) {
-        md.append("\n## HTTP\n\n");
-        md.append("An embedded Tomcat in the benchmark's JVM, a servlet that writes `ok`, each row on a fresh server. The "
-                + "load generator runs in a JVM of its own (`LoadGenerator`: ").append(HttpBench.CONNECTIONS)
-                .append(" closed-loop connections, JDK HttpClient) on the same two cores, so *server CPU* is the "
-                + "server's alone: its JVM's CPU time over the run, per request. *Redis CPU* (`INFO cpu`) and *script "
-                + "calls* (`INFO commandstats`, EVALSHA and EVAL) are per request too. Every request is admitted "
-                + "(limits far above the traffic). The anchor is Tomcat's own in-memory `RateLimitFilter`: what a "
-                + "limiter that never leaves the JVM costs.\n");
+    /** The whole section, from its heading to its targets. */
+    String section() {
+        StringBuilder md = new StringBuilder();
+        md.append('\n').append(HEADING).append("\n\n");
+        if (report.command().equals(BenchmarkReport.HTTP_COMMAND)) {
+            md.append("Run by `").append(report.command()).append("` from the repository root, which runs the HTTP "
+                    + "benchmark alone and rewrites only this section (the full run, `").append(BenchmarkReport.COMMAND)
+                    .append("`, rewrites it too). Every figure in this section comes from that one run.\n\n");
+        } else {
+            md.append("Run as part of the full run; `").append(BenchmarkReport.HTTP_COMMAND).append("` runs it alone "
+                    + "and rewrites only this section.\n\n");
+        }
+        md.append("| | |\n|---|---|\n");
+        md.append("| date | ").append(report.date().format(DateTimeFormatter.RFC_1123_DATE_TIME)).append(" |\n");
+        md.append("| machine | ").append(BenchmarkMarkdown.machine()).append(" |\n");
+        md.append("| JDK | ").append(System.getProperty("java.vm.name")).append(' ')
+                .append(System.getProperty("java.version")).append(" |\n");
+        md.append("| Redis | ").append(report.redisVersion()).append(" on the same machine, over loopback |\n");
+        md.append("| load generator | ").append(report.generator()).append(" |\n");
+        md.append("| per row | ").append(report.firstWarmUp().isZero() ? "no warm-up round; "
+                : "a warm-up round first, " + seconds(report.firstWarmUp()) + " per row; then ")
+                .append(report.rounds()).append(report.rounds() == 1 ? " round" : " rounds").append(" of ")
+                .append(seconds(report.warmUp())).append(" warm-up and ").append(seconds(report.measure()))
+                .append(" measured per row").append(report.rounds() == 1 ? "" : ", the median round shown")
+                .append(" |\n");
+        md.append("| HTTP part took | ").append(minutes(report.took())).append(" |\n");
+        md.append(String.format(Locale.ROOT, "| load average (1 min) | %.2f at the start, %.2f at the end |%n%n",
+                report.loadAverages()[0], report.loadAverages()[1]));
+
+        md.append("Three kinds of process share the machine's cores: one server JVM for every row (`HttpBenchServer`: "
+                + "an embedded Tomcat with one webapp per row, each a servlet that writes `ok` behind the row's filter; "
+                + "only the row being measured gets requests), the load generator in a process of its own (")
+                .append(HttpLoad.CONNECTIONS).append(" keep-alive connections, closed loop), and Redis; the benchmark's "
+                + "own JVM only starts them and reads counters before and after each measured part. The warm-up round "
+                + "lets the JIT compile what the rows share before anything is measured: a fresh JVM needs 5–10 s "
+                + "of load on two busy cores to settle, which is why every row shares one. The rounds put a burst of "
+                + "other work on the machine on one row of one round rather than on every round of one row. Every "
+                + "request carries its client in the header `X-Client` (ours keys on it; Tomcat's filter keys on the "
+                + "address, one for all) and is admitted: the limits are far above the traffic, and a row with any "
+                + "other answer than 200 fails the run.\n\n");
+        md.append("Per request: *server CPU* is the server JVM's CPU time over the measured part (Tomcat, the "
+                + "filter, its Redis client, JIT and GC), *over no filter* the same minus the no-filter row's: what "
+                + "the filter costs the application's CPU. *Redis CPU* is `INFO cpu`, *script calls* are EVALSHA "
+                + "and EVAL from `INFO commandstats`, *generator CPU* is the load generator's own. *p50* and *p99* "
+                + "are the generator's latencies. *Spread* is (largest − smallest) / median requests/s over the "
+                + "row's rounds: how far to trust its requests/s. The anchor is Tomcat's own in-memory "
+                + "`RateLimitFilter`, what a limiter that never leaves the JVM costs.\n");
         for (int clients : new int[] {HttpBench.MANY_CLIENTS, HttpBench.BUSY_CLIENTS}) {
-            md.append(String.format(Locale.ROOT, "%n### %,d clients%s%n%n", clients,
-                    clients == HttpBench.BUSY_CLIENTS ? ", each busy and far below its limit" : ""));
-            md.append("| | requests/s | × Tomcat's filter | p50 | p99 | server CPU | Redis CPU | script calls | errors |\n");
-            md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-            double anchor = row(ANCHOR, clients).requestsPerSecond();
-            for (HttpBench.Row row : rows) {
-                if (row.clients() != clients) {
-                    continue;
-                }
-                md.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f | %.2f ms | %.2f ms | %.1f µs | %.1f µs | %.3f | %d |%n",
-                        row.what(), row.requestsPerSecond(), row.requestsPerSecond() / anchor, row.p50Millis(),
-                        row.p99Millis(), row.serverMicros(), row.redisMicros(), row.redisCalls(), row.errors()));
+            table(md, clients);
+        }
+        generators(md);
+        targets(md);
+        return md.toString();
+    }
+
+    private void table(StringBuilder md, int clients) {
+        md.append(String.format(Locale.ROOT, "%n### %,d clients%s%n%n", clients,
+                clients == HttpBench.BUSY_CLIENTS ? ", each busy and far below its limit" : ""));
+        md.append("| | requests/s | × Tomcat's filter | spread | p50 | p99 | server CPU | over no filter | Redis CPU "
+                + "| script calls | generator CPU |\n");
+        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        double anchor = row(HttpBench.TOMCAT_FILTER, clients).requestsPerSecond();
+        double bare = row(HttpBench.NO_FILTER, clients).serverMicros();
+        for (HttpBench.Row row : report.rows()) {
+            if (row.clients() != clients) {
+                continue;
             }
+            md.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f | %.0f %% | %.2f ms | %.2f ms | %.1f µs | %+.1f µs "
+                    + "| %.1f µs | %.3f | %s |%n", row.what(), row.requestsPerSecond(),
+                    row.requestsPerSecond() / anchor, row.spread() * 100, row.p50Millis(), row.p99Millis(),
+                    row.serverMicros(), row.serverMicros() - bare, row.redisMicros(), row.redisCalls(),
+                    micros(row.generatorMicros())));
         }
     }
 
-    void targets(StringBuilder md) {
+    private void generators(StringBuilder md) {
+        md.append(String.format(Locale.ROOT, "%n### The load generators%n%nThe no-filter row at %,d clients once "
+                + "more with each generator this machine has, one round each, after the rows above. The tables above "
+                + "come from the first one the benchmark finds: `wrk` when it is on the PATH (Debian and Ubuntu: "
+                + "`apt-get install wrk`), else its own `LoadGenerator` in a JVM of its own; "
+                + "`-D%s=wrk` or `=java` picks one. The generator that costs less CPU per request leaves more of the "
+                + "shared cores to the server, so it shows more requests/s; server CPU per request should agree.%n%n",
+                HttpBench.MANY_CLIENTS, HttpLoad.PROPERTY));
+        md.append("| generator | requests/s | p50 | p99 | server CPU | generator CPU |\n|---|---:|---:|---:|---:|---:|\n");
+        for (Map.Entry<String, HttpBench.Row> entry : report.generators().entrySet()) {
+            HttpBench.Row row = entry.getValue();
+            md.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f ms | %.2f ms | %.1f µs | %s |%n", entry.getKey(),
+                    row.requestsPerSecond(), row.p50Millis(), row.p99Millis(), row.serverMicros(),
+                    micros(row.generatorMicros())));
+        }
+        if (report.generators().size() == 1) {
+            md.append("\n`wrk` was not on the PATH: the tables above are `LoadGenerator`'s.\n");
+        }
+    }
+
+    private void targets(StringBuilder md) {
+        md.append("\n### Targets (HTTP)\n\n| target | measured | met? |\n|---|---|:---:|\n");
+        for (int clients : new int[] {HttpBench.MANY_CLIENTS, HttpBench.BUSY_CLIENTS}) {
+            double agreement = row(HttpBench.NO_FILTER, clients).requestsPerSecond()
+                    / row(HttpBench.TOMCAT_FILTER, clients).requestsPerSecond();
+            line(md, String.format(Locale.ROOT, "no filter within 10 %% of Tomcat's filter, %,d clients (the generator "
+                    + "is not the bottleneck)", clients), String.format(Locale.ROOT, "%.2f ×", agreement),
+                    Math.abs(agreement - 1) <= 0.10);
+        }
         int busy = HttpBench.BUSY_CLIENTS;
-        double anchor = row(ANCHOR, busy).requestsPerSecond();
-        double bare = row(NONE, busy).serverMicros();
+        double anchor = row(HttpBench.TOMCAT_FILTER, busy).requestsPerSecond();
+        double bare = row(HttpBench.NO_FILTER, busy).serverMicros();
         for (String algorithm : HttpBench.ALGORITHMS) {
             HttpBench.Row leased = row("`" + algorithm + "`, leases", busy);
             line(md, "`" + algorithm + "`, leases, 100 busy clients: ≥ 0.8 × Tomcat's filter requests/s",
@@ -61,17 +144,61 @@ final class HttpBenchMarkdown {
         }
     }
 
+    /**
+     * {@code existing} BENCHMARKS.md with its HTTP section replaced by {@code section} (from its heading
+     * to the next heading of the same level) and the hand-written notes at its end replaced by
+     * {@code notes}, as they stand now. A file without an HTTP section gets it before the notes, or
+     * at the end.
+     *
+     * @param notes bench/NOTES.md, or null to leave the end of the file as it is
+     */
+    static String splice(String existing, String section, String notes) {
+        String text = existing;
+        if (notes != null) {
+            int notesAt = text.indexOf("\n" + notes.lines().findFirst().orElse("") + "\n");
+            if (notesAt >= 0 && !notes.isBlank()) {
+                text = text.substring(0, notesAt);
+            }
+        }
+        int start = text.indexOf("\n" + HEADING + "\n");
+        if (start < 0) {
+            text = text.stripTrailing() + "\n" + section;
+        } else {
+            int end = text.indexOf("\n## ", start + 1);
+            String before = text.substring(0, start);
+            String after = end < 0 ? "" : text.substring(end);
+            text = before + section + after;
+        }
+        if (notes != null && !notes.isBlank()) {
+            text = text + "\n" + notes;
+        }
+        return text;
+    }
+
     private static void line(StringBuilder md, String what, String measured, boolean met) {
         md.append("| ").append(what).append(" | ").append(measured).append(" | ").append(met ? "yes" : "**no**")
                 .append(" |\n");
     }
 
     private HttpBench.Row row(String what, int clients) {
-        for (HttpBench.Row row : rows) {
+        for (HttpBench.Row row : report.rows()) {
             if (row.what().equals(what) && row.clients() == clients) {
                 return row;
             }
         }
         throw new IllegalStateException("no HTTP row " + what + " for " + clients + " clients");
+    }
+
+    private static String micros(double value) {
+        return Double.isNaN(value) ? "n/a" : String.format(Locale.ROOT, "%.1f µs", value);
+    }
+
+    private static String seconds(Duration duration) {
+        return duration.toMillis() % 1000 == 0 ? duration.toSeconds() + " s"
+                : String.format(Locale.ROOT, "%.1f s", duration.toMillis() / 1000.0);
+    }
+
+    private static String minutes(Duration duration) {
+        return String.format(Locale.ROOT, "%d min %02d s", duration.toMinutes(), duration.toSecondsPart());
     }
 }

@@ -1,103 +1,299 @@
 package dev.ratelimit.bench;
 
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
-import java.util.Arrays;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicLong;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
- * The HTTP benchmark's load generator, run in a process of its own ({@link HttpBench} starts it),
- * so that what the server's JVM spends is the server's alone: closed-loop connections, each sending
- * its next request when the last answer came, as one of {@code clients} clients picked at random
- * (header {@code X-Client}). Warms up, then measures, then prints one line:
- * {@code requests=… seconds=… p50us=… p99us=… errors=…}.
+ * The HTTP benchmark's own load generator, for machines without {@code wrk}: {@link HttpBench} runs
+ * it in a JVM of its own, so that it neither shares the server's JVM nor shows in its CPU time.
  *
- * <p>{@code LoadGenerator <uri> <connections> <clients> <warm-up ms> <measure ms>}
+ * <p>It does what {@code wrk} does, in the same shape: a few threads, each driving its share of
+ * keep-alive HTTP/1.1 connections through one NIO selector, closed loop (a connection sends its
+ * next request when the answer to the last one has been read). Request {@code i} of a connection
+ * carries the header {@code X-Client: client-<n>}, cycling through {@code clients} values, as
+ * {@code rotating-client.lua} does for {@code wrk}. The requests are formatted once at start and
+ * answers are parsed only as far as the status and {@code Content-Length}; latencies go into
+ * fixed histograms, so a request allocates nothing.
+ *
+ * <p>It warms up, then measures, and prints to standard output {@code measuring} when the measured
+ * part starts, {@code measured} when it ends (the benchmark reads the server's and Redis' counters at
+ * those two lines), then one line of results:
+ * {@code requests=… seconds=… p50us=… p99us=… errors=… cpuSeconds=…}, where {@code errors} counts
+ * answers other than 200 and {@code cpuSeconds} is this JVM's own CPU time over the measured part.
+ * A request counts when it was sent and answered within the measured part.
+ *
+ * <p>{@code LoadGenerator <uri> <connections> <threads> <clients> <warm-up ms> <measure ms>}
  */
 public final class LoadGenerator {
+    /** Printed when the measured part starts. */
+    static final String MEASURING = "measuring";
+    /** Printed when the measured part ends. */
+    static final String MEASURED = "measured";
+
     private LoadGenerator() {
     }
 
+    /**
+     * Runs the load and prints what it measured (see the class comment).
+     *
+     * @param args uri, connections, threads, clients, warm-up and measured milliseconds
+     * @throws Exception when the server cannot be reached or answers what this generator cannot read
+     */
     public static void main(String[] args) throws Exception {
+        if (args.length != 6) {
+            throw new IllegalArgumentException(
+                    "usage: LoadGenerator <uri> <connections> <threads> <clients> <warm-up ms> <measure ms>");
+        }
         URI uri = URI.create(args[0]);
         int connections = Integer.parseInt(args[1]);
-        int clients = Integer.parseInt(args[2]);
-        long warmUpNanos = Duration.ofMillis(Long.parseLong(args[3])).toNanos();
-        long measureNanos = Duration.ofMillis(Long.parseLong(args[4])).toNanos();
-        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(5)).build();
-        long start = System.nanoTime();
-        long measureFrom = start + warmUpNanos;
-        long end = measureFrom + measureNanos;
-        AtomicLong errors = new AtomicLong();
-        long[][] latencies = new long[connections][];
-        int[] counts = new int[connections];
-        CountDownLatch done = new CountDownLatch(connections);
-        for (int c = 0; c < connections; c++) {
-            int connection = c;
-            Thread thread = new Thread(() -> {
-                long[] own = new long[1 << 16];
-                int count = 0;
-                try {
-                    while (true) {
-                        long sent = System.nanoTime();
-                        if (sent - end >= 0) {
-                            break;
-                        }
-                        String client = "client-" + ThreadLocalRandom.current().nextInt(clients);
-                        HttpRequest request = HttpRequest.newBuilder(uri).header("X-Client", client).GET().build();
-                        int status;
-                        try {
-                            status = http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
-                        } catch (Exception e) {
-                            status = -1;
-                        }
-                        long answered = System.nanoTime();
-                        if (sent - measureFrom < 0 || answered - end > 0) {
-                            continue;
-                        }
-                        if (status != 200) {
-                            errors.incrementAndGet();
-                        }
-                        if (count == own.length) {
-                            own = Arrays.copyOf(own, count * 2);
-                        }
-                        own[count++] = answered - sent;
-                    }
-                } finally {
-                    latencies[connection] = own;
-                    counts[connection] = count;
-                    done.countDown();
-                }
-            }, "load-" + c);
+        int threads = Math.min(connections, Integer.parseInt(args[2]));
+        int clients = Integer.parseInt(args[3]);
+        long warmUpNanos = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(args[4]));
+        long measureNanos = TimeUnit.MILLISECONDS.toNanos(Long.parseLong(args[5]));
+
+        byte[][] requests = requests(uri, clients);
+        InetSocketAddress address = new InetSocketAddress(uri.getHost(), uri.getPort());
+        long measureFrom = System.nanoTime() + warmUpNanos;
+        long measureUntil = measureFrom + measureNanos;
+        Worker[] workers = new Worker[threads];
+        for (int t = 0; t < threads; t++) {
+            // Connections split as evenly as they go; each thread starts its clients at its own offset.
+            int own = connections / threads + (t < connections % threads ? 1 : 0);
+            workers[t] = new Worker(address, own, requests, (int) ((long) t * clients / threads), measureFrom,
+                    measureUntil);
+        }
+        for (Worker worker : workers) {
+            worker.connect();
+        }
+        for (int t = 0; t < threads; t++) {
+            Thread thread = new Thread(workers[t], "load-" + t);
             thread.setDaemon(true);
+            workers[t].thread = thread;
             thread.start();
         }
-        done.await();
-        int total = 0;
-        for (int count : counts) {
-            total += count;
+        sleepUntil(measureFrom);
+        long cpuBefore = processCpuNanos();
+        System.out.println(MEASURING);
+        System.out.flush();
+        sleepUntil(measureUntil);
+        long cpu = processCpuNanos() - cpuBefore;
+        System.out.println(MEASURED);
+        System.out.flush();
+
+        LatencyHistogram latencies = new LatencyHistogram();
+        long errors = 0;
+        for (Worker worker : workers) {
+            worker.stop();
+            worker.thread.join(TimeUnit.SECONDS.toMillis(10));
+            if (worker.failure != null) {
+                throw worker.failure;
+            }
+            latencies.add(worker.latencies);
+            errors += worker.errors;
         }
-        long[] all = new long[total];
-        int at = 0;
-        for (int c = 0; c < connections; c++) {
-            System.arraycopy(latencies[c], 0, all, at, counts[c]);
-            at += counts[c];
-        }
-        Arrays.sort(all);
-        System.out.printf(java.util.Locale.ROOT, "requests=%d seconds=%.3f p50us=%d p99us=%d errors=%d%n", total,
-                measureNanos / 1e9, percentile(all, 0.50) / 1000, percentile(all, 0.99) / 1000, errors.get());
+        System.out.printf(Locale.ROOT, "requests=%d seconds=%.3f p50us=%d p99us=%d errors=%d cpuSeconds=%.3f%n",
+                latencies.count(), measureNanos / 1e9, latencies.percentileMicros(0.50),
+                latencies.percentileMicros(0.99), errors, cpu / 1e9);
     }
 
-    private static long percentile(long[] sorted, double fraction) {
-        if (sorted.length == 0) {
-            return 0;
+    /** One GET per client, formatted once: what goes on the wire, byte for byte. */
+    static byte[][] requests(URI uri, int clients) {
+        String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
+        byte[][] requests = new byte[clients][];
+        for (int client = 0; client < clients; client++) {
+            requests[client] = ("GET " + path + " HTTP/1.1\r\nHost: " + uri.getHost() + ":" + uri.getPort()
+                    + "\r\nX-Client: client-" + client + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
         }
-        return sorted[Math.min(sorted.length - 1, (int) Math.ceil(fraction * sorted.length) - 1)];
+        return requests;
+    }
+
+    private static void sleepUntil(long nanoTime) throws InterruptedException {
+        long left;
+        while ((left = nanoTime - System.nanoTime()) > 0) {
+            TimeUnit.NANOSECONDS.sleep(left);
+        }
+    }
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+    }
+
+    /** One thread's connections and what it measured; only its own thread touches them while it runs. */
+    private static final class Worker implements Runnable {
+        private final InetSocketAddress address;
+        private final Connection[] connections;
+        private final byte[][] requests;
+        private final long measureFrom;
+        private final long measureUntil;
+        private final LatencyHistogram latencies = new LatencyHistogram();
+        /** Bound once: {@code Selector.select(Consumer)} then needs no iterator per wake-up. */
+        private final Consumer<SelectionKey> onReady = this::onReady;
+        private final Selector selector;
+        private int nextClient;
+        private long errors;
+        private volatile boolean stopped;
+        private Exception failure;
+        private Thread thread;
+
+        Worker(InetSocketAddress address, int connections, byte[][] requests, int firstClient, long measureFrom,
+                long measureUntil) throws IOException {
+            this.address = address;
+            this.connections = new Connection[connections];
+            this.requests = requests;
+            this.nextClient = firstClient;
+            this.measureFrom = measureFrom;
+            this.measureUntil = measureUntil;
+            this.selector = Selector.open();
+        }
+
+        void connect() throws IOException {
+            for (int c = 0; c < connections.length; c++) {
+                connections[c] = new Connection();
+                open(connections[c]);
+            }
+        }
+
+        void stop() {
+            stopped = true;
+            selector.wakeup();
+        }
+
+        @Override
+        public void run() {
+            try {
+                for (Connection connection : connections) {
+                    send(connection);
+                }
+                while (!stopped) {
+                    selector.select(onReady, 100);
+                }
+            } catch (Exception e) {
+                failure = e;
+            } finally {
+                for (Connection connection : connections) {
+                    close(connection);
+                }
+                try {
+                    selector.close();
+                } catch (IOException e) {
+                    // The process ends next: nothing to do about a selector that would not close.
+                }
+            }
+        }
+
+        private void onReady(SelectionKey key) {
+            Connection connection = (Connection) key.attachment();
+            try {
+                if (key.isWritable()) {
+                    flush(connection);
+                }
+                if (key.isReadable()) {
+                    read(connection);
+                }
+            } catch (IOException e) {
+                reconnect(connection, e);
+            }
+        }
+
+        /**
+         * The server closed a connection (a keep-alive limit, or a reset after its last answer): the
+         * request in flight is lost and not counted, and a new connection takes its place.
+         */
+        private void reconnect(Connection connection, IOException cause) {
+            close(connection);
+            if (stopped) {
+                return;
+            }
+            try {
+                open(connection);
+                send(connection);
+            } catch (IOException e) {
+                e.addSuppressed(cause);
+                throw new IllegalStateException("cannot reconnect to " + address, e);
+            }
+        }
+
+        private void open(Connection connection) throws IOException {
+            SocketChannel channel = SocketChannel.open(address);
+            channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            channel.configureBlocking(false);
+            connection.channel = channel;
+            connection.key = channel.register(selector, SelectionKey.OP_READ, connection);
+            connection.answer.reset();
+        }
+
+        private void send(Connection connection) throws IOException {
+            ByteBuffer out = connection.out;
+            out.clear();
+            out.put(requests[nextClient]);
+            out.flip();
+            if (++nextClient == requests.length) {
+                nextClient = 0;
+            }
+            connection.sentAt = System.nanoTime();
+            flush(connection);
+        }
+
+        private void flush(Connection connection) throws IOException {
+            connection.channel.write(connection.out);
+            // A request is about a hundred bytes and almost always leaves in one write; if not, the
+            // selector says when the rest can go.
+            connection.key.interestOps(connection.out.hasRemaining()
+                    ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ);
+        }
+
+        private void read(Connection connection) throws IOException {
+            int read = connection.channel.read(connection.answer.buffer);
+            if (read < 0) {
+                reconnect(connection, new IOException("the server closed the connection"));
+                return;
+            }
+            int status = connection.answer.complete();
+            if (status == 0) {
+                return;
+            }
+            long answered = System.nanoTime();
+            if (connection.sentAt - measureFrom >= 0 && answered - measureUntil <= 0) {
+                latencies.record(answered - connection.sentAt);
+                if (status != 200) {
+                    errors++;
+                }
+            }
+            if (!stopped) {
+                send(connection);
+            }
+        }
+
+        private static void close(Connection connection) {
+            if (connection == null || connection.channel == null) {
+                return;
+            }
+            try {
+                connection.channel.close();
+            } catch (IOException e) {
+                // Closing a socket that failed: nothing left to save.
+            }
+        }
+    }
+
+    /** One keep-alive connection: its request buffer, the answer being read, when the request left. */
+    private static final class Connection {
+        final ByteBuffer out = ByteBuffer.allocateDirect(1024);
+        final HttpAnswer answer = new HttpAnswer();
+        SocketChannel channel;
+        SelectionKey key;
+        long sentAt;
     }
 }

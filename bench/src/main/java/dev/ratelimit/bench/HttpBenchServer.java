@@ -1,0 +1,259 @@
+package dev.ratelimit.bench;
+
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.apache.catalina.Context;
+import org.apache.catalina.startup.Tomcat;
+import org.apache.tomcat.util.descriptor.web.FilterDef;
+import org.apache.tomcat.util.descriptor.web.FilterMap;
+
+/**
+ * The HTTP benchmark's server, a JVM of its own ({@link HttpBench} starts it): an embedded Tomcat on
+ * 127.0.0.1 with one webapp per row, each a servlet that writes {@code ok} behind the filter that
+ * row measures, if any. All rows share the JVM, so the code they share (Tomcat's, and the filter's
+ * between rows of ours) is compiled once, in a warm-up before anything is measured, and every row
+ * then runs on the same warm JVM; only the row being measured gets requests. This JVM's CPU time
+ * is the server's alone: the load generator and the benchmark's orchestration run elsewhere.
+ *
+ * <p>It prints {@code port=<n>} once every webapp has started, then answers commands on standard
+ * input, one a line: {@code cpu} prints {@code cpu=<ns> gcMillis=<ms>} (this JVM's CPU time and
+ * the time its collectors report, both since start); {@code stop}, or the end of input, stops
+ * Tomcat (and the filters with it) and exits.
+ *
+ * <p>{@code HttpBenchServer @<path> <filter class or -> [<init-param>=<value> …] [@<path> …]}
+ */
+public final class HttpBenchServer {
+    /** A servlet that does nothing: the cost of the container alone. */
+    public static final class Hello extends HttpServlet {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
+            response.setContentType("text/plain");
+            response.getWriter().write("ok");
+        }
+    }
+
+    private HttpBenchServer() {
+    }
+
+    /**
+     * Serves until told to stop (see the class comment).
+     *
+     * @param args per webapp: {@code @} and its context path, its filter class or {@code -} for none,
+     *             and the filter's init-params as {@code name=value}
+     * @throws Exception when Tomcat or a filter does not start
+     */
+    public static void main(String[] args) throws Exception {
+        Path base = Files.createTempDirectory("http-bench");
+        Tomcat tomcat = new Tomcat();
+        tomcat.setBaseDir(base.toString());
+        tomcat.setHostname("127.0.0.1");
+        tomcat.getConnector().setPort(0);
+        tomcat.getConnector().setProperty("address", "127.0.0.1");
+        // Tomcat closes a keep-alive connection after 100 requests by default; the generators would
+        // then spend part of every row reconnecting, which measures the TCP stack, not the filter.
+        tomcat.getConnector().setProperty("maxKeepAliveRequests", "-1");
+        List<Context> contexts = new ArrayList<>();
+        for (int i = 0; i < args.length; ) {
+            if (!args[i].startsWith("@") || i + 1 >= args.length) {
+                throw new IllegalArgumentException("expected @<path> <filter class or -> at argument " + i + ": "
+                        + String.join(" ", args));
+            }
+            String path = args[i].substring(1);
+            String filterClass = args[i + 1];
+            i += 2;
+            Map<String, String> params = new LinkedHashMap<>();
+            for (; i < args.length && !args[i].startsWith("@"); i++) {
+                int equals = args[i].indexOf('=');
+                params.put(args[i].substring(0, equals), args[i].substring(equals + 1));
+            }
+            contexts.add(webapp(tomcat, base, path, filterClass.equals("-") ? null : filterClass, params));
+        }
+        tomcat.start();
+        for (Context context : contexts) {
+            if (!context.getState().isAvailable()) {
+                // A filter that refuses its configuration leaves its webapp stopped; Tomcat only logs it.
+                tomcat.stop();
+                throw new IllegalStateException("the webapp " + context.getPath() + " did not start (see the log "
+                        + "above)");
+            }
+        }
+        try {
+            System.out.println("port=" + tomcat.getConnector().getLocalPort());
+            System.out.flush();
+            BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+            String command;
+            while ((command = commands.readLine()) != null && !command.equals("stop")) {
+                if (command.equals("cpu")) {
+                    System.out.printf(Locale.ROOT, "cpu=%d gcMillis=%d%n", processCpuNanos(), gcMillis());
+                    System.out.flush();
+                } else {
+                    throw new IllegalArgumentException("unknown command '" + command + "': cpu or stop");
+                }
+            }
+        } finally {
+            tomcat.stop();
+            tomcat.destroy();
+            delete(base);
+        }
+    }
+
+    private static Context webapp(Tomcat tomcat, Path base, String path, String filterClass,
+            Map<String, String> params) throws IOException {
+        Path docBase = Files.createDirectories(base.resolve("webapp" + path.replace('/', '-')));
+        Context context = tomcat.addContext(path, docBase.toString());
+        Tomcat.addServlet(context, "hello", new Hello());
+        context.addServletMappingDecoded("/*", "hello");
+        if (filterClass != null) {
+            FilterDef filter = new FilterDef();
+            filter.setFilterName("limit");
+            filter.setFilterClass(filterClass);
+            params.forEach(filter::addInitParameter);
+            context.addFilterDef(filter);
+            FilterMap map = new FilterMap();
+            map.setFilterName("limit");
+            map.addURLPatternDecoded("/*");
+            context.addFilterMap(map);
+        }
+        return context;
+    }
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+    }
+
+    private static long gcMillis() {
+        long millis = 0;
+        for (GarbageCollectorMXBean collector : ManagementFactory.getGarbageCollectorMXBeans()) {
+            millis += Math.max(0, collector.getCollectionTime());
+        }
+        return millis;
+    }
+
+    private static void delete(Path root) {
+        try (Stream<Path> files = Files.walk(root)) {
+            files.sorted(Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
+        } catch (IOException e) {
+            // A temporary directory left behind is no reason to fail a benchmark.
+        }
+    }
+
+    /**
+     * The benchmark's side of a server JVM: starts it with one webapp per setup and talks to it over
+     * its standard input and output.
+     */
+    static final class Handle implements AutoCloseable {
+        /** The server JVM's options: a fixed heap, so that its size does not depend on the machine. */
+        static final List<String> JVM_OPTIONS = List.of("-Xms1g", "-Xmx1g");
+
+        private static final Pattern CPU = Pattern.compile("cpu=(\\d+) gcMillis=(\\d+)");
+
+        private final Process process;
+        private final BufferedReader out;
+        private final Writer in;
+        private final int port;
+
+        private Handle(Process process) throws IOException {
+            this.process = process;
+            this.out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+            this.in = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+            this.port = Integer.parseInt(answer("port=").substring("port=".length()));
+        }
+
+        static Handle start(List<HttpBench.Setup> setups) throws IOException {
+            List<String> command = new ArrayList<>();
+            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            command.addAll(JVM_OPTIONS);
+            command.add("-cp");
+            command.add(System.getProperty("java.class.path"));
+            command.add(HttpBenchServer.class.getName());
+            for (int i = 0; i < setups.size(); i++) {
+                HttpBench.Setup setup = setups.get(i);
+                command.add("@" + path(i));
+                command.add(setup.filterClass() == null ? "-" : setup.filterClass());
+                setup.params().forEach((name, value) -> command.add(name + "=" + value));
+            }
+            // Its log (Tomcat's, each filter's startup line) goes where this JVM's goes.
+            Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            try {
+                return new Handle(process);
+            } catch (IOException | RuntimeException e) {
+                process.destroyForcibly();
+                throw e;
+            }
+        }
+
+        private static String path(int setup) {
+            return "/row" + setup;
+        }
+
+        /** Where setup {@code index} is served. */
+        URI uri(int index) {
+            return URI.create("http://127.0.0.1:" + port + path(index) + "/hello");
+        }
+
+        /** {CPU time in nanoseconds, collectors' time in milliseconds}, both since the server started. */
+        long[] cpu() throws IOException {
+            in.write("cpu\n");
+            in.flush();
+            Matcher figures = CPU.matcher(answer("cpu="));
+            if (!figures.find()) {
+                throw new IllegalStateException("the server answered cpu with something else");
+            }
+            return new long[] {Long.parseLong(figures.group(1)), Long.parseLong(figures.group(2))};
+        }
+
+        /** The server's next line that starts with {@code prefix}; other lines are its own business. */
+        private String answer(String prefix) throws IOException {
+            String line;
+            while ((line = out.readLine()) != null) {
+                if (line.startsWith(prefix)) {
+                    return line;
+                }
+            }
+            throw new IllegalStateException("the HTTP bench server ended before it printed " + prefix
+                    + " (its log is above)");
+        }
+
+        @Override
+        public void close() throws IOException {
+            try {
+                in.write("stop\n");
+                in.close();
+                if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                }
+            } catch (IOException e) {
+                // It ended already, which is what stop asks for.
+                process.destroyForcibly();
+            } catch (InterruptedException e) {
+                process.destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}
