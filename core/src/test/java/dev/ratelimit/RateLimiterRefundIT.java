@@ -29,7 +29,9 @@ class RateLimiterRefundIT {
 
     @BeforeAll
     static void connect() {
-        store = RedisStore.connect(redis.uri());
+        // 2 s: a loaded build machine answered a refund after the default 200 ms (seen in CI: the refund
+        // ran, its reply came late, and the test read a timeout as a semantics failure).
+        store = RedisStore.connect(RedisSettings.builder(redis.uri()).timeout(Duration.ofSeconds(2)).build());
     }
 
     @AfterAll
