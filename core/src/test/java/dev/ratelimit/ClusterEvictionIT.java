@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.redis.EvictionWatch;
 import dev.ratelimit.testing.RedisClusterExtension;
+import dev.ratelimit.testing.ServerProduct;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -34,7 +35,7 @@ class ClusterEvictionIT {
 
     private static String server(String node) {
         try (Jedis jedis = new Jedis(HostAndPort.from(node))) {
-            return ServerName.of(jedis.info("server"));
+            return ServerProduct.named(jedis.info("server"));
         }
     }
 

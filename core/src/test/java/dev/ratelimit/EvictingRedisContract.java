@@ -11,6 +11,7 @@ import dev.ratelimit.redis.EvictionWatch;
 import dev.ratelimit.testing.AclUser;
 import dev.ratelimit.testing.AclUsers;
 import dev.ratelimit.testing.RedisServerExtension;
+import dev.ratelimit.testing.ServerProduct;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -102,7 +103,7 @@ abstract class EvictingRedisContract {
 
     /** How the limiter must name this Redis: {@code Redis 7.0.15}, {@code Valkey 9.1.2}. */
     String server() {
-        return ServerName.of(redis().client());
+        return ServerProduct.named(redis().client().info("server"));
     }
 
     private String errorLine() {

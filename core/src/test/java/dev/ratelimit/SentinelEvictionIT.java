@@ -3,6 +3,7 @@ package dev.ratelimit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.testing.RedisSentinelExtension;
+import dev.ratelimit.testing.ServerProduct;
 import java.time.Duration;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
@@ -20,7 +21,7 @@ class SentinelEvictionIT {
         try (Jedis master = new Jedis("127.0.0.1", sentinel.masterPort())) {
             master.configSet("maxmemory-policy", "allkeys-lru");
             master.configSet("maxmemory", "512mb");
-            server = ServerName.of(master.info("server"));
+            server = ServerProduct.named(master.info("server"));
         }
         RedisSettings settings = RedisSettings.builder("redis://127.0.0.1").timeout(Duration.ofMillis(500))
                 .sentinel(sentinel.masterName(), Arrays.asList(sentinel.sentinelNodes().split(","))).build();

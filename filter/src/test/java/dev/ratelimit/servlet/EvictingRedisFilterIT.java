@@ -10,13 +10,12 @@ import dev.ratelimit.servlet.containers.ServletContainers.Kind;
 import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
 import dev.ratelimit.testing.RedisServerExtension.Strategy;
+import dev.ratelimit.testing.ServerProduct;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -46,14 +45,7 @@ class EvictingRedisFilterIT {
 
     /** How the limiter must name the server: {@code Redis 7.0.15}, {@code Valkey 9.1.2}, read apart from the library. */
     private static String server() {
-        String info = redis.client().info("server");
-        Matcher valkey = Pattern.compile("(?m)^valkey_version:(\\S+)").matcher(info);
-        if (info.contains("server_name:valkey") && valkey.find()) {
-            return "Valkey " + valkey.group(1);
-        }
-        Matcher version = Pattern.compile("(?m)^redis_version:(\\S+)").matcher(info);
-        assertThat(version.find()).as(info).isTrue();
-        return "Redis " + version.group(1);
+        return ServerProduct.named(redis.client().info("server"));
     }
 
     @AfterAll

@@ -3,13 +3,14 @@ package dev.ratelimit.servers;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.servers.ServerLine.Namespace;
+import java.io.File;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -89,7 +90,7 @@ final class QuickStart {
                 .redirectErrorStream(true).redirectOutput(work.resolve("build-" + namespace + ".log").toFile());
         String mavenHome = System.getProperty("maven.home");
         assertThat(mavenHome).as("maven.home, set by the build").isNotBlank();
-        bash.environment().put("PATH", Path.of(mavenHome, "bin") + java.io.File.pathSeparator + System.getenv("PATH"));
+        bash.environment().put("PATH", Path.of(mavenHome, "bin") + File.pathSeparator + System.getenv("PATH"));
         bash.environment().put("JAVA_HOME", System.getProperty("java.home"));
         // The outer build's local repository: the jars it needs are there, and nothing is installed.
         bash.environment().put("MAVEN_OPTS", "-Dmaven.repo.local=" + System.getProperty("ratelimit.smoke.localRepository"));
@@ -97,7 +98,7 @@ final class QuickStart {
         boolean done = build.waitFor(5, TimeUnit.MINUTES);
         String log = Files.readString(work.resolve("build-" + namespace + ".log"));
         assertThat(done && build.exitValue() == 0).as("README's build command for " + namespace + ":\n" + log).isTrue();
-        Path lib = work.resolve("lib-" + namespace.name().toLowerCase(java.util.Locale.ROOT));
+        Path lib = work.resolve("lib-" + namespace.name().toLowerCase(Locale.ROOT));
         Files.move(checkout.resolve("lib"), lib);
         return lib;
     }
@@ -120,32 +121,19 @@ final class QuickStart {
         return readme.substring(newline + 1, readme.indexOf("```", newline + 1));
     }
 
+    /** The repository's sources: not its build output ({@code target}), dot-files or a {@code lib/}. */
     private static void copySources(Path from, Path to) throws IOException {
-        try (Stream<Path> files = Files.walk(from)) {
-            for (Path file : (Iterable<Path>) files::iterator) {
-                Path relative = from.relativize(file);
-                if (relative.toString().isEmpty()) {
-                    continue;
-                }
-                String first = relative.getName(0).toString();
-                boolean skipped = first.startsWith(".") || first.equals("lib");
-                for (Path part : relative) {
-                    skipped |= part.toString().equals("target");
-                }
-                if (skipped) {
-                    continue;
-                }
-                Path target = to.resolve(relative.toString());
-                if (Files.isDirectory(file)) {
-                    Files.createDirectories(target);
-                } else {
-                    Files.createDirectories(target.getParent());
-                    Files.copy(file, target);
-                }
+        StandaloneServer.copyTree(from, to, relative -> {
+            if (relative.toString().isEmpty()) {
+                return false;
             }
-        } catch (UncheckedIOException e) {
-            throw e.getCause();
-        }
+            String first = relative.getName(0).toString();
+            boolean skipped = first.startsWith(".") || first.equals("lib");
+            for (Path part : relative) {
+                skipped |= part.toString().equals("target");
+            }
+            return skipped;
+        });
     }
 
     /** For a failure's message. */

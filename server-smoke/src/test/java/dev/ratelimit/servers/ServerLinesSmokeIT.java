@@ -26,6 +26,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
@@ -389,7 +391,7 @@ class ServerLinesSmokeIT {
         assertThat(start).as("README lists the jars").isPositive();
         String list = readme.substring(start, readme.indexOf("(a test holds this list", start));
         List<String> jars = new ArrayList<>();
-        java.util.regex.Matcher jar = java.util.regex.Pattern.compile("`([^`]+\\.jar)`").matcher(list);
+        Matcher jar = Pattern.compile("`([^`]+\\.jar)`").matcher(list);
         while (jar.find()) {
             jars.add(jar.group(1));
         }
@@ -413,16 +415,8 @@ class ServerLinesSmokeIT {
                     "x".repeat(6000) + "\u00e9");
             assertThat(hostile.statusCode()).as(server + " a hostile key is decided: " + server.log()).isEqualTo(200);
         }
-        List<CompletableFuture<HttpResponse<String>>> answers = new ArrayList<>();
-        for (int i = 0; i < BURST; i++) {
-            URI target = javax.get(i % javax.size()).app("jaxrs").resolve("rest/orders");
-            answers.add(Http.CLIENT.sendAsync(HttpRequest.newBuilder(target).header("X-Client", "burst")
-                    .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString()));
-        }
-        Map<Integer, Integer> statuses = new TreeMap<>();
-        for (CompletableFuture<HttpResponse<String>> answer : answers) {
-            statuses.merge(answer.join().statusCode(), 1, Integer::sum);
-        }
+        Map<Integer, Integer> statuses = Http.concurrentStatuses(BURST,
+                i -> javax.get(i % javax.size()).app("jaxrs").resolve("rest/orders"), "X-Client", "burst");
         assertThat(statuses).as(() -> javax + " share one bucket: " + javax.stream().map(StandaloneServer::log).toList())
                 .isEqualTo(Map.of(200, JaxrsApp.LIMIT, 429, BURST - JaxrsApp.LIMIT));
         for (StandaloneServer server : javax) {

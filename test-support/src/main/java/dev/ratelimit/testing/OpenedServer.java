@@ -59,29 +59,16 @@ final class OpenedServer {
      * @throws IllegalStateException when the server's INFO has no such field
      */
     String version() {
-        String version = infoField(client.info("server"), "redis_version");
+        String version = ServerProduct.field(client.info("server"), "redis_version");
         if (version == null) {
             throw new IllegalStateException("INFO server of " + uri() + " has no redis_version");
         }
         return version;
     }
 
-    /** {@code server_name} (redis when absent, as before Redis 7.2 and Valkey) and that product's own version. */
+    /** What the server calls itself and its own version (see {@link ServerProduct#of}). */
     String product() {
-        String info = client.info("server");
-        String name = infoField(info, "server_name");
-        String product = name == null ? "redis" : name;
-        String version = infoField(info, product + "_version");
-        return product + " " + (version == null ? infoField(info, "redis_version") : version);
-    }
-
-    private static String infoField(String info, String field) {
-        for (String line : info.split("\r?\n")) {
-            if (line.startsWith(field + ":")) {
-                return line.substring(field.length() + 1).trim();
-            }
-        }
-        return null;
+        return ServerProduct.of(client.info("server"));
     }
 
     /** The log line of a successful open, with the server's version. */
