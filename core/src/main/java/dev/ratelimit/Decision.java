@@ -27,6 +27,8 @@ public final class Decision {
     private final Lease lease;
     /** {@link #NO_PENALTY}, {@link #OPENS_PENALTY} or {@link #IN_PENALTY}: see {@link #penalized()}. */
     private final byte penalty;
+    /** Zero, or for a delayed admission how long the caller must wait before acting: see {@link #delay()}. */
+    private final Duration delay;
 
     static final byte NO_PENALTY = 0;
     /** The denial that found the client over its limit and put it in the penalty box. */
@@ -36,11 +38,11 @@ public final class Decision {
 
     private Decision(boolean allowed, Rule rule, long remaining, Duration retryAfter, Duration resetAfter,
             boolean degraded, boolean local) {
-        this(allowed, rule, remaining, retryAfter, resetAfter, degraded, local, null, null, NO_PENALTY);
+        this(allowed, rule, remaining, retryAfter, resetAfter, degraded, local, null, null, NO_PENALTY, Duration.ZERO);
     }
 
     private Decision(boolean allowed, Rule rule, long remaining, Duration retryAfter, Duration resetAfter,
-            boolean degraded, boolean local, Receipt receipt, Lease lease, byte penalty) {
+            boolean degraded, boolean local, Receipt receipt, Lease lease, byte penalty, Duration delay) {
         this.allowed = allowed;
         this.rule = Objects.requireNonNull(rule, "rule");
         this.remaining = remaining;
@@ -51,21 +53,22 @@ public final class Decision {
         this.receipt = receipt;
         this.lease = lease;
         this.penalty = penalty;
+        this.delay = delay;
     }
 
     /** This admission, holding the lease Redis recorded for it; for {@code DecisionAccess}. */
     Decision withLease(Lease lease) {
-        return new Decision(allowed, rule, remaining, retryAfter, resetAfter, degraded, local, receipt, lease, penalty);
+        return new Decision(allowed, rule, remaining, retryAfter, resetAfter, degraded, local, receipt, lease, penalty, delay);
     }
 
     /** This decision, carrying what it took; for {@code DecisionAccess}. */
     Decision withReceipt(Receipt receipt) {
-        return new Decision(allowed, rule, remaining, retryAfter, resetAfter, degraded, local, receipt, lease, penalty);
+        return new Decision(allowed, rule, remaining, retryAfter, resetAfter, degraded, local, receipt, lease, penalty, delay);
     }
 
     /** This denial, as the penalty box gave it ({@link #OPENS_PENALTY} or {@link #IN_PENALTY}); for {@code DecisionAccess}. */
     Decision withPenalty(byte penalty) {
-        return new Decision(allowed, rule, remaining, retryAfter, resetAfter, degraded, local, receipt, lease, penalty);
+        return new Decision(allowed, rule, remaining, retryAfter, resetAfter, degraded, local, receipt, lease, penalty, delay);
     }
 
     /** What the penalty box had to do with this decision; for {@code DecisionAccess}. */
@@ -97,6 +100,38 @@ public final class Decision {
      */
     public boolean holdsLease() {
         return lease != null;
+    }
+
+    /**
+     * An admission whose permits were taken for an instant ahead, {@code delay} from now, by
+     * {@link RateLimiter#tryAcquire(String, Duration)}: the caller must not act on it before then.
+     *
+     * @param remaining permits left at that instant, at least 0
+     * @param delay how long the caller must wait, above zero
+     * @param resetAfter how long from now until the rule's full capacity is available again
+     */
+    public static Decision delayed(Rule rule, long remaining, Duration delay, Duration resetAfter) {
+        if (delay.isNegative() || delay.isZero()) {
+            throw new IllegalArgumentException("delay must be above zero, but was " + delay);
+        }
+        return new Decision(true, rule, Math.max(0, remaining), Duration.ZERO, resetAfter, false, false, null, null,
+                NO_PENALTY, delay);
+    }
+
+    /**
+     * How long the caller must wait before acting on this admission: zero, except for an admission
+     * {@link RateLimiter#tryAcquire(String, Duration)} took for an instant ahead (the request was over
+     * the limit, and its permits free up within the caller's {@code maxDelay}). Such an admission
+     * counts from that instant, exactly as if the client had come back then; acting earlier would
+     * pass the limit.
+     */
+    public Duration delay() {
+        return delay;
+    }
+
+    /** Whether this admission is for an instant ahead: {@link #delay()} is above zero. */
+    public boolean delayed() {
+        return !delay.isZero();
     }
 
     /**
@@ -203,7 +238,7 @@ public final class Decision {
 
     @Override
     public String toString() {
-        return (allowed ? "allowed" : "denied") + (penalty != NO_PENALTY ? " (penalty)" : "") + (local ? " (locally: Redis failed)" : degraded ? " (degraded: Redis failed)" : "") + " by " + rule.name() + ": remaining " + remaining
+        return (allowed ? "allowed" : "denied") + (delayed() ? " in " + Durations.format(delay) : "") + (penalty != NO_PENALTY ? " (penalty)" : "") + (local ? " (locally: Redis failed)" : degraded ? " (degraded: Redis failed)" : "") + " by " + rule.name() + ": remaining " + remaining
                 + (allowed ? "" : ", retry after " + Durations.format(retryAfter))
                 + ", reset after " + Durations.format(resetAfter);
     }

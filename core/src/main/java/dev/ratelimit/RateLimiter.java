@@ -1,6 +1,5 @@
 package dev.ratelimit;
 
-import dev.ratelimit.engine.ClientKeys;
 import dev.ratelimit.engine.DecisionAccounting;
 import dev.ratelimit.engine.DecisionEngine;
 import dev.ratelimit.engine.DeniedKeys;
@@ -17,8 +16,7 @@ import java.util.Map;
  * limiters on many nodes and threads never admit more than the rules allow.
  *
  * <p>Several rules (say 10 per second and 1000 per hour) are decided together, all or nothing: a
- * denial by one rule consumes nothing from the others. Thread-safe; build one per policy and keep
- * it.
+ * denial by one rule consumes nothing from the others. Thread-safe; build one per policy, keep it.
  *
  * <pre>{@code
  * try (RedisStore redis = RedisStore.connect("redis://localhost:6379")) {
@@ -58,12 +56,7 @@ public final class RateLimiter {
         this.keyPrefix = builder.keyPrefix;
         this.rules = Immutable.copyOf(builder.rules);
         this.transport = builder.transport;
-        FailureAnswer onFailure = new FailureAnswer(builder.failurePolicy, rules, builder.localRules,
-                builder.localLimiterSize, builder.nanoClock, builder.wallClock);
-        this.engine = new DecisionEngine(policyName, new ClientKeys(keyPrefix, policyName, rules), rules, transport,
-                builder.store.gateway(), onFailure, builder.localDenyCache, builder.quotaLeases, builder.adaptive,
-                builder.adaptive == null ? null : builder.adaptive.load(), builder.listener(), builder.nanoClock,
-                builder.wallClock, builder.store.evictions(), builder.warmUp);
+        this.engine = builder.engine(rules);
         this.overrides = new Overrides(engine.overrides());
     }
 
@@ -98,6 +91,15 @@ public final class RateLimiter {
      */
     public Decision tryAcquireEach(List<String> clientKeys) {
         return engine.acquireEach(clientKeys);
+    }
+
+    /**
+     * As {@link #tryAcquire(String)}, but over the limit the cost is taken for the instant it frees up
+     * if that is within {@code maxDelay} (1 ms to 60 s): see {@link Decision#delay()}. For one rule of
+     * gcra, sliding-log or token-bucket over lua, without leases or a penalty; else IllegalStateException.
+     */
+    public Decision tryAcquire(String key, Duration maxDelay) {
+        return engine.acquire(key, maxDelay);
     }
 
     /**
@@ -152,10 +154,9 @@ public final class RateLimiter {
     }
 
     /**
-     * Takes the permits, waiting for them if need be: sleeps for each denial's retry-after and
-     * tries again, and gives up (returning the denial) as soon as the next wait would end past
-     * {@code maxWait}. Never busy-polls. For callers that throttle their own outbound calls; a
-     * server answering requests should rather deny at once with {@link #tryAcquire(String, long)}.
+     * Takes the permits, sleeping for each denial's retry-after and trying again, until the next wait
+     * would end past {@code maxWait}; never busy-polls. For callers throttling their own outbound
+     * calls; a server should deny at once, or delay without a thread ({@link #tryAcquire(String, Duration)}).
      *
      * @return the allowing decision, or the last denial when waiting longer would pass maxWait
      * @throws IllegalArgumentException for a bad key or permits (as tryAcquire) or a negative maxWait
@@ -282,10 +283,7 @@ public final class RateLimiter {
         return engine.failureAnswer().policy();
     }
 
-    /**
-     * The rules this node applies alone while Redis cannot be asked, at their local limit; null
-     * unless the failure policy is {@link FailurePolicy#LOCAL}.
-     */
+    /** The rules this node applies alone while Redis cannot be asked, at their local limit; null unless {@code LOCAL}. */
     public List<Rule> localRules() {
         return engine.failureAnswer().localRules();
     }

@@ -2,7 +2,10 @@ package dev.ratelimit;
 
 import dev.ratelimit.claim.Lease;
 import dev.ratelimit.claim.Receipt;
+import dev.ratelimit.engine.ClientKeys;
+import dev.ratelimit.engine.DecisionEngine;
 import dev.ratelimit.engine.DecisionListener;
+import dev.ratelimit.engine.FailureAnswer;
 import dev.ratelimit.rules.LeaseRules;
 import dev.ratelimit.rules.PenaltyRules;
 import dev.ratelimit.rules.LocalRules;
@@ -226,6 +229,15 @@ public final class RateLimiterBuilder {
      *     repeat, the rules mix algorithms, the transport cannot run the rules, or
      *     {@code localLimit} is out of range or set without {@link FailurePolicy#LOCAL}
      */
+    /** The engine of the limiter being built, over its checked rules. */
+    DecisionEngine engine(List<Rule> checkedRules) {
+        FailureAnswer onFailure = new FailureAnswer(failurePolicy, checkedRules, localRules, localLimiterSize, nanoClock,
+                wallClock);
+        return new DecisionEngine(policyName, new ClientKeys(keyPrefix, policyName, checkedRules), checkedRules,
+                transport, store.gateway(), onFailure, localDenyCache, quotaLeases, adaptive,
+                adaptive == null ? null : adaptive.load(), listener(), nanoClock, wallClock, store.evictions(), warmUp);
+    }
+
     public RateLimiter build() {
         RedisKeys.checkKeyPart("policyName", policyName, 1, RateLimiter.MAX_NAME_LENGTH);
         RedisKeys.checkKeyPart("keyPrefix", keyPrefix, 0, RateLimiter.MAX_NAME_LENGTH);

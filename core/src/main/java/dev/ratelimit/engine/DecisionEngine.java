@@ -9,6 +9,7 @@ import dev.ratelimit.claim.Receipt;
 import dev.ratelimit.local.LocalDenyCache;
 import dev.ratelimit.redis.EvictionWatch;
 import dev.ratelimit.redis.RedisGateway;
+import dev.ratelimit.rules.DelayRules;
 import dev.ratelimit.scripts.LuaEvaluator;
 import dev.ratelimit.support.EvictionFinding;
 import dev.ratelimit.support.RedisKeys;
@@ -50,6 +51,8 @@ public final class DecisionEngine {
     private final Refunds refunds;
     private final DecisionFlow flow;
     private final BatchDecisions batches;
+    /** Why these rules cannot delay a request ({@link DelayRules}), or null when they can. */
+    private final String delayRefusal;
 
     /**
      * @param onFailure what a Redis failure gets: the failure policy, with the local limiter
@@ -82,6 +85,7 @@ public final class DecisionEngine {
         this.inForce = new RulesInForce(policyName, rules, transport, gateway, adaptive, load, nanoClock, overrides,
                 this::rulesChanged, evictions);
         this.evictions = evictions;
+        this.delayRefusal = DelayRules.refusal(rules, transport, quotaLeases);
         this.accounting = new DecisionAccounting(policyName, listener, wallClock);
         this.refunds = new Refunds(policyName);
         FailurePolicy failurePolicy = onFailure.policy();
@@ -101,6 +105,15 @@ public final class DecisionEngine {
     }
 
     /** The caller's permits, checked against every rule's capacity first. */
+    /** Each rule's cost, now or, over the limit, for the instant it frees up within maxDelay. */
+    public Decision acquire(String key, Duration maxDelay) {
+        DelayRules.checkMaxDelay(maxDelay);
+        if (delayRefusal != null) {
+            throw new IllegalStateException("a delayed admission cannot be taken with " + delayRefusal);
+        }
+        return flow.acquire(key, keys.of(key), 0, maxDelay.toNanos() / 1000);
+    }
+
     public Decision acquire(String key, long permits) {
         keys.checkPermits(permits);
         return flow.acquire(key, keys.of(key), permits);

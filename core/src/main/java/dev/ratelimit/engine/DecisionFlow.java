@@ -48,6 +48,17 @@ public final class DecisionFlow {
      * @param permits the caller's permits, or 0 for each rule's cost
      */
     public Decision acquire(String key, List<String> keys, long permits) {
+        return acquire(key, keys, permits, 0);
+    }
+
+    /**
+     * One try that, over the limit, takes the permits for the instant they free up when that is at
+     * most {@code maxDelayMicros} away ({@link Decision#delayed()}). A remembered denial answers only
+     * while its retry-after is longer than that: a shorter wait may be reserved.
+     *
+     * @param maxDelayMicros 0 for a plain try; else the rules are one that can reserve (DelayRules)
+     */
+    public Decision acquire(String key, List<String> keys, long permits, long maxDelayMicros) {
         RulesInForce.Applied current = inForce.current();
         long[] eachRule = permits == 0 ? current.costs : permitsForEachRule(current, permits);
         if (quota != null && keys.size() == 1) {
@@ -61,15 +72,19 @@ public final class DecisionFlow {
         Decision decision;
         boolean cached = false;
         if (denyCache == null) {
-            decision = take(current, key, keys, eachRule, permits);
+            decision = take(current, key, keys, eachRule, permits, maxDelayMicros);
         } else {
             String cacheKey = key + '\n' + permits;
             decision = denyCache.get(cacheKey);
+            if (decision != null && maxDelayMicros > 0
+                    && decision.retryAfter().compareTo(Duration.ofNanos(maxDelayMicros * 1000)) <= 0) {
+                decision = null;
+            }
             if (decision != null) {
                 accounting.cachedDenial();
                 cached = true;
             } else {
-                decision = take(current, key, keys, eachRule, permits);
+                decision = take(current, key, keys, eachRule, permits, maxDelayMicros);
                 denyCache.put(cacheKey, decision);
             }
         }
@@ -80,7 +95,7 @@ public final class DecisionFlow {
     /** The client's state without taking anything, under the rules last applied. */
     public Decision peek(String key, List<String> keys) {
         RulesInForce.Applied current = inForce.last();
-        return decide(current, key, keys, current.costs, 0, false);
+        return decide(current, key, keys, current.costs, 0, false, 0);
     }
 
     /**
@@ -91,14 +106,14 @@ public final class DecisionFlow {
      * and reset come from a peek, so the answer is as true as any other denial's.
      */
     private Decision take(RulesInForce.Applied current, String key, List<String> keys, long[] permits,
-            long callerPermits) {
+            long callerPermits, long maxDelayMicros) {
         for (int i = 0; i < permits.length; i++) {
             if (permits[i] > current.rules.get(i).capacity()) {
-                Decision state = decide(current, key, keys, current.costs, 0, false);
+                Decision state = decide(current, key, keys, current.costs, 0, false, 0);
                 return deniedUntilLimitsRise(state, inForce.untilNextAdaptation());
             }
         }
-        return decide(current, key, keys, permits, callerPermits, true);
+        return decide(current, key, keys, permits, callerPermits, true, maxDelayMicros);
     }
 
     /**
@@ -120,11 +135,13 @@ public final class DecisionFlow {
 
     /** @param callerPermits what the caller asked for, or 0 for each rule's cost: for a local decision */
     private Decision decide(RulesInForce.Applied current, String key, List<String> keys, long[] permits,
-            long callerPermits, boolean consume) {
+            long callerPermits, boolean consume, long maxDelayMicros) {
         long start = System.nanoTime();
         try {
             Decision decision;
-            if (leases != null && consume) {
+            if (maxDelayMicros > 0) {
+                decision = ((LuaEvaluator) current.evaluator).decideDelaying(keys, permits, maxDelayMicros);
+            } else if (leases != null && consume) {
                 String lease = leases.nextId();
                 decision = Leases.held(current.evaluator.decide(keys, permits, true, lease), keys, lease);
             } else if (quota != null && consume && keys.size() == 1 && current.evaluator instanceof LuaEvaluator) {

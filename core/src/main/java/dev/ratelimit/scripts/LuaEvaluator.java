@@ -47,6 +47,8 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
     private final String scriptName;
     /** Whether the script takes a lease id after the rules' arguments. */
     private final boolean leases;
+    /** The first value of a delayed admission's reply (limiter-penalty.lua). */
+    private static final long DELAYED = 4;
     /** With a penalty, what follows the mode ('P&lt;ms&gt;', limiter-penalty.lua); null without. */
     private final String penaltyMode;
 
@@ -109,18 +111,25 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
 
     @Override
     public Decision decide(List<String> keys, long[] permits, boolean consume, String lease) {
-        ScriptCall call = call(keys, permits, consume, lease);
+        ScriptCall call = call(keys, permits, consume ? "1" : "0", lease);
+        return decision(keys, permits, gateway.eval(call.script, call.keys, call.args));
+    }
+
+    /**
+     * Takes the permits of one rule for one key, or, over the limit, for the instant they free up
+     * when that is at most {@code maxDelayMicros} away: a {@link Decision#delayed()} admission
+     * (limiter-penalty.lua). The caller checked that the rule's algorithm can reserve (DelayRules).
+     */
+    public Decision decideDelaying(List<String> keys, long[] permits, long maxDelayMicros) {
+        ScriptCall call = call(keys, permits, "1D" + maxDelayMicros, null);
         return decision(keys, permits, gateway.eval(call.script, call.keys, call.args));
     }
 
     /** The call {@link #decide} makes, for a batch to send with others ({@link RedisGateway#evalAll}). */
     public ScriptCall call(List<String> keys, long[] permits, boolean consume) {
-        return call(keys, permits, consume, null);
+        return call(keys, permits, consume ? "1" : "0", null);
     }
 
-    private ScriptCall call(List<String> keys, long[] permits, boolean consume, String lease) {
-        return call(keys, permits, consume ? "1" : "0", lease);
-    }
 
     /** @param mode '1' to consume, '0' to peek, 'L&lt;ask&gt;:&lt;lifetime&gt;' to consume and lease (limiter-driver.lua) */
     private ScriptCall call(List<String> keys, long[] permits, String mode, String lease) {
@@ -202,7 +211,10 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
      */
     public Decision decision(List<String> keys, long[] permits, List<Long> reply) {
         Decision decision = governing(reply);
-        if (reply.get(0) > 1) {
+        if (reply.get(0) == DELAYED) {
+            // {DELAYED, 1, remaining, wait_us, reset_after_us, receipt}: one rule (limiter-driver.lua).
+            decision = Decision.delayed(rules.get(0), reply.get(2), micros(reply.get(3)), micros(reply.get(4)));
+        } else if (reply.get(0) > 1) {
             // limiter-penalty.lua: 2 for the denial that put the client in the penalty box, 3 while it is there.
             decision = DecisionAccess.penalized(decision, reply.get(0) == 2);
         }
@@ -243,21 +255,11 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
     @Override
     public boolean giveBack(Receipt receipt) {
         boolean back = false;
-        ScriptCall call = refundCall(receipt);
+        ScriptCall call = refundCall(receipt, false);
         for (long given : gateway.eval(call.script, call.keys, call.args)) {
             back |= given == 1;
         }
         return back;
-    }
-
-    /**
-     * The call to refund.lua that gives the receipt's permits back: each rule's permits and stamp,
-     * then its arguments, as the evaluator that issued the receipt had them. Rules change (a live
-     * override, an adaptive limit) while a lease waits to go back: its permits must go back at the
-     * rate they were taken at (for gcra, its old interval per permit), never the new one.
-     */
-    private ScriptCall refundCall(Receipt receipt) {
-        return refundCall(receipt, false);
     }
 
     /**
@@ -269,6 +271,12 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
         return refundCall(receipt, true);
     }
 
+    /**
+     * The call to refund.lua that gives the receipt's permits back: each rule's permits and stamp,
+     * then its arguments, as the evaluator that issued the receipt had them. Rules change (a live
+     * override, an adaptive limit) while a lease waits to go back: its permits must go back at the
+     * rate they were taken at (for gcra, its old interval per permit), never the new one.
+     */
     private ScriptCall refundCall(Receipt receipt, boolean leaseRest) {
         LuaEvaluator issuer = receipt.issuer() instanceof LuaEvaluator ? (LuaEvaluator) receipt.issuer() : this;
         List<String> keys = receipt.keys();
@@ -312,7 +320,7 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
      * Denied: the denying rule that frees up last speaks. Allowed: the rule with the fewest left.
      */
     private Decision governing(List<Long> reply) {
-        boolean allowed = reply.get(0) == 1;
+        boolean allowed = reply.get(0) == 1 || reply.get(0) == DELAYED;
         int chosen = -1;
         for (int i = 0; i < rules.size(); i++) {
             int at = 1 + 4 * i;

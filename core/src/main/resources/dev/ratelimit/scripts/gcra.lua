@@ -37,9 +37,9 @@ local function check(key, permits_arg, interval_arg, burst_arg)
   end
   local tolerance = tonumber(burst_arg) * interval
   local new_tat = tat + permits * interval
-  local available = math.floor((tolerance - (tat - now)) / interval)
+  local available = math.max(0, math.floor((tolerance - (tat - now)) / interval))
   if new_tat - now > tolerance then
-    return 0, available, new_tat - tolerance - now, tat - now
+    return 0, available, new_tat - tolerance - now, tat - now, new_tat
   end
   return 1, available, 0, tat - now, math.floor((tolerance - (new_tat - now)) / interval), new_tat
 end
@@ -47,6 +47,16 @@ end
 local function commit(key, remaining, new_tat)
   redis.call('SET', key, string.format('-%d', new_tat), 'PX', math.max(1, math.ceil((new_tat - now) / 1000)))
   return remaining, new_tat - now, 0
+end
+
+-- A delayed admission (limiter-penalty.lua): the TAT the same request would write at the instant it
+-- is admitted, now + retry. Then max(TAT, instant) is the TAT (a request no larger than the burst is
+-- admitted before the TAT passes), so it writes new_tat, found by check(); the TAT may now run
+-- further ahead than the burst, and every later request waits behind it. The receipt is 0 as an
+-- admission's: refund.lua moves the TAT back.
+local function reserve(key, retry, new_tat)
+  redis.call('SET', key, string.format('-%d', new_tat), 'PX', math.max(1, math.ceil((new_tat - now) / 1000)))
+  return retry, 0, new_tat - now, 0
 end
 
 -- A quota lease of up to `grant` permits for the caller's node, taken as if each were taken at the

@@ -31,6 +31,11 @@
 -- retry_after_us, reset_after_us} before anything else is decided; several rules with a penalty are
 -- refused (RateLimiterBuilder refuses them first).
 --
+-- Delayed admissions (limiter-penalty.lua): with '1D<max_us>' the call has one rule, and a denial
+-- whose permits free up within max_us becomes {DELAYED, 1, remaining, wait_us, reset_after_us,
+-- receipt} through the algorithm's reserve(); several rules, or an algorithm without reserve(), are
+-- refused (the Java side refuses them first).
+--
 -- Clock seam, for tests: one ARGV more than 1 + RULE_KEYS * ARGS_PER_RULE (the rules' keys, penalty
 -- boxes not counted) is `now` (microseconds), read
 -- by the script instead of TIME so a test can run it at exact instants. LuaEvaluator never sends it.
@@ -45,12 +50,22 @@
 local LEASE_SHARE = 4
 local lease_ask, lease_us = string.match(ARGV[1], '^L(%d+):(%d+)$')
 
+if DELAY_MAX and (RULE_KEYS ~= 1 or not reserve) then
+  return redis.error_reply('a delayed admission needs one rule of an algorithm that can reserve, but this call has '
+    .. RULE_KEYS .. (reserve and ' rules' or ' rules of one that cannot'))
+end
 if RULE_KEYS == 1 then
   local allowed, remaining, retry, reset, s1, s2, s3, s4, s5 = check(KEYS[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])
   if PENALTY_MS then
     local boxed, retry_boxed, reset_boxed = penalty_box(KEYS[2], clock(ARGS_PER_RULE, 0), allowed, retry, reset)
     if boxed then
       return {boxed, 0, 0, retry_boxed, reset_boxed}
+    end
+  end
+  if allowed == 0 and DELAY_MAX and retry <= DELAY_MAX then
+    local wait, left, reset_at, receipt = reserve(KEYS[1], retry, s1, s2, s3, s4, s5)
+    if wait then
+      return {DELAYED, 1, left, wait, reset_at, receipt}
     end
   end
   if allowed == 1 and consume then

@@ -1,9 +1,11 @@
--- limiter-penalty: the penalty box (Rule.penalty), and the mode every limiter script reads.
+-- limiter-penalty: the penalty box (Rule.penalty), the mode every limiter script reads, and what a
+-- delayed admission (maxDelay) is told.
 --
 -- LuaScript.limiter() puts this file first, before limiter-clock.lua, so that the clock, the
 -- algorithm and the driver read the call's mode from here: ARGV[1] is '1' to consume, '0' to peek,
--- 'L<permits>:<lifetime_us>' to consume and lease (limiter-driver.lua), or, for a rule with a
--- penalty, '1P<ms>' to consume and '0P<ms>' to peek. With a penalty the call carries, after the keys
+-- 'L<permits>:<lifetime_us>' to consume and lease (limiter-driver.lua), for a rule with a
+-- penalty '1P<ms>' to consume and '0P<ms>' to peek, or '1D<max_us>' to consume or, when the request
+-- is over the limit but its permits free up within <max_us>, reserve them for that instant (below). With a penalty the call carries, after the keys
 -- of its decisions, as many keys again: KEYS[RULE_KEYS + i] is the penalty box of KEYS[i]
 -- (RedisKeys.penaltyBox, '<key>:{penalty}', in the key's hash slot).
 --
@@ -20,11 +22,21 @@
 -- box has no say and the algorithm decides as without a penalty.
 
 local PENALTY_MS = tonumber(string.match(ARGV[1], '^[01]P(%d+)$'))
+-- A delayed admission (RateLimiter.tryAcquire(key, maxDelay)): a request over the limit whose
+-- permits free up within DELAY_MAX microseconds is not denied. The call that finds it over the limit
+-- takes them for the instant they free up, written exactly as the admission of the same request at
+-- that instant would write them, and answers {DELAYED, 1, remaining, wait_us, reset_after_us,
+-- receipt}: the caller must not act on it before wait_us has passed. The algorithm's
+-- reserve(key, retry_us, denial values of check()...) does the writing and returns wait_us (at least
+-- retry_us; nil when that is past DELAY_MAX: the denial stands), remaining and reset_after_us as they
+-- are at that instant, and the receipt a refund needs. Only algorithms that define reserve() take it.
+local DELAY_MAX = tonumber(string.match(ARGV[1], '^1D(%d+)$'))
+local reserve
 -- The keys of decisions (or rules): all of KEYS but the penalty boxes that follow them.
 local RULE_KEYS = PENALTY_MS and #KEYS / 2 or #KEYS
 -- Whether the call takes permits: '1', '1P...' and 'L...' do, '0' and '0P...' only look.
 local CONSUMES = string.sub(ARGV[1], 1, 1) ~= '0'
-local PENALIZED, IN_BOX = 2, 3
+local PENALIZED, IN_BOX, DELAYED = 2, 3, 4
 
 local function penalty_box(box, now, allowed, retry, reset)
   local ends = tonumber(redis.call('GET', box))

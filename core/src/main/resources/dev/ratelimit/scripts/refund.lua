@@ -162,7 +162,8 @@ local function token_bucket(key, permits, stamp, a)
     return 0
   end
   local tokens = tonumber(counted)
-  local elapsed = math.max(0, now - tonumber(at))
+  -- A time ahead of now is tokens owed to delayed admissions (token-bucket.lua's reserve).
+  local elapsed = now - tonumber(at)
   if elapsed >= math.ceil((capacity - tokens) / refill) then
     return 0
   end
@@ -186,10 +187,16 @@ local function token_bucket(key, permits, stamp, a)
   tokens = capacity - back
   if tokens == capacity then
     redis.call('DEL', key)
-  else
-    redis.call('SET', key, string.format('t%d %d', tokens, now), 'PX',
-        math.max(1, math.ceil(math.ceil((capacity - tokens) / refill) / 1000)))
+    return 1
   end
+  -- Still owed after the refund: counted at the later instant when they are not, as reserve() does.
+  local counted_at = now
+  if tokens < 0 then
+    counted_at = now + math.ceil(-tokens / refill)
+    tokens = tokens + (counted_at - now) * refill
+  end
+  redis.call('SET', key, string.format('t%d %d', tokens, counted_at), 'PX',
+      math.max(1, math.ceil((counted_at - now + math.ceil((capacity - tokens) / refill)) / 1000)))
   return 1
 end
 

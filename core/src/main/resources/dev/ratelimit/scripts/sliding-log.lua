@@ -115,7 +115,7 @@ local function check(key, permits_arg, limit_arg, window_arg)
     if count > 0 and permits <= limit then
       retry = reaching(key, base + count + permits - limit, window) + window - now
     end
-    return 0, limit - count, retry, reset
+    return 0, math.max(0, limit - count), retry, reset, total, newest_at, permits, window
   end
   if count == 0 then
     -- An empty window, a foreign key or none: the log starts again from a total of 0.
@@ -158,6 +158,20 @@ local function commit(key, remaining, new_total, window, stamp, trim)
   redis.call('PEXPIRE', key, math.ceil(left / 1000))
   -- The receipt is the entry's score, unique in the log: refund.lua removes that entry.
   return remaining, left, stamp
+end
+
+-- A delayed admission (limiter-penalty.lua): an entry of the request's permits stamped at the instant
+-- it is admitted, now + retry (or just after the newest entry, should that be later), which is the
+-- entry the same request would add then. Entries ahead of now count in the window at once, so
+-- every later request waits behind this one. The receipt is the entry's score, as an admission's.
+local function reserve(key, retry, total, newest_at, permits, window)
+  local stamp = math.max(now + retry, newest_at + 1)
+  if stamp - now > DELAY_MAX or total + permits > REBASE_AT then
+    return nil
+  end
+  redis.call('ZADD', key, int(stamp), int(total + permits))
+  redis.call('PEXPIRE', key, math.ceil((stamp + window - now) / 1000))
+  return stamp - now, 0, stamp + window - now, stamp
 end
 
 -- A quota lease of `grant` permits for the caller's node: one entry of those permits, stamped at the

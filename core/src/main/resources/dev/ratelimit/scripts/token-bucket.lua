@@ -33,7 +33,7 @@ local function check(key, permits_arg, capacity_arg, scale_arg, refill_arg)
   if counted then
     tokens = tonumber(counted)
     -- Refill only up to full: elapsed * refill could otherwise outgrow exact doubles.
-    local elapsed = math.max(0, now - tonumber(at))
+    local elapsed = now - tonumber(at)
     if elapsed >= math.ceil((capacity - tokens) / refill) then
       tokens = capacity
     else
@@ -41,10 +41,10 @@ local function check(key, permits_arg, capacity_arg, scale_arg, refill_arg)
     end
   end
   local need = tonumber(permits_arg) * scale
-  local available = math.floor(tokens / scale)
+  local available = math.max(0, math.floor(tokens / scale))
   local reset = math.ceil((capacity - tokens) / refill)
   if tokens < need then
-    return 0, available, math.ceil((need - tokens) / refill), reset
+    return 0, available, math.ceil((need - tokens) / refill), reset, tokens, need, capacity, scale, refill
   end
   local left = tokens - need
   return 1, available, 0, reset, math.floor(left / scale), left, math.ceil((capacity - left) / refill)
@@ -53,6 +53,17 @@ end
 local function commit(key, remaining, left, refill_time)
   redis.call('SET', key, string.format('t%d %d', left, now), 'PX', math.max(1, math.ceil(refill_time / 1000)))
   return remaining, refill_time, 0
+end
+
+-- A delayed admission (limiter-penalty.lua): the bucket as the same request would leave it at the
+-- instant it is admitted, now + wait: what it holds then, less the request, counted at that instant.
+-- The state's time is then ahead of now: check() reads it as tokens owed (elapsed is negative), so
+-- every later request waits behind this one. The receipt is 0 as an admission's.
+local function reserve(key, wait, tokens, need, capacity, scale, refill)
+  local left = tokens + wait * refill - need
+  local refill_time = wait + math.ceil((capacity - left) / refill)
+  redis.call('SET', key, string.format('t%d %d', left, now + wait), 'PX', math.max(1, math.ceil(refill_time / 1000)))
+  return wait, math.floor(left / scale), refill_time, 0
 end
 
 -- A quota lease of up to `grant` permits for the caller's node, taken as if each were taken at the

@@ -1,0 +1,153 @@
+package dev.ratelimit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ratelimit.support.RedisKeys;
+import dev.ratelimit.testing.RedisServerExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import redis.clients.jedis.resps.Tuple;
+
+/**
+ * Delayed admissions through {@link RateLimiter#tryAcquire(String, Duration)}, on Redis' own clock,
+ * two limiters of one policy standing for two nodes: many threads at once are admitted now or for
+ * an instant ahead, never more than the limit in any window; a refund gives a delayed admission's
+ * permits back; the local deny cache does not answer a request that could wait; and what cannot
+ * reserve is refused with the reason. (Exact instants are {@code DelayedAdmissionClockIT}'s.)
+ */
+class DelayedAdmissionIT {
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private static RedisStore store;
+
+    @BeforeAll
+    static void connect() {
+        // A burst of 40 at once on a busy machine: 2 s for a reply, not the default 200 ms.
+        store = RedisStore.connect(RedisSettings.builder(redis.uri()).timeout(Duration.ofSeconds(2)).build());
+    }
+
+    @AfterAll
+    static void close() {
+        store.close();
+    }
+
+    private static RateLimiter node(String policy, Rule rule) {
+        return RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName(policy).rule(rule).build();
+    }
+
+    /**
+     * 10 per second and up to 3 s of wait: 40 requests at once over two nodes fit in four windows
+     * (now and three ahead), so each is admitted, 10 at once and 30 delayed; the sliding log in Redis
+     * then holds every admission at its instant, and no second-long span holds more than 10.
+     */
+    @Test
+    void manyThreadsOnTwoNodesAreAdmittedNowOrLaterButNeverOverTheLimit() throws Exception {
+        Rule rule = Rule.of(Algorithm.SLIDING_LOG, 10, Duration.ofSeconds(1));
+        RateLimiter one = node("burst", rule);
+        RateLimiter two = node("burst", rule);
+        ExecutorService threads = Executors.newFixedThreadPool(16);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<Decision>> futures = new ArrayList<>();
+        try {
+            for (int i = 0; i < 40; i++) {
+                RateLimiter node = i % 2 == 0 ? one : two;
+                Callable<Decision> request = () -> {
+                    start.await();
+                    return node.tryAcquire("client", Duration.ofSeconds(3));
+                };
+                futures.add(threads.submit(request));
+            }
+            start.countDown();
+            int now = 0;
+            int delayed = 0;
+            for (Future<Decision> future : futures) {
+                Decision decision = future.get();
+                assertThat(decision.allowed()).as("every one fits within 3 s: %s", decision).isTrue();
+                if (decision.delayed()) {
+                    delayed++;
+                    assertThat(decision.delay()).isLessThanOrEqualTo(Duration.ofSeconds(3));
+                } else {
+                    now++;
+                }
+            }
+            assertThat(now).as("admitted at once: the limit").isEqualTo(10);
+            assertThat(delayed).isEqualTo(30);
+        } finally {
+            threads.shutdownNow();
+        }
+
+        List<Tuple> log = redis.client().zrangeWithScores(RedisKeys.key(redis.keyPrefix(), "burst", "client"), 0, -1);
+        assertThat(log).as("one entry per admission, delayed ones at their instants").hasSize(40);
+        for (int i = 10; i < log.size(); i++) {
+            long span = (long) log.get(i).getScore() - (long) log.get(i - 10).getScore();
+            assertThat(span).as("the 11th admission counted from any one is a whole window later").isGreaterThanOrEqualTo(1_000_000L);
+        }
+
+        Decision over = one.tryAcquire("client", Duration.ofSeconds(3));
+        assertThat(over.allowed()).as("the 41st would wait 4 s: denied").isFalse();
+        assertThat(over.retryAfter()).isGreaterThan(Duration.ofSeconds(3));
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = {"SLIDING_LOG", "TOKEN_BUCKET", "GCRA"})
+    void aDelayedAdmissionGivenBackFreesItsInstantForTheNext(Algorithm algorithm) {
+        String policy = "refund-" + algorithm.configName();
+        RateLimiter one = node(policy, Rule.of(algorithm, 1, Duration.ofSeconds(10)));
+        RateLimiter two = node(policy, Rule.of(algorithm, 1, Duration.ofSeconds(10)));
+        assertThat(one.tryAcquire("client").allowed()).isTrue();
+        Decision delayed = one.tryAcquire("client", Duration.ofSeconds(30));
+        assertThat(delayed.delayed()).isTrue();
+        assertThat(delayed.delay()).isBetween(Duration.ofSeconds(9), Duration.ofSeconds(10).plusNanos(1000));
+        Decision behind = two.peek("client");
+        assertThat(behind.retryAfter()).as("the next waits behind it").isGreaterThan(Duration.ofSeconds(19));
+
+        assertThat(one.refund("client", delayed)).as("a client gone while it waits gives its instant back").isTrue();
+        Decision after = two.tryAcquire("client", Duration.ofSeconds(30));
+        assertThat(after.delayed()).isTrue();
+        assertThat(after.delay()).as("the next takes that instant").isLessThanOrEqualTo(Duration.ofSeconds(10).plusNanos(1000));
+    }
+
+    @Test
+    void aRememberedDenialDoesNotAnswerARequestThatCouldWait() {
+        RateLimiter node = node("cache", Rule.of(Algorithm.GCRA, 1, Duration.ofSeconds(10)));
+        assertThat(node.tryAcquire("client").allowed()).isTrue();
+        assertThat(node.tryAcquire("client").allowed()).as("a plain try: denied and remembered").isFalse();
+        Decision waiting = node.tryAcquire("client", Duration.ofSeconds(20));
+        assertThat(waiting.delayed()).as("within the wait allowed, Redis reserves it").isTrue();
+        Decision tooLong = node.tryAcquire("client", Duration.ofSeconds(1));
+        assertThat(tooLong.allowed()).isFalse();
+        long cached = node.stats().localCacheDenials();
+        assertThat(node.tryAcquire("client", Duration.ofSeconds(1)).allowed()).isFalse();
+        assertThat(node.stats().localCacheDenials()).as("a wait past the maximum: the cache answers").isEqualTo(cached + 1);
+    }
+
+    @Test
+    void whatCannotReserveIsRefusedWithTheReason() {
+        RateLimiter fixed = node("fixed", Rule.of(Algorithm.FIXED_WINDOW, 1, Duration.ofSeconds(10)));
+        assertThatThrownBy(() -> fixed.tryAcquire("client", Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("algorithm fixed-window");
+        RateLimiter boxed = node("boxed", Rule.builder(Algorithm.GCRA, 1, Duration.ofSeconds(10))
+                .penalty(Duration.ofSeconds(5)).build());
+        assertThatThrownBy(() -> boxed.tryAcquire("client", Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("penalty");
+        RateLimiter gcra = node("bounds", Rule.of(Algorithm.GCRA, 1, Duration.ofSeconds(10)));
+        assertThatThrownBy(() -> gcra.tryAcquire("client", Duration.ofSeconds(61)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("maxDelay must be whole milliseconds between 1ms and 60s, but was 61s");
+        assertThatThrownBy(() -> gcra.tryAcquire("client", Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
+    }
+}
