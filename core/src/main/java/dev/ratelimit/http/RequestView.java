@@ -72,4 +72,13 @@ public interface RequestView {
 
     /** The container's own request ({@code HttpServletRequest}, {@code ContainerRequestContext}), for custom resolvers. */
     <T> T unwrap(Class<T> type);
+
+    /**
+     * Whether the adapter can hold this request without a thread until a delayed admission's instant
+     * ({@code maxDelay}): for the servlet filter, a request that may go asynchronous. This default,
+     * for adapters that cannot (JAX-RS), is false: such a request over the limit is refused.
+     */
+    default boolean suspendable() {
+        return false;
+    }
 }

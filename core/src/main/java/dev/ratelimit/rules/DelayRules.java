@@ -74,12 +74,17 @@ public final class DelayRules {
 
     /** @throws BadArgument naming {@code maxDelay} when it is not whole milliseconds between 1 ms and {@link #MAX_DELAY} */
     public static Duration checkMaxDelay(Duration maxDelay) {
-        if (maxDelay == null || maxDelay.isNegative() || maxDelay.isZero() || maxDelay.compareTo(MAX_DELAY) > 0
-                || maxDelay.getNano() % 1_000_000 != 0) {
+        if (maxDelay == null || !isMaxDelay(maxDelay)) {
             throw new BadArgument("maxDelay", "maxDelay must be whole milliseconds between 1ms and 60s, but was "
                     + (maxDelay == null ? "null" : maxDelay.compareTo(MAX_DELAY.multipliedBy(1000)) > 0
                     ? maxDelay.toString() : Durations.format(maxDelay)));
         }
         return maxDelay;
+    }
+
+    /** Whether a maxDelay is whole milliseconds from 1 ms to {@link #MAX_DELAY}. */
+    public static boolean isMaxDelay(Duration maxDelay) {
+        return !maxDelay.isNegative() && !maxDelay.isZero() && maxDelay.compareTo(MAX_DELAY) <= 0
+                && maxDelay.getNano() % 1_000_000 == 0;
     }
 }

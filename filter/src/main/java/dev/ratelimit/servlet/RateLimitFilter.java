@@ -50,6 +50,8 @@ public class RateLimitFilter implements Filter {
 
     private PolicyRuntime runtime;
     private RateLimitPipeline pipeline;
+    /** With {@code maxDelay}: the requests waiting for their turn; otherwise null. */
+    private DelayedRequests delays;
 
     /**
      * Reads and checks the configuration and connects the limiter (lazily: a Redis that is down at
@@ -79,6 +81,7 @@ public class RateLimitFilter implements Filter {
             throw new ServletException("RateLimitFilter '" + filterName + "' " + e.getMessage(), e);
         }
         pipeline = runtime.pipeline();
+        delays = runtime.policy().waiting() == null ? null : new DelayedRequests(filterName, pipeline);
         log.info("RateLimitFilter '{}' started: {}", filterName, runtime.policy());
     }
 
@@ -90,7 +93,14 @@ public class RateLimitFilter implements Filter {
             return;
         }
         HttpServletResponse response = (HttpServletResponse) res;
-        ServletRequestView view = new ServletRequestView((HttpServletRequest) req);
+        Admission resumed = delays == null ? null : delays.resumed(req);
+        if (resumed != null) {
+            // Its turn came ({@code maxDelay}): on as admitted, its headers written when it was held.
+            pass(req, response, chain, resumed);
+            return;
+        }
+        HttpServletRequest httpRequest = (HttpServletRequest) req;
+        ServletRequestView view = new ServletRequestView(httpRequest, delays != null && delays.canHold(httpRequest));
         Admission admission = pipeline.before(view);
         // The request itself, or one that gives back a form body the key was read from.
         ServletRequest request = view.request();
@@ -103,11 +113,24 @@ public class RateLimitFilter implements Filter {
             response.setContentLength(body.length);
             response.getOutputStream().write(body);
             response.flushBuffer();
+            if (delays != null) {
+                delays.refusedForNotAsync(httpRequest);
+            }
             return;
         }
+        if (admission.delayed()) {
+            delays.hold((HttpServletRequest) request, response, admission);
+            return;
+        }
+        pass(request, response, chain, admission);
+    }
+
+    /** Lets an admitted request through, and ends it once the chain returns or the async request ends. */
+    private void pass(ServletRequest request, HttpServletResponse response, FilterChain chain, Admission admission)
+            throws IOException, ServletException {
         boolean returned = false;
         try {
-            chain.doFilter(request, res);
+            chain.doFilter(request, response);
             returned = true;
         } finally {
             if (!returned || !admission.limited() || !afterAsync(request, admission, response)) {
@@ -140,10 +163,14 @@ public class RateLimitFilter implements Filter {
     /** Gives the Redis connection back; the last filter of the webapp using it closes it. */
     @Override
     public void destroy() {
+        if (delays != null) {
+            delays.close();
+        }
         if (runtime != null) {
             runtime.close();
         }
         runtime = null;
         pipeline = null;
+        delays = null;
     }
 }

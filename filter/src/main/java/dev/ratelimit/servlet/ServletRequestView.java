@@ -15,9 +15,17 @@ final class ServletRequestView implements RequestView {
     private final HttpServletRequest request;
     /** The request that gives back a form body this view read; null while it read none. */
     private FormPostRequest passedOn;
+    /** Whether the filter can hold this request until a delayed admission's turn ({@link DelayedRequests}). */
+    private final boolean suspendable;
 
-    ServletRequestView(HttpServletRequest request) {
+    ServletRequestView(HttpServletRequest request, boolean suspendable) {
         this.request = request;
+        this.suspendable = suspendable;
+    }
+
+    @Override
+    public boolean suspendable() {
+        return suspendable;
     }
 
     @Override

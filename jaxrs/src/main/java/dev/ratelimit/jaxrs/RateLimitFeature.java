@@ -111,6 +111,12 @@ public class RateLimitFeature implements DynamicFeature {
                     .defaultPolicyName(where, "the resource method")
                     .classLoader(Thread.currentThread().getContextClassLoader())
                     .parse(AnnotationSettings.of(annotation));
+            if (policy.waiting() != null) {
+                // Refused, not ignored: a container filter cannot suspend a request, so it could only refuse.
+                throw new IllegalArgumentException(Settings.MAX_DELAY.name() + " applies to RateLimitFilter only: a JAX-RS "
+                        + "container filter cannot hold a request without a thread; set it as the filter's init-param, "
+                        + "not as property or context-param '" + Settings.PREFIX + Settings.MAX_DELAY.name() + "'");
+            }
             return webapp.start(policy);
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("RateLimitFeature cannot limit " + where + ": " + e.getMessage(), e);

@@ -14,6 +14,8 @@ import dev.ratelimit.http.settings.HttpPolicy;
  * {@link RateLimitPipeline#after(Admission, int)}. Immutable.
  */
 public final class Admission {
+    /** The header of a response whose request waited for its turn ({@code maxDelay}): the wait, in milliseconds. */
+    public static final String DELAY_HEADER = "X-RateLimit-Delay";
     /** A request no policy limits: no headers, nothing to do afterwards. */
     public static final Admission UNLIMITED = new Admission(null, null, false, false, 0, null, null);
 
@@ -23,7 +25,7 @@ public final class Admission {
     /** Whether the handler's time is measured (for adaptive limits), and from when, in nanoseconds. */
     private final boolean timed;
     private final long admittedAtNanos;
-    /** The client key, kept when the permits may be given back after the handler ({@code countStatus}). */
+    /** The client key, kept when the permits may be given back ({@code countStatus}, a delayed admission). */
     private final String refundKey;
     /** The limiter that decided (the policy's or its tier's), to give the permits back to; or null. */
     private final RateLimiter limiter;
@@ -50,6 +52,15 @@ public final class Admission {
     }
 
     /** The limiter's decision, or null when the request was not limited. */
+    /**
+     * Whether the request was admitted for an instant ahead ({@code maxDelay}): the adapter holds it
+     * until {@link Decision#delay()} has passed, then lets it through, and calls
+     * {@code RateLimitPipeline.waitOver} once either way.
+     */
+    public boolean delayed() {
+        return decision != null && !denied && decision.delayed();
+    }
+
     public Decision decision() {
         return decision;
     }
@@ -61,6 +72,10 @@ public final class Admission {
     public void writeHeaders(HttpAnswer.HeaderSink headers) {
         if (decision != null) {
             HttpAnswer.writeHeaders(decision, policy, headers);
+            if (delayed() && (policy.headerMode().draft() || policy.headerMode().legacy())) {
+                // How long the request waits for its turn before it runs, in whole milliseconds rounded up.
+                headers.set(DELAY_HEADER, Long.toString((decision.delay().toNanos() + 999_999) / 1_000_000));
+            }
         }
     }
 

@@ -7,11 +7,13 @@ import dev.ratelimit.http.answer.Admission;
 import dev.ratelimit.http.checks.TrafficChecks;
 import dev.ratelimit.http.settings.HttpPolicy;
 import dev.ratelimit.http.settings.PolicyLimiters;
+import dev.ratelimit.http.settings.Waiting;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,6 +38,11 @@ public final class RateLimitPipeline {
     /** What this policy's traffic shows about its configuration. */
     private final TrafficChecks checks;
     private final AtomicLong dryRunDenials = new AtomicLong();
+    /** Requests of this policy waiting for their turn on this node now ({@code maxDelayed} at most). */
+    private final AtomicInteger waitingNow = new AtomicInteger();
+    /** Requests admitted for an instant ahead so far, and those refused because maxDelayed were waiting. */
+    private final AtomicLong delayed = new AtomicLong();
+    private final AtomicLong queueFull = new AtomicLong();
     private final AtomicLong lastDryRunLog = new AtomicLong(System.nanoTime() - DRY_RUN_LOG_INTERVAL_NANOS);
 
     /** @param limiter built from the policy ({@link PolicyLimiters#newLimiter}) */
@@ -90,13 +97,14 @@ public final class RateLimitPipeline {
             if (HttpPolicy.MISSING_KEY.equals(clientKey)) {
                 checks.countedInSharedBucket(policy.keyDescription());
             }
-            decision = decider.tryAcquire(clientKey);
+            decision = mayWait(request) ? delayable(decider, clientKey) : decider.tryAcquire(clientKey);
         }
         if (decision.allowed()) {
-            // Adaptive limits watch how long admitted requests take; nobody else needs the clock read.
-            boolean timed = policy.adaptive();
+            // Adaptive limits watch how long admitted requests take (a wait for the turn is not the
+            // handler's time); nobody else needs the clock read.
+            boolean timed = policy.adaptive() && !decision.delayed();
             return new Admission(policy, decision, false, timed, timed ? System.nanoTime() : 0,
-                    policy.countStatus() == null ? null : clientKey, decider);
+                    policy.countStatus() == null && !decision.delayed() ? null : clientKey, decider);
         }
         // enforce as configured, unless an operator overrides it live (read with the decision's rules).
         if (!limiter.overrides().enforce(policy.enforce())) {
@@ -108,6 +116,74 @@ public final class RateLimitPipeline {
                     request.path(), decision);
         }
         return new Admission(policy, decision, true, false, 0, null, null);
+    }
+
+    /**
+     * With {@code maxDelay}, a request over the limit may wait for its turn when the adapter can hold
+     * it ({@link RequestView#suspendable()}) and the policy enforces (a dry run lets it through at
+     * once, so it never waits).
+     */
+    private boolean mayWait(RequestView request) {
+        return policy.waiting() != null && request.suspendable() && limiter.overrides().enforce(policy.enforce());
+    }
+
+    /**
+     * A try that may admit for an instant ahead, taking a place among this node's waiting requests
+     * first; the place is kept only by a delayed admission, until {@link #waitOver}.
+     */
+    private Decision delayable(RateLimiter decider, String clientKey) {
+        Waiting waiting = policy.waiting();
+        if (waitingNow.incrementAndGet() > waiting.maxDelayed()) {
+            waitingNow.decrementAndGet();
+            Decision decision = decider.tryAcquire(clientKey);
+            if (!decision.allowed()) {
+                queueFull.incrementAndGet();
+            }
+            return decision;
+        }
+        Decision decision;
+        try {
+            decision = decider.tryAcquire(clientKey, waiting.maxDelay());
+        } catch (RuntimeException e) {
+            waitingNow.decrementAndGet();
+            throw e;
+        }
+        if (decision.delayed()) {
+            delayed.incrementAndGet();
+        } else {
+            waitingNow.decrementAndGet();
+        }
+        return decision;
+    }
+
+    /**
+     * Ends a delayed admission's wait ({@link Admission#delayed()}): its time came and the request
+     * goes on, or it will not (the client left, the server stops). Call it once per delayed admission.
+     * A request that will not go on gives its permits back, so the next in line moves up.
+     *
+     * @param goesOn false when the request will not run: then its permits are given back
+     */
+    public void waitOver(Admission admission, boolean goesOn) {
+        waitingNow.decrementAndGet();
+        if (!goesOn) {
+            RateLimiter decider = admission.limiter() != null ? admission.limiter() : limiter;
+            decider.refund(admission.refundKey(), admission.decision());
+        }
+    }
+
+    /** Requests waiting for their turn on this node now. */
+    public int waitingNow() {
+        return waitingNow.get();
+    }
+
+    /** Requests admitted for an instant ahead so far, on this node. */
+    public long delayedSoFar() {
+        return delayed.get();
+    }
+
+    /** Requests over the limit refused at once so far because {@code maxDelayed} were already waiting. */
+    public long refusedWithQueueFull() {
+        return queueFull.get();
     }
 
     /**
@@ -138,7 +214,7 @@ public final class RateLimitPipeline {
      */
     private void refundUncounted(Admission admission, int status) {
         String key = admission.refundKey();
-        if (key != null && !policy.countStatus().matches(status)) {
+        if (key != null && policy.countStatus() != null && !policy.countStatus().matches(status)) {
             admission.limiter().refund(key, admission.decision());
         }
     }

@@ -73,6 +73,7 @@ public final class HttpPolicy {
     private final Map<String, String> quotedEntryNames;
     private final long windowSeconds;
     private final PolicyLimiters limiters;
+    private final Waiting waiting;
 
     /** Reads every setting; each check runs now, not when the first request comes. */
     HttpPolicy(PolicyReader in) {
@@ -115,6 +116,7 @@ public final class HttpPolicy {
             LeaseRules.check(rules, transport, adaptive);
         }
         PenaltyRules.check(rules, transport, leases, failurePolicy);
+        this.waiting = groups.waiting(dimensions != null, rules, transport, leases);
         this.quotedPolicyName = HttpText.quoted(policyName);
         Map<String, String> entryNames = new LinkedHashMap<>();
         if (dimensions != null) {
@@ -125,9 +127,7 @@ public final class HttpPolicy {
         this.quotedEntryNames = Collections.unmodifiableMap(entryNames);
         this.limiters = new PolicyLimiters(policyName, keyPrefix, rules, transport, failurePolicy, localLimit,
                 localDenyCache, leases, adaptive, metrics, tiers);
-        // A calendar period's length varies (23 to 25 hours a day): the draft's w gets the usual one.
-        this.windowSeconds = rule.calendar() != null ? rule.calendar().usual().getSeconds()
-                : Durations.ceilSeconds(rule.window());
+        this.windowSeconds = SettingGroups.windowSeconds(rule);
     }
 
     /**
@@ -261,6 +261,11 @@ public final class HttpPolicy {
         return enforce;
     }
 
+    /** How long a request over the limit may wait for its turn, and how many may wait; null: none. */
+    public Waiting waiting() {
+        return waiting;
+    }
+
     /** Which answers count ({@code countStatus}), or null when all do. */
     public StatusMatcher countStatus() {
         return countStatus;
@@ -324,7 +329,7 @@ public final class HttpPolicy {
         return "policy '" + policyName + "': " + (dimensions != null ? rule.algorithm() + " limits " + dimensions
                 : rule.algorithm() + " " + rule.limit() + " per " + windowText())
                 + (rule.algorithm().usesBurst() ? ", burst " + rule.burst() : "") + ", cost " + rule.cost()
-                + (rule.penalty() == null ? "" : ", penalty " + Durations.format(rule.penalty()))
+                + (rule.penalty() == null ? "" : ", penalty " + Durations.format(rule.penalty())) + (waiting == null ? "" : ", " + waiting)
                 + ", key " + keyResolver + ", trustedProxies " + trustedProxies
                 + (trustedProxies.header() == Settings.FORWARDED_HEADER.defaultValue() ? ""
                         : ", forwardedHeader " + trustedProxies.header())

@@ -6,13 +6,17 @@ import dev.ratelimit.CalendarPeriod;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.RedisSettings;
 import dev.ratelimit.Rule;
+import dev.ratelimit.Transport;
 import dev.ratelimit.http.KeyResolver;
 import dev.ratelimit.http.client.CustomKeyResolver;
 import dev.ratelimit.http.client.KeySpec;
 import dev.ratelimit.http.client.Tiers;
 import dev.ratelimit.http.client.TrustedProxies;
+import dev.ratelimit.rules.DelayRules;
 import dev.ratelimit.rules.LocalRules;
+import dev.ratelimit.support.Durations;
 import dev.ratelimit.support.Immutable;
+import java.time.Duration;
 import java.time.ZoneId;
 import java.util.List;
 
@@ -47,6 +51,35 @@ final class SettingGroups {
             builder.cluster(clusterNodes);
         }
         return builder.build();
+    }
+
+    /** The rule's window in whole seconds, for the draft's {@code w}. */
+    static long windowSeconds(Rule rule) {
+        // A calendar period's length varies (23 to 25 hours a day): the draft's w gets the usual one.
+        return rule.calendar() != null ? rule.calendar().usual().getSeconds() : Durations.ceilSeconds(rule.window());
+    }
+
+    /**
+     * {@code maxDelay} and {@code maxDelayed}, or null without maxDelay. Refused where the limiter
+     * cannot reserve ({@link DelayRules}), and with {@code limits} (one decision per dimension).
+     */
+    Waiting waiting(boolean dimensions, List<Rule> rules, Transport transport, boolean leases) {
+        Duration maxDelay = in.get(Settings.MAX_DELAY);
+        if (maxDelay == null) {
+            if (in.ownValue(Settings.MAX_DELAYED)) {
+                throw new IllegalArgumentException(in.label(Settings.MAX_DELAYED) + " applies only with "
+                        + in.label(Settings.MAX_DELAY) + ", which is off (maxDelayed was '"
+                        + in.text(Settings.MAX_DELAYED) + "')");
+            }
+            return null;
+        }
+        String refusal = dimensions ? Settings.LIMITS.name() + ": each dimension is decided apart, and their turns "
+                + "come at different instants" : DelayRules.refusal(rules, transport, leases);
+        if (refusal != null) {
+            throw new IllegalArgumentException(in.label(Settings.MAX_DELAY) + " ('" + in.text(Settings.MAX_DELAY)
+                    + "') cannot be combined with " + refusal);
+        }
+        return new Waiting(maxDelay, Math.toIntExact(in.get(Settings.MAX_DELAYED)));
     }
 
     /**

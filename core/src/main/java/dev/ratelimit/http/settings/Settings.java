@@ -9,6 +9,7 @@ import dev.ratelimit.Transport;
 import dev.ratelimit.http.client.AddressBlocks;
 import dev.ratelimit.http.client.ProxyHeader;
 import dev.ratelimit.http.client.TrustedProxies;
+import dev.ratelimit.rules.DelayRules;
 import dev.ratelimit.support.Arguments;
 import dev.ratelimit.support.BadArgument;
 import dev.ratelimit.support.Immutable;
@@ -35,7 +36,6 @@ import java.util.regex.Pattern;
 public final class Settings {
     private static final Pattern SIMPLE_DURATION = Pattern.compile("(\\d{1,12})\\s*(ms|s|m|h|d)",
             Pattern.CASE_INSENSITIVE);
-    private static final Pattern METHOD = Pattern.compile("[A-Za-z]+");
     private static final Pattern PERCENT = Pattern.compile("(\\d{1,3})\\s*%");
     private static final Pattern MEDIA_TYPE = Pattern.compile("[\\w.+-]+/[\\w.+-]+(\\s*;\\s*[\\w.+-]+=[\\w.+\"-]+)*");
     private static final String DURATION = "a duration such as 500ms, 10s, 1m, 1h, 1d or PT1M";
@@ -76,7 +76,7 @@ public final class Settings {
             CalendarPeriod::fromConfigName, "day, week or month: a count per calendar period in timeZone, instead of "
             + "window");
     public static final Setting<ZoneId> TIME_ZONE = Setting.of("timeZone", "UTC", ZoneId.of("UTC"),
-            "a time zone such as UTC or Europe/Berlin", Settings::timeZone,
+            "a time zone such as UTC or Europe/Berlin", SettingParsers::timeZone,
             "with calendar: the time zone whose midnights start the periods");
     public static final Setting<Long> BURST = wholeNumber("burst", "limit", null, Long.MIN_VALUE, Long.MAX_VALUE,
             "a whole number of at least 1", "bucket capacity, for token-bucket, leaky-bucket and gcra");
@@ -84,6 +84,11 @@ public final class Settings {
             "a whole number of at least 1", "permits one request takes");
     public static final Setting<Duration> PENALTY = Setting.of("penalty", "off", null, "off or whole milliseconds from "
             + "1ms to 1d such as 15m or 5s", durationWhere(true, Arguments::isPenalty), "a client over the limit is then refused for this long, on every node");
+    public static final Setting<Duration> MAX_DELAY = Setting.of("maxDelay", "off", null, "off or whole milliseconds "
+            + "from 1ms to 60s such as 2s", durationWhere(true, DelayRules::isMaxDelay),
+            "a request over the limit whose turn comes within this long waits for it (async) instead of a 429");
+    public static final Setting<Long> MAX_DELAYED = wholeNumber("maxDelayed", "1000", 1000L, 1, 100_000,
+            "a whole number from 1 to 100000", "with maxDelay: the most requests of this policy waiting on this node");
     public static final Setting<String> TIERS = Setting.of("tiers", "", null,
             "name:limit pairs such as partner:1000, staff:5000", Function.identity(),
             "with tierFrom: the first matching tier, in this order, gives the request's limit");
@@ -108,7 +113,7 @@ public final class Settings {
     public static final Setting<String> KEY_PREFIX = Setting.of("keyPrefix", RateLimiter.DEFAULT_KEY_PREFIX,
             RateLimiter.DEFAULT_KEY_PREFIX, "a key prefix", Function.identity(), "Redis key prefix");
     public static final Setting<List<String>> METHODS = Setting.of("methods", "all", Immutable.listOf(),
-            "HTTP methods such as GET,POST", Settings::methods, "HTTP methods that are limited, e.g. POST,PUT");
+            "HTTP methods such as GET,POST", SettingParsers::methods, "HTTP methods that are limited, e.g. POST,PUT");
     public static final Setting<List<String>> EXCLUDE_PATHS = Setting.of("excludePaths", "none", Immutable.listOf(),
             "paths starting with '/'", Settings::paths, "paths within the webapp that are not limited");
     public static final Setting<AddressBlocks> EXEMPT_ADDRESSES = Setting.of("exemptAddresses", "none",
@@ -157,7 +162,7 @@ public final class Settings {
 
     /** Every setting, in the documented order. */
     public static final List<Setting<?>> ALL = Immutable.listOf(REDIS_URI, REDIS_SENTINEL_MASTER, REDIS_SENTINEL_NODES,
-            REDIS_CLUSTER_NODES, REDIS_TIMEOUT, REDIS_POOL_SIZE, REDIS_BREAKER_FAILURES, REDIS_BREAKER_COOL_DOWN, REDIS_COALESCING, ALGORITHM, LIMITS, LIMIT, WINDOW, CALENDAR, TIME_ZONE, BURST, COST, PENALTY, TIERS, TIER_FROM, KEY,
+            REDIS_CLUSTER_NODES, REDIS_TIMEOUT, REDIS_POOL_SIZE, REDIS_BREAKER_FAILURES, REDIS_BREAKER_COOL_DOWN, REDIS_COALESCING, ALGORITHM, LIMITS, LIMIT, WINDOW, CALENDAR, TIME_ZONE, BURST, COST, PENALTY, MAX_DELAY, MAX_DELAYED, TIERS, TIER_FROM, KEY,
             KEY_RESOLVER_CLASS, TRUSTED_PROXIES, FORWARDED_HEADER, IPV6_PREFIX, POLICY_NAME, KEY_PREFIX, METHODS,
             EXCLUDE_PATHS, EXEMPT_ADDRESSES, EXEMPT_ROLES, ENFORCE, ON_REDIS_FAILURE, LOCAL_LIMIT, STATUS_CODE, DENIAL_BODY,
             DENIAL_CONTENT_TYPE, COUNT_STATUS, HEADERS, TRANSPORT, LOCAL_DENY_CACHE, LEASES, JMX, METRICS, ADAPTIVE,
@@ -268,15 +273,6 @@ public final class Settings {
         };
     }
 
-    /** A region such as {@code Europe/Berlin}, or {@code UTC}; fixed offsets such as {@code +01:00} too. */
-    private static ZoneId timeZone(String text) {
-        try {
-            return ZoneId.of(text);
-        } catch (DateTimeException e) {
-            throw new IllegalArgumentException("not a time zone", e);
-        }
-    }
-
     /** Items separated by commas or blanks. */
     static List<String> list(String text) {
         List<String> items = new ArrayList<>(Arrays.asList(text.trim().split("[,\\s]+")));
@@ -284,20 +280,6 @@ public final class Settings {
         return Immutable.copyOf(items);
     }
 
-    private static List<String> methods(String text) {
-        List<String> methods = new ArrayList<>();
-        for (String method : list(text)) {
-            if (!METHOD.matcher(method).matches()) {
-                throw new BadArgument("methods", "methods must list HTTP methods such as GET,POST, but '" + method
-                        + "' in '" + text + "' is not one");
-            }
-            String upper = method.toUpperCase(Locale.ROOT);
-            if (!methods.contains(upper)) {
-                methods.add(upper);
-            }
-        }
-        return Immutable.copyOf(methods);
-    }
 
     private static List<String> paths(String text) {
         List<String> paths = list(text);

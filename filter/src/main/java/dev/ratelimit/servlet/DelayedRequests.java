@@ -1,0 +1,200 @@
+package dev.ratelimit.servlet;
+
+import dev.ratelimit.http.answer.Admission;
+import dev.ratelimit.http.pipeline.RateLimitPipeline;
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.ServletRegistration;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.util.Collection;
+import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The requests of one {@link RateLimitFilter} that wait for their turn ({@code maxDelay}) without a
+ * thread: each is suspended with {@link AsyncContext}, and one timer thread per filter dispatches it
+ * again when its turn comes; the filter, mapped for the {@code ASYNC} dispatch too, then lets it
+ * through as admitted ({@link #resumed}). A request that ends before its turn (the client went away
+ * and the container said so, the server stops) gives its permits back. The timer thread is the
+ * filter's and stops with it.
+ */
+final class DelayedRequests {
+    private static final Logger log = LoggerFactory.getLogger(DelayedRequests.class);
+    /**
+     * How long past its turn a waiting request may go unanswered before the container's async
+     * timeout ends it (answered 503): only a timer far behind, on a machine in trouble, gets there.
+     */
+    private static final long GRACE_MILLIS = 30_000;
+
+    private final String filterName;
+    private final RateLimitPipeline pipeline;
+    /** The request attribute that carries a delayed admission to the dispatch its turn makes. */
+    private final String attribute;
+    private final ScheduledThreadPoolExecutor timer;
+    /** Cleared, for good, when a delayed request came back without passing this filter again. */
+    private volatile boolean mappedForAsync = true;
+    private final AtomicBoolean warnedNotAsync = new AtomicBoolean();
+    private final AtomicBoolean warnedNotMapped = new AtomicBoolean();
+
+    DelayedRequests(String filterName, RateLimitPipeline pipeline) {
+        this.filterName = filterName;
+        this.pipeline = pipeline;
+        this.attribute = DelayedRequests.class.getName() + "." + filterName + "@"
+                + Integer.toHexString(System.identityHashCode(this));
+        AtomicInteger threads = new AtomicInteger();
+        this.timer = new ScheduledThreadPoolExecutor(1, task -> {
+            Thread thread = new Thread(task, "ratelimit-delay-" + filterName + "-" + threads.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+        timer.setRemoveOnCancelPolicy(true);
+    }
+
+    /** Whether this request can wait here: it may go asynchronous, and delayed requests come back through the filter. */
+    boolean canHold(HttpServletRequest request) {
+        return mappedForAsync && request.isAsyncSupported() && !request.isAsyncStarted();
+    }
+
+    /** The delayed admission of a request whose turn came, dispatched back here; else null. */
+    Admission resumed(ServletRequest request) {
+        Object admission = request.getAttribute(attribute);
+        if (admission == null) {
+            return null;
+        }
+        request.removeAttribute(attribute);
+        return (Admission) admission;
+    }
+
+    /** Suspends a delayed admission's request until its turn, then dispatches it again. */
+    void hold(HttpServletRequest request, HttpServletResponse response, Admission admission) {
+        long delayNanos = admission.decision().delay().toNanos();
+        AsyncContext async = request.startAsync(request, response);
+        async.setTimeout(TimeUnit.NANOSECONDS.toMillis(delayNanos) + GRACE_MILLIS);
+        Waiter waiter = new Waiter(async, request, response, admission);
+        async.addListener(waiter);
+        waiter.turn = timer.schedule(waiter::turnCame, delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Logs once that requests over the limit of this filter are refused rather than held: the
+     * servlet, or a filter before this one, is not async-supported.
+     */
+    void refusedForNotAsync(HttpServletRequest request) {
+        if (!request.isAsyncSupported() && warnedNotAsync.compareAndSet(false, true)) {
+            log.warn("RateLimitFilter '{}' has maxDelay, but requests to {} (servlet '{}') cannot wait: the servlet or a "
+                    + "filter before RateLimitFilter is not async-supported, so requests over the limit are refused "
+                    + "with 429; add <async-supported>true</async-supported> to that servlet and to each filter mapped "
+                    + "before RateLimitFilter", filterName, request.getRequestURI(), servletName(request));
+        }
+    }
+
+    /** Stops the timer; requests still waiting end by the container's async timeout. */
+    void close() {
+        timer.shutdownNow();
+    }
+
+    /** The servlet whose mapping takes the request, as far as Servlet 3.1 lets it be found; else "?". */
+    private static String servletName(HttpServletRequest request) {
+        String servletPath = request.getServletPath();
+        String fallback = "?";
+        for (Map.Entry<String, ? extends ServletRegistration> servlet
+                : request.getServletContext().getServletRegistrations().entrySet()) {
+            Collection<String> mappings = servlet.getValue().getMappings();
+            if (mappings.contains(servletPath) || mappings.contains(servletPath + "/*")) {
+                return servlet.getKey();
+            }
+            if (mappings.contains("/") || mappings.contains("/*")) {
+                fallback = servlet.getKey();
+            }
+        }
+        return fallback;
+    }
+
+    /** One waiting request: its turn, or its end before it, whichever comes first, and once. */
+    private final class Waiter implements AsyncListener {
+        private final AsyncContext async;
+        private final HttpServletRequest request;
+        private final HttpServletResponse response;
+        private final Admission admission;
+        private final AtomicBoolean over = new AtomicBoolean();
+        private volatile boolean dispatched;
+        private volatile ScheduledFuture<?> turn;
+
+        Waiter(AsyncContext async, HttpServletRequest request, HttpServletResponse response, Admission admission) {
+            this.async = async;
+            this.request = request;
+            this.response = response;
+            this.admission = admission;
+        }
+
+        void turnCame() {
+            if (!over.compareAndSet(false, true)) {
+                return;
+            }
+            pipeline.waitOver(admission, true);
+            request.setAttribute(attribute, admission);
+            try {
+                async.dispatch();
+                dispatched = true;
+            } catch (IllegalStateException alreadyOver) {
+                // The request ended meanwhile without telling a listener: nothing is left to run.
+                request.removeAttribute(attribute);
+            }
+        }
+
+        /** Before its turn: the request will not run, so its permits go back for the next in line. */
+        private boolean endedBeforeTurn() {
+            if (!over.compareAndSet(false, true)) {
+                return false;
+            }
+            ScheduledFuture<?> pending = turn;
+            if (pending != null) {
+                pending.cancel(false);
+            }
+            pipeline.waitOver(admission, false);
+            return true;
+        }
+
+        @Override
+        public void onComplete(AsyncEvent event) {
+            endedBeforeTurn();
+            if (dispatched && request.getAttribute(attribute) != null) {
+                // Dispatched, yet this filter never saw it again: it is not mapped for ASYNC.
+                mappedForAsync = false;
+                if (warnedNotMapped.compareAndSet(false, true)) {
+                    log.warn("RateLimitFilter '{}' has maxDelay, but a delayed request did not pass it again when its "
+                            + "turn came: add <dispatcher>REQUEST</dispatcher> and <dispatcher>ASYNC</dispatcher> to its "
+                            + "filter-mapping; until then requests over the limit are refused with 429", filterName);
+                }
+            }
+        }
+
+        @Override
+        public void onError(AsyncEvent event) {
+            endedBeforeTurn();
+        }
+
+        @Override
+        public void onTimeout(AsyncEvent event) throws IOException {
+            if (endedBeforeTurn()) {
+                response.sendError(HttpServletResponse.SC_SERVICE_UNAVAILABLE);
+                async.complete();
+            }
+        }
+
+        @Override
+        public void onStartAsync(AsyncEvent event) {
+            // A servlet going asynchronous after its turn: nothing of this wait is left to do.
+        }
+    }
+}

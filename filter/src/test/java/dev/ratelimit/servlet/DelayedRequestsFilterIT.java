@@ -1,0 +1,157 @@
+package dev.ratelimit.servlet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ratelimit.http.answer.Admission;
+import dev.ratelimit.servlet.containers.Http;
+import dev.ratelimit.servlet.containers.ServletContainers;
+import dev.ratelimit.servlet.containers.ServletContainers.Kind;
+import dev.ratelimit.servlet.containers.WebApp;
+import dev.ratelimit.testing.RedisServerExtension;
+import jakarta.servlet.DispatcherType;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.resps.Tuple;
+
+/**
+ * {@code maxDelay} across two servers, a Tomcat and a Jetty on one Redis (Tomcat 9 and Jetty 9.4 in
+ * the javax build): issue 40's "60 requests of one client at once against sliding-log, limit=10,
+ * window=2s, maxDelay=10s over two servers are all answered 200, each no earlier than its slot, with
+ * no more than 10 started in any 2 s and no thread held while waiting". And what cannot wait: a
+ * servlet that is not async-supported gets the 429 and one WARN naming it, a filter not mapped for
+ * ASYNC is found out and stops delaying.
+ */
+class DelayedRequestsFilterIT {
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private static final String FILTER = RateLimitFilter.class.getName();
+    private static final String SERVLET = StartRecordingServlet.class.getName();
+    private static final ServletContainers.Pool containers = new ServletContainers.Pool();
+
+    @AfterAll
+    static void stop() {
+        containers.close();
+    }
+
+    @BeforeEach
+    void forget() {
+        StartRecordingServlet.STARTS.clear();
+    }
+
+    private static URI deploy(Kind kind, String path, Map<String, String> params, boolean async, boolean asyncDispatch) {
+        WebApp.Builder app = WebApp.builder(path).withoutEcho().filter("waiting", FILTER, params, "/*")
+                .servlet("recording", SERVLET, "/work");
+        if (asyncDispatch) {
+            app.dispatchers("waiting", DispatcherType.REQUEST, DispatcherType.ASYNC);
+        }
+        if (async) {
+            app.asyncSupported("waiting", "recording");
+        }
+        try {
+            return containers.get(kind).deploy(app.build()).resolve(path + "/work");
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Map<String, String> params(String prefix) {
+        return Map.of("algorithm", "sliding-log", "limit", "10", "window", "2s", "maxDelay", "10s",
+                "keyPrefix", prefix, "redisUri", redis.uri());
+    }
+
+    /** Threads of the test JVM inside the filter's chain now: each would be a server thread held. */
+    private static long threadsInTheFilter() {
+        return Thread.getAllStackTraces().values().stream().filter(stack -> {
+            for (StackTraceElement frame : stack) {
+                if (frame.getClassName().equals(RateLimitFilter.class.getName())) {
+                    return true;
+                }
+            }
+            return false;
+        }).count();
+    }
+
+    @Test
+    void sixtyAtOnceOverTwoServersAreAllServedEachAtItsTurnWithoutAThreadHeld() throws Exception {
+        String prefix = redis.keyPrefix() + "sixty:";
+        List<URI> servers = List.of(deploy(Kind.TOMCAT, "/sixty", params(prefix), true, true),
+                deploy(Kind.JETTY, "/sixty", params(prefix), true, true));
+        List<CompletableFuture<HttpResponse<String>>> answers = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            HttpRequest request = HttpRequest.newBuilder(servers.get(i % 2)).timeout(Duration.ofSeconds(30)).build();
+            answers.add(Http.CLIENT.sendAsync(request, HttpResponse.BodyHandlers.ofString()));
+        }
+        long mostHeld = 0;
+        while (!answers.stream().allMatch(CompletableFuture::isDone)) {
+            mostHeld = Math.max(mostHeld, threadsInTheFilter());
+            Thread.sleep(50);
+        }
+
+        List<HttpResponse<String>> responses = answers.stream().map(CompletableFuture::join).collect(Collectors.toList());
+        assertThat(responses).as("all answered 200").allSatisfy(response -> assertThat(response.statusCode()).isEqualTo(200));
+        long delayed = responses.stream().filter(response -> response.headers().firstValue(Admission.DELAY_HEADER).isPresent())
+                .count();
+        assertThat(delayed).as("10 at once, 50 each at its turn, told how long they waited").isEqualTo(50);
+        assertThat(mostHeld).as("no server thread waits in the filter (60 requests, 50 of them waiting)")
+                .isLessThanOrEqualTo(12);
+
+        List<Long> slots = redis.client().keys(prefix + "*").stream()
+                .flatMap(key -> redis.client().zrangeWithScores(key, 0, -1).stream()).map(Tuple::getScore)
+                .map(Double::longValue).sorted().collect(Collectors.toList());
+        assertThat(slots).as("one sliding log, one entry per request, each at its slot").hasSize(60);
+        for (int i = 10; i < slots.size(); i++) {
+            assertThat(slots.get(i) - slots.get(i - 10)).as("no more than 10 in any 2 s").isGreaterThanOrEqualTo(2_000_000L);
+        }
+        List<Long> starts = StartRecordingServlet.STARTS.stream().sorted().collect(Collectors.toList());
+        assertThat(starts).hasSize(60);
+        for (int i = 0; i < 60; i++) {
+            assertThat(starts.get(i)).as("the %dth request to run ran no earlier than the %dth slot", i + 1, i + 1)
+                    .isGreaterThanOrEqualTo(slots.get(i));
+        }
+    }
+
+    @Test
+    void aServletThatCannotGoAsyncGetsThe429AndOneWarningNamingIt() throws Exception {
+        String prefix = redis.keyPrefix() + "sync:";
+        URI target = deploy(Kind.TOMCAT, "/sync", params(prefix), false, true);
+        String log = CapturedLog.during(() -> {
+            assertThat(Http.concurrentStatuses(12, i -> target)).isEqualTo(Map.of(200, 10, 429, 2));
+            assertThat(Http.get(target).statusCode()).isEqualTo(429);
+        });
+        assertThat(CapturedLog.lines(log, "cannot wait")).as("one WARN").isEqualTo(1);
+        assertThat(CapturedLog.lines(log, "(servlet 'recording')")).as("naming the servlet").isEqualTo(1);
+    }
+
+    @Test
+    void aFilterNotMappedForAsyncIsFoundOutAndStopsDelaying() throws Exception {
+        String prefix = redis.keyPrefix() + "unmapped:";
+        Map<String, String> params = Map.of("algorithm", "gcra", "limit", "1", "window", "1s", "maxDelay", "2s",
+                "keyPrefix", prefix, "redisUri", redis.uri());
+        URI target = deploy(Kind.JETTY, "/unmapped", params, true, false);
+        String log = CapturedLog.during(() -> {
+            assertThat(Http.get(target).statusCode()).isEqualTo(200);
+            HttpResponse<String> delayed = Http.get(target);
+            assertThat(delayed.statusCode()).as("delayed, then served by the servlet alone").isEqualTo(200);
+            assertThat(delayed.headers().firstValue(Admission.DELAY_HEADER)).isPresent();
+            // The container tells the filter the request completed after answering it.
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (Http.get(target).statusCode() != 429 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+        });
+        assertThat(CapturedLog.lines(log, "<dispatcher>ASYNC</dispatcher>")).as("one WARN").isEqualTo(1);
+        assertThat(Http.get(target).statusCode()).as("found out: over the limit is refused again").isEqualTo(429);
+    }
+}
