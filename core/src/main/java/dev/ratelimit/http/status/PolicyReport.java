@@ -32,6 +32,11 @@ final class PolicyReport {
     /** What the policy's traffic showed wrong with its configuration in the last five minutes. */
     final List<ConfigWarning> warnings;
     final Verdict verdict;
+    /**
+     * With {@code maxDelay}, on this node: requests waiting for their turn now, delayed so far, and
+     * refused so far because {@code maxDelayed} were waiting; null without maxDelay.
+     */
+    final long[] waiting;
 
     PolicyReport(PolicyRuntime runtime) {
         HttpPolicy policy = runtime.policy();
@@ -73,6 +78,8 @@ final class PolicyReport {
         this.refusal = firstRefusal;
         this.redisP99Micros = p99;
         this.warnings = runtime.pipeline().checks().warnings();
+        this.waiting = policy.waiting() == null ? null : new long[] {runtime.pipeline().waitingNow(),
+            runtime.pipeline().delayedSoFar(), runtime.pipeline().refusedWithQueueFull()};
         this.verdict = Verdict.of(this);
     }
 
