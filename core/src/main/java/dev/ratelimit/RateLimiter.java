@@ -96,7 +96,7 @@ public final class RateLimiter {
     /**
      * As {@link #tryAcquire(String)}, but over the limit the cost is taken for the instant it frees up
      * if that is within {@code maxDelay} (1 ms to 60 s): see {@link Decision#delay()}. For one rule of
-     * gcra, sliding-log or token-bucket over lua, without leases or a penalty; else IllegalStateException.
+     * gcra, sliding-log, token-bucket or fixed-window over lua, without leases or penalty; else IllegalStateException.
      */
     public Decision tryAcquire(String key, Duration maxDelay) {
         return engine.acquire(key, maxDelay);

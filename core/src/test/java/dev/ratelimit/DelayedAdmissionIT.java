@@ -102,6 +102,49 @@ class DelayedAdmissionIT {
         assertThat(over.retryAfter()).isGreaterThan(Duration.ofSeconds(3));
     }
 
+    /**
+     * fixed-window delays into the next window only: 30 at once over two nodes, 10 per window (and
+     * up to two windows of wait allowed), are
+     * 10 admitted, 10 delayed to the next window's start, and 10 refused.
+     */
+    @Test
+    void fixedWindowDelaysExactlyOneWindowsWorthOnTwoNodes() throws Exception {
+        // 5 s windows: the burst is decided long before the first ends, however busy the machine.
+        Rule rule = Rule.of(Algorithm.FIXED_WINDOW, 10, Duration.ofSeconds(5));
+        RateLimiter one = node("fixed-burst", rule);
+        RateLimiter two = node("fixed-burst", rule);
+        ExecutorService threads = Executors.newFixedThreadPool(16);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<Decision>> futures = new ArrayList<>();
+        try {
+            for (int i = 0; i < 30; i++) {
+                RateLimiter node = i % 2 == 0 ? one : two;
+                futures.add(threads.submit(() -> {
+                    start.await();
+                    return node.tryAcquire("client", Duration.ofSeconds(10));
+                }));
+            }
+            start.countDown();
+            int now = 0;
+            int delayed = 0;
+            int denied = 0;
+            for (Future<Decision> future : futures) {
+                Decision decision = future.get();
+                if (!decision.allowed()) {
+                    denied++;
+                } else if (decision.delayed()) {
+                    delayed++;
+                    assertThat(decision.delay()).isLessThanOrEqualTo(Duration.ofMillis(5001));
+                } else {
+                    now++;
+                }
+            }
+            assertThat(new int[] {now, delayed, denied}).containsExactly(10, 10, 10);
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(value = Algorithm.class, names = {"SLIDING_LOG", "TOKEN_BUCKET", "GCRA"})
     void aDelayedAdmissionGivenBackFreesItsInstantForTheNext(Algorithm algorithm) {
@@ -137,9 +180,9 @@ class DelayedAdmissionIT {
 
     @Test
     void whatCannotReserveIsRefusedWithTheReason() {
-        RateLimiter fixed = node("fixed", Rule.of(Algorithm.FIXED_WINDOW, 1, Duration.ofSeconds(10)));
-        assertThatThrownBy(() -> fixed.tryAcquire("client", Duration.ofSeconds(1)))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("algorithm fixed-window");
+        RateLimiter leaky = node("leaky", Rule.of(Algorithm.LEAKY_BUCKET, 1, Duration.ofSeconds(10)));
+        assertThatThrownBy(() -> leaky.tryAcquire("client", Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("algorithm leaky-bucket");
         RateLimiter boxed = node("boxed", Rule.builder(Algorithm.GCRA, 1, Duration.ofSeconds(10))
                 .penalty(Duration.ofSeconds(5)).build());
         assertThatThrownBy(() -> boxed.tryAcquire("client", Duration.ofSeconds(1)))

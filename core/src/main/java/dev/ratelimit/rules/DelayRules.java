@@ -17,8 +17,7 @@ import java.util.Set;
  *
  * <p>Why each is refused:
  * <ul>
- * <li>algorithms without a {@code reserve} in their script: {@code fixed-window} would have to count
- * the permits in a window that has not begun (its counter is one key that expires), the approximate
+ * <li>algorithms without a {@code reserve} in their script: the approximate
  * {@code sliding-window} and {@code leaky-bucket} would not run the request at an exact instant,
  * {@code concurrency} frees up when others finish, at no instant anyone knows, and calendar rules
  * reset at a period's start, usually far beyond any wait worth holding a request for.
@@ -38,7 +37,7 @@ public final class DelayRules {
 
     /** The algorithms whose scripts can take a request's permits for an instant ahead. */
     private static final Set<Algorithm> RESERVING = EnumSet.of(Algorithm.GCRA, Algorithm.SLIDING_LOG,
-            Algorithm.TOKEN_BUCKET);
+            Algorithm.TOKEN_BUCKET, Algorithm.FIXED_WINDOW);
 
     private DelayRules() {
     }
@@ -51,7 +50,7 @@ public final class DelayRules {
         return rules.size() > 1 ? "several rules (" + rules + "): each frees up at its own instant"
                 : rule.calendar() != null ? "a calendar rule: it frees up at the next period, not within a wait"
                 : !RESERVING.contains(rule.algorithm()) ? "algorithm " + rule.algorithm().configName()
-                + ": only gcra, sliding-log and token-bucket can take permits for an instant ahead"
+                + ": only gcra, sliding-log, token-bucket and fixed-window can take permits for an instant ahead"
                 : transport != Transport.LUA ? "transport " + transport + ": its MULTI/EXEC decisions cannot "
                 + "reserve; use transport lua"
                 : quotaLeases ? "leases: a node admitting from its lease would not see permits reserved ahead"

@@ -130,6 +130,57 @@ class DelayedAdmissionClockIT {
         assertThat(run(rule, delaying(60 * SECOND), T0, key).subList(0, 4)).containsExactly(1L, 1L, 1L, 0L);
     }
 
+    /**
+     * fixed-window decides from its key's TTL, Redis' own clock (see FixedWindowClockIT), until a
+     * request is delayed: then the key holds the window and the next one, and the instant the window
+     * ends on the script's clock, which this test sets. Only one window ahead.
+     */
+    @Test
+    void fixedWindowDelaysIntoTheNextWindowAndNoFurther() {
+        Rule rule = Rule.of(Algorithm.FIXED_WINDOW, 2, Duration.ofSeconds(10));
+        String key = redis.key("fixed");
+        run(rule, "1", T0, key);
+        run(rule, "1", T0, key);
+        List<Long> third = run(rule, delaying(60 * SECOND), T0, key);
+        long wait = third.get(3);
+        assertThat(third.subList(0, 3)).as("delayed to the window's end, one permit left then").containsExactly(DELAYED, 1L, 1L);
+        assertThat(wait).as("when the key would have expired").isBetween(9 * SECOND, 10 * SECOND + 1000);
+        long next = T0 + wait;
+        assertThat(third.get(5)).as("its receipt: the instant its window begins").isEqualTo(next);
+        assertThat(redis.client().get(key)).isEqualTo("r2:1:" + next);
+        assertThat(redis.client().pttl(key)).as("the key lives until the next window ends").isBetween(18_000L, 20_001L);
+
+        assertThat(run(rule, "0", T0 + 1, key).subList(0, 4)).as("a peek: the window is full")
+                .containsExactly(0L, 0L, 0L, wait - 1);
+        assertThat(run(rule, delaying(60 * SECOND), T0 + 1, key).subList(0, 4)).as("the fourth: the next window's last")
+                .containsExactly(DELAYED, 1L, 0L, wait - 1);
+        assertThat(redis.client().get(key)).isEqualTo("r2:2:" + next);
+        List<Long> fifth = run(rule, delaying(60 * SECOND), T0 + 2, key);
+        assertThat(fifth.get(0)).as("two windows ahead: denied").isEqualTo(0L);
+        assertThat(fifth.get(3)).as("until the next window ends").isGreaterThan(wait);
+        assertThat(redis.client().get(key)).as("a denial writes nothing").isEqualTo("r2:2:" + next);
+
+        assertThat(run(rule, "0", next - 1, key).get(0)).as("the last microsecond of the window").isEqualTo(0L);
+        List<Long> atTheTurn = run(rule, "0", next, key);
+        assertThat(atTheTurn.subList(0, 3)).as("at its end the next window's count decides: the two delayed")
+                .containsExactly(0L, 0L, 0L);
+    }
+
+    @Test
+    void fixedWindowsNextWindowBecomesAPlainCounterOnItsFirstAdmission() {
+        Rule rule = Rule.of(Algorithm.FIXED_WINDOW, 2, Duration.ofSeconds(10));
+        String key = redis.key("fixed-rolled");
+        run(rule, "1", T0, key);
+        run(rule, "1", T0, key);
+        long next = T0 + run(rule, delaying(60 * SECOND), T0, key).get(3);
+        long ttl = redis.client().pttl(key);
+        assertThat(run(rule, "1", next + 5, key).subList(0, 3)).as("the next window: the delayed one, then this")
+                .containsExactly(1L, 1L, 0L);
+        assertThat(redis.client().get(key)).as("a plain counter again").isEqualTo("2");
+        assertThat(redis.client().pttl(key)).as("its TTL kept: the next window's end").isBetween(ttl - 2000, ttl);
+        assertThat(run(rule, "1", next + 6, key).subList(0, 2)).as("and full").containsExactly(0L, 0L);
+    }
+
     @Test
     void theKeyLivesUntilTheDelayedPermitsLeaveTheWindow() {
         Rule rule = Rule.of(Algorithm.SLIDING_LOG, 1, Duration.ofSeconds(10));

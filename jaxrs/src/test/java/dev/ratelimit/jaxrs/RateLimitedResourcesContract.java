@@ -361,6 +361,21 @@ abstract class RateLimitedResourcesContract {
                         + "1h, 1d or PT1M, but was 'soon'");
     }
 
+    /**
+     * maxDelay holds a request without a thread, which a container filter cannot do: refused, naming
+     * the filter as the way, rather than answering 429 while the setting says otherwise.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void maxDelayFailsTheDeploymentNamingTheFilterAsTheWay(Kind kind) {
+        WebApp waiting = app("/waiting" + apps.incrementAndGet(), Resources.LimitedApplication.class)
+                .contextParam("ratelimit.maxDelay", "2s").build();
+        assertThatThrownBy(() -> containers.get(kind).deploy(waiting))
+                .isInstanceOf(DeploymentFailedException.class)
+                .hasMessageContaining("maxDelay applies to RateLimitFilter only: a JAX-RS container filter cannot hold "
+                        + "a request without a thread");
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
     void aBareAnnotationTakesTheApplicationsProperties(Kind kind) throws Exception {
