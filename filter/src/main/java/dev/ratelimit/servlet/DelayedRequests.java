@@ -24,9 +24,10 @@ import org.slf4j.LoggerFactory;
  * The requests of one {@link RateLimitFilter} that wait for their turn ({@code maxDelay}) without a
  * thread: each is suspended with {@link AsyncContext}, and one timer thread per filter dispatches it
  * again when its turn comes; the filter, mapped for the {@code ASYNC} dispatch too, then lets it
- * through as admitted ({@link #resumed}). A request that ends before its turn (the client went away
- * and the container said so, the server stops) gives its permits back. The timer thread is the
- * filter's and stops with it.
+ * through as admitted ({@link #resumed}). A request the container ends before its turn (an async
+ * error or timeout) gives its permits back. A client that merely closes its connection is not
+ * reported by Tomcat or Jetty while nothing reads or writes, so its request runs at its turn, into
+ * the closed connection. The timer thread is the filter's and stops with it.
  */
 final class DelayedRequests {
     private static final Logger log = LoggerFactory.getLogger(DelayedRequests.class);
