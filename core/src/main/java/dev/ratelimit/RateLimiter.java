@@ -260,7 +260,7 @@ public final class RateLimiter {
     public RateLimiterStats stats() {
         DecisionAccounting counts = engine.accounting();
         return new RateLimiterStats(counts.allowed(), counts.denied(), counts.degraded(), counts.cachedDenials(),
-                counts.leaseAdmissions(), new long[] {counts.penalties(), counts.penaltyDenials()}, counts.redisFailures(),
+                counts.leaseAdmissions(), new long[] {counts.penalties(), counts.penaltyDenials(), counts.delayedAdmissions()}, counts.redisFailures(),
                 counts.redisRefusals(), counts.refusal(), counts.redisLatency(), engine.circuitState(), engine.eviction());
     }
 

@@ -20,6 +20,7 @@ public final class RateLimiterStats {
     private final long leaseAdmissions;
     private final long penalties;
     private final long penaltyDenials;
+    private final long delayedAdmissions;
     private final long redisErrors;
     private final long redisRefusals;
     private final String redisRefusal;
@@ -31,7 +32,7 @@ public final class RateLimiterStats {
     private final String circuitBreakerState;
     private final EvictionFinding eviction;
 
-    /** @param penalties clients put in the penalty box, then denials by it */
+    /** @param penalties clients put in the penalty box, denials by it, then admissions for an instant ahead */
     RateLimiterStats(long allowed, long denied, long degraded, long localCacheDenials, long leaseAdmissions,
             long[] penalties, long redisErrors, long redisRefusals, String redisRefusal, LatencySamples.Snapshot latency,
             String circuitBreakerState, EvictionFinding eviction) {
@@ -42,6 +43,7 @@ public final class RateLimiterStats {
         this.leaseAdmissions = leaseAdmissions;
         this.penalties = penalties[0];
         this.penaltyDenials = penalties[1];
+        this.delayedAdmissions = penalties[2];
         this.redisErrors = redisErrors;
         this.redisRefusals = redisRefusals;
         this.redisRefusal = redisRefusal;
@@ -96,6 +98,14 @@ public final class RateLimiterStats {
      */
     public long penaltyDenials() {
         return penaltyDenials;
+    }
+
+    /**
+     * Admissions for an instant ahead (included in {@link #allowed()}): requests over the limit whose
+     * turn came within the caller's {@code maxDelay} ({@link RateLimiter#tryAcquire(String, java.time.Duration)}).
+     */
+    public long delayedAdmissions() {
+        return delayedAdmissions;
     }
 
     /**

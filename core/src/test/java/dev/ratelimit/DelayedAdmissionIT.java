@@ -86,6 +86,8 @@ class DelayedAdmissionIT {
             }
             assertThat(now).as("admitted at once: the limit").isEqualTo(10);
             assertThat(delayed).isEqualTo(30);
+            assertThat(one.stats().delayedAdmissions() + two.stats().delayedAdmissions()).as("counted").isEqualTo(30);
+            assertThat(one.stats().allowed() + two.stats().allowed()).as("and allowed").isEqualTo(40);
         } finally {
             threads.shutdownNow();
         }

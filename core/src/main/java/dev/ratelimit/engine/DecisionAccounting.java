@@ -49,6 +49,7 @@ public final class DecisionAccounting {
     private final AtomicLong leaseAdmissions = new AtomicLong();
     private final AtomicLong penalties = new AtomicLong();
     private final AtomicLong penaltyDenials = new AtomicLong();
+    private final AtomicLong delayedAdmissions = new AtomicLong();
     private final LatencySamples redisLatency = new LatencySamples(1024);
     private final AtomicLong redisFailures = new AtomicLong();
     private final AtomicLong redisRefusals = new AtomicLong();
@@ -83,7 +84,9 @@ public final class DecisionAccounting {
         if (!decision.allowed()) {
             deniedKeys.record(now, RedisKeys.shownKey(key));
         }
-        if (decision.penalized()) {
+        if (decision.delayed()) {
+            delayedAdmissions.incrementAndGet();
+        } else if (decision.penalized()) {
             penaltyDenials.incrementAndGet();
             if (!cachedDenial && DecisionAccess.opensPenalty(decision)) {
                 penalties.incrementAndGet();
@@ -182,6 +185,11 @@ public final class DecisionAccounting {
     /** Clients Redis put in the penalty box when they went over the limit. */
     public long penalties() {
         return penalties.get();
+    }
+
+    /** Admissions for an instant ahead ({@code maxDelay}), counted in allowed too. */
+    public long delayedAdmissions() {
+        return delayedAdmissions.get();
     }
 
     /** Denials by the penalty box, from Redis or the local deny cache, the ones that opened it included. */

@@ -195,6 +195,11 @@ public final class RateLimiterJmx {
         }
 
         @Override
+        public long getDelayedAdmissions() {
+            return limiter.stats().delayedAdmissions();
+        }
+
+        @Override
         public long getRedisErrors() {
             return limiter.stats().redisErrors();
         }

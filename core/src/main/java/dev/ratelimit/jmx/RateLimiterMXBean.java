@@ -28,6 +28,9 @@ public interface RateLimiterMXBean {
     /** Denials by the penalty box, the ones that opened it and those from the local deny cache included. */
     long getPenaltyDenials();
 
+    /** Requests over the limit admitted for their turn ahead ({@code maxDelay}), counted in allowed too. */
+    long getDelayedAdmissions();
+
     /** Failures to ask Redis that may pass by themselves (timeouts, lost connections); refusals not included. */
     long getRedisErrors();
 

@@ -33,6 +33,8 @@ import java.util.concurrent.TimeUnit;
  *       holds, without Redis (each also counted as {@code allowed});</li>
  *   <li>{@value #PENALTY_DENIALS}, a counter of the denials by the penalty box (each also counted as
  *       {@code denied} or {@code cached_denial});</li>
+ *   <li>{@value #DELAYED_ADMISSIONS}, a counter of the requests over the limit admitted for their turn
+ *       ahead ({@code maxDelay}; each also counted as {@code allowed});</li>
  *   <li>{@value #REDIS_EVICTING}, a gauge: 1 when Redis may evict the limiter's keys or evicted keys
  *       since start ({@link dev.ratelimit.RateLimiterStats#redisEviction()}), 0 when not, NaN while
  *       Redis has not said (its {@code maxmemory-policy} is unknown);</li>
@@ -63,6 +65,8 @@ public final class RateLimiterMetrics implements RateLimitListener, AutoCloseabl
     public static final String BREAKER_STATE = "ratelimit.breaker.state";
     /** The counter of admissions from quota leases. */
     public static final String LEASE_ADMISSIONS = "ratelimit.lease.admissions";
+    /** Admissions for an instant ahead ({@link dev.ratelimit.RateLimiterStats#delayedAdmissions()}). */
+    public static final String DELAYED_ADMISSIONS = "ratelimit.delayed.admissions";
     /** Refusals by the penalty box ({@link dev.ratelimit.RateLimiterStats#penaltyDenials()}). */
     public static final String PENALTY_DENIALS = "ratelimit.penalty.denials";
     /** The gauge of whether Redis may evict the limiter's keys. */
@@ -143,6 +147,10 @@ public final class RateLimiterMetrics implements RateLimitListener, AutoCloseabl
                         each -> each.stats().leaseAdmissions())
                 .description("rate-limit admissions from quota leases held by this node, without Redis")
                 .tag("webapp", webapp).tag("policy", limiter.policyName()).register(registry);
+        FunctionCounter delayedAdmissions = FunctionCounter.builder(DELAYED_ADMISSIONS, limiter,
+                        each -> each.stats().delayedAdmissions())
+                .description("rate-limit admissions of requests over the limit for their turn ahead (maxDelay)")
+                .tag("webapp", webapp).tag("policy", limiter.policyName()).register(registry);
         FunctionCounter penaltyDenials = FunctionCounter.builder(PENALTY_DENIALS, limiter,
                         each -> each.stats().penaltyDenials())
                 .description("rate-limit denials by the penalty box, the local deny cache's included")
@@ -159,6 +167,7 @@ public final class RateLimiterMetrics implements RateLimitListener, AutoCloseabl
             gauges.add(gauge);
             gauges.add(leaseAdmissions);
             gauges.add(penaltyDenials);
+            gauges.add(delayedAdmissions);
             gauges.add(evicting);
             gauges.add(evictedKeys);
         }

@@ -73,6 +73,21 @@ class RateLimiterMetricsIT {
     }
 
     @Test
+    void delayedAdmissionsAreCountedApartAndAsAllowed() {
+        PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        try (RedisStore store = RedisStore.connect(redis.uri());
+                RateLimiterMetrics metrics = new RateLimiterMetrics(prometheus, "/shop")) {
+            RateLimiter limiter = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName("shaped")
+                    .rule(Rule.of(Algorithm.GCRA, 1, Duration.ofMinutes(1))).listener(metrics).build();
+            limiter.tryAcquire("client");
+            limiter.tryAcquire("client", Duration.ofMinutes(1));
+            assertThat(prometheus.scrape()).as("the one that waits for its turn")
+                    .contains("ratelimit_delayed_admissions_total{policy=\"shaped\",webapp=\"/shop\"} 1.0")
+                    .contains("ratelimit_decisions_total{outcome=\"allowed\",policy=\"shaped\",webapp=\"/shop\"} 2");
+        }
+    }
+
+    @Test
     void admissionsFromQuotaLeasesAreCountedApartAndAsAllowed() {
         PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         try (RedisStore store = RedisStore.connect(redis.uri());

@@ -163,7 +163,8 @@ final class HtmlStatusPage {
                 + " by the local deny cache), " + stats.degraded() + " without Redis, " + stats.redisErrors()
                 + " Redis errors, " + stats.redisRefusals() + " Redis refusals" + (stats.leaseAdmissions() == 0 ? "" : "; " + stats.leaseAdmissions()
                 + " admitted from quota leases") + (stats.penaltyDenials() == 0 ? "" : "; " + stats.penaltyDenials()
-                + " denied by the penalty box, " + stats.penalties() + " clients put in it"));
+                + " denied by the penalty box, " + stats.penalties() + " clients put in it")
+                + (stats.delayedAdmissions() == 0 ? "" : "; " + stats.delayedAdmissions() + " admitted for their turn ahead"));
         row("Circuit breaker", stats.circuitBreakerState());
         row("Redis server", limiter.server());
         row("Redis eviction", limiter.eviction());

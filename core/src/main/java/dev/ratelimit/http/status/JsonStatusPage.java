@@ -156,6 +156,7 @@ final class JsonStatusPage {
                 .append(",\"leaseAdmissions\":").append(stats.leaseAdmissions())
                 .append(",\"penalties\":").append(stats.penalties())
                 .append(",\"penaltyDenials\":").append(stats.penaltyDenials())
+                .append(",\"delayedAdmissions\":").append(stats.delayedAdmissions())
                 .append(",\"redisErrors\":").append(stats.redisErrors())
                 .append(",\"redisRefusals\":").append(stats.redisRefusals()).append('}')
                 .append(",\"redisRefusal\":").append(JsonText.quote(stats.redisRefusal()))
