@@ -88,6 +88,25 @@ final class ExampleAnswers {
                 entry(429, 4L));
         assertThat(get(base.resolve("api/slow")).statusCode()).as("the leases were given back").isEqualTo(200);
 
+        // gcra, 2 per 2 s, up to 5 s of wait: at once 2 admitted, then one turn each second; the 5 s
+        // allow 5 more (the 7th's turn is just under 5 s away), more if the ten take a second to arrive.
+        List<CompletableFuture<HttpResponse<String>>> shaped = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            shaped.add(http.sendAsync(HttpRequest.newBuilder(base.resolve("api/shaped")).timeout(Duration.ofSeconds(20))
+                    .build(), HttpResponse.BodyHandlers.ofString()));
+        }
+        long waited = 0;
+        Map<Integer, Long> shapedStatuses = new TreeMap<>();
+        for (CompletableFuture<HttpResponse<String>> answer : shaped) {
+            HttpResponse<String> response = answer.join();
+            shapedStatuses.merge(response.statusCode(), 1L, Long::sum);
+            waited += response.headers().firstValue("X-RateLimit-Delay").isPresent() ? 1 : 0;
+        }
+        assertThat(shapedStatuses.get(200)).as("served now or at their turn: %s", shapedStatuses).isGreaterThanOrEqualTo(7L);
+        assertThat(shapedStatuses.get(200) + shapedStatuses.getOrDefault(429, 0L)).isEqualTo(10L);
+        assertThat(waited).as("served after a wait: all but the first two (a third if they took a second to arrive)")
+                .isBetween(shapedStatuses.get(200) - 3, shapedStatuses.get(200) - 2);
+
         HttpResponse<String> restDenied = burstUntilRefused(base.resolve("rest/demo/token-bucket"), 5,
                 Duration.ofSeconds(10), "X-Demo-Run", "check");
         assertThat(restDenied.headers().firstValue("Retry-After")).isPresent();

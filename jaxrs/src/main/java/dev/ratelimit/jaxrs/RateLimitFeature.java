@@ -102,24 +102,33 @@ public class RateLimitFeature implements DynamicFeature {
     private PolicyRuntime start(RateLimited annotation, String where, FeatureContext context) {
         Webapp webapp = webapp();
         try {
+            Map<String, String> properties = Settings.collect(context.getConfiguration().getPropertyNames(),
+                    context.getConfiguration()::getProperty, Settings.PREFIX);
+            refuseMaxDelay(properties.getOrDefault(Settings.MAX_DELAY.name(),
+                    webapp.defaults().get(Settings.MAX_DELAY.name())));
             HttpPolicy policy = HttpPolicy.parser(AnnotationSettings.labels(where))
-                    .defaults(Settings.collect(context.getConfiguration().getPropertyNames(),
-                            context.getConfiguration()::getProperty, Settings.PREFIX),
-                            "property '" + Settings.PREFIX + "%s'")
+                    .defaults(properties, "property '" + Settings.PREFIX + "%s'")
                     .defaults(webapp.defaults(), Webapp.defaultsLabelFormat())
                     .resources(webapp.resources())
                     .defaultPolicyName(where, "the resource method")
                     .classLoader(Thread.currentThread().getContextClassLoader())
                     .parse(AnnotationSettings.of(annotation));
-            if (policy.waiting() != null) {
-                // Refused, not ignored: a container filter cannot suspend a request, so it could only refuse.
-                throw new IllegalArgumentException(Settings.MAX_DELAY.name() + " applies to RateLimitFilter only: a JAX-RS "
-                        + "container filter cannot hold a request without a thread; set it as the filter's init-param, "
-                        + "not as property or context-param '" + Settings.PREFIX + Settings.MAX_DELAY.name() + "'");
-            }
             return webapp.start(policy);
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("RateLimitFeature cannot limit " + where + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * {@code maxDelay} holds a request without a thread, which a container filter cannot do: refused
+     * before anything else is read, not ignored (it could only refuse such requests).
+     */
+    private static void refuseMaxDelay(String maxDelay) {
+        if (maxDelay != null && !"off".equalsIgnoreCase(maxDelay.trim())) {
+            throw new IllegalArgumentException(Settings.MAX_DELAY.name() + " applies to RateLimitFilter only: a JAX-RS "
+                    + "container filter cannot hold a request without a thread; set it as the filter's init-param, "
+                    + "not as property or context-param '" + Settings.PREFIX + Settings.MAX_DELAY.name() + "' (was '"
+                    + maxDelay + "')");
         }
     }
 

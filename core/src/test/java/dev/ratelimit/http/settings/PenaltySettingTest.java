@@ -2,9 +2,9 @@ package dev.ratelimit.http.settings;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static dev.ratelimit.http.settings.FilterPolicies.parse;
 
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -13,19 +13,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /** {@code penalty}: read, bounded, and refused with what cannot keep a penalty box, at startup. */
 class PenaltySettingTest {
-    private static HttpPolicy parse(Map<String, String> contextParams, String... pairs) {
-        Map<String, String> own = new HashMap<>();
-        for (int i = 0; i < pairs.length; i += 2) {
-            own.put(pairs[i], pairs[i + 1]);
-        }
-        return HttpPolicy.parser("init-param '%s'").defaults(contextParams, "context-param 'ratelimit.%s'")
-                .defaultPolicyName("api", "the filter-name").parse(own);
-    }
-
-    private static HttpPolicy parse(String... pairs) {
-        return parse(Map.of(), pairs);
-    }
-
     @Test
     void offByDefaultAndOnAsAnInitParamOrAContextParam() {
         assertThat(parse("limit", "5", "window", "1m").rule().penalty()).isNull();
