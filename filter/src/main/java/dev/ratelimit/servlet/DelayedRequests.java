@@ -76,10 +76,22 @@ final class DelayedRequests {
         return (Admission) admission;
     }
 
-    /** Suspends a delayed admission's request until its turn, then dispatches it again. */
-    void hold(HttpServletRequest request, HttpServletResponse response, Admission admission) {
+    /**
+     * Suspends a delayed admission's request until its turn, then dispatches it again. A request the
+     * container will not let go asynchronous after all gives its turn back and is refused: run now,
+     * it would pass the limit.
+     */
+    void hold(HttpServletRequest request, HttpServletResponse response, Admission admission) throws IOException {
         long delayNanos = admission.decision().delay().toNanos();
-        AsyncContext async = request.startAsync(request, response);
+        AsyncContext async;
+        try {
+            async = request.startAsync(request, response);
+        } catch (IllegalStateException cannot) {
+            pipeline.waitOver(admission, false);
+            response.setHeader("Retry-After", Long.toString(Math.max(1, TimeUnit.NANOSECONDS.toSeconds(delayNanos + 999_999_999))));
+            response.sendError(admission.denialStatus());
+            return;
+        }
         async.setTimeout(TimeUnit.NANOSECONDS.toMillis(delayNanos) + GRACE_MILLIS);
         Waiter waiter = new Waiter(async, request, response, admission);
         async.addListener(waiter);
