@@ -42,7 +42,10 @@ public final class RedisKeys {
 
     /** The key of one client under one policy. */
     public static String key(String keyPrefix, String policyName, String clientKey) {
-        return keyPrefix + policyName + ":{" + clientPart(clientKey) + '}';
+        String client = clientPart(clientKey);
+        // Sized once: compiled for Java 8, a '+' would grow a 16-character builder three times per key.
+        return new StringBuilder(keyPrefix.length() + policyName.length() + client.length() + 3)
+                .append(keyPrefix).append(policyName).append(":{").append(client).append('}').toString();
     }
 
     /**
