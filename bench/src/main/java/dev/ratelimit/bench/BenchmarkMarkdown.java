@@ -60,7 +60,7 @@ final class BenchmarkMarkdown {
         md.append("Run by `").append(COMMAND).append("` from the repository root (about 25 minutes; it rewrites this "
                 + "file). Every figure below comes from that one run, against one local Redis, on one machine; "
                 + "compare ratios, not absolute numbers from other runs. `").append(BenchmarkReport.HTTP_COMMAND)
-                .append("` runs only the HTTP part (about 10 minutes) and rewrites only its section, which then says "
+                .append("` runs only the HTTP part (about 13 minutes) and rewrites only its section, which then says "
                 + "its own date and machine.\n\n");
         md.append("| | |\n|---|---|\n");
         md.append("| date | ").append(ZonedDateTime.now().format(DateTimeFormatter.RFC_1123_DATE_TIME)).append(" |\n");

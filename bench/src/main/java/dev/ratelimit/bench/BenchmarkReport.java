@@ -32,11 +32,14 @@ public final class BenchmarkReport {
     private final String redisUri;
     /** Findings written by hand about the targets (bench/NOTES.md), appended so a rerun keeps them. */
     private final Path notes;
+    /** Where the HTTP rows' profiles go ({@value HttpBenchMarkdown#PROFILE_FILE}), or null to keep none. */
+    private final Path profiles;
 
-    private BenchmarkReport(boolean smoke, String redisUri, Path notes) {
+    private BenchmarkReport(boolean smoke, String redisUri, Path notes, Path profiles) {
         this.smoke = smoke;
         this.redisUri = redisUri;
         this.notes = notes;
+        this.profiles = profiles;
     }
 
     /**
@@ -61,8 +64,9 @@ public final class BenchmarkReport {
         }
         try {
             Path notes = output.toAbsolutePath().getParent().resolve("bench").resolve("NOTES.md");
-            String markdown = mode.equals("http") ? httpOnly(uri, output, notes)
-                    : new BenchmarkReport(smoke, uri, notes).run();
+            Path profiles = output.toAbsolutePath().resolveSibling(HttpBenchMarkdown.PROFILE_FILE);
+            String markdown = mode.equals("http") ? httpOnly(uri, output, notes, profiles)
+                    : new BenchmarkReport(smoke, uri, notes, smoke ? null : profiles).run();
             Files.writeString(output, markdown);
             System.out.println("Wrote " + output.toAbsolutePath());
         } finally {
@@ -73,24 +77,32 @@ public final class BenchmarkReport {
     }
 
     /** Runs the HTTP benchmark alone and returns {@code output} with its HTTP section and notes replaced. */
-    private static String httpOnly(String redisUri, Path output, Path notes) throws Exception {
+    private static String httpOnly(String redisUri, Path output, Path notes, Path profiles) throws Exception {
         System.setProperty(BenchRedis.URI_PROPERTY, redisUri);
-        HttpBench.Report http = http(redisUri, false, HTTP_COMMAND);
+        HttpBench.Report http = http(redisUri, false, HTTP_COMMAND, profiles);
         String existing = Files.exists(output) ? Files.readString(output) : "# Benchmarks\n";
         return HttpBenchMarkdown.splice(existing, new HttpBenchMarkdown(http).section(),
                 Files.exists(notes) ? Files.readString(notes) : null);
     }
 
-    private static HttpBench.Report http(String redisUri, boolean smoke, String command) throws Exception {
+    /** The HTTP part; with {@code profiles}, its rows' profiles written there. */
+    private static HttpBench.Report http(String redisUri, boolean smoke, String command, Path profiles)
+            throws Exception {
         String generator = System.getProperty(HttpLoad.PROPERTY, "");
+        HttpBench.Report report;
         try (HttpLoad load = HttpLoad.choose(generator.isBlank() ? "auto" : generator)) {
-            return HttpBench.fromSystemProperties(redisUri, smoke).report(load, command);
+            report = HttpBench.fromSystemProperties(redisUri, smoke).report(load, command);
         }
+        if (profiles != null && !report.profiles().isEmpty()) {
+            Files.writeString(profiles, new HttpBenchMarkdown(report).profilePage());
+            System.out.println("Wrote " + profiles);
+        }
+        return report;
     }
 
     /** Runs everything and returns the report. */
     static String report(boolean smoke, String redisUri) throws Exception {
-        return new BenchmarkReport(smoke, redisUri, null).run();
+        return new BenchmarkReport(smoke, redisUri, null, null).run();
     }
 
     private String run() throws Exception {
@@ -107,7 +119,7 @@ public final class BenchmarkReport {
         CoalescingLatency.Result alone = CoalescingLatency.run(redisUri, false, jmh.mid(), latencyTime);
         double oneCaller = CoalescingLatency.oneCallerRatio(redisUri, smoke ? 2 : 10,
                 smoke ? Duration.ofMillis(50) : Duration.ofSeconds(1));
-        HttpBench.Report http = http(redisUri, smoke, COMMAND);
+        HttpBench.Report http = http(redisUri, smoke, COMMAND, profiles);
         Duration took = Duration.ofNanos(System.nanoTime() - started);
         return new BenchmarkMarkdown(smoke, jmh, measurements, notes).write(commands, redisMicros, memory,
                 new HttpBenchMarkdown(http),

@@ -35,7 +35,9 @@ import redis.clients.jedis.Jedis;
  * busy cores to settle). Then the rows run in rounds, every row once per round, each a short
  * warm-up of its own (its Redis connections, leases and keys) and a measured part; a burst of other
  * work on the machine then falls on one row of one round rather than on every round of one row.
- * Each row reports its median round by requests/s, and how far its rounds spread.
+ * Each row reports its median round by requests/s, and how far its rounds spread. A full run then
+ * loads every row once more with a JFR recording of the server's execution samples, and keeps a
+ * summary of where each row's CPU went ({@link JfrTopFrames}); nothing is measured in that pass.
  */
 final class HttpBench {
     /** The algorithms the HTTP rows run, each without and with leases. */
@@ -77,8 +79,10 @@ final class HttpBench {
     private final Duration warmUp;
     private final Duration measure;
     private final int rounds;
+    /** Whether every row is profiled after the rounds. */
+    private final boolean profile;
 
-    HttpBench(String redisUri, Duration firstWarmUp, Duration warmUp, Duration measure, int rounds) {
+    HttpBench(String redisUri, Duration firstWarmUp, Duration warmUp, Duration measure, int rounds, boolean profile) {
         if (rounds < 1 || measure.isZero() || measure.isNegative() || warmUp.isNegative()
                 || firstWarmUp.isNegative()) {
             throw new IllegalArgumentException("an HTTP run needs a measured part and at least one round, but was "
@@ -90,6 +94,7 @@ final class HttpBench {
         this.warmUp = warmUp;
         this.measure = measure;
         this.rounds = rounds;
+        this.profile = profile;
     }
 
     /**
@@ -100,12 +105,12 @@ final class HttpBench {
      */
     static HttpBench fromSystemProperties(String redisUri, boolean smoke) {
         if (smoke) {
-            return new HttpBench(redisUri, Duration.ZERO, Duration.ZERO, Duration.ofSeconds(1), 1);
+            return new HttpBench(redisUri, Duration.ZERO, Duration.ZERO, Duration.ofSeconds(1), 1, false);
         }
         String rounds = System.getProperty(ROUNDS_PROPERTY);
         return new HttpBench(redisUri, duration(FIRST_WARM_UP_PROPERTY, FIRST_WARM_UP),
                 duration(WARM_UP_PROPERTY, WARM_UP), duration(MEASURE_PROPERTY, MEASURE),
-                blank(rounds) ? ROUNDS : Integer.parseInt(rounds.trim()));
+                blank(rounds) ? ROUNDS : Integer.parseInt(rounds.trim()), true);
     }
 
     /** Every row for both kinds of traffic, in the order the report lists them. */
@@ -142,10 +147,11 @@ final class HttpBench {
      * @param generators   the no-filter row at {@value #MANY_CLIENTS} clients once per generator this
      *                     machine has, by the generator's description
      * @param loadAverages the machine's one-minute load average when the run started and when it ended
+     * @param profiles     each row's profile, in the rows' order; empty when the run profiled nothing
      */
     record Report(ZonedDateTime date, String command, String generator, Duration firstWarmUp, Duration warmUp,
             Duration measure, int rounds, String redisVersion, List<Row> rows, Map<String, Row> generators,
-            Duration took, double[] loadAverages) {
+            Duration took, double[] loadAverages, List<JfrTopFrames.Summary> profiles) {
     }
 
     /**
@@ -161,9 +167,13 @@ final class HttpBench {
         long started = System.nanoTime();
         List<Setup> setups = setups();
         List<Row> rows;
+        List<JfrTopFrames.Summary> profiles = List.of();
         Map<String, Row> generators = new LinkedHashMap<>();
         try (HttpBenchServer.Handle server = HttpBenchServer.Handle.start(setups)) {
             rows = runAll(server, setups, load);
+            if (profile) {
+                profiles = profileAll(server, setups, load);
+            }
             for (String kind : HttpLoad.wrkAvailable() ? List.of("wrk", "java") : List.of("java")) {
                 try (HttpLoad other = HttpLoad.choose(kind)) {
                     generators.put(other.describe(), run(server, setups, 0, other));
@@ -173,7 +183,38 @@ final class HttpBench {
         Duration took = Duration.ofNanos(System.nanoTime() - started);
         return new Report(date, command, load.describe(), firstWarmUp, warmUp, measure, rounds,
                 new RedisMeasurements(false, redisUri).redisVersion(), rows, generators, took,
-                new double[] {loadBefore, loadAverage()});
+                new double[] {loadBefore, loadAverage()}, profiles);
+    }
+
+    /**
+     * Every row once more, its measured part recorded by JFR in the server: where its CPU went.
+     * Apart from the rounds, so that the recording's cost is in none of their figures.
+     */
+    private List<JfrTopFrames.Summary> profileAll(HttpBenchServer.Handle server, List<Setup> setups, HttpLoad load)
+            throws Exception {
+        Path dir = Files.createTempDirectory("http-bench-profiles");
+        List<JfrTopFrames.Summary> profiles = new ArrayList<>();
+        try {
+            for (int i = 0; i < setups.size(); i++) {
+                Path recording = dir.resolve("row" + i + ".jfr");
+                load.run(server.uri(i), setups.get(i).clients(), warmUp, measure, new HttpLoad.Meter() {
+                    @Override
+                    public void start() throws IOException {
+                        server.profile();
+                    }
+
+                    @Override
+                    public void stop() throws IOException {
+                        server.profiled(recording);
+                    }
+                });
+                profiles.add(JfrTopFrames.read(recording, JfrTopFrames.TOP));
+                Files.delete(recording);
+            }
+        } finally {
+            Files.deleteIfExists(dir);
+        }
+        return profiles;
     }
 
     /** The machine's load average over the last minute, NaN where the system does not say. */

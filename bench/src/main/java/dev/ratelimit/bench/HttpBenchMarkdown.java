@@ -2,6 +2,7 @@ package dev.ratelimit.bench;
 
 import java.time.Duration;
 import java.time.format.DateTimeFormatter;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -13,6 +14,8 @@ import java.util.Map;
 final class HttpBenchMarkdown {
     /** The heading the section starts with; {@link #splice} finds the section by it. */
     static final String HEADING = "## HTTP";
+    /** The file beside BENCHMARKS.md with each row's profile ({@link #profilePage}). */
+    static final String PROFILE_FILE = "BENCHMARKS-profile.md";
 
     private final HttpBench.Report report;
 
@@ -67,6 +70,10 @@ final class HttpBenchMarkdown {
                 + "are the generator's latencies. *Spread* is (largest − smallest) / median requests/s over the "
                 + "row's rounds: how far to trust its requests/s. The anchor is Tomcat's own in-memory "
                 + "`RateLimitFilter`, what a limiter that never leaves the JVM costs.\n");
+        if (!report.profiles().isEmpty()) {
+            md.append("\nWhere each row's server CPU goes, from a JFR recording of the server after the rounds: [")
+                    .append(PROFILE_FILE).append("](").append(PROFILE_FILE).append(").\n");
+        }
         for (int clients : new int[] {HttpBench.MANY_CLIENTS, HttpBench.BUSY_CLIENTS}) {
             table(md, clients);
         }
@@ -93,6 +100,51 @@ final class HttpBenchMarkdown {
                     row.serverMicros(), row.serverMicros() - bare, row.redisMicros(), row.redisCalls(),
                     micros(row.generatorMicros())));
         }
+    }
+
+    /**
+     * {@value #PROFILE_FILE}: each row's profile from the same run, the methods most often on top of
+     * the server's samples and the limiter's methods nearest the top of its own.
+     */
+    String profilePage() {
+        StringBuilder md = new StringBuilder("# Where the server's CPU goes, per HTTP row\n\n");
+        md.append("From the HTTP run of ").append(report.date().format(DateTimeFormatter.RFC_1123_DATE_TIME))
+                .append(" ([BENCHMARKS.md](BENCHMARKS.md#http), rewritten with it): after the measured rounds, every "
+                + "row once more for ").append(seconds(report.measure())).append(" with a JFR recording of the "
+                + "server JVM's execution samples (`jdk.ExecutionSample`, every millisecond, with stacks). A sample "
+                + "is *the limiter's* when the limiter's code (`dev.ratelimit`) is the nearest caller above Tomcat's "
+                + "filter chain, with what it calls (Jedis, the JDK, Tomcat's header methods); the servlet and Tomcat "
+                + "around the filter are not. JFR samples threads running Java code only: the kernel's time "
+                + "(sockets, epoll, futexes) is in the server CPU of BENCHMARKS.md but in no sample here. "
+                + "Percentages are of the row's samples.\n");
+        for (int clients : new int[] {HttpBench.MANY_CLIENTS, HttpBench.BUSY_CLIENTS}) {
+            md.append(String.format(Locale.ROOT, "%n## %,d clients%n", clients));
+            for (int i = 0; i < report.rows().size(); i++) {
+                HttpBench.Row row = report.rows().get(i);
+                if (row.clients() != clients) {
+                    continue;
+                }
+                JfrTopFrames.Summary profile = report.profiles().get(i);
+                md.append(String.format(Locale.ROOT, "%n### %s%n%n%,d samples, %.0f %% the limiter's.%n%n", row.what(),
+                        profile.samples(), profile.percent(profile.limiter())));
+                md.append("| on top | method | | the limiter's | its method nearest the top |\n|---:|---|---|---:|---|\n");
+                for (int at = 0; at < Math.max(profile.top().size(), profile.inLimiter().size()); at++) {
+                    md.append("| ").append(share(profile, profile.top(), profile.topSamples(), at)).append(" | ")
+                            .append(name(profile.top(), at)).append(" | | ")
+                            .append(share(profile, profile.inLimiter(), profile.inLimiterSamples(), at)).append(" | ")
+                            .append(name(profile.inLimiter(), at)).append(" |\n");
+                }
+            }
+        }
+        return md.toString();
+    }
+
+    private static String share(JfrTopFrames.Summary profile, List<String> names, List<Long> samples, int at) {
+        return at < names.size() ? String.format(Locale.ROOT, "%.1f %%", profile.percent(samples.get(at))) : "";
+    }
+
+    private static String name(List<String> names, int at) {
+        return at < names.size() ? "`" + names.get(at) + "`" : "";
     }
 
     private void generators(StringBuilder md) {
@@ -124,6 +176,19 @@ final class HttpBenchMarkdown {
                     + "is not the bottleneck)", clients), String.format(Locale.ROOT, "%.2f ×", agreement),
                     Math.abs(agreement - 1) <= 0.10);
         }
+        int many = HttpBench.MANY_CLIENTS;
+        double manyAnchor = row(HttpBench.TOMCAT_FILTER, many).requestsPerSecond();
+        double manyBare = row(HttpBench.NO_FILTER, many).serverMicros();
+        for (String algorithm : HttpBench.ALGORITHMS) {
+            // Issue 41: where every request needs Redis, what the filter costs the application's node.
+            HttpBench.Row each = row("`" + algorithm + "`", many);
+            double added = each.serverMicros() - manyBare;
+            line(md, "`" + algorithm + "`, 10,000 clients: ≤ 8 µs server CPU per request over no filter",
+                    String.format(Locale.ROOT, "%.1f µs", added), added <= 8);
+            line(md, "`" + algorithm + "`, 10,000 clients: ≥ 0.6 × Tomcat's filter requests/s",
+                    String.format(Locale.ROOT, "%.2f ×", each.requestsPerSecond() / manyAnchor),
+                    each.requestsPerSecond() / manyAnchor >= 0.6);
+        }
         int busy = HttpBench.BUSY_CLIENTS;
         double anchor = row(HttpBench.TOMCAT_FILTER, busy).requestsPerSecond();
         double bare = row(HttpBench.NO_FILTER, busy).serverMicros();
@@ -137,10 +202,10 @@ final class HttpBenchMarkdown {
             double added = leased.serverMicros() - bare;
             line(md, "`" + algorithm + "`, leases, 100 busy clients: ≤ 5 µs server CPU per request over no filter",
                     String.format(Locale.ROOT, "%.1f µs", added), added <= 5);
-            double many = row("`" + algorithm + "`, leases", HttpBench.MANY_CLIENTS).requestsPerSecond()
-                    / row("`" + algorithm + "`", HttpBench.MANY_CLIENTS).requestsPerSecond();
+            double leasedMany = row("`" + algorithm + "`, leases", many).requestsPerSecond()
+                    / row("`" + algorithm + "`", many).requestsPerSecond();
             line(md, "`" + algorithm + "`, 10,000 clients: leases ≥ 0.95 × without (no worse)",
-                    String.format(Locale.ROOT, "%.2f ×", many), many >= 0.95);
+                    String.format(Locale.ROOT, "%.2f ×", leasedMany), leasedMany >= 0.95);
         }
     }
 

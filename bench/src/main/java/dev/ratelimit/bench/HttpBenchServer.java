@@ -14,6 +14,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -24,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import jdk.jfr.Recording;
 import org.apache.catalina.Context;
 import org.apache.catalina.startup.Tomcat;
 import org.apache.tomcat.util.descriptor.web.FilterDef;
@@ -39,8 +41,10 @@ import org.apache.tomcat.util.descriptor.web.FilterMap;
  *
  * <p>It prints {@code port=<n>} once every webapp has started, then answers commands on standard
  * input, one a line: {@code cpu} prints {@code cpu=<ns> gcMillis=<ms>} (this JVM's CPU time and
- * the time its collectors report, both since start); {@code stop}, or the end of input, stops
- * Tomcat (and the filters with it) and exits.
+ * the time its collectors report, both since start); {@code profile} starts a JFR recording of
+ * execution samples (every millisecond, with stacks) and {@code profiled <file>} stops it, writes it
+ * to the file and prints {@code profiled}; {@code stop}, or the end of input, stops Tomcat (and the
+ * filters with it) and exits.
  *
  * <p>{@code HttpBenchServer @<path> <filter class or -> [<init-param>=<value> …] [@<path> …]}
  */
@@ -106,12 +110,26 @@ public final class HttpBenchServer {
             System.out.flush();
             BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             String command;
+            Recording recording = null;
             while ((command = commands.readLine()) != null && !command.equals("stop")) {
                 if (command.equals("cpu")) {
                     System.out.printf(Locale.ROOT, "cpu=%d gcMillis=%d%n", processCpuNanos(), gcMillis());
                     System.out.flush();
+                } else if (command.equals("profile")) {
+                    recording = new Recording();
+                    // Execution samples alone: what the profile's summary reads, at the least cost to the row.
+                    recording.enable("jdk.ExecutionSample").withPeriod(Duration.ofMillis(1)).withStackTrace();
+                    recording.start();
+                } else if (command.startsWith("profiled ") && recording != null) {
+                    recording.stop();
+                    recording.dump(Path.of(command.substring("profiled ".length())));
+                    recording.close();
+                    recording = null;
+                    System.out.println("profiled");
+                    System.out.flush();
                 } else {
-                    throw new IllegalArgumentException("unknown command '" + command + "': cpu or stop");
+                    throw new IllegalArgumentException("unknown command '" + command + "': cpu, profile, "
+                            + "profiled <file> or stop");
                 }
             }
         } finally {
@@ -225,6 +243,19 @@ public final class HttpBenchServer {
                 throw new IllegalStateException("the server answered cpu with something else");
             }
             return new long[] {Long.parseLong(figures.group(1)), Long.parseLong(figures.group(2))};
+        }
+
+        /** Starts recording execution samples (see the class comment). */
+        void profile() throws IOException {
+            in.write("profile\n");
+            in.flush();
+        }
+
+        /** Stops recording and writes the recording to {@code file}. */
+        void profiled(Path file) throws IOException {
+            in.write("profiled " + file.toAbsolutePath() + "\n");
+            in.flush();
+            answer("profiled");
         }
 
         /** The server's next line that starts with {@code prefix}; other lines are its own business. */

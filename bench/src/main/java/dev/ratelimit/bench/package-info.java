@@ -5,7 +5,7 @@
  *
  * <pre>
  * mvn -B -pl bench -am -DskipTests package exec:exec                      # everything, about 25 minutes
- * mvn -B -pl bench -am -DskipTests package exec:exec -Dbench.mode=http     # the HTTP part alone, about 10 minutes
+ * mvn -B -pl bench -am -DskipTests package exec:exec -Dbench.mode=http     # the HTTP part alone, about 13 minutes
  * mvn -B -pl bench -am -DskipTests package exec:exec -Dbench.mode=smoke    # seconds; proves it runs, measures nothing
  * </pre>
  *
@@ -18,7 +18,9 @@
  * which only orchestrates. The generator is {@code wrk} when it is on the PATH (Debian and Ubuntu:
  * {@code apt-get install wrk}; nothing needs installing, it is only preferred), else the module's
  * own NIO generator in a JVM of its own; on a two-core machine both cost 10–13 µs of CPU per
- * request. System properties, given to Maven as {@code -D…} (the pom forwards them to the
+ * request. After the measured rounds every row runs once more under a JFR recording of the server
+ * ({@link dev.ratelimit.bench.JfrTopFrames}), whose summary goes to BENCHMARKS-profile.md beside
+ * the report. System properties, given to Maven as {@code -D…} (the pom forwards them to the
  * benchmark's JVM; empty or absent means the default):
  * <ul>
  *   <li>{@code bench.http.generator}: {@code auto} (default), {@code wrk} or {@code java};</li>

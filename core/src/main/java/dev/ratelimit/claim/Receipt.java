@@ -3,7 +3,7 @@ package dev.ratelimit.claim;
 import dev.ratelimit.support.Immutable;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * What an admission took, kept with its {@code Decision} so that the permits can be given back
@@ -21,11 +21,16 @@ public final class Receipt {
         boolean giveBack(Receipt receipt);
     }
 
+    /** A field, not an AtomicBoolean: every admission has a receipt, and this is one object less each. */
+    private static final AtomicIntegerFieldUpdater<Receipt> SPENT =
+            AtomicIntegerFieldUpdater.newUpdater(Receipt.class, "spent");
+
     private final Issuer issuer;
     private final List<String> keys;
     private final long[] permits;
     private final long[] stamps;
-    private final AtomicBoolean spent = new AtomicBoolean();
+    /** 1 once claimed. */
+    private volatile int spent;
 
     public Receipt(Issuer issuer, List<String> keys, long[] permits, long[] stamps) {
         this.issuer = issuer;
@@ -34,9 +39,17 @@ public final class Receipt {
         this.stamps = stamps.clone();
     }
 
+    /** Another receipt of the same admission: its keys and stamps, which nothing changes, shared. */
+    private Receipt(Receipt same, long[] permits) {
+        this.issuer = same.issuer;
+        this.keys = same.keys;
+        this.permits = permits;
+        this.stamps = same.stamps;
+    }
+
     /** True the first time only: the caller may then give the permits back. */
     public boolean claim() {
-        return spent.compareAndSet(false, true);
+        return SPENT.compareAndSet(this, 0, 1);
     }
 
     /** Gives the permits back through the issuer; call after {@link #claim()}. */
@@ -46,9 +59,9 @@ public final class Receipt {
 
     /** The same admission's stamps and keys with other permits: a part of a quota lease given back. */
     public Receipt withPermits(long permits) {
-        long[] each = this.permits.clone();
+        long[] each = new long[this.permits.length];
         Arrays.fill(each, permits);
-        return new Receipt(issuer, keys, each, stamps);
+        return new Receipt(this, each);
     }
 
     /** Who gives the permits back: the evaluator (with the rules it decided under), the lease, the local limiter. */

@@ -74,7 +74,8 @@ public final class DecisionFlow {
         if (denyCache == null) {
             decision = take(current, key, keys, eachRule, permits, maxDelayMicros);
         } else {
-            String cacheKey = key + '\n' + permits;
+            // Sized once: compiled for Java 8, '+' would grow a 16-character builder for every request.
+            String cacheKey = new StringBuilder(key.length() + 21).append(key).append('\n').append(permits).toString();
             decision = denyCache.get(cacheKey);
             if (decision != null && maxDelayMicros > 0
                     && decision.retryAfter().compareTo(Duration.ofNanos(maxDelayMicros * 1000)) <= 0) {

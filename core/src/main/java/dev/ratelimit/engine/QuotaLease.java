@@ -17,6 +17,8 @@ final class QuotaLease implements Receipt.Issuer {
     private final String key;
     private final QuotaGrant grant;
     private final List<String> keys;
+    /** What each admission's receipt is made from ({@link Receipt#withPermits}): the keys copied once, not per admission. */
+    private final Receipt receipts;
     private final long granted;
     final long expiresAt;
     /** When the round trip that took the lease went out. */
@@ -46,6 +48,7 @@ final class QuotaLease implements Receipt.Issuer {
         this.paced = paced;
         this.grant = grant;
         this.keys = grant == null ? null : grant.keys();
+        this.receipts = keys == null ? null : new Receipt(this, keys, new long[] {1}, new long[] {0});
         this.granted = grant == null ? 0 : grant.permits();
         this.left = granted;
         this.expiresAt = expiresAt;
@@ -70,7 +73,7 @@ final class QuotaLease implements Receipt.Issuer {
         }
         Duration reset = owner.sliding ? inForce.window() : Duration.ofNanos(Math.max(0, clearAt - now));
         Decision admission = Decision.of(true, inForce, atGrant.remaining() - used, Duration.ZERO, reset);
-        return DecisionAccess.withReceipt(admission, new Receipt(this, keys, new long[] {permits}, new long[] {0}));
+        return DecisionAccess.withReceipt(admission, receipts.withPermits(permits));
     }
 
     /**

@@ -93,7 +93,10 @@ final class BatchedCalls {
         for (int i : members) {
             ScriptCall call = calls.get(i);
             keys.add(call.keys.get(0));
-            args.addAll(call.args.subList(1, call.args.size()));
+            // One by one: addAll of a sublist would copy it into an array first, for every decision.
+            for (int arg = 1; arg < call.args.size(); arg++) {
+                args.add(call.args.get(arg));
+            }
         }
         // The penalty boxes follow the decisions' keys, in the same order (limiter-batch.lua).
         for (int box = 1; box < first.keys.size(); box++) {

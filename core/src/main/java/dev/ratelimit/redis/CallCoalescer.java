@@ -173,11 +173,16 @@ final class CallCoalescer {
             send(batch, outcomes);
         } finally {
             release();
+            Thread sender = Thread.currentThread();
             for (int i = 0; i < batch.size(); i++) {
                 Waiter waiter = batch.get(i);
                 waiter.outcome = outcomes[i] != null ? outcomes[i] : ScriptCall.Outcome.failed(
                         new RedisFailureException("a script call sent with others was never answered", null));
-                LockSupport.unpark(waiter.thread);
+                if (waiter.thread != sender) {
+                    // The sender's own call is in the batch too: it reads its outcome when this returns, and
+                    // an unpark of itself would only make its next park, wherever that is, return at once.
+                    LockSupport.unpark(waiter.thread);
+                }
             }
         }
     }

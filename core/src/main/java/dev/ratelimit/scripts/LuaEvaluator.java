@@ -136,8 +136,11 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
         List<String> args = new ArrayList<>(argCount);
         args.add(mode);
         for (int i = 0; i < rules.size(); i++) {
-            args.add(Long.toString(permits[i]));
-            args.addAll(ruleArgs.get(i));
+            // Per request: one permit's text is a constant, and addAll would copy the rule's list first.
+            args.add(permits[i] == 1 ? "1" : Long.toString(permits[i]));
+            for (String constant : ruleArgs.get(i)) {
+                args.add(constant);
+            }
             if (!calendarBounds.isEmpty()) {
                 args.add(calendarBounds.get(i).text());
             }

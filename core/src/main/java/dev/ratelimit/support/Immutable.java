@@ -15,6 +15,9 @@ import java.util.Set;
  * yet: the core runs on legacy servers. Copies keep the order they were given.
  */
 public final class Immutable {
+    /** The class of {@code Collections.singletonList}: its one element is final and it has no mutator. */
+    private static final Class<?> SINGLETON_LIST = Collections.singletonList(null).getClass();
+
     private Immutable() {
     }
 
@@ -28,8 +31,15 @@ public final class Immutable {
         }
     }
 
-    /** An unmodifiable copy, in the collection's order. */
+    /**
+     * An unmodifiable copy, in the collection's order; a list of one made by {@link #listOf} is
+     * itself, since nothing can change it (a one-rule decision's keys, copied into its receipt).
+     */
+    @SuppressWarnings("unchecked")
     public static <T> List<T> copyOf(Collection<? extends T> values) {
+        if (values.getClass() == SINGLETON_LIST) {
+            return (List<T>) values;
+        }
         return values.isEmpty() ? Collections.<T>emptyList() : Collections.unmodifiableList(new ArrayList<>(values));
     }
 

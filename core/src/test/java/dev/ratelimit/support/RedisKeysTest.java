@@ -3,6 +3,16 @@ package dev.ratelimit.support;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
 class RedisKeysTest {
@@ -28,6 +38,53 @@ class RedisKeysTest {
         String digest = RedisKeys.clientPart("x".repeat(500));
         assertThat(RedisKeys.clientPart(digest)).as("a raw key that looks like a digest is digested too")
                 .isNotEqualTo(digest);
+    }
+
+    @Test
+    void aDigestMadeBeforeIsMarkedOnceMoreNotDigestedAgain() {
+        String secret = RedisKeys.digest("sk_live_secret");
+        assertThat(RedisKeys.clientPart(secret)).as("the HTTP layer's digest of a secret, kept")
+                .isEqualTo("#" + secret).hasSize(45).startsWith("##");
+        assertThat(RedisKeys.key("ratelimit:", "api", secret)).isEqualTo("ratelimit:api:{#" + secret + "}");
+    }
+
+    @Test
+    void noTwoKeysShareAClientPartWhateverLooksLikeADigest() {
+        String digest = RedisKeys.digest("k1");
+        String fromLongKey = RedisKeys.clientPart("x".repeat(500));
+        String[] keys = {
+            "k1", digest, "#" + digest, digest.substring(1), fromLongKey, "#" + fromLongKey,
+            digest.substring(0, 43), digest + "A", "#" + "+".repeat(43), "#" + "a".repeat(42) + "=", "#missing",
+        };
+        Set<String> parts = new HashSet<>();
+        for (String key : keys) {
+            assertThat(parts.add(RedisKeys.clientPart(key))).as("the client part of %s is its own", key).isTrue();
+        }
+        for (String notQuiteADigest : new String[] {"#" + "+".repeat(43), "#" + "a".repeat(42) + "=", digest + "A"}) {
+            assertThat(RedisKeys.clientPart(notQuiteADigest)).as(notQuiteADigest).matches("#[A-Za-z0-9_-]{43}");
+        }
+    }
+
+    @Test
+    void everyThreadDigestsAlike() throws Exception {
+        String expected = RedisKeys.digest("caf\u00e9");
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<String>> digests = new ArrayList<>();
+            for (int i = 0; i < 64; i++) {
+                String other = "other-" + i;
+                digests.add(pool.submit(() -> RedisKeys.digest(other).equals(RedisKeys.digest(other))
+                        ? RedisKeys.digest("caf\u00e9") : "differs on one thread"));
+            }
+            for (Future<String> digest : digests) {
+                assertThat(digest.get()).isEqualTo(expected);
+            }
+        } finally {
+            pool.shutdown();
+        }
+        assertThat(expected).isEqualTo("#" + Base64.getUrlEncoder().withoutPadding().encodeToString(
+                MessageDigest.getInstance("SHA-256").digest("caf\u00e9".getBytes(
+                        StandardCharsets.UTF_8))));
     }
 
     @Test
