@@ -20,6 +20,9 @@ public final class RateLimiterStats {
     private final long leaseAdmissions;
     private final long penalties;
     private final long penaltyDenials;
+    private final long afterCharges;
+    private final long permitsCharged;
+    private final long chargeFailures;
     private final long redisErrors;
     private final long redisRefusals;
     private final String redisRefusal;
@@ -31,9 +34,12 @@ public final class RateLimiterStats {
     private final String circuitBreakerState;
     private final EvictionFinding eviction;
 
-    /** @param penalties clients put in the penalty box, then denials by it */
+    /**
+     * @param penalties clients put in the penalty box, then denials by it
+     * @param charges after-charges that took permits, those permits, then charges that failed
+     */
     RateLimiterStats(long allowed, long denied, long degraded, long localCacheDenials, long leaseAdmissions,
-            long[] penalties, long redisErrors, long redisRefusals, String redisRefusal, LatencySamples.Snapshot latency,
+            long[] penalties, long[] charges, long redisErrors, long redisRefusals, String redisRefusal, LatencySamples.Snapshot latency,
             String circuitBreakerState, EvictionFinding eviction) {
         this.allowed = allowed;
         this.denied = denied;
@@ -42,6 +48,9 @@ public final class RateLimiterStats {
         this.leaseAdmissions = leaseAdmissions;
         this.penalties = penalties[0];
         this.penaltyDenials = penalties[1];
+        this.afterCharges = charges[0];
+        this.permitsCharged = charges[1];
+        this.chargeFailures = charges[2];
         this.redisErrors = redisErrors;
         this.redisRefusals = redisRefusals;
         this.redisRefusal = redisRefusal;
@@ -96,6 +105,24 @@ public final class RateLimiterStats {
      */
     public long penaltyDenials() {
         return penaltyDenials;
+    }
+
+    /**
+     * After-charges ({@link RateLimiter#charge}, HTTP's {@code chargeAfter}) that took permits beyond
+     * what their admission took; those that gave part back are not counted.
+     */
+    public long afterCharges() {
+        return afterCharges;
+    }
+
+    /** The permits {@link #afterCharges()} took beyond their admissions'. */
+    public long permitsCharged() {
+        return permitsCharged;
+    }
+
+    /** After-charges that failed to reach Redis: the client kept what its admission took. */
+    public long chargeFailures() {
+        return chargeFailures;
     }
 
     /**

@@ -83,7 +83,7 @@ public final class DecisionEngine {
                 this::rulesChanged, evictions);
         this.evictions = evictions;
         this.accounting = new DecisionAccounting(policyName, listener, wallClock);
-        this.refunds = new Refunds(policyName);
+        this.refunds = new Refunds(policyName, rules);
         FailurePolicy failurePolicy = onFailure.policy();
         this.flow = new DecisionFlow(inForce, failurePolicy, onFailure, denyCache, accounting, leases, quota);
         this.batches = new BatchDecisions(rules, transport, gateway, inForce, failurePolicy, onFailure, denyCache,
@@ -230,6 +230,20 @@ public final class DecisionEngine {
             forgetDenials(key);
         }
         return back;
+    }
+
+    public boolean charge(String key, Decision decision, long usage) {
+        boolean changed = refunds.charge(keys.of(key), decision, usage);
+        if (changed) {
+            // A part given back may free what a remembered denial refuses.
+            forgetDenials(key);
+        }
+        return changed;
+    }
+
+    /** After-charges that took permits, those permits, and charges that failed. */
+    public long[] charges() {
+        return refunds.charges();
     }
 
     /**

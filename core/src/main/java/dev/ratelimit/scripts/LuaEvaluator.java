@@ -25,6 +25,8 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
     private static final LuaScript CALENDAR_SCRIPT = LuaScript.limiter("calendar-window");
     /** Gives an admission back, for every algorithm: see its header. */
     private static final LuaScript REFUND_SCRIPT = LuaScript.load("refund");
+    /** Takes what an admission cost past what it took (an after-charge), for the algorithms ChargeRules allows. */
+    private static final LuaScript CHARGE_SCRIPT = LuaScript.load("charge");
     private static final LuaScript CLIENT_RESET_SCRIPT = LuaScript.load("client-reset");
     /** Gives back a lease of {@code concurrency}: a script of its own, as the driver decides nothing here. */
     private static final LuaScript RELEASE_SCRIPT = LuaScript.load("concurrency-release");
@@ -101,10 +103,11 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
         return decide(keys, permits, consume, null);
     }
 
-    /** The decisions' script first, then the refunds' ({@code countStatus}) and the leases' releases. */
+    /** The decisions' script first, then the refunds' ({@code countStatus}), the charges' and the leases' releases. */
     @Override
     public List<LuaScript> scripts() {
-        return leases ? Immutable.listOf(script, REFUND_SCRIPT, RELEASE_SCRIPT) : Immutable.listOf(script, REFUND_SCRIPT);
+        return leases ? Immutable.listOf(script, REFUND_SCRIPT, CHARGE_SCRIPT, RELEASE_SCRIPT)
+                : Immutable.listOf(script, REFUND_SCRIPT, CHARGE_SCRIPT);
     }
 
     @Override
@@ -242,22 +245,23 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
     /** One round trip to refund.lua: each rule's permits and stamp, then its limiter arguments. */
     @Override
     public boolean giveBack(Receipt receipt) {
-        boolean back = false;
-        ScriptCall call = refundCall(receipt);
-        for (long given : gateway.eval(call.script, call.keys, call.args)) {
-            back |= given == 1;
-        }
-        return back;
+        return settle(REFUND_SCRIPT, receipt);
+    }
+
+    /** One round trip to charge.lua, which takes refund.lua's arguments: the receipt's permits taken, past the limit too. */
+    @Override
+    public boolean charge(Receipt receipt) {
+        return settle(CHARGE_SCRIPT, receipt);
     }
 
     /**
-     * The call to refund.lua that gives the receipt's permits back: each rule's permits and stamp,
-     * then its arguments, as the evaluator that issued the receipt had them. Rules change (a live
-     * override, an adaptive limit) while a lease waits to go back: its permits must go back at the
-     * rate they were taken at (for gcra, its old interval per permit), never the new one.
+     * Each rule's permits and stamp, then its arguments, as the evaluator that issued the receipt had
+     * them. Rules change (a live override, an adaptive limit) while a lease waits to go back: its
+     * permits must go back at the rate they were taken at (for gcra, its old interval per permit).
      */
-    private ScriptCall refundCall(Receipt receipt) {
-        return refundCall(receipt, false);
+    private boolean settle(LuaScript settlement, Receipt receipt) {
+        ScriptCall call = refundCall(receipt, false);
+        return gateway.eval(settlement, call.keys, call.args).contains(1L);
     }
 
     /**

@@ -37,7 +37,7 @@ local function check(key, permits_arg, interval_arg, burst_arg)
   end
   local tolerance = tonumber(burst_arg) * interval
   local new_tat = tat + permits * interval
-  local available = math.floor((tolerance - (tat - now)) / interval)
+  local available = math.max(0, math.floor((tolerance - (tat - now)) / interval))
   if new_tat - now > tolerance then
     return 0, available, new_tat - tolerance - now, tat - now
   end

@@ -17,7 +17,8 @@
 --                    the window (or is gone), or when the entry holds fewer permits (the first
 --                    entry after a rebase of a log near 2^52, or the wrong receipt).
 --   token-bucket     the tokens back, capped at the capacity: exactly the bucket without the
---                    request, since refill is capped the same way. A quota lease's rest (its
+--                    request, since refill is capped the same way; a bucket in debt (charge.lua)
+--                    stays in what debt is left. A quota lease's rest (its
 --                    receipt is the tokens the lease left) as gcra's, the bucket's time until
 --                    full standing for the TAT: never below a bucket fuller than the lease left
 --                    it, never closer to full than what was taken after the lease.
@@ -162,7 +163,8 @@ local function token_bucket(key, permits, stamp, a)
     return 0
   end
   local tokens = tonumber(counted)
-  local elapsed = math.max(0, now - tonumber(at))
+  -- A state ahead of now is a debt an after-charge left (charge.lua): the tokens are below zero.
+  local elapsed = now - tonumber(at)
   if elapsed >= math.ceil((capacity - tokens) / refill) then
     return 0
   end
@@ -184,11 +186,17 @@ local function token_bucket(key, permits, stamp, a)
     end
   end
   tokens = capacity - back
+  local at_now = now
+  if tokens < 0 then
+    -- Still in debt after the refund: kept as charge.lua keeps it.
+    at_now = now + math.ceil(-tokens / refill)
+    tokens = (at_now - now) * refill + tokens
+  end
   if tokens == capacity then
     redis.call('DEL', key)
   else
-    redis.call('SET', key, string.format('t%d %d', tokens, now), 'PX',
-        math.max(1, math.ceil(math.ceil((capacity - tokens) / refill) / 1000)))
+    redis.call('SET', key, string.format('t%d %d', tokens, at_now), 'PX',
+        math.max(1, math.ceil((at_now - now + math.ceil((capacity - tokens) / refill)) / 1000)))
   end
   return 1
 end

@@ -33,7 +33,7 @@ local function check(key, permits_arg, capacity_arg, scale_arg, refill_arg)
   if counted then
     tokens = tonumber(counted)
     -- Refill only up to full: elapsed * refill could otherwise outgrow exact doubles.
-    local elapsed = math.max(0, now - tonumber(at))
+    local elapsed = now - tonumber(at)
     if elapsed >= math.ceil((capacity - tokens) / refill) then
       tokens = capacity
     else
@@ -41,7 +41,7 @@ local function check(key, permits_arg, capacity_arg, scale_arg, refill_arg)
     end
   end
   local need = tonumber(permits_arg) * scale
-  local available = math.floor(tokens / scale)
+  local available = math.max(0, math.floor(tokens / scale))
   local reset = math.ceil((capacity - tokens) / refill)
   if tokens < need then
     return 0, available, math.ceil((need - tokens) / refill), reset
