@@ -28,6 +28,15 @@ public interface RateLimiterMXBean {
     /** Denials by the penalty box, the ones that opened it and those from the local deny cache included. */
     long getPenaltyDenials();
 
+    /** After-charges ({@code chargeAfter}) that took permits past what their admission took. */
+    long getAfterCharges();
+
+    /** The permits after-charges took past their admissions'. */
+    long getPermitsCharged();
+
+    /** After-charges that could not reach Redis: their clients kept what the admission took. */
+    long getChargeFailures();
+
     /** Failures to ask Redis that may pass by themselves (timeouts, lost connections); refusals not included. */
     long getRedisErrors();
 

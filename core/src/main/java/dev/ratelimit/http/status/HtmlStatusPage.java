@@ -158,7 +158,10 @@ final class HtmlStatusPage {
                 + " by the local deny cache), " + stats.degraded() + " without Redis, " + stats.redisErrors()
                 + " Redis errors, " + stats.redisRefusals() + " Redis refusals" + (stats.leaseAdmissions() == 0 ? "" : "; " + stats.leaseAdmissions()
                 + " admitted from quota leases") + (stats.penaltyDenials() == 0 ? "" : "; " + stats.penaltyDenials()
-                + " denied by the penalty box, " + stats.penalties() + " clients put in it"));
+                + " denied by the penalty box, " + stats.penalties() + " clients put in it")
+                + (stats.afterCharges() + stats.chargeFailures() == 0 ? "" : "; " + stats.afterCharges()
+                + " charged after the response (" + stats.permitsCharged() + " permits), " + stats.chargeFailures()
+                + " charges failed"));
         row("Circuit breaker", stats.circuitBreakerState());
         row("Redis server", limiter.server());
         row("Redis eviction", limiter.eviction());
