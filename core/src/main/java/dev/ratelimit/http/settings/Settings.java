@@ -35,7 +35,6 @@ import java.util.regex.Pattern;
 public final class Settings {
     private static final Pattern SIMPLE_DURATION = Pattern.compile("(\\d{1,12})\\s*(ms|s|m|h|d)",
             Pattern.CASE_INSENSITIVE);
-    private static final Pattern METHOD = Pattern.compile("[A-Za-z]+");
     private static final Pattern PERCENT = Pattern.compile("(\\d{1,3})\\s*%");
     private static final Pattern MEDIA_TYPE = Pattern.compile("[\\w.+-]+/[\\w.+-]+(\\s*;\\s*[\\w.+-]+=[\\w.+\"-]+)*");
     private static final String DURATION = "a duration such as 500ms, 10s, 1m, 1h, 1d or PT1M";
@@ -108,9 +107,9 @@ public final class Settings {
     public static final Setting<String> KEY_PREFIX = Setting.of("keyPrefix", RateLimiter.DEFAULT_KEY_PREFIX,
             RateLimiter.DEFAULT_KEY_PREFIX, "a key prefix", Function.identity(), "Redis key prefix");
     public static final Setting<List<String>> METHODS = Setting.of("methods", "all", Immutable.listOf(),
-            "HTTP methods such as GET,POST", Settings::methods, "HTTP methods that are limited, e.g. POST,PUT");
+            "HTTP methods such as GET,POST", RequestMatcher::methods, "HTTP methods that are limited, e.g. POST,PUT");
     public static final Setting<List<String>> EXCLUDE_PATHS = Setting.of("excludePaths", "none", Immutable.listOf(),
-            "paths starting with '/'", Settings::paths, "paths within the webapp that are not limited");
+            "paths starting with '/'", RequestMatcher::paths, "paths within the webapp that are not limited");
     public static final Setting<AddressBlocks> EXEMPT_ADDRESSES = Setting.of("exemptAddresses", "none",
             AddressBlocks.NONE, "CIDR blocks separated by commas",
             text -> AddressBlocks.parse("exemptAddresses", text),
@@ -282,33 +281,6 @@ public final class Settings {
         List<String> items = new ArrayList<>(Arrays.asList(text.trim().split("[,\\s]+")));
         items.removeIf(String::isEmpty);
         return Immutable.copyOf(items);
-    }
-
-    private static List<String> methods(String text) {
-        List<String> methods = new ArrayList<>();
-        for (String method : list(text)) {
-            if (!METHOD.matcher(method).matches()) {
-                throw new BadArgument("methods", "methods must list HTTP methods such as GET,POST, but '" + method
-                        + "' in '" + text + "' is not one");
-            }
-            String upper = method.toUpperCase(Locale.ROOT);
-            if (!methods.contains(upper)) {
-                methods.add(upper);
-            }
-        }
-        return Immutable.copyOf(methods);
-    }
-
-    private static List<String> paths(String text) {
-        List<String> paths = list(text);
-        for (String path : paths) {
-            String stem = path.endsWith("/*") ? path.substring(0, path.length() - 2) : path;
-            if (!path.startsWith("/") || stem.contains("*")) {
-                throw new BadArgument("excludePaths", "excludePaths must list paths starting with '/', optionally "
-                        + "ending in '/*', but '" + path + "' in '" + text + "' is not one");
-            }
-        }
-        return paths;
     }
 
     private static String metrics(String text) {
