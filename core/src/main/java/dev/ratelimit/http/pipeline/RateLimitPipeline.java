@@ -35,6 +35,8 @@ public final class RateLimitPipeline {
     private final String marker;
     /** What this policy's traffic shows about its configuration. */
     private final TrafficChecks checks;
+    /** {@code chargeAfter}: the usage handlers report, charged after the response. */
+    private final UsageCharges charges;
     private final AtomicLong dryRunDenials = new AtomicLong();
     private final AtomicLong lastDryRunLog = new AtomicLong(System.nanoTime() - DRY_RUN_LOG_INTERVAL_NANOS);
 
@@ -55,6 +57,7 @@ public final class RateLimitPipeline {
                 + Integer.toHexString(System.identityHashCode(this));
         this.checks = new TrafficChecks(policy.policyName(), policy.trustedProxies(), policy.readsClientAddress(),
                 System::nanoTime);
+        this.charges = new UsageCharges(policy.policyName());
     }
 
     /**
@@ -96,7 +99,7 @@ public final class RateLimitPipeline {
             // Adaptive limits watch how long admitted requests take; nobody else needs the clock read.
             boolean timed = policy.adaptive();
             return new Admission(policy, decision, false, timed, timed ? System.nanoTime() : 0,
-                    policy.countStatus() == null ? null : clientKey, decider);
+                    policy.countStatus() == null && !policy.chargeAfter() ? null : clientKey, decider);
         }
         // enforce as configured, unless an operator overrides it live (read with the decision's rules).
         if (!limiter.overrides().enforce(policy.enforce())) {
@@ -110,13 +113,22 @@ public final class RateLimitPipeline {
         return new Admission(policy, decision, true, false, 0, null, null);
     }
 
-    /**
-     * Hears how a request that was let through ended: its response status and (measured here) how
-     * long the handler took. Call it once per {@link #before} that was not a denial, after the
-     * handler, also when it threw; for a request that went asynchronous, once it completes. It
-     * gives back a {@code concurrency} admission's lease (never throwing for a Redis failure).
-     */
+    /** {@link #after(Admission, int, Object)} of a handler that reported no usage. */
     public void after(Admission admission, int status) {
+        after(admission, status, null);
+    }
+
+    /**
+     * Hears how a request that was let through ended: its response status, (measured here) how long
+     * the handler took, and the usage it reported ({@link dev.ratelimit.http.Usage#ATTRIBUTE}). Call
+     * it once per {@link #before} that was not a denial, after the handler, also when it threw; for a
+     * request that went asynchronous, once it completes. It gives back a {@code concurrency}
+     * admission's lease, and with {@code countStatus} or {@code chargeAfter} settles the admission in
+     * one round trip; it never throws for a Redis failure.
+     *
+     * @param usage what the handler reported, or null: with {@code chargeAfter}, the request's cost
+     */
+    public void after(Admission admission, int status, Object usage) {
         if (admission.decision() == null) {
             return;
         }
@@ -126,7 +138,9 @@ public final class RateLimitPipeline {
         if (admission.timed()) {
             decider.recordAdmittedLatency(Duration.ofNanos(System.nanoTime() - admission.admittedAtNanos()));
         }
-        refundUncounted(admission, status);
+        if (!refundUncounted(admission, status) && policy.chargeAfter()) {
+            charges.settle(admission, usage);
+        }
     }
 
     /**
@@ -134,13 +148,17 @@ public final class RateLimitPipeline {
      * limit; an answer whose status does not count gives them back. Only an admission carries the
      * key for it (a denial, dry run or not, took nothing); a degraded admission took nothing in
      * Redis, so the limiter finds nothing to give back. Never throws: a failed refund leaves the
-     * permits counted.
+     * permits counted. An answer that does not count is not charged either ({@code chargeAfter}).
+     *
+     * @return whether the answer does not count
      */
-    private void refundUncounted(Admission admission, int status) {
+    private boolean refundUncounted(Admission admission, int status) {
         String key = admission.refundKey();
-        if (key != null && !policy.countStatus().matches(status)) {
+        if (key != null && policy.countStatus() != null && !policy.countStatus().matches(status)) {
             admission.limiter().refund(key, admission.decision());
+            return true;
         }
+        return false;
     }
 
     /** The limiter of the request's tier, or the policy's own. */

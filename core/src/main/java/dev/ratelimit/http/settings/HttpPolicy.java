@@ -64,6 +64,7 @@ public final class HttpPolicy {
     private final int statusCode;
     /** {@code countStatus}: null when every answer counts. */
     private final StatusMatcher countStatus;
+    private final boolean chargeAfter;
     private final HeaderMode headerMode;
     /** {@code denialBody}: null for the problem+json default. */
     private final DenialBody denialBody;
@@ -115,6 +116,7 @@ public final class HttpPolicy {
             LeaseRules.check(rules, transport, adaptive);
         }
         PenaltyRules.check(rules, transport, leases, failurePolicy);
+        this.chargeAfter = groups.chargeAfter(rules, transport, leases);
         this.quotedPolicyName = HttpText.quoted(policyName);
         Map<String, String> entryNames = new LinkedHashMap<>();
         if (dimensions != null) {
@@ -237,10 +239,7 @@ public final class HttpPolicy {
         return trustedProxies;
     }
 
-    /**
-     * Whether the client's address matters to the policy: {@code ip} in its key or in a
-     * {@code limits} entry's, or {@code exemptAddresses}. Not known of a {@code keyResolverClass}: false.
-     */
+    /** Whether the client's address matters: {@code ip} in its key or a {@code limits} entry's, or {@code exemptAddresses} (not known of a {@code keyResolverClass}: false). */
     public boolean readsClientAddress() {
         boolean keyed = dimensions != null ? dimensions.readsAddress()
                 : keyResolver instanceof KeySpec && ((KeySpec) keyResolver).readsAddress();
@@ -264,6 +263,11 @@ public final class HttpPolicy {
     /** Which answers count ({@code countStatus}), or null when all do. */
     public StatusMatcher countStatus() {
         return countStatus;
+    }
+
+    /** Whether the handler's usage ({@code dev.ratelimit.http.Usage}) is charged after the response. */
+    public boolean chargeAfter() {
+        return chargeAfter;
     }
 
     public int statusCode() {
@@ -334,7 +338,7 @@ public final class HttpPolicy {
                 + (tiers.isEmpty() ? "" : ", tiers " + tiers)
                 + (exemptAddresses.isEmpty() ? "" : ", exemptAddresses " + exemptAddresses)
                 + (exemptRoles.isEmpty() ? "" : ", exemptRoles " + String.join(",", exemptRoles))
-                + ", enforce " + enforce + ", statusCode " + statusCode + (denialBody == null ? "" : ", " + denialBody)
+                + (chargeAfter ? ", chargeAfter true" : "") + ", enforce " + enforce + ", statusCode " + statusCode + (denialBody == null ? "" : ", " + denialBody)
                 + ", headers " + headerMode
                 + ", transport " + transport + ", onRedisFailure " + failurePolicy
                 + (localLimit == null ? "" : ", localLimit " + localLimit)

@@ -6,11 +6,13 @@ import dev.ratelimit.CalendarPeriod;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.RedisSettings;
 import dev.ratelimit.Rule;
+import dev.ratelimit.Transport;
 import dev.ratelimit.http.KeyResolver;
 import dev.ratelimit.http.client.CustomKeyResolver;
 import dev.ratelimit.http.client.KeySpec;
 import dev.ratelimit.http.client.Tiers;
 import dev.ratelimit.http.client.TrustedProxies;
+import dev.ratelimit.rules.ChargeRules;
 import dev.ratelimit.rules.LocalRules;
 import dev.ratelimit.support.Immutable;
 import java.time.ZoneId;
@@ -129,6 +131,15 @@ final class SettingGroups {
                     + "was '" + in.text(Settings.COUNT_STATUS) + "')");
         }
         return countStatus;
+    }
+
+    /** {@code chargeAfter}, refused where a debt cannot be kept exactly ({@link ChargeRules}). */
+    boolean chargeAfter(List<Rule> rules, Transport transport, boolean leases) {
+        boolean chargeAfter = in.get(Settings.CHARGE_AFTER);
+        if (chargeAfter) {
+            ChargeRules.check(rules, transport, leases);
+        }
+        return chargeAfter;
     }
 
     /** {@code tiers} with {@code tierFrom}: each needs the other. */

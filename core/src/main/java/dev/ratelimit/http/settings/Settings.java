@@ -136,6 +136,8 @@ public final class Settings {
     public static final Setting<StatusMatcher> COUNT_STATUS = Setting.of("countStatus", "all", null,
             "HTTP statuses or classes such as 401,403 or 4xx", StatusMatcher::parse,
             "only answers with these statuses count: the permits of any other answer are given back");
+    public static final Setting<Boolean> CHARGE_AFTER = bool("chargeAfter", false, "the handler reports the request's "
+            + "real cost (dev.ratelimit.usage): the difference from what was taken is charged after the response");
     public static final Setting<HeaderMode> HEADERS = Setting.of("headers", "draft", HeaderMode.DRAFT,
             "draft, legacy, both or none", HeaderMode::fromConfigName, "which rate-limit headers answers carry");
     public static final Setting<Transport> TRANSPORT = Setting.of("transport", "lua", Transport.LUA,
@@ -159,7 +161,7 @@ public final class Settings {
             REDIS_CLUSTER_NODES, REDIS_TIMEOUT, REDIS_POOL_SIZE, REDIS_BREAKER_FAILURES, REDIS_BREAKER_COOL_DOWN, REDIS_COALESCING, ALGORITHM, LIMITS, LIMIT, WINDOW, CALENDAR, TIME_ZONE, BURST, COST, PENALTY, TIERS, TIER_FROM, KEY,
             KEY_RESOLVER_CLASS, TRUSTED_PROXIES, FORWARDED_HEADER, IPV6_PREFIX, POLICY_NAME, KEY_PREFIX, METHODS,
             EXCLUDE_PATHS, EXEMPT_ADDRESSES, EXEMPT_ROLES, ENFORCE, ON_REDIS_FAILURE, LOCAL_LIMIT, STATUS_CODE, DENIAL_BODY,
-            DENIAL_CONTENT_TYPE, COUNT_STATUS, HEADERS, TRANSPORT, LOCAL_DENY_CACHE, LEASES, JMX, METRICS, ADAPTIVE,
+            DENIAL_CONTENT_TYPE, COUNT_STATUS, CHARGE_AFTER, HEADERS, TRANSPORT, LOCAL_DENY_CACHE, LEASES, JMX, METRICS, ADAPTIVE,
             ADAPTIVE_LATENCY);
 
     /** The prefix of webapp-wide defaults: context-params and JAX-RS properties {@code ratelimit.<name>}. */
