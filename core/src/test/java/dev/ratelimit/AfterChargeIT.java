@@ -16,7 +16,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * {@link RateLimiter#charge} through the limiter, on Redis' own clock, two limiters of one policy
  * standing for two nodes: a charge is seen by the other node's next decision; past the limit the
- * client owes a debt and is denied until it is paid, each algorithm as charge.lua says; usage below
+ * client owes a debt and is denied until it is paid, each algorithm as refund.lua's charges say; usage below
  * what was taken gives the difference back; a decision is settled once; a denial charges nothing;
  * bounds and unsupported rules are refused; a Redis failure is counted, never thrown; every key keeps
  * a TTL. Windows of an hour: nothing refills or slides within a test, so counts are exact.

@@ -63,7 +63,7 @@ public final class Refunds {
 
     /**
      * Settles an admission of one rule at {@code usage} permits: gives back what it took beyond, or
-     * charges what usage passes it by (charge.lua).
+     * charges what usage passes it by (refund.lua's charges).
      *
      * @param keys the client's Redis keys, which must be the receipt's
      * @param usage from 0 to the rule's capacity

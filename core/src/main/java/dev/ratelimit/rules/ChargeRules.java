@@ -20,14 +20,14 @@ import java.util.Set;
  * how one usage splits among them is not settled.
  * <li>{@code concurrency}: it counts requests in flight, for which a cost means nothing.
  * <li>{@code sliding-window}, {@code leaky-bucket} and calendar periods: their states have no way to
- * hold a debt that {@code charge.lua} keeps (a weighted count, a level, a period's count).
+ * hold a debt that {@code refund.lua}'s charges keep (a weighted count, a level, a period's count).
  * <li>{@code transaction}: its MULTI/EXEC decisions issue no receipt, so nothing could be settled.
  * <li>quota leases: a node admits from its lease without asking Redis, so a debt charged on another
  * node would not be seen until the lease ends.
  * </ul>
  */
 public final class ChargeRules {
-    /** The algorithms {@code charge.lua} can put in debt. */
+    /** The algorithms {@code refund.lua}'s charges can put in debt. */
     private static final Set<Algorithm> DEBTORS = EnumSet.of(Algorithm.GCRA, Algorithm.TOKEN_BUCKET,
             Algorithm.FIXED_WINDOW, Algorithm.SLIDING_LOG);
 

@@ -23,10 +23,8 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
     private static final Map<Algorithm, LuaScript> SCRIPTS = new EnumMap<>(Algorithm.class);
     /** Calendar rules: fixed-window counting per calendar period. */
     private static final LuaScript CALENDAR_SCRIPT = LuaScript.limiter("calendar-window");
-    /** Gives an admission back, for every algorithm: see its header. */
+    /** Gives an admission back, for every algorithm, or charges what it cost past that: see its header. */
     private static final LuaScript REFUND_SCRIPT = LuaScript.load("refund");
-    /** Takes what an admission cost past what it took (an after-charge), for the algorithms ChargeRules allows. */
-    private static final LuaScript CHARGE_SCRIPT = LuaScript.load("charge");
     private static final LuaScript CLIENT_RESET_SCRIPT = LuaScript.load("client-reset");
     /** Gives back a lease of {@code concurrency}: a script of its own, as the driver decides nothing here. */
     private static final LuaScript RELEASE_SCRIPT = LuaScript.load("concurrency-release");
@@ -103,11 +101,10 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
         return decide(keys, permits, consume, null);
     }
 
-    /** The decisions' script first, then the refunds' ({@code countStatus}), the charges' and the leases' releases. */
+    /** The decisions' script first, then the refunds' ({@code countStatus}) and the leases' releases. */
     @Override
     public List<LuaScript> scripts() {
-        return leases ? Immutable.listOf(script, REFUND_SCRIPT, CHARGE_SCRIPT, RELEASE_SCRIPT)
-                : Immutable.listOf(script, REFUND_SCRIPT, CHARGE_SCRIPT);
+        return leases ? Immutable.listOf(script, REFUND_SCRIPT, RELEASE_SCRIPT) : Immutable.listOf(script, REFUND_SCRIPT);
     }
 
     @Override
@@ -245,13 +242,13 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
     /** One round trip to refund.lua: each rule's permits and stamp, then its limiter arguments. */
     @Override
     public boolean giveBack(Receipt receipt) {
-        return settle(REFUND_SCRIPT, receipt);
+        return settle(receipt, false);
     }
 
-    /** One round trip to charge.lua, which takes refund.lua's arguments: the receipt's permits taken, past the limit too. */
+    /** One round trip to refund.lua as a charge ({@code 'charge <algorithm>'}): the receipt's permits taken, past the limit too. */
     @Override
     public boolean charge(Receipt receipt) {
-        return settle(CHARGE_SCRIPT, receipt);
+        return settle(receipt, true);
     }
 
     /**
@@ -259,9 +256,12 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
      * them. Rules change (a live override, an adaptive limit) while a lease waits to go back: its
      * permits must go back at the rate they were taken at (for gcra, its old interval per permit).
      */
-    private boolean settle(LuaScript settlement, Receipt receipt) {
+    private boolean settle(Receipt receipt, boolean charge) {
         ScriptCall call = refundCall(receipt, false);
-        return gateway.eval(settlement, call.keys, call.args).contains(1L);
+        if (charge) {
+            call.args.set(0, "charge " + call.args.get(0));
+        }
+        return gateway.eval(call.script, call.keys, call.args).contains(1L);
     }
 
     /**

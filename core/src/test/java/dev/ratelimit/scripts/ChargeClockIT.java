@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * charge.lua at exact instants: each production limiter script admits with the trailing
- * {@code now}, charge.lua takes more with the same seam, and a peek (or the stored state) shows the
+ * refund.lua's charges at exact instants: each production limiter script admits with the trailing
+ * {@code now}, the charge takes more with the same seam, and a peek (or the stored state) shows the
  * debt exactly: when the client is admitted again, and not a microsecond before. Replies of
  * {@link FrozenClockScript#peek} are {all_allowed, allowed, remaining, retry_after_us, reset_after_us}.
  */
