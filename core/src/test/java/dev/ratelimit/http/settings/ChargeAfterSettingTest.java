@@ -3,7 +3,6 @@ package dev.ratelimit.http.settings;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -13,12 +12,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** {@code chargeAfter}: read, and refused at startup where an after-charge's debt cannot be kept. */
 class ChargeAfterSettingTest {
     private static HttpPolicy parse(Map<String, String> contextParams, String... pairs) {
-        Map<String, String> own = new HashMap<>();
-        for (int i = 0; i < pairs.length; i += 2) {
-            own.put(pairs[i], pairs[i + 1]);
-        }
-        return HttpPolicy.parser("init-param '%s'").defaults(contextParams, "context-param 'ratelimit.%s'")
-                .defaultPolicyName("api", "the filter-name").parse(own);
+        return FilterSettings.parse(contextParams, pairs);
     }
 
     @Test

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -14,12 +13,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** {@code penalty}: read, bounded, and refused with what cannot keep a penalty box, at startup. */
 class PenaltySettingTest {
     private static HttpPolicy parse(Map<String, String> contextParams, String... pairs) {
-        Map<String, String> own = new HashMap<>();
-        for (int i = 0; i < pairs.length; i += 2) {
-            own.put(pairs[i], pairs[i + 1]);
-        }
-        return HttpPolicy.parser("init-param '%s'").defaults(contextParams, "context-param 'ratelimit.%s'")
-                .defaultPolicyName("api", "the filter-name").parse(own);
+        return FilterSettings.parse(contextParams, pairs);
     }
 
     private static HttpPolicy parse(String... pairs) {
