@@ -94,9 +94,8 @@ public final class RateLimiter {
     }
 
     /**
-     * As {@link #tryAcquire(String)}, but over the limit the cost is taken for the instant it frees up
-     * if that is within {@code maxDelay} (1 ms to 60 s): see {@link Decision#delay()}. For one rule of
-     * gcra, sliding-log, token-bucket or fixed-window over lua, without leases or penalty; else IllegalStateException.
+     * As {@link #tryAcquire(String)}, but over the limit the cost is taken for its instant within {@code maxDelay} (1 ms
+     * to 60 s): {@link Decision#delay()}. One gcra, sliding-log, token-bucket or fixed-window rule, lua, no leases or penalty.
      */
     public Decision tryAcquire(String key, Duration maxDelay) {
         return engine.acquire(key, maxDelay);
@@ -120,13 +119,6 @@ public final class RateLimiter {
      * the local deny cache, adaptive limits, listeners and counts apply per key, and so does the
      * failure policy (on Cluster, a node that fails degrades only the keys it holds).
      *
-     * <pre>{@code
-     * Map<String, Long> batch = new LinkedHashMap<>();
-     * batch.put("tenant-1", 3L);
-     * batch.put("tenant-2", 1L);
-     * Map<String, Decision> decisions = limiter.tryAcquireAll(batch);
-     * }</pre>
-     *
      * @param permitsByKey each client and its permits; may be empty
      * @return each client's decision, in the map's iteration order; unmodifiable
      * @throws IllegalArgumentException if the map is null, or a key is null or empty, or permits are
@@ -141,8 +133,8 @@ public final class RateLimiter {
     }
 
     /**
-     * Decides many clients at once, each for each rule's {@link Rule#cost() cost}, in one round trip
-     * as {@link #tryAcquireAll(Map)} does. A key listed twice is decided twice, in order.
+     * Decides many clients at once, each for each rule's {@link Rule#cost() cost}, in one round trip as
+     * {@link #tryAcquireAll(Map)} does. A key listed twice is decided twice, in order.
      *
      * @return each key's decision, in the list's order
      * @throws IllegalArgumentException if the list is null or holds a null or empty key
@@ -179,9 +171,8 @@ public final class RateLimiter {
     }
 
     /**
-     * Forgets the client: its next request finds every rule at full capacity. The policy's client-reset
-     * mark (a second call) makes every node forget the denials and quota it holds within
-     * {@link Overrides#REFRESH_INTERVAL}: all of them, as it cannot tell whose they were.
+     * Forgets the client: its next request finds every rule at full capacity. The client-reset mark (a
+     * second call) makes every node forget all denials and quota it holds within {@link Overrides#REFRESH_INTERVAL}.
      *
      * @throws IllegalArgumentException if the key is null or empty
      * @throws RedisFailureException if Redis cannot be asked
@@ -205,13 +196,11 @@ public final class RateLimiter {
 
     /**
      * Gives back the permits an admission took, as if the request had not been made, as far as the
-     * client's state still holds them: for example when only some outcomes should count (HTTP's
-     * {@code countStatus}). In one round trip, for every rule of the decision; per algorithm, see
-     * README's "Login protection". Nothing happens for a denial, a peek, a degraded decision that
-     * took nothing, a {@code transaction} transport's decision, or a decision already refunded (each
-     * admission is given back at most once), nor once the admission's window has passed. Never
-     * throws for a Redis failure: it is logged, and the permits stay counted until their window or
-     * bucket frees them (so a failure errs toward denying, never toward admitting more).
+     * client's state still holds them (HTTP's {@code countStatus}). One round trip, for every rule
+     * of the decision; per algorithm, see README's "Login protection". Nothing happens for a denial,
+     * a peek, a degraded decision, a {@code transaction} transport's decision, a decision already
+     * settled (refunded or charged: at most once), nor once the admission's window has passed. Never
+     * throws for a Redis failure: it is logged, and the permits stay counted (erring toward denying).
      *
      * @param key the client the decision was made for
      * @param decision what {@link #tryAcquire} returned for it
@@ -223,12 +212,28 @@ public final class RateLimiter {
     }
 
     /**
-     * Gives back the lease an admission of {@link Algorithm#CONCURRENCY} holds
-     * ({@link Decision#holdsLease()}), so that the client's request no longer counts as in flight:
+     * Settles an admission at its real cost, known once the work is done (HTTP's {@code chargeAfter}):
+     * gives back what it took beyond {@code usage}, or takes what usage passes it by, past the limit
+     * too: the client then owes a debt and is denied on every node until it is paid (per algorithm,
+     * docs/configuration.md). One round trip; a decision is settled at most once, as by {@link #refund}.
+     * Nothing happens where {@link #refund} does nothing, nor for a leased admission. Never throws for
+     * a Redis failure: it is logged and counted ({@link RateLimiterStats#chargeFailures()}).
+     *
+     * @param usage the admission's real cost in permits, from 0 to the rule's capacity
+     * @return whether the client's state changed
+     * @throws IllegalArgumentException for a bad key (as {@link #refund}) or usage out of bounds
+     * @throws IllegalStateException unless the limiter has one rule of {@code gcra}, {@code token-bucket},
+     *     {@code fixed-window} or {@code sliding-log}
+     */
+    public boolean charge(String key, Decision decision, long usage) {
+        return engine.charge(key, decision, usage);
+    }
+
+    /**
+     * Gives back the lease an admission of {@link Algorithm#CONCURRENCY} holds ({@link Decision#holdsLease()}):
      * call it once the admitted work has ended, however it ended (a {@code finally}). One round trip.
-     * Idempotent: a second release, or one of a decision holding no lease (a denial, a degraded
-     * answer, another algorithm's), does nothing. Never throws for a Redis failure: that is logged,
-     * and the lease expires by itself once the rule's {@code window} has passed.
+     * A second release, or one of a decision holding no lease, does nothing. Never throws for a Redis
+     * failure: that is logged, and the lease expires by itself once the rule's {@code window} has passed.
      *
      * @param decision a decision this limiter handed out
      */
@@ -237,10 +242,9 @@ public final class RateLimiter {
     }
 
     /**
-     * Ends the quota leases this node holds ({@link RateLimiterBuilder#leases(boolean)}) and gives
-     * back what it did not use, so that their clients get their full limit on other nodes at once:
-     * call it when the node stops. Never throws for a Redis failure: what could not go back stays
-     * counted until its window frees it. Does nothing without leases.
+     * Ends the quota leases this node holds ({@link RateLimiterBuilder#leases(boolean)}) and gives back
+     * what it did not use: call it when the node stops. Never throws for a Redis failure: what could
+     * not go back stays counted until its window frees it. Does nothing without leases.
      *
      * @return how many leases gave permits back
      */
@@ -260,8 +264,9 @@ public final class RateLimiter {
     public RateLimiterStats stats() {
         DecisionAccounting counts = engine.accounting();
         return new RateLimiterStats(counts.allowed(), counts.denied(), counts.degraded(), counts.cachedDenials(),
-                counts.leaseAdmissions(), new long[] {counts.penalties(), counts.penaltyDenials(), counts.delayedAdmissions()}, counts.redisFailures(),
-                counts.redisRefusals(), counts.refusal(), counts.redisLatency(), engine.circuitState(), engine.eviction());
+                counts.leaseAdmissions(), new long[] {counts.penalties(), counts.penaltyDenials(), counts.delayedAdmissions()},
+                engine.charges(), counts.redisFailures(), counts.redisRefusals(), counts.refusal(), counts.redisLatency(),
+                engine.circuitState(), engine.eviction());
     }
 
     /**
@@ -293,10 +298,7 @@ public final class RateLimiter {
         return engine.failureAnswer().localKeys();
     }
 
-    /**
-     * Tells adaptive limits how long an admitted request took to serve; the HTTP adapters call it.
-     * Without adaptive limits it does nothing worth the call.
-     */
+    /** Tells adaptive limits how long an admitted request took to serve (the HTTP adapters call it); else a no-op. */
     public void recordAdmittedLatency(Duration latency) {
         engine.rulesInForce().recordAdmittedLatency(latency);
     }

@@ -21,6 +21,9 @@ public final class RateLimiterStats {
     private final long penalties;
     private final long penaltyDenials;
     private final long delayedAdmissions;
+    private final long afterCharges;
+    private final long permitsCharged;
+    private final long chargeFailures;
     private final long redisErrors;
     private final long redisRefusals;
     private final String redisRefusal;
@@ -32,9 +35,12 @@ public final class RateLimiterStats {
     private final String circuitBreakerState;
     private final EvictionFinding eviction;
 
-    /** @param penalties clients put in the penalty box, denials by it, then admissions for an instant ahead */
+    /**
+     * @param penalties clients put in the penalty box, denials by it, then admissions for an instant ahead
+     * @param charges after-charges that took permits, those permits, then charges that failed
+     */
     RateLimiterStats(long allowed, long denied, long degraded, long localCacheDenials, long leaseAdmissions,
-            long[] penalties, long redisErrors, long redisRefusals, String redisRefusal, LatencySamples.Snapshot latency,
+            long[] penalties, long[] charges, long redisErrors, long redisRefusals, String redisRefusal, LatencySamples.Snapshot latency,
             String circuitBreakerState, EvictionFinding eviction) {
         this.allowed = allowed;
         this.denied = denied;
@@ -44,6 +50,9 @@ public final class RateLimiterStats {
         this.penalties = penalties[0];
         this.penaltyDenials = penalties[1];
         this.delayedAdmissions = penalties[2];
+        this.afterCharges = charges[0];
+        this.permitsCharged = charges[1];
+        this.chargeFailures = charges[2];
         this.redisErrors = redisErrors;
         this.redisRefusals = redisRefusals;
         this.redisRefusal = redisRefusal;
@@ -106,6 +115,24 @@ public final class RateLimiterStats {
      */
     public long delayedAdmissions() {
         return delayedAdmissions;
+    }
+
+    /**
+     * After-charges ({@link RateLimiter#charge}, HTTP's {@code chargeAfter}) that took permits beyond
+     * what their admission took; those that gave part back are not counted.
+     */
+    public long afterCharges() {
+        return afterCharges;
+    }
+
+    /** The permits {@link #afterCharges()} took beyond their admissions'. */
+    public long permitsCharged() {
+        return permitsCharged;
+    }
+
+    /** After-charges that failed to reach Redis: the client kept what its admission took. */
+    public long chargeFailures() {
+        return chargeFailures;
     }
 
     /**

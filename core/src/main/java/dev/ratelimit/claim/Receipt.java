@@ -19,6 +19,17 @@ public final class Receipt {
          * @throws dev.ratelimit.RedisFailureException when Redis cannot be asked
          */
         boolean giveBack(Receipt receipt);
+
+        /**
+         * Takes the receipt's permits on top of what the admission took, past the limit too (an
+         * after-charge); an issuer that cannot keep a debt (a local limiter, a quota lease) charges nothing.
+         *
+         * @return whether something was charged
+         * @throws dev.ratelimit.RedisFailureException when Redis cannot be asked
+         */
+        default boolean charge(Receipt receipt) {
+            return false;
+        }
     }
 
     /** A field, not an AtomicBoolean: every admission has a receipt, and this is one object less each. */
@@ -57,7 +68,15 @@ public final class Receipt {
         return issuer.giveBack(this);
     }
 
-    /** The same admission's stamps and keys with other permits: a part of a quota lease given back. */
+    /** Takes this receipt's permits on top of the admission's through the issuer; call after {@link #claim()}. */
+    public boolean charge() {
+        return issuer.charge(this);
+    }
+
+    /**
+     * The same admission's stamps and keys with other permits: a part of a quota lease given back, a
+     * part of an admission an after-charge gives back, or the permits it charges.
+     */
     public Receipt withPermits(long permits) {
         long[] each = new long[this.permits.length];
         Arrays.fill(each, permits);

@@ -51,8 +51,7 @@ public final class DecisionEngine {
     private final Refunds refunds;
     private final DecisionFlow flow;
     private final BatchDecisions batches;
-    /** Why these rules cannot delay a request ({@link DelayRules}), or null when they can. */
-    private final String delayRefusal;
+    private final String delayRefusal; // why these rules cannot delay a request (DelayRules.refusal), or null
 
     /**
      * @param onFailure what a Redis failure gets: the failure policy, with the local limiter
@@ -87,7 +86,7 @@ public final class DecisionEngine {
         this.evictions = evictions;
         this.delayRefusal = DelayRules.refusal(rules, transport, quotaLeases);
         this.accounting = new DecisionAccounting(policyName, listener, wallClock);
-        this.refunds = new Refunds(policyName);
+        this.refunds = new Refunds(policyName, rules);
         FailurePolicy failurePolicy = onFailure.policy();
         this.flow = new DecisionFlow(inForce, failurePolicy, onFailure, denyCache, accounting, leases, quota);
         this.batches = new BatchDecisions(rules, transport, gateway, inForce, failurePolicy, onFailure, denyCache,
@@ -107,10 +106,7 @@ public final class DecisionEngine {
     /** The caller's permits, checked against every rule's capacity first. */
     /** Each rule's cost, now or, over the limit, for the instant it frees up within maxDelay. */
     public Decision acquire(String key, Duration maxDelay) {
-        DelayRules.checkMaxDelay(maxDelay);
-        if (delayRefusal != null) {
-            throw new IllegalStateException("a delayed admission cannot be taken with " + delayRefusal);
-        }
+        DelayRules.checkCall(delayRefusal, maxDelay);
         return flow.acquire(key, keys.of(key), 0, maxDelay.toNanos() / 1000);
     }
 
@@ -243,6 +239,20 @@ public final class DecisionEngine {
             forgetDenials(key);
         }
         return back;
+    }
+
+    public boolean charge(String key, Decision decision, long usage) {
+        boolean changed = refunds.charge(keys.of(key), decision, usage);
+        if (changed) {
+            // A part given back may free what a remembered denial refuses.
+            forgetDenials(key);
+        }
+        return changed;
+    }
+
+    /** After-charges that took permits, those permits, and charges that failed. */
+    public long[] charges() {
+        return refunds.charges();
     }
 
     /**

@@ -3,18 +3,21 @@ package dev.ratelimit.engine;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RedisFailureException;
+import dev.ratelimit.Rule;
 import dev.ratelimit.claim.Receipt;
+import dev.ratelimit.rules.ChargeRules;
 import dev.ratelimit.scripts.DecisionAccess;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Gives an admission's permits back ({@link RateLimiter#refund}), kept apart so that
- * {@link RateLimiter} reads as the decision path. A receipt is spent once, whether the refund
- * reached Redis or not: a refund that fails leaves the permits counted (the limiter then errs
- * toward denying, never toward admitting more), and is not retried, since it may have run.
- * Thread-safe.
+ * Settles an admission after the work it admitted: gives its permits back ({@link RateLimiter#refund})
+ * or charges its real cost ({@link RateLimiter#charge}), kept apart so that {@link RateLimiter} reads
+ * as the decision path. A receipt is spent once, whether the call reached Redis or not: a refund
+ * that fails leaves the permits counted (the limiter then errs toward denying, never toward
+ * admitting more), a charge that fails leaves what the admission took; neither is retried, since it
+ * may have run. Thread-safe.
  */
 public final class Refunds {
     private static final long FAILURE_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(5);
@@ -22,9 +25,18 @@ public final class Refunds {
     private final String policyName;
     private final AtomicLong failures = new AtomicLong();
     private final AtomicLong lastFailureLog = new AtomicLong(System.nanoTime() - FAILURE_LOG_INTERVAL_NANOS);
+    /** After-charges that took permits past the admission's, and those permits. */
+    private final AtomicLong charges = new AtomicLong();
+    private final AtomicLong permitsCharged = new AtomicLong();
+    private final AtomicLong chargeFailures = new AtomicLong();
+    /** Why the limiter's rules cannot be charged (ChargeRules), or null; and their capacity. */
+    private final String chargeConflict;
+    private final long chargeCapacity;
 
-    public Refunds(String policyName) {
+    public Refunds(String policyName, List<Rule> rules) {
         this.policyName = policyName;
+        this.chargeConflict = ChargeRules.conflict(rules);
+        this.chargeCapacity = rules.get(0).capacity();
     }
 
     /**
@@ -32,29 +44,87 @@ public final class Refunds {
      * @return whether something was given back
      */
     public boolean refund(List<String> keys, Decision decision) {
-        Receipt receipt = DecisionAccess.receipt(decision);
+        Receipt receipt = claim(keys, decision);
         if (receipt == null) {
-            return false;
-        }
-        if (!receipt.keys().equals(keys)) {
-            throw new IllegalArgumentException("decision was not made for this key: its keys are " + receipt.keys()
-                    + ", the key's are " + keys);
-        }
-        if (!receipt.claim()) {
             return false;
         }
         try {
             return receipt.giveBack();
         } catch (RedisFailureException e) {
             long count = failures.incrementAndGet();
-            long now = System.nanoTime();
-            long last = lastFailureLog.get();
-            if (now - last >= FAILURE_LOG_INTERVAL_NANOS && lastFailureLog.compareAndSet(last, now)) {
+            if (logDue()) {
                 LimiterLog.LOG.warn("Rate limit policy '{}' cannot give permits back to Redis; they stay counted until their "
                         + "window or bucket frees them (refunds failed so far: {}): {}", policyName, count,
                         e.getMessage());
             }
             return false;
         }
+    }
+
+    /**
+     * Settles an admission of one rule at {@code usage} permits: gives back what it took beyond, or
+     * charges what usage passes it by (refund.lua's charges).
+     *
+     * @param keys the client's Redis keys, which must be the receipt's
+     * @param usage from 0 to the rule's capacity
+     * @return whether the client's state changed
+     * @throws IllegalStateException when the rules cannot keep a debt ({@link ChargeRules})
+     */
+    public boolean charge(List<String> keys, Decision decision, long usage) {
+        if (chargeConflict != null) {
+            throw new IllegalStateException("policy '" + policyName + "' cannot charge usage: " + chargeConflict);
+        }
+        if (usage < 0 || usage > chargeCapacity) {
+            throw new IllegalArgumentException("usage must be between 0 and " + chargeCapacity
+                    + " (the rule's capacity), but was " + usage);
+        }
+        Receipt receipt = claim(keys, decision);
+        if (receipt == null || usage == receipt.permits(0)) {
+            return false;
+        }
+        long taken = receipt.permits(0);
+        try {
+            if (usage < taken) {
+                return receipt.withPermits(taken - usage).giveBack();
+            }
+            boolean charged = receipt.withPermits(usage - taken).charge();
+            if (charged) {
+                charges.incrementAndGet();
+                permitsCharged.addAndGet(usage - taken);
+            }
+            return charged;
+        } catch (RedisFailureException e) {
+            long count = chargeFailures.incrementAndGet();
+            if (logDue()) {
+                LimiterLog.LOG.warn("Rate limit policy '{}' cannot charge a request's usage to Redis; the client keeps "
+                        + "what its admission took (charges failed so far: {}): {}", policyName, count, e.getMessage());
+            }
+            return false;
+        }
+    }
+
+    /** The receipt to settle, spent now; null when there is none or it was spent. */
+    private static Receipt claim(List<String> keys, Decision decision) {
+        Receipt receipt = DecisionAccess.receipt(decision);
+        if (receipt == null) {
+            return null;
+        }
+        if (!receipt.keys().equals(keys)) {
+            throw new IllegalArgumentException("decision was not made for this key: its keys are " + receipt.keys()
+                    + ", the key's are " + keys);
+        }
+        return receipt.claim() ? receipt : null;
+    }
+
+    /** At most one failure line per few seconds, refunds and charges together. */
+    private boolean logDue() {
+        long now = System.nanoTime();
+        long last = lastFailureLog.get();
+        return now - last >= FAILURE_LOG_INTERVAL_NANOS && lastFailureLog.compareAndSet(last, now);
+    }
+
+    /** After-charges that took permits past their admission's; their permits; and those that failed. */
+    public long[] charges() {
+        return new long[] {charges.get(), permitsCharged.get(), chargeFailures.get()};
     }
 }

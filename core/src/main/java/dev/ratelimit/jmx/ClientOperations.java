@@ -28,6 +28,27 @@ public interface ClientOperations {
      */
     List<String> reset(String value, String origin);
 
+    /** What {@code peekClient} answers: each limiter's state in words, a degraded one as the failure policy's answer. */
+    static String describe(Map<String, Decision> states) {
+        StringBuilder text = new StringBuilder();
+        for (Map.Entry<String, Decision> state : states.entrySet()) {
+            Decision decision = state.getValue();
+            text.append(text.length() == 0 ? "" : "; ").append(state.getKey()).append(": ");
+            if (decision.degraded()) {
+                // Not the client's state: the failure policy's answer, whatever the client did.
+                text.append("Redis cannot be asked, onRedisFailure answers ")
+                        .append(decision.allowed() ? "allowed" : "denied");
+                continue;
+            }
+            text.append(decision.allowed() ? "allowed" : decision.penalized() ? "denied: in the penalty box" : "denied")
+                    .append(", ")
+                    .append(decision.remaining()).append(" of ").append(decision.limit()).append(" left")
+                    .append(decision.allowed() ? "" : ", retry in " + decision.retryAfterSeconds() + " s")
+                    .append(", reset in ").append(decision.resetAfterSeconds()).append(" s");
+        }
+        return text.toString();
+    }
+
     /** The value is the client key of {@code limiter}, as {@link RateLimiter#tryAcquire(String)} takes it. */
     static ClientOperations byKey(RateLimiter limiter) {
         return new ClientOperations() {

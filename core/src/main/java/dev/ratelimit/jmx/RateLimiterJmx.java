@@ -1,6 +1,5 @@
 package dev.ratelimit.jmx;
 
-import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimiterStats;
 import dev.ratelimit.RedisFailureException;
@@ -9,7 +8,6 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.time.Instant;
 import java.lang.management.ManagementFactory;
-import java.util.Map;
 import java.util.function.Supplier;
 import javax.management.InstanceAlreadyExistsException;
 import javax.management.JMException;
@@ -130,23 +128,7 @@ public final class RateLimiterJmx {
 
         @Override
         public String peekClient(String value) {
-            StringBuilder text = new StringBuilder();
-            for (Map.Entry<String, Decision> state : overRedis(() -> clients.peek(value)).entrySet()) {
-                Decision decision = state.getValue();
-                text.append(text.length() == 0 ? "" : "; ").append(state.getKey()).append(": ");
-                if (decision.degraded()) {
-                    // Not the client's state: the failure policy's answer, whatever the client did.
-                    text.append("Redis cannot be asked, onRedisFailure answers ")
-                            .append(decision.allowed() ? "allowed" : "denied");
-                    continue;
-                }
-                text.append(decision.allowed() ? "allowed" : decision.penalized() ? "denied: in the penalty box" : "denied")
-                        .append(", ")
-                        .append(decision.remaining()).append(" of ").append(decision.limit()).append(" left")
-                        .append(decision.allowed() ? "" : ", retry in " + decision.retryAfterSeconds() + " s")
-                        .append(", reset in ").append(decision.resetAfterSeconds()).append(" s");
-            }
-            return text.toString();
+            return ClientOperations.describe(overRedis(() -> clients.peek(value)));
         }
 
         @Override
@@ -197,6 +179,21 @@ public final class RateLimiterJmx {
         @Override
         public long getDelayedAdmissions() {
             return limiter.stats().delayedAdmissions();
+        }
+
+        @Override
+        public long getAfterCharges() {
+            return limiter.stats().afterCharges();
+        }
+
+        @Override
+        public long getPermitsCharged() {
+            return limiter.stats().permitsCharged();
+        }
+
+        @Override
+        public long getChargeFailures() {
+            return limiter.stats().chargeFailures();
         }
 
         @Override

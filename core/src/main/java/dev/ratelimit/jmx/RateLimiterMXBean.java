@@ -31,6 +31,15 @@ public interface RateLimiterMXBean {
     /** Requests over the limit admitted for their turn ahead ({@code maxDelay}), counted in allowed too. */
     long getDelayedAdmissions();
 
+    /** After-charges ({@code chargeAfter}) that took permits past what their admission took. */
+    long getAfterCharges();
+
+    /** The permits after-charges took past their admissions'. */
+    long getPermitsCharged();
+
+    /** After-charges that could not reach Redis: their clients kept what the admission took. */
+    long getChargeFailures();
+
     /** Failures to ask Redis that may pass by themselves (timeouts, lost connections); refusals not included. */
     long getRedisErrors();
 

@@ -71,6 +71,20 @@ public final class DelayRules {
         }
     }
 
+    /**
+     * Checks a call for a delayed admission ({@code RateLimiter.tryAcquire(key, maxDelay)}).
+     *
+     * @param refusal {@link #refusal} of the limiter's rules
+     * @throws BadArgument naming {@code maxDelay} when it is out of bounds
+     * @throws IllegalStateException when the rules cannot delay, saying why
+     */
+    public static void checkCall(String refusal, Duration maxDelay) {
+        checkMaxDelay(maxDelay);
+        if (refusal != null) {
+            throw new IllegalStateException("a delayed admission cannot be taken with " + refusal);
+        }
+    }
+
     /** @throws BadArgument naming {@code maxDelay} when it is not whole milliseconds between 1 ms and {@link #MAX_DELAY} */
     public static Duration checkMaxDelay(Duration maxDelay) {
         if (maxDelay == null || !isMaxDelay(maxDelay)) {

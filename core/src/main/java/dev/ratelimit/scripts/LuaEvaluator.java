@@ -23,8 +23,8 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
     private static final Map<Algorithm, LuaScript> SCRIPTS = new EnumMap<>(Algorithm.class);
     /** Calendar rules: fixed-window counting per calendar period. */
     private static final LuaScript CALENDAR_SCRIPT = LuaScript.limiter("calendar-window");
-    /** Gives an admission back, for every algorithm: see its header. */
-    private static final LuaScript REFUND_SCRIPT = LuaScript.load("refund");
+    /** Gives an admission back, for every algorithm, or charges what it cost past that: see its header. */
+    private static final LuaScript REFUND_SCRIPT = RefundCalls.SCRIPT;
     private static final LuaScript CLIENT_RESET_SCRIPT = LuaScript.load("client-reset");
     /** Gives back a lease of {@code concurrency}: a script of its own, as the driver decides nothing here. */
     private static final LuaScript RELEASE_SCRIPT = LuaScript.load("concurrency-release");
@@ -45,6 +45,8 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
     private final int argCount;
     /** The script's name, as refund.lua knows it. */
     private final String scriptName;
+    /** The calls that give back or charge what this evaluator's admissions took. */
+    private final RefundCalls refunds;
     /** Whether the script takes a lease id after the rules' arguments. */
     private final boolean leases;
     /** The first value of a delayed admission's reply (limiter-penalty.lua). */
@@ -73,6 +75,7 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
         }
         this.leases = !calendar && rules.get(0).algorithm().holdsLeases();
         this.argCount = count + (leases ? 1 : 0);
+        this.refunds = new RefundCalls(scriptName, ruleArgs, argCount);
         Duration penalty = rules.get(0).penalty();
         this.penaltyMode = penalty == null ? null : "P" + penalty.toMillis();
     }
@@ -257,12 +260,26 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
     /** One round trip to refund.lua: each rule's permits and stamp, then its limiter arguments. */
     @Override
     public boolean giveBack(Receipt receipt) {
-        boolean back = false;
+        return settle(receipt, false);
+    }
+
+    /** One round trip to refund.lua as a charge ({@code 'charge <algorithm>'}): the receipt's permits taken, past the limit too. */
+    @Override
+    public boolean charge(Receipt receipt) {
+        return settle(receipt, true);
+    }
+
+    /**
+     * Each rule's permits and stamp, then its arguments, as the evaluator that issued the receipt had
+     * them. Rules change (a live override, an adaptive limit) while a lease waits to go back: its
+     * permits must go back at the rate they were taken at (for gcra, its old interval per permit).
+     */
+    private boolean settle(Receipt receipt, boolean charge) {
         ScriptCall call = refundCall(receipt, false);
-        for (long given : gateway.eval(call.script, call.keys, call.args)) {
-            back |= given == 1;
+        if (charge) {
+            call.args.set(0, "charge " + call.args.get(0));
         }
-        return back;
+        return gateway.eval(call.script, call.keys, call.args).contains(1L);
     }
 
     /**
@@ -274,32 +291,10 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
         return refundCall(receipt, true);
     }
 
-    /**
-     * The call to refund.lua that gives the receipt's permits back: each rule's permits and stamp,
-     * then its arguments, as the evaluator that issued the receipt had them. Rules change (a live
-     * override, an adaptive limit) while a lease waits to go back: its permits must go back at the
-     * rate they were taken at (for gcra, its old interval per permit), never the new one.
-     */
+    /** The call to refund.lua for the receipt, with the arguments of the evaluator that issued it (RefundCalls). */
     private ScriptCall refundCall(Receipt receipt, boolean leaseRest) {
         LuaEvaluator issuer = receipt.issuer() instanceof LuaEvaluator ? (LuaEvaluator) receipt.issuer() : this;
-        List<String> keys = receipt.keys();
-        if (leaseRest) {
-            keys = new ArrayList<>(keys);
-            keys.add(RedisKeys.resetGuard(keys.get(0)));
-        }
-        return new ScriptCall(REFUND_SCRIPT, keys, issuer.refundArgs(receipt, leaseRest));
-    }
-
-    private List<String> refundArgs(Receipt receipt, boolean leaseRest) {
-        List<String> args = new ArrayList<>(2 + argCount + rules.size());
-        args.add(leaseRest ? scriptName + " lease " + receipt.stamp(1) : scriptName);
-        args.add(Integer.toString(2 + ruleArgs.get(0).size()));
-        for (int i = 0; i < rules.size(); i++) {
-            args.add(Long.toString(receipt.permits(i)));
-            args.add(Long.toString(receipt.stamp(i)));
-            args.addAll(ruleArgs.get(i));
-        }
-        return args;
+        return issuer.refunds.call(receipt, leaseRest);
     }
 
     /**

@@ -1,4 +1,5 @@
--- refund: gives back the permits of one admission, for every rule of the decision, in one call.
+-- refund: gives back the permits of one admission, for every rule of the decision, in one call; or
+-- charges what it cost beyond them (see Charges below).
 --
 -- A caller that counts only some outcomes (an HTTP policy with countStatus: only failed logins)
 -- takes the permits up front, so that concurrent requests can never overrun the limit, and gives
@@ -17,7 +18,8 @@
 --                    the window (or is gone), or when the entry holds fewer permits (the first
 --                    entry after a rebase of a log near 2^52, or the wrong receipt).
 --   token-bucket     the tokens back, capped at the capacity: exactly the bucket without the
---                    request, since refill is capped the same way. A quota lease's rest (its
+--                    request, since refill is capped the same way; a bucket in debt (see Charges)
+--                    stays in what debt is left. A quota lease's rest (its
 --                    receipt is the tokens the lease left) as gcra's, the bucket's time until
 --                    full standing for the TAT: never below a bucket fuller than the lease left
 --                    it, never closer to full than what was taken after the lease.
@@ -42,9 +44,45 @@
 -- microsecond; or interval and burst; or only the limit for calendar rules).
 -- Returns per rule 1 when something was given back, else 0.
 -- Clock: Redis' TIME, unless a last ARGV follows the rules' arguments (tests only).
+--
+-- Charges (ARGV[1] 'charge <algorithm>'): take the permits an admission turned out to cost beyond
+-- what it took up front, for every rule of the decision, in one call (an after-charge: HTTP's
+-- chargeAfter, RateLimiter.charge; a usage below what was taken is a refund of the difference).
+--
+-- The application learns a request's real cost only while it serves it (tokens generated, rows
+-- exported). The admission took the rule's cost up front, so that concurrent requests can never
+-- overrun the limit; once the response ends, the caller charges the difference here. A charge is
+-- taken whatever is left, past the limit too: the client then owes a debt, and is denied until
+-- it is paid, as each algorithm pays it:
+--   fixed-window     INCRBY on the window's counter, which may pass the limit; charged to the
+--                    window current now (a counter that is gone starts a window, with its TTL).
+--                    The debt is forgotten when that window ends.
+--   sliding-log      one entry of the charged permits, stamped now (or just after the newest
+--                    entry), as an admission of that many would be: the client is denied until
+--                    enough permits have left the window. A log whose window ran empty starts
+--                    again with that entry alone.
+--   token-bucket     the tokens taken, below zero too: a bucket short of tokens is stored as
+--                    't<k> <at>' with `at` ahead of now, the instant it would hold k tokens had
+--                    refill run from zero then (token-bucket.lua reads a state ahead of now as
+--                    debt: its tokens then are k - (at - now) * refill). The debt is owed refill
+--                    time, exactly: k is below one microsecond of refill.
+--   gcra             the TAT moved forward by permits x interval from max(TAT, now); it may pass
+--                    the burst tolerance, and the client is denied until it is back within it.
+-- Other algorithms are refused before a charge is ever made (ChargeRules); a state of another
+-- algorithm or format under the key is left alone (0). Writes keep the key's TTL rule: no longer
+-- than the state matters, so a debt lives exactly until it is paid (gcra, token-bucket), its log
+-- entry leaves the window (sliding-log), or its window ends (fixed-window).
+--
+-- A charge takes a refund's arguments, so one receipt serves both: per rule the permits to charge,
+-- then the receipt (not read: a charge lands in the client's state now, whichever admission it
+-- follows). Returns per rule 1 when something was charged.
 
 local name, per_rule = ARGV[1], tonumber(ARGV[2])
 local rules = #KEYS
+local charging = string.match(name, '^charge (.+)$')
+if charging then
+  name = charging
+end
 local leased, lent_at = string.match(name, '^(.+) lease (%d+)$')
 if leased then
   -- A quota lease's rest: the client's reset guard follows its keys. A guard at or after the
@@ -76,6 +114,23 @@ local function get(key)
   local value = redis.pcall('GET', key)
   if type(value) == 'string' then
     return value
+  end
+end
+
+-- Stores a bucket's tokens with its TTL (until full), or deletes a full one. Below zero, a debt: zero
+-- tokens at `at`, the first whole microsecond by which refill covers it, plus what that microsecond
+-- refills past it; token-bucket.lua reads such a state ahead of now as tokens below zero.
+local function store_bucket(key, tokens, capacity, refill)
+  local at = now
+  if tokens < 0 then
+    at = now + math.ceil(-tokens / refill)
+    tokens = (at - now) * refill + tokens
+  end
+  if tokens == capacity then
+    redis.call('DEL', key)
+  else
+    redis.call('SET', key, string.format('t%d %d', tokens, at), 'PX',
+        math.max(1, math.ceil((at - now + math.ceil((capacity - tokens) / refill)) / 1000)))
   end
 end
 
@@ -162,7 +217,8 @@ local function token_bucket(key, permits, stamp, a)
     return 0
   end
   local tokens = tonumber(counted)
-  -- A time ahead of now is tokens owed to delayed admissions (token-bucket.lua's reserve).
+  -- A state ahead of now is tokens owed: a delayed admission's (token-bucket.lua's reserve) or an
+  -- after-charge's debt; the tokens are below zero now.
   local elapsed = now - tonumber(at)
   if elapsed >= math.ceil((capacity - tokens) / refill) then
     return 0
@@ -184,19 +240,8 @@ local function token_bucket(key, permits, stamp, a)
       return 0
     end
   end
-  tokens = capacity - back
-  if tokens == capacity then
-    redis.call('DEL', key)
-    return 1
-  end
-  -- Still owed after the refund: counted at the later instant when they are not, as reserve() does.
-  local counted_at = now
-  if tokens < 0 then
-    counted_at = now + math.ceil(-tokens / refill)
-    tokens = tokens + (counted_at - now) * refill
-  end
-  redis.call('SET', key, string.format('t%d %d', tokens, counted_at), 'PX',
-      math.max(1, math.ceil((counted_at - now + math.ceil((capacity - tokens) / refill)) / 1000)))
+  -- A bucket in debt may still be after the refund.
+  store_bucket(key, capacity - back, capacity, refill)
   return 1
 end
 
@@ -242,17 +287,102 @@ local function gcra(key, permits, stamp, a)
   return 1
 end
 
+local function charge_fixed_window(key, permits, _, a)
+  local value = redis.pcall('GET', key)
+  local current, later, switch = string.match(type(value) == 'string' and value or '', '^r(%d+):(%d+):(%d+)$')
+  if switch then
+    -- A window with requests delayed beyond it (fixed-window.lua): charged to the window now current.
+    if now < tonumber(switch) then
+      current = tonumber(current) + permits
+    else
+      later = tonumber(later) + permits
+    end
+    redis.call('SET', key, string.format('r%d:%d:%s', current, later, switch), 'KEEPTTL')
+    return 1
+  end
+  if value and (type(value) ~= 'string' or not string.match(value, '^%d+$')) then
+    return 0
+  end
+  local pttl = value and redis.call('PTTL', key) or -2
+  if pttl < 0 then
+    redis.call('SET', key, int((value and tonumber(value) or 0) + permits), 'PX',
+        math.ceil(tonumber(ARGV[a + 3]) / 1000))
+  else
+    redis.call('INCRBY', key, permits)
+  end
+  return 1
+end
+
+local function charge_sliding_log(key, permits, _, a)
+  local window = tonumber(ARGV[a + 3])
+  local newest = redis.pcall('ZRANGE', key, -1, -1, 'WITHSCORES')
+  if newest.err or (#newest > 0 and not tonumber(newest[1])) then
+    return 0
+  end
+  local total, stamp = permits, now
+  if #newest > 0 and tonumber(newest[2]) > now - window then
+    total, stamp = tonumber(newest[1]) + permits, math.max(now, tonumber(newest[2]) + 1)
+    if total > 4503599627370496 then
+      -- Past 2^52 only sliding-log.lua's rebase keeps totals exact: nothing is charged.
+      return 0
+    end
+  else
+    -- Every entry has left the window: the log starts again, as sliding-log.lua's commit does.
+    redis.call('DEL', key)
+  end
+  redis.call('ZADD', key, int(stamp), int(total))
+  redis.call('PEXPIRE', key, math.ceil((stamp + window - now) / 1000))
+  return 1
+end
+
+local function charge_token_bucket(key, permits, _, a)
+  local capacity, scale, refill = tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
+  local value = redis.pcall('GET', key)
+  local tokens = capacity
+  if value then
+    local counted, at = string.match(type(value) == 'string' and value or '', '^t(%d+) (%d+)$')
+    if not counted then
+      return 0
+    end
+    -- Refill only up to full, as token-bucket.lua's check(); a state ahead of now is debt.
+    local elapsed = now - tonumber(at)
+    tokens = tonumber(counted)
+    if elapsed >= math.ceil((capacity - tokens) / refill) then
+      tokens = capacity
+    else
+      tokens = tokens + elapsed * refill
+    end
+  end
+  store_bucket(key, tokens - permits * scale, capacity, refill)
+  return 1
+end
+
+local function charge_gcra(key, permits, _, a)
+  local value = redis.pcall('GET', key)
+  local stored = type(value) == 'string' and string.match(value, '^%-(%d+)$')
+  if value and not stored then
+    return 0
+  end
+  local tat = math.max(stored and tonumber(stored) or now, now) + permits * tonumber(ARGV[a + 2])
+  redis.call('SET', key, string.format('-%d', tat), 'PX', math.max(1, math.ceil((tat - now) / 1000)))
+  return 1
+end
+
 local refunds = {
   ['fixed-window'] = fixed_window, ['calendar-window'] = calendar_window, ['sliding-window'] = sliding_window,
   ['sliding-log'] = sliding_log, ['token-bucket'] = token_bucket, ['leaky-bucket'] = leaky_bucket, ['gcra'] = gcra
 }
-local refund = refunds[name]
-if not refund then
-  return redis.error_reply('ERR refund: no algorithm ' .. tostring(name))
+local charges = {
+  ['fixed-window'] = charge_fixed_window, ['sliding-log'] = charge_sliding_log,
+  ['token-bucket'] = charge_token_bucket, ['gcra'] = charge_gcra
+}
+local settle = (charging and charges or refunds)[name]
+if not settle then
+  return redis.error_reply('ERR ' .. (charging and 'charge' or 'refund') .. ': no algorithm ' .. tostring(name))
 end
 local reply = {}
 for i = 1, rules do
   local a = 3 + (i - 1) * per_rule
-  reply[i] = refund(KEYS[i], tonumber(ARGV[a]), tonumber(ARGV[a + 1]), a)
+  reply[i] = settle(KEYS[i], tonumber(ARGV[a]), tonumber(ARGV[a + 1]), a)
 end
 return reply

@@ -181,6 +181,22 @@ class DelayedAdmissionClockIT {
         assertThat(run(rule, "1", next + 6, key).subList(0, 2)).as("and full").containsExactly(0L, 0L);
     }
 
+    /** An after-charge (chargeAfter) on a fixed window with delayed requests lands in the window now current. */
+    @Test
+    void fixedWindowChargesTheWindowCurrentWhenRequestsAreDelayedBeyondIt() {
+        Rule rule = Rule.of(Algorithm.FIXED_WINDOW, 5, Duration.ofSeconds(10));
+        FrozenClockScript charges = new FrozenClockScript(redis.client(), rule);
+        String key = redis.key("fixed-charged");
+        List<Long> admitted = charges.admit(T0, 5, key);
+        long next = T0 + run(rule, delaying(60 * SECOND), T0, key).get(3);
+        assertThat(redis.client().get(key)).isEqualTo("r5:1:" + next);
+        assertThat(charges.charge(T0 + 1, 2, admitted, key)).containsExactly(1L);
+        assertThat(redis.client().get(key)).as("before the switch: this window's count").isEqualTo("r7:1:" + next);
+        assertThat(charges.charge(next, 3, admitted, key)).containsExactly(1L);
+        assertThat(redis.client().get(key)).as("from the switch: the next window's").isEqualTo("r7:4:" + next);
+        assertThat(run(rule, "0", next, key).subList(0, 3)).as("4 of 5 in the next window: one left").containsExactly(1L, 1L, 1L);
+    }
+
     @Test
     void theKeyLivesUntilTheDelayedPermitsLeaveTheWindow() {
         Rule rule = Rule.of(Algorithm.SLIDING_LOG, 1, Duration.ofSeconds(10));

@@ -58,10 +58,23 @@ public final class FrozenClockScript {
      * arguments. Returns per rule 1 when something was given back.
      */
     public List<Long> refund(long now, long permits, List<Long> admitted, String... keys) {
+        return settle("", now, permits, admitted, keys);
+    }
+
+    /**
+     * Charges {@code permits} on top of what an admission took, as {@link LuaEvaluator#charge} sends
+     * it (a refund's arguments, the name {@code charge <algorithm>}), the clock frozen at {@code now}.
+     * Returns per rule 1 when something was charged.
+     */
+    public List<Long> charge(long now, long permits, List<Long> admitted, String... keys) {
+        return settle("charge ", now, permits, admitted, keys);
+    }
+
+    private List<Long> settle(String mode, long now, long permits, List<Long> admitted, String... keys) {
         assertThat(admitted).as("an admission's reply, with its receipts").hasSize(1 + 5 * rules.size());
         LuaScript refund = LuaEvaluator.refundScript();
         List<String> args = new ArrayList<>();
-        args.add(rules.get(0).algorithm().configName());
+        args.add(mode + rules.get(0).algorithm().configName());
         args.add(Integer.toString(2 + rules.get(0).algorithm().scriptArguments(rules.get(0)).size()));
         for (int i = 0; i < rules.size(); i++) {
             args.add(Long.toString(permits));

@@ -1,9 +1,11 @@
 package dev.ratelimit.servlet;
 
+import dev.ratelimit.http.Usage;
 import dev.ratelimit.http.answer.Admission;
 import dev.ratelimit.http.pipeline.RateLimitPipeline;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
+import jakarta.servlet.ServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -13,24 +15,27 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * whichever comes first, and only then: a container reports a timeout or an error and then the
  * completion, and a {@code concurrency} lease must be given back once. A request started
  * asynchronous again (after a dispatch) keeps this listener, as the Servlet spec asks of listeners
- * that want the later events.
+ * that want the later events. The usage the handler reported ({@code chargeAfter}) is read then,
+ * since an asynchronous handler learns its cost only as it completes.
  */
 final class AfterAsync implements AsyncListener {
     private final RateLimitPipeline pipeline;
     private final Admission admission;
+    private final ServletRequest request;
     private final HttpServletResponse response;
     private final AtomicBoolean done = new AtomicBoolean();
 
-    AfterAsync(RateLimitPipeline pipeline, Admission admission, HttpServletResponse response) {
+    AfterAsync(RateLimitPipeline pipeline, Admission admission, ServletRequest request, HttpServletResponse response) {
         this.pipeline = pipeline;
         this.admission = admission;
+        this.request = request;
         this.response = response;
     }
 
     /** Once, whoever calls first. */
     void end() {
         if (done.compareAndSet(false, true)) {
-            pipeline.after(admission, response.getStatus());
+            pipeline.after(admission, response.getStatus(), request.getAttribute(Usage.ATTRIBUTE));
         }
     }
 

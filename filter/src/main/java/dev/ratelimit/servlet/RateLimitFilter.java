@@ -1,5 +1,6 @@
 package dev.ratelimit.servlet;
 
+import dev.ratelimit.http.Usage;
 import dev.ratelimit.http.answer.Admission;
 import dev.ratelimit.http.answer.HttpAnswer;
 import dev.ratelimit.http.settings.HttpPolicy;
@@ -134,14 +135,15 @@ public class RateLimitFilter implements Filter {
             returned = true;
         } finally {
             if (!returned || !admission.limited() || !afterAsync(request, admission, response)) {
-                pipeline.after(admission, response.getStatus());
+                // The usage the handler reported (chargeAfter), read once it has run.
+                pipeline.after(admission, response.getStatus(), request.getAttribute(Usage.ATTRIBUTE));
             }
         }
     }
 
     /**
      * For a request that went asynchronous, defers {@link RateLimitPipeline#after} (which gives
-     * back a {@code concurrency} lease) until the request ends. The listener is added while this
+     * back a {@code concurrency} lease and charges the usage reported) until the request ends. The listener is added while this
      * dispatch still runs, when the container accepts it even if another thread already completed
      * the request: the completion is only carried out once the dispatch returns.
      *
@@ -153,7 +155,7 @@ public class RateLimitFilter implements Filter {
             return false;
         }
         try {
-            req.getAsyncContext().addListener(new AfterAsync(pipeline, admission, response));
+            req.getAsyncContext().addListener(new AfterAsync(pipeline, admission, req, response));
             return true;
         } catch (IllegalStateException alreadyOver) {
             return false;

@@ -25,6 +25,10 @@ final class AnnotationSettings {
         putText(settings, Settings.TIER_FROM.name(), annotation.tierFrom());
         putText(settings, Settings.EXEMPT_ROLES.name(), annotation.exemptRoles());
         putText(settings, Settings.COUNT_STATUS.name(), annotation.countStatus());
+        if (annotation.chargeAfter()) {
+            // true turns it on; false is the default, which leaves the webapp-wide setting in force.
+            settings.put(Settings.CHARGE_AFTER.name(), "true");
+        }
         putText(settings, Settings.KEY.name(), annotation.key());
         putText(settings, Settings.POLICY_NAME.name(), annotation.policy());
         return settings;

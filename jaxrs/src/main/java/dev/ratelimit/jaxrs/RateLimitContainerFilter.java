@@ -1,5 +1,6 @@
 package dev.ratelimit.jaxrs;
 
+import dev.ratelimit.http.Usage;
 import dev.ratelimit.http.answer.Admission;
 import dev.ratelimit.http.answer.HttpAnswer;
 import dev.ratelimit.http.pipeline.RateLimitPipeline;
@@ -68,7 +69,8 @@ final class RateLimitContainerFilter implements ContainerRequestFilter, Containe
     public void filter(ContainerRequestContext request, ContainerResponseContext response) {
         Object admission = request.getProperty(ADMISSION);
         if (admission instanceof Admission) {
-            pipeline.after((Admission) admission, response.getStatus());
+            // The usage the resource reported (chargeAfter), read once its method has returned.
+            pipeline.after((Admission) admission, response.getStatus(), request.getProperty(Usage.ATTRIBUTE));
             MultivaluedMap<String, Object> headers = response.getHeaders();
             ((Admission) admission).writeHeaders(HttpAnswer.HeaderSink.of(headers::add, headers::putSingle));
         }

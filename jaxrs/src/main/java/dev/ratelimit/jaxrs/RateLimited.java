@@ -84,6 +84,17 @@ public @interface RateLimited {
     /** Only answers with these statuses count, such as {@code 401,403} or {@code 4xx}; others give their permits back. */
     String countStatus() default "";
 
+    /**
+     * {@code true}: the resource reports the request's real cost in permits as the request property
+     * {@link dev.ratelimit.http.Usage#ATTRIBUTE}: in a servlet container the servlet request's
+     * attribute ({@code @Context HttpServletRequest}, {@code request.setAttribute(Usage.ATTRIBUTE, 50)}),
+     * or {@code ContainerRequestContext.setProperty} where the runtime gives one; the difference from
+     * what was taken up front is charged once the resource method has returned, past the limit too. Unset (false), the webapp-wide {@code ratelimit.chargeAfter}
+     * applies (off unless set). Only with one rule of {@code gcra}, {@code token-bucket},
+     * {@code fixed-window} or {@code sliding-log}, without {@code leases} or {@code transport=transaction}.
+     */
+    boolean chargeAfter() default false;
+
     /** The policy name in headers and Redis keys; {@code <ResourceClass>.<method>} unless set. */
     String policy() default "";
 }

@@ -321,6 +321,31 @@ abstract class RateLimitedResourcesContract {
         assertThat(get(boxed, "X-Client", "other").statusCode()).as("another client is not boxed").isEqualTo(200);
     }
 
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void theUsageAResourceReportsIsChargedAfterItAndTheNextRequestSeesIt(Kind kind) throws Exception {
+        URI app = deploy(kind);
+        HttpResponse<String> first = get(app.resolve("rest/charged?usage=50"), "X-Client", "c");
+        assertThat(first.statusCode()).isEqualTo(200);
+        assertThat(first.headers().firstValue("RateLimit")).as("what the admission left: 1 taken up front")
+                .hasValueSatisfying(value -> assertThat(value).startsWith("\"charged\";r=99;"));
+        assertThat(get(app.resolve("rest/charged"), "X-Client", "c").headers().firstValue("RateLimit"))
+                .as("49 charged after the response: 49 left after this request's 1")
+                .hasValueSatisfying(value -> assertThat(value).startsWith("\"charged\";r=49;"));
+        assertThat(get(app.resolve("rest/charged?usage=90&status=500"), "X-Client", "c").statusCode())
+                .as("an answer countStatus does not count gives its permit back and charges nothing").isEqualTo(500);
+        assertThat(get(app.resolve("rest/charged?usage=-1"), "X-Client", "c").headers().firstValue("RateLimit"))
+                .as("nothing charged for a negative usage, nor for the 500").hasValueSatisfying(
+                        value -> assertThat(value).startsWith("\"charged\";r=48;"));
+        assertThat(get(app.resolve("rest/charged?usage=100"), "X-Client", "c").statusCode()).isEqualTo(200);
+        HttpResponse<String> inDebt = get(app.resolve("rest/charged"), "X-Client", "c");
+        assertThat(inDebt.statusCode()).as("152 permits of 100 taken: denied until the debt is paid").isEqualTo(429);
+        // 52 permits past the burst and one for the request, at 36 s each.
+        assertThat(Long.parseLong(inDebt.headers().firstValue("Retry-After").orElseThrow())).isBetween(1906L, 1908L);
+        assertThat(get(app.resolve("rest/charged"), "X-Client", "other").statusCode()).as("another client owes nothing")
+                .isEqualTo(200);
+    }
+
     private static HttpResponse<String> post(URI uri, String... headers) throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(uri).POST(HttpRequest.BodyPublishers.noBody());
         for (int i = 0; i < headers.length; i += 2) {

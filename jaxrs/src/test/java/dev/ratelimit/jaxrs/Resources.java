@@ -116,6 +116,27 @@ final class Resources {
         }
     }
 
+    /**
+     * chargeAfter: the resource reports its usage ({@code ?usage=}) as the servlet request's attribute,
+     * which JAX-RS makes the request property the response filter reads (RESTEasy injects no
+     * ContainerRequestContext into resource methods); 100 per hour per {@code X-Client} (gcra, burst
+     * 100); {@code ?status=} answers with that status, which with {@code countStatus=2xx} decides
+     * whether anything is charged.
+     */
+    @Path("charged")
+    public static class Charged {
+        @GET
+        @RateLimited(limit = 100, window = "1h", algorithm = "gcra", key = "header:X-Client", chargeAfter = true,
+                countStatus = "2xx", policy = "charged")
+        public jakarta.ws.rs.core.Response work(@jakarta.ws.rs.core.Context jakarta.servlet.http.HttpServletRequest request,
+                @jakarta.ws.rs.QueryParam("usage") String usage, @jakarta.ws.rs.QueryParam("status") Integer status) {
+            if (usage != null) {
+                request.setAttribute(dev.ratelimit.http.Usage.ATTRIBUTE, usage);
+            }
+            return jakarta.ws.rs.core.Response.status(status == null ? 200 : status).entity("done").build();
+        }
+    }
+
     /** README's login rule on a resource: a browser's form, limited per address and user; the method reads the form too. */
     @Path("form-login")
     public static class FormLogin {
@@ -202,7 +223,8 @@ final class Resources {
         @Override
         public Set<Class<?>> getClasses() {
             return Set.of(Orders.class, Shared.class, Free.class, Account.class, Tiered.class, Login.class, Export.class,
-                    ByCookie.class, FormLogin.class, HeaderAuthentication.class, Boxed.class, RateLimitFeature.class);
+                    ByCookie.class, FormLogin.class, HeaderAuthentication.class, Boxed.class, Charged.class,
+                    RateLimitFeature.class);
         }
     }
 

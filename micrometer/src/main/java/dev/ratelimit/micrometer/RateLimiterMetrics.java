@@ -35,6 +35,8 @@ import java.util.concurrent.TimeUnit;
  *       {@code denied} or {@code cached_denial});</li>
  *   <li>{@value #DELAYED_ADMISSIONS}, a counter of the requests over the limit admitted for their turn
  *       ahead ({@code maxDelay}; each also counted as {@code allowed});</li>
+ *   <li>{@value #AFTER_CHARGES} and {@value #PERMITS_CHARGED}, counters of the after-charges
+ *       ({@code chargeAfter}) that took permits past their admission's, and of those permits;</li>
  *   <li>{@value #REDIS_EVICTING}, a gauge: 1 when Redis may evict the limiter's keys or evicted keys
  *       since start ({@link dev.ratelimit.RateLimiterStats#redisEviction()}), 0 when not, NaN while
  *       Redis has not said (its {@code maxmemory-policy} is unknown);</li>
@@ -69,6 +71,10 @@ public final class RateLimiterMetrics implements RateLimitListener, AutoCloseabl
     public static final String DELAYED_ADMISSIONS = "ratelimit.delayed.admissions";
     /** Refusals by the penalty box ({@link dev.ratelimit.RateLimiterStats#penaltyDenials()}). */
     public static final String PENALTY_DENIALS = "ratelimit.penalty.denials";
+    /** After-charges that took permits ({@link dev.ratelimit.RateLimiterStats#afterCharges()}). */
+    public static final String AFTER_CHARGES = "ratelimit.after.charges";
+    /** The permits after-charges took ({@link dev.ratelimit.RateLimiterStats#permitsCharged()}). */
+    public static final String PERMITS_CHARGED = "ratelimit.after.charged.permits";
     /** The gauge of whether Redis may evict the limiter's keys. */
     public static final String REDIS_EVICTING = "ratelimit.redis.evicting";
     /** The gauge of the keys Redis evicted since start. */
@@ -155,6 +161,13 @@ public final class RateLimiterMetrics implements RateLimitListener, AutoCloseabl
                         each -> each.stats().penaltyDenials())
                 .description("rate-limit denials by the penalty box, the local deny cache's included")
                 .tag("webapp", webapp).tag("policy", limiter.policyName()).register(registry);
+        FunctionCounter afterCharges = FunctionCounter.builder(AFTER_CHARGES, limiter, each -> each.stats().afterCharges())
+                .description("rate-limit charges after the response that took permits past their admission's")
+                .tag("webapp", webapp).tag("policy", limiter.policyName()).register(registry);
+        FunctionCounter permitsCharged = FunctionCounter.builder(PERMITS_CHARGED, limiter,
+                        each -> each.stats().permitsCharged())
+                .description("permits taken by rate-limit charges after the response, past their admissions'")
+                .tag("webapp", webapp).tag("policy", limiter.policyName()).register(registry);
         // Read from the limiter's stats, which hold what Redis said last: a scrape never asks Redis.
         Gauge evicting = Gauge.builder(REDIS_EVICTING, limiter, RateLimiterMetrics::evicting)
                 .description("1 when Redis may evict the limiter's keys (maxmemory-policy other than noeviction) or"
@@ -168,6 +181,8 @@ public final class RateLimiterMetrics implements RateLimitListener, AutoCloseabl
             gauges.add(leaseAdmissions);
             gauges.add(penaltyDenials);
             gauges.add(delayedAdmissions);
+            gauges.add(afterCharges);
+            gauges.add(permitsCharged);
             gauges.add(evicting);
             gauges.add(evictedKeys);
         }

@@ -88,6 +88,21 @@ class RateLimiterMetricsIT {
     }
 
     @Test
+    void afterChargesAndTheirPermitsAreCounted() {
+        PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        try (RedisStore store = RedisStore.connect(redis.uri());
+                RateLimiterMetrics metrics = new RateLimiterMetrics(prometheus, "/shop")) {
+            RateLimiter limiter = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName("export")
+                    .rule(Rule.of(Algorithm.GCRA, 100, Duration.ofHours(1))).listener(metrics).build();
+            limiter.charge("client", limiter.tryAcquire("client"), 50);
+            limiter.charge("client", limiter.tryAcquire("client"), 0);
+            assertThat(prometheus.scrape()).as("one charge of 49 past the 1 taken; a refund is no charge")
+                    .contains("ratelimit_after_charges_total{policy=\"export\",webapp=\"/shop\"} 1.0")
+                    .contains("ratelimit_after_charged_permits_total{policy=\"export\",webapp=\"/shop\"} 49.0");
+        }
+    }
+
+    @Test
     void admissionsFromQuotaLeasesAreCountedApartAndAsAllowed() {
         PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         try (RedisStore store = RedisStore.connect(redis.uri());

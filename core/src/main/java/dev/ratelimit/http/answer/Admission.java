@@ -25,7 +25,7 @@ public final class Admission {
     /** Whether the handler's time is measured (for adaptive limits), and from when, in nanoseconds. */
     private final boolean timed;
     private final long admittedAtNanos;
-    /** The client key, kept when the permits may be given back ({@code countStatus}, a delayed admission). */
+    /** The client key, kept when the admission may be settled after the handler ({@code countStatus}, {@code chargeAfter}) or given back before it runs (a delayed admission). */
     private final String refundKey;
     /** The limiter that decided (the policy's or its tier's), to give the permits back to; or null. */
     private final RateLimiter limiter;

@@ -37,6 +37,8 @@ public final class RateLimitPipeline {
     private final String marker;
     /** What this policy's traffic shows about its configuration. */
     private final TrafficChecks checks;
+    /** {@code chargeAfter}: the usage handlers report, charged after the response. */
+    private final UsageCharges charges;
     private final AtomicLong dryRunDenials = new AtomicLong();
     /** Requests of this policy waiting for their turn on this node now ({@code maxDelayed} at most). */
     private final AtomicInteger waitingNow = new AtomicInteger();
@@ -62,6 +64,7 @@ public final class RateLimitPipeline {
                 + Integer.toHexString(System.identityHashCode(this));
         this.checks = new TrafficChecks(policy.policyName(), policy.trustedProxies(), policy.readsClientAddress(),
                 System::nanoTime);
+        this.charges = new UsageCharges(policy.policyName());
     }
 
     /**
@@ -104,7 +107,7 @@ public final class RateLimitPipeline {
             // handler's time); nobody else needs the clock read.
             boolean timed = policy.adaptive() && !decision.delayed();
             return new Admission(policy, decision, false, timed, timed ? System.nanoTime() : 0,
-                    policy.countStatus() == null && !decision.delayed() ? null : clientKey, decider);
+                    policy.countStatus() == null && !policy.chargeAfter() && !decision.delayed() ? null : clientKey, decider);
         }
         // enforce as configured, unless an operator overrides it live (read with the decision's rules).
         if (!limiter.overrides().enforce(policy.enforce())) {
@@ -186,13 +189,22 @@ public final class RateLimitPipeline {
         return queueFull.get();
     }
 
-    /**
-     * Hears how a request that was let through ended: its response status and (measured here) how
-     * long the handler took. Call it once per {@link #before} that was not a denial, after the
-     * handler, also when it threw; for a request that went asynchronous, once it completes. It
-     * gives back a {@code concurrency} admission's lease (never throwing for a Redis failure).
-     */
+    /** {@link #after(Admission, int, Object)} of a handler that reported no usage. */
     public void after(Admission admission, int status) {
+        after(admission, status, null);
+    }
+
+    /**
+     * Hears how a request that was let through ended: its response status, (measured here) how long
+     * the handler took, and the usage it reported ({@link dev.ratelimit.http.Usage#ATTRIBUTE}). Call
+     * it once per {@link #before} that was not a denial, after the handler, also when it threw; for a
+     * request that went asynchronous, once it completes. It gives back a {@code concurrency}
+     * admission's lease, and with {@code countStatus} or {@code chargeAfter} settles the admission in
+     * one round trip; it never throws for a Redis failure.
+     *
+     * @param usage what the handler reported, or null: with {@code chargeAfter}, the request's cost
+     */
+    public void after(Admission admission, int status, Object usage) {
         if (admission.decision() == null) {
             return;
         }
@@ -202,7 +214,9 @@ public final class RateLimitPipeline {
         if (admission.timed()) {
             decider.recordAdmittedLatency(Duration.ofNanos(System.nanoTime() - admission.admittedAtNanos()));
         }
-        refundUncounted(admission, status);
+        if (!refundUncounted(admission, status) && policy.chargeAfter()) {
+            charges.settle(admission, usage);
+        }
     }
 
     /**
@@ -210,13 +224,17 @@ public final class RateLimitPipeline {
      * limit; an answer whose status does not count gives them back. Only an admission carries the
      * key for it (a denial, dry run or not, took nothing); a degraded admission took nothing in
      * Redis, so the limiter finds nothing to give back. Never throws: a failed refund leaves the
-     * permits counted.
+     * permits counted. An answer that does not count is not charged either ({@code chargeAfter}).
+     *
+     * @return whether the answer does not count
      */
-    private void refundUncounted(Admission admission, int status) {
+    private boolean refundUncounted(Admission admission, int status) {
         String key = admission.refundKey();
         if (key != null && policy.countStatus() != null && !policy.countStatus().matches(status)) {
             admission.limiter().refund(key, admission.decision());
+            return true;
         }
+        return false;
     }
 
     /** The limiter of the request's tier, or the policy's own. */

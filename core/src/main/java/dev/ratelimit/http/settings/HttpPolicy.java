@@ -13,9 +13,6 @@ import dev.ratelimit.http.client.AddressBlocks;
 import dev.ratelimit.http.client.KeySpec;
 import dev.ratelimit.http.client.Tiers;
 import dev.ratelimit.http.client.TrustedProxies;
-import dev.ratelimit.rules.LeaseRules;
-import dev.ratelimit.rules.PenaltyRules;
-import dev.ratelimit.rules.TransactionRules;
 import dev.ratelimit.support.Durations;
 import dev.ratelimit.support.Immutable;
 import dev.ratelimit.support.RedisKeys;
@@ -64,6 +61,7 @@ public final class HttpPolicy {
     private final int statusCode;
     /** {@code countStatus}: null when every answer counts. */
     private final StatusMatcher countStatus;
+    private final boolean chargeAfter;
     private final HeaderMode headerMode;
     /** {@code denialBody}: null for the problem+json default. */
     private final DenialBody denialBody;
@@ -105,18 +103,9 @@ public final class HttpPolicy {
         this.policyName = RedisKeys.checkKeyPart("policyName", in.policyName(), 1, RateLimiter.MAX_NAME_LENGTH);
         this.keyPrefix = RedisKeys.checkKeyPart("keyPrefix", in.get(Settings.KEY_PREFIX), 0,
                 RateLimiter.MAX_NAME_LENGTH);
-        // The limiter's own cross-checks, run at startup rather than when the first request comes.
-        if (transport == Transport.TRANSACTION) {
-            TransactionRules.check(rules);
-        }
-        if (adaptive != null) {
-            AdaptiveLimit.checkApplies(rules);
-        }
-        if (leases) {
-            LeaseRules.check(rules, transport, adaptive);
-        }
-        PenaltyRules.check(rules, transport, leases, failurePolicy);
+        SettingGroups.crossCheck(rules, transport, adaptive, leases, failurePolicy);
         this.waiting = groups.waiting(dimensions != null, rules, transport, leases);
+        this.chargeAfter = groups.chargeAfter(rules, transport, leases);
         this.quotedPolicyName = HttpText.quoted(policyName);
         Map<String, String> entryNames = new LinkedHashMap<>();
         if (dimensions != null) {
@@ -237,10 +226,7 @@ public final class HttpPolicy {
         return trustedProxies;
     }
 
-    /**
-     * Whether the client's address matters to the policy: {@code ip} in its key or in a
-     * {@code limits} entry's, or {@code exemptAddresses}. Not known of a {@code keyResolverClass}: false.
-     */
+    /** Whether the client's address matters: {@code ip} in its key or a {@code limits} entry's, or {@code exemptAddresses} (not known of a {@code keyResolverClass}: false). */
     public boolean readsClientAddress() {
         boolean keyed = dimensions != null ? dimensions.readsAddress()
                 : keyResolver instanceof KeySpec && ((KeySpec) keyResolver).readsAddress();
@@ -269,6 +255,11 @@ public final class HttpPolicy {
     /** Which answers count ({@code countStatus}), or null when all do. */
     public StatusMatcher countStatus() {
         return countStatus;
+    }
+
+    /** Whether the handler's usage ({@code dev.ratelimit.http.Usage}) is charged after the response. */
+    public boolean chargeAfter() {
+        return chargeAfter;
     }
 
     public int statusCode() {
@@ -339,7 +330,7 @@ public final class HttpPolicy {
                 + (tiers.isEmpty() ? "" : ", tiers " + tiers)
                 + (exemptAddresses.isEmpty() ? "" : ", exemptAddresses " + exemptAddresses)
                 + (exemptRoles.isEmpty() ? "" : ", exemptRoles " + String.join(",", exemptRoles))
-                + ", enforce " + enforce + ", statusCode " + statusCode + (denialBody == null ? "" : ", " + denialBody)
+                + (chargeAfter ? ", chargeAfter true" : "") + ", enforce " + enforce + ", statusCode " + statusCode + (denialBody == null ? "" : ", " + denialBody)
                 + ", headers " + headerMode
                 + ", transport " + transport + ", onRedisFailure " + failurePolicy
                 + (localLimit == null ? "" : ", localLimit " + localLimit)

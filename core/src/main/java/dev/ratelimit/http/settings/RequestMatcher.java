@@ -1,13 +1,18 @@
 package dev.ratelimit.http.settings;
 
+import dev.ratelimit.support.BadArgument;
 import dev.ratelimit.support.Immutable;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /** Which requests a policy limits at all: its {@code methods} and {@code excludePaths}. Immutable. */
 final class RequestMatcher {
+    private static final Pattern METHOD = Pattern.compile("[A-Za-z]+");
+
     private final Set<String> methods;
     private final Set<String> excludedPaths;
     private final List<String> excludedPrefixes;
@@ -65,5 +70,34 @@ final class RequestMatcher {
     @Override
     public String toString() {
         return description;
+    }
+
+    /** {@code methods}: HTTP methods separated by commas, upper-cased, each once. */
+    static List<String> methods(String text) {
+        List<String> methods = new ArrayList<>();
+        for (String method : Settings.list(text)) {
+            if (!METHOD.matcher(method).matches()) {
+                throw new BadArgument("methods", "methods must list HTTP methods such as GET,POST, but '" + method
+                        + "' in '" + text + "' is not one");
+            }
+            String upper = method.toUpperCase(Locale.ROOT);
+            if (!methods.contains(upper)) {
+                methods.add(upper);
+            }
+        }
+        return Immutable.copyOf(methods);
+    }
+
+    /** {@code excludePaths}: paths starting with {@code /}, a prefix written {@code /static/*}. */
+    static List<String> paths(String text) {
+        List<String> paths = Settings.list(text);
+        for (String path : paths) {
+            String stem = path.endsWith("/*") ? path.substring(0, path.length() - 2) : path;
+            if (!path.startsWith("/") || stem.contains("*")) {
+                throw new BadArgument("excludePaths", "excludePaths must list paths starting with '/', optionally "
+                        + "ending in '/*', but '" + path + "' in '" + text + "' is not one");
+            }
+        }
+        return paths;
     }
 }

@@ -12,8 +12,12 @@ import dev.ratelimit.http.client.CustomKeyResolver;
 import dev.ratelimit.http.client.KeySpec;
 import dev.ratelimit.http.client.Tiers;
 import dev.ratelimit.http.client.TrustedProxies;
+import dev.ratelimit.rules.ChargeRules;
 import dev.ratelimit.rules.DelayRules;
+import dev.ratelimit.rules.LeaseRules;
 import dev.ratelimit.rules.LocalRules;
+import dev.ratelimit.rules.PenaltyRules;
+import dev.ratelimit.rules.TransactionRules;
 import dev.ratelimit.support.Durations;
 import dev.ratelimit.support.Immutable;
 import java.time.Duration;
@@ -51,6 +55,21 @@ final class SettingGroups {
             builder.cluster(clusterNodes);
         }
         return builder.build();
+    }
+
+    /** The limiter's own cross-checks, run at startup rather than when the first request comes. */
+    static void crossCheck(List<Rule> rules, Transport transport, AdaptiveLimit adaptive, boolean leases,
+            FailurePolicy failurePolicy) {
+        if (transport == Transport.TRANSACTION) {
+            TransactionRules.check(rules);
+        }
+        if (adaptive != null) {
+            AdaptiveLimit.checkApplies(rules);
+        }
+        if (leases) {
+            LeaseRules.check(rules, transport, adaptive);
+        }
+        PenaltyRules.check(rules, transport, leases, failurePolicy);
     }
 
     /** The rule's window in whole seconds, for the draft's {@code w}. */
@@ -162,6 +181,15 @@ final class SettingGroups {
                     + "was '" + in.text(Settings.COUNT_STATUS) + "')");
         }
         return countStatus;
+    }
+
+    /** {@code chargeAfter}, refused where a debt cannot be kept exactly ({@link ChargeRules}). */
+    boolean chargeAfter(List<Rule> rules, Transport transport, boolean leases) {
+        boolean chargeAfter = in.get(Settings.CHARGE_AFTER);
+        if (chargeAfter) {
+            ChargeRules.check(rules, transport, leases);
+        }
+        return chargeAfter;
     }
 
     /** {@code tiers} with {@code tierFrom}: each needs the other. */

@@ -76,7 +76,7 @@ public final class Settings {
             CalendarPeriod::fromConfigName, "day, week or month: a count per calendar period in timeZone, instead of "
             + "window");
     public static final Setting<ZoneId> TIME_ZONE = Setting.of("timeZone", "UTC", ZoneId.of("UTC"),
-            "a time zone such as UTC or Europe/Berlin", SettingParsers::timeZone,
+            "a time zone such as UTC or Europe/Berlin", Settings::timeZone,
             "with calendar: the time zone whose midnights start the periods");
     public static final Setting<Long> BURST = wholeNumber("burst", "limit", null, Long.MIN_VALUE, Long.MAX_VALUE,
             "a whole number of at least 1", "bucket capacity, for token-bucket, leaky-bucket and gcra");
@@ -113,9 +113,9 @@ public final class Settings {
     public static final Setting<String> KEY_PREFIX = Setting.of("keyPrefix", RateLimiter.DEFAULT_KEY_PREFIX,
             RateLimiter.DEFAULT_KEY_PREFIX, "a key prefix", Function.identity(), "Redis key prefix");
     public static final Setting<List<String>> METHODS = Setting.of("methods", "all", Immutable.listOf(),
-            "HTTP methods such as GET,POST", SettingParsers::methods, "HTTP methods that are limited, e.g. POST,PUT");
+            "HTTP methods such as GET,POST", RequestMatcher::methods, "HTTP methods that are limited, e.g. POST,PUT");
     public static final Setting<List<String>> EXCLUDE_PATHS = Setting.of("excludePaths", "none", Immutable.listOf(),
-            "paths starting with '/'", Settings::paths, "paths within the webapp that are not limited");
+            "paths starting with '/'", RequestMatcher::paths, "paths within the webapp that are not limited");
     public static final Setting<AddressBlocks> EXEMPT_ADDRESSES = Setting.of("exemptAddresses", "none",
             AddressBlocks.NONE, "CIDR blocks separated by commas",
             text -> AddressBlocks.parse("exemptAddresses", text),
@@ -142,6 +142,8 @@ public final class Settings {
     public static final Setting<StatusMatcher> COUNT_STATUS = Setting.of("countStatus", "all", null,
             "HTTP statuses or classes such as 401,403 or 4xx", StatusMatcher::parse,
             "only answers with these statuses count: the permits of any other answer are given back");
+    public static final Setting<Boolean> CHARGE_AFTER = bool("chargeAfter", false, "the handler reports the request's "
+            + "real cost (dev.ratelimit.usage): the difference from what was taken is charged after the response");
     public static final Setting<HeaderMode> HEADERS = Setting.of("headers", "draft", HeaderMode.DRAFT,
             "draft, legacy, both or none", HeaderMode::fromConfigName, "which rate-limit headers answers carry");
     public static final Setting<Transport> TRANSPORT = Setting.of("transport", "lua", Transport.LUA,
@@ -165,7 +167,7 @@ public final class Settings {
             REDIS_CLUSTER_NODES, REDIS_TIMEOUT, REDIS_POOL_SIZE, REDIS_BREAKER_FAILURES, REDIS_BREAKER_COOL_DOWN, REDIS_COALESCING, ALGORITHM, LIMITS, LIMIT, WINDOW, CALENDAR, TIME_ZONE, BURST, COST, PENALTY, MAX_DELAY, MAX_DELAYED, TIERS, TIER_FROM, KEY,
             KEY_RESOLVER_CLASS, TRUSTED_PROXIES, FORWARDED_HEADER, IPV6_PREFIX, POLICY_NAME, KEY_PREFIX, METHODS,
             EXCLUDE_PATHS, EXEMPT_ADDRESSES, EXEMPT_ROLES, ENFORCE, ON_REDIS_FAILURE, LOCAL_LIMIT, STATUS_CODE, DENIAL_BODY,
-            DENIAL_CONTENT_TYPE, COUNT_STATUS, HEADERS, TRANSPORT, LOCAL_DENY_CACHE, LEASES, JMX, METRICS, ADAPTIVE,
+            DENIAL_CONTENT_TYPE, COUNT_STATUS, CHARGE_AFTER, HEADERS, TRANSPORT, LOCAL_DENY_CACHE, LEASES, JMX, METRICS, ADAPTIVE,
             ADAPTIVE_LATENCY);
 
     /** The prefix of webapp-wide defaults: context-params and JAX-RS properties {@code ratelimit.<name>}. */
@@ -273,24 +275,20 @@ public final class Settings {
         };
     }
 
+    /** A region such as {@code Europe/Berlin}, or {@code UTC}; fixed offsets such as {@code +01:00} too. */
+    private static ZoneId timeZone(String text) {
+        try {
+            return ZoneId.of(text);
+        } catch (DateTimeException e) {
+            throw new IllegalArgumentException("not a time zone", e);
+        }
+    }
+
     /** Items separated by commas or blanks. */
     static List<String> list(String text) {
         List<String> items = new ArrayList<>(Arrays.asList(text.trim().split("[,\\s]+")));
         items.removeIf(String::isEmpty);
         return Immutable.copyOf(items);
-    }
-
-
-    private static List<String> paths(String text) {
-        List<String> paths = list(text);
-        for (String path : paths) {
-            String stem = path.endsWith("/*") ? path.substring(0, path.length() - 2) : path;
-            if (!path.startsWith("/") || stem.contains("*")) {
-                throw new BadArgument("excludePaths", "excludePaths must list paths starting with '/', optionally "
-                        + "ending in '/*', but '" + path + "' in '" + text + "' is not one");
-            }
-        }
-        return paths;
     }
 
     private static String metrics(String text) {

@@ -164,7 +164,10 @@ final class HtmlStatusPage {
                 + " Redis errors, " + stats.redisRefusals() + " Redis refusals" + (stats.leaseAdmissions() == 0 ? "" : "; " + stats.leaseAdmissions()
                 + " admitted from quota leases") + (stats.penaltyDenials() == 0 ? "" : "; " + stats.penaltyDenials()
                 + " denied by the penalty box, " + stats.penalties() + " clients put in it")
-                + (stats.delayedAdmissions() == 0 ? "" : "; " + stats.delayedAdmissions() + " admitted for their turn ahead"));
+                + (stats.delayedAdmissions() == 0 ? "" : "; " + stats.delayedAdmissions() + " admitted for their turn ahead")
+                + (stats.afterCharges() + stats.chargeFailures() == 0 ? "" : "; " + stats.afterCharges()
+                + " charged after the response (" + stats.permitsCharged() + " permits), " + stats.chargeFailures()
+                + " charges failed"));
         row("Circuit breaker", stats.circuitBreakerState());
         row("Redis server", limiter.server());
         row("Redis eviction", limiter.eviction());

@@ -2,7 +2,7 @@ package dev.ratelimit.http.settings;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static dev.ratelimit.http.settings.FilterPolicies.parse;
+import static dev.ratelimit.http.settings.FilterSettings.parse;
 
 import java.time.Duration;
 import java.util.Map;

@@ -2,7 +2,6 @@ package dev.ratelimit.http.settings;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static dev.ratelimit.http.settings.FilterPolicies.parse;
 
 import java.time.Duration;
 import java.util.Map;
@@ -13,6 +12,14 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /** {@code penalty}: read, bounded, and refused with what cannot keep a penalty box, at startup. */
 class PenaltySettingTest {
+    private static HttpPolicy parse(Map<String, String> contextParams, String... pairs) {
+        return FilterSettings.parse(contextParams, pairs);
+    }
+
+    private static HttpPolicy parse(String... pairs) {
+        return parse(Map.of(), pairs);
+    }
+
     @Test
     void offByDefaultAndOnAsAnInitParamOrAContextParam() {
         assertThat(parse("limit", "5", "window", "1m").rule().penalty()).isNull();

@@ -3,12 +3,11 @@ package dev.ratelimit.http.settings;
 import java.util.HashMap;
 import java.util.Map;
 
-/** Policies read as the servlet filter reads them: init-params, context-params as defaults, the filter-name. */
-final class FilterPolicies {
-    private FilterPolicies() {
+/** A policy read as the servlet filter reads it: init-params as name, value pairs over context-params. */
+final class FilterSettings {
+    private FilterSettings() {
     }
 
-    /** @param pairs init-param names and values, alternating */
     static HttpPolicy parse(Map<String, String> contextParams, String... pairs) {
         Map<String, String> own = new HashMap<>();
         for (int i = 0; i < pairs.length; i += 2) {

@@ -1,0 +1,52 @@
+package dev.ratelimit.scripts;
+
+import dev.ratelimit.claim.Receipt;
+import dev.ratelimit.redis.LuaScript;
+import dev.ratelimit.redis.ScriptCall;
+import dev.ratelimit.support.RedisKeys;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The calls to {@code refund.lua} of one {@link LuaEvaluator}: what gives an admission's permits
+ * back, charges what it turned out to cost, or returns a quota lease's unused part. Each carries,
+ * per rule, the receipt's permits and stamp, then the rule's arguments as the evaluator that issued
+ * the receipt had them: rules change (a live override, an adaptive limit) while a lease waits to go
+ * back, and its permits must go back at the rate they were taken at (for gcra, its old interval per
+ * permit), never the new one. Immutable.
+ */
+final class RefundCalls {
+    static final LuaScript SCRIPT = LuaScript.load("refund");
+
+    /** The script's name, as refund.lua knows it. */
+    private final String scriptName;
+    private final List<List<String>> ruleArgs;
+    private final int argCount;
+
+    RefundCalls(String scriptName, List<List<String>> ruleArgs, int argCount) {
+        this.scriptName = scriptName;
+        this.ruleArgs = ruleArgs;
+        this.argCount = argCount;
+    }
+
+    /**
+     * @param leaseRest a quota lease's unused part: named as a lease's, with the client's reset guard
+     *     after its key, so that nothing goes back into the state of a client reset since
+     */
+    ScriptCall call(Receipt receipt, boolean leaseRest) {
+        List<String> keys = receipt.keys();
+        if (leaseRest) {
+            keys = new ArrayList<>(keys);
+            keys.add(RedisKeys.resetGuard(keys.get(0)));
+        }
+        List<String> args = new ArrayList<>(2 + argCount + ruleArgs.size());
+        args.add(leaseRest ? scriptName + " lease " + receipt.stamp(1) : scriptName);
+        args.add(Integer.toString(2 + ruleArgs.get(0).size()));
+        for (int i = 0; i < ruleArgs.size(); i++) {
+            args.add(Long.toString(receipt.permits(i)));
+            args.add(Long.toString(receipt.stamp(i)));
+            args.addAll(ruleArgs.get(i));
+        }
+        return new ScriptCall(SCRIPT, keys, args);
+    }
+}
