@@ -74,10 +74,18 @@ class DelayedRequestsFilterIT {
                 "keyPrefix", prefix, "redisUri", redis.uri());
     }
 
-    /** Threads of the test JVM inside the filter's chain now: each would be a server thread held. */
-    private static long threadsInTheFilter() {
-        return Thread.getAllStackTraces().values().stream().filter(stack -> {
-            for (StackTraceElement frame : stack) {
+    /**
+     * Threads of the test JVM parked or sleeping inside the filter's chain now: each would be a server
+     * thread held while its request waits. (Threads running through the filter, a turn's dispatch or
+     * the tail of the burst on a busy machine, are not holding anything.)
+     */
+    private static long threadsWaitingInTheFilter() {
+        return Thread.getAllStackTraces().entrySet().stream().filter(thread -> {
+            Thread.State state = thread.getKey().getState();
+            if (state != Thread.State.WAITING && state != Thread.State.TIMED_WAITING) {
+                return false;
+            }
+            for (StackTraceElement frame : thread.getValue()) {
                 if (frame.getClassName().equals(RateLimitFilter.class.getName())) {
                     return true;
                 }
@@ -101,13 +109,13 @@ class DelayedRequestsFilterIT {
             HttpRequest request = HttpRequest.newBuilder(servers.get(i % 2)).timeout(Duration.ofSeconds(30)).build();
             answers.add(Http.CLIENT.sendAsync(request, HttpResponse.BodyHandlers.ofString()));
         }
-        // Once all 60 are decided (each has its entry in the sliding log), 50 wait for their turn:
-        // held without a thread, only a request whose turn came passes the filter, briefly.
+        // Once all 60 are decided (each has its entry in the sliding log), 50 wait for their turn, held
+        // without a thread: none may be parked or asleep in the filter meanwhile.
         long mostHeld = 0;
         int samples = 0;
         while (!answers.stream().allMatch(CompletableFuture::isDone)) {
             if (decided(prefix) == 60) {
-                mostHeld = Math.max(mostHeld, threadsInTheFilter());
+                mostHeld = Math.max(mostHeld, threadsWaitingInTheFilter());
                 samples++;
             }
             Thread.sleep(20);
@@ -120,8 +128,7 @@ class DelayedRequestsFilterIT {
                 .count();
         // 10 at once and 50 at their turns, unless the 60 took longer than a window to arrive.
         assertThat(delayed).as("told how long they waited").isGreaterThanOrEqualTo(40);
-        assertThat(mostHeld).as("no server thread waits in the filter: each turn lets up to 10 through at once, "
-                + "while held they would be %d", delayed).isLessThanOrEqualTo(25);
+        assertThat(mostHeld).as("no server thread waits in the filter (held, %d would)", delayed).isLessThanOrEqualTo(2);
 
         List<Long> slots = redis.client().keys(prefix + "*").stream()
                 .flatMap(key -> redis.client().zrangeWithScores(key, 0, -1).stream()).map(Tuple::getScore)
