@@ -115,16 +115,18 @@ class DelayedRequestsFilterIT {
         }
         // Once all 60 are decided (each has its entry in the sliding log), 50 wait for their turn, held
         // without a thread: none may be parked or asleep in the filter meanwhile.
-        long mostHeld = 0;
-        int samples = 0;
+        // Sampled while at least 30 answers are outstanding: held, each sample would count 30 or more.
+        // A thread may park in the filter for a moment for other reasons, so the median is judged.
+        List<Long> samples = new ArrayList<>();
         while (!answers.stream().allMatch(CompletableFuture::isDone)) {
-            if (decided(prefix) == 60) {
-                mostHeld = Math.max(mostHeld, threadsWaitingInTheFilter());
-                samples++;
+            long outstanding = answers.stream().filter(answer -> !answer.isDone()).count();
+            if (decided(prefix) == 60 && outstanding >= 30) {
+                samples.add(threadsWaitingInTheFilter());
             }
             Thread.sleep(20);
         }
-        assertThat(samples).as("sampled while they waited").isGreaterThan(10);
+        assertThat(samples).as("sampled while they waited").hasSizeGreaterThan(10);
+        long mostHeld = samples.stream().sorted().collect(Collectors.toList()).get(samples.size() / 2);
 
         List<HttpResponse<String>> responses = answers.stream().map(CompletableFuture::join).collect(Collectors.toList());
         assertThat(responses).as("all answered 200").allSatisfy(response -> assertThat(response.statusCode()).isEqualTo(200));
@@ -132,7 +134,8 @@ class DelayedRequestsFilterIT {
                 .count();
         // 10 at once and 50 at their turns, unless the 60 took longer than a window to arrive.
         assertThat(delayed).as("told how long they waited").isGreaterThanOrEqualTo(40);
-        assertThat(mostHeld).as("no server thread waits in the filter (held, %d would)", delayed).isLessThanOrEqualTo(2);
+        assertThat(mostHeld).as("threads waiting in the filter, median of %s (held, 30 or more would)", samples)
+                .isLessThanOrEqualTo(3);
 
         List<Long> slots = redis.client().keys(prefix + "*").stream()
                 .flatMap(key -> redis.client().zrangeWithScores(key, 0, -1).stream()).map(Tuple::getScore)
