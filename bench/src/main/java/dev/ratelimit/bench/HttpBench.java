@@ -24,7 +24,9 @@ import redis.clients.jedis.Jedis;
  * JVM's CPU time over a row is the server's alone.
  *
  * <p>Rows: no filter, Tomcat's own in-memory {@code RateLimitFilter} (the anchor: what a limiter that
- * never leaves the JVM costs), and ours per algorithm, without and with quota leases. Two kinds of
+ * never leaves the JVM costs), the floor (one bare round trip to Redis per request,
+ * {@link RoundTripFloorFilter}: the least a filter that asks Redis every time can cost), and ours per
+ * algorithm, without and with quota leases. Two kinds of
  * traffic, all admitted (limits far above it): {@value #MANY_CLIENTS} clients, and
  * {@value #BUSY_CLIENTS} busy ones, each request carrying its client in the header {@code X-Client}.
  * Per row: requests/s and latency as the generator saw them, and per request the server JVM's CPU,
@@ -46,6 +48,8 @@ final class HttpBench {
     static final int BUSY_CLIENTS = 100;
     static final String NO_FILTER = "no filter";
     static final String TOMCAT_FILTER = "Tomcat's RateLimitFilter";
+    /** The floor of a filter that asks Redis on every request ({@link RoundTripFloorFilter}). */
+    static final String FLOOR = "floor: one EVALSHA `return 1`";
     /** System properties that override the run's shape (see {@link #fromSystemProperties}). */
     static final String FIRST_WARM_UP_PROPERTY = "bench.http.firstWarmUp";
     static final String WARM_UP_PROPERTY = "bench.http.warmUp";
@@ -120,6 +124,8 @@ final class HttpBench {
             setups.add(new Setup(NO_FILTER, clients, null, Map.of()));
             setups.add(new Setup(TOMCAT_FILTER, clients, "org.apache.catalina.filters.RateLimitFilter",
                     Map.of("bucketDuration", "60", "bucketRequests", "100000000")));
+            setups.add(new Setup(FLOOR, clients, RoundTripFloorFilter.class.getName(),
+                    Map.of("redisUri", redisUri, "redisPoolSize", Integer.toString(BenchRedis.POOL_SIZE))));
             for (String algorithm : ALGORITHMS) {
                 for (boolean leases : new boolean[] {false, true}) {
                     Map<String, String> params = new LinkedHashMap<>();

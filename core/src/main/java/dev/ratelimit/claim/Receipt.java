@@ -1,7 +1,6 @@
 package dev.ratelimit.claim;
 
 import dev.ratelimit.support.Immutable;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
@@ -38,7 +37,9 @@ public final class Receipt {
 
     private final Issuer issuer;
     private final List<String> keys;
+    /** Each rule's permits; null when every rule took {@link #permitsEach} ({@link #withPermits}). */
     private final long[] permits;
+    private final long permitsEach;
     private final long[] stamps;
     /** 1 once claimed. */
     private volatile int spent;
@@ -47,14 +48,19 @@ public final class Receipt {
         this.issuer = issuer;
         this.keys = Immutable.copyOf(keys);
         this.permits = permits.clone();
+        this.permitsEach = 0;
         this.stamps = stamps.clone();
     }
 
-    /** Another receipt of the same admission: its keys and stamps, which nothing changes, shared. */
-    private Receipt(Receipt same, long[] permits) {
+    /**
+     * Another receipt of the same admission: its keys and stamps, which nothing changes, shared, and
+     * no array of permits (every admission from a quota lease makes one of these).
+     */
+    private Receipt(Receipt same, long permitsEach) {
         this.issuer = same.issuer;
         this.keys = same.keys;
-        this.permits = permits;
+        this.permits = null;
+        this.permitsEach = permitsEach;
         this.stamps = same.stamps;
     }
 
@@ -78,9 +84,7 @@ public final class Receipt {
      * part of an admission an after-charge gives back, or the permits it charges.
      */
     public Receipt withPermits(long permits) {
-        long[] each = new long[this.permits.length];
-        Arrays.fill(each, permits);
-        return new Receipt(this, each);
+        return new Receipt(this, permits);
     }
 
     /** Who gives the permits back: the evaluator (with the rules it decided under), the lease, the local limiter. */
@@ -93,7 +97,7 @@ public final class Receipt {
     }
 
     public long permits(int rule) {
-        return permits[rule];
+        return permits == null ? permitsEach : permits[rule];
     }
 
     public long stamp(int rule) {

@@ -105,7 +105,9 @@ public class RateLimitFilter implements Filter {
         Admission admission = pipeline.before(view);
         // The request itself, or one that gives back a form body the key was read from.
         ServletRequest request = view.request();
-        admission.writeHeaders(HttpAnswer.HeaderSink.of(response::addHeader, response::setHeader));
+        if (admission.limited()) {
+            admission.writeHeaders(new ResponseHeaders(response));
+        }
         if (admission.denied()) {
             byte[] body = admission.denialBody().getBytes(StandardCharsets.UTF_8);
             response.setStatus(admission.denialStatus());
@@ -174,5 +176,24 @@ public class RateLimitFilter implements Filter {
         runtime = null;
         pipeline = null;
         delays = null;
+    }
+
+    /** The response as a header sink: one object per limited request, where two method references and a sink made three. */
+    private static final class ResponseHeaders implements HttpAnswer.HeaderSink {
+        private final HttpServletResponse response;
+
+        ResponseHeaders(HttpServletResponse response) {
+            this.response = response;
+        }
+
+        @Override
+        public void add(String name, String value) {
+            response.addHeader(name, value);
+        }
+
+        @Override
+        public void set(String name, String value) {
+            response.setHeader(name, value);
+        }
     }
 }

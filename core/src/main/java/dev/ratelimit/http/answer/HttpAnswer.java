@@ -77,11 +77,10 @@ public final class HttpAnswer {
         }
         HeaderMode mode = policy.headerMode();
         if (mode.draft()) {
-            String name = policy.quotedNameFor(decision);
             // On a denial t is the Retry-After value: the draft (-10) says Retry-After must not point earlier.
             long reset = decision.allowed() ? decision.resetAfterSeconds() : decision.retryAfterSeconds();
-            headers.add("RateLimit-Policy", field(name, ";q=", decision.limit(), ";w=", policy.windowSecondsFor(decision)));
-            headers.add("RateLimit", field(name, ";r=", decision.remaining(), ";t=", reset));
+            headers.add("RateLimit-Policy", policy.policyFieldFor(decision));
+            headers.add("RateLimit", HttpText.field(policy.quotedNameFor(decision), ";r=", decision.remaining(), ";t=", reset));
         }
         if (mode.legacy()) {
             headers.set("X-RateLimit-Limit", Long.toString(decision.limit()));
@@ -126,16 +125,6 @@ public final class HttpAnswer {
         }
         return custom.render(policy.nameFor(decision), decision.limit(), policy.windowTextFor(decision),
                 decision.retryAfterSeconds(), status(decision, policy));
-    }
-
-    /**
-     * {@code <name><first><a><second><b>}, written once into a builder of its size: every limited
-     * answer carries two of these, and '+' (compiled for Java 8) would grow a 16-character builder
-     * for each.
-     */
-    private static String field(String name, String first, long a, String second, long b) {
-        return new StringBuilder(name.length() + first.length() + second.length() + 40)
-                .append(name).append(first).append(a).append(second).append(b).toString();
     }
 
     private static String seconds(long seconds) {

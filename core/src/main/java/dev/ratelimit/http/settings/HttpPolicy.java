@@ -70,6 +70,8 @@ public final class HttpPolicy {
     /** With {@code limits}: each entry's name in answers, quoted once; keyed by rule name. */
     private final Map<String, String> quotedEntryNames;
     private final long windowSeconds;
+    /** The {@code RateLimit-Policy} field of a decision under the policy's own limit: the same on every answer. */
+    private final String policyField;
     private final PolicyLimiters limiters;
     private final Waiting waiting;
 
@@ -117,6 +119,7 @@ public final class HttpPolicy {
         this.limiters = new PolicyLimiters(policyName, keyPrefix, rules, transport, failurePolicy, localLimit,
                 localDenyCache, leases, adaptive, metrics, tiers);
         this.windowSeconds = SettingGroups.windowSeconds(rule);
+        this.policyField = HttpText.field(quotedPolicyName, ";q=", rule.limit(), ";w=", windowSeconds);
     }
 
     /**
@@ -155,6 +158,12 @@ public final class HttpPolicy {
     /** {@link #nameFor} as the draft's structured fields carry it. */
     public String quotedNameFor(Decision decision) {
         return dimensions == null ? quotedPolicyName : quotedEntryNames.get(decision.rule().name());
+    }
+
+    /** A decision's {@code RateLimit-Policy} field: made once for the policy's own limit, else for the decision's. */
+    public String policyFieldFor(Decision decision) {
+        return dimensions == null && decision.limit() == rule.limit() ? policyField
+                : HttpText.field(quotedNameFor(decision), ";q=", decision.limit(), ";w=", windowSecondsFor(decision));
     }
 
     /** The window, in whole seconds, of the rule a decision reports. */

@@ -54,6 +54,18 @@ class HttpAnswerTest {
     }
 
     @Test
+    void aDecisionUnderAnotherLimitCarriesItsOwnLimitInThePolicyField() {
+        HttpPolicy draft = policy("draft");
+        Rule tier = Rule.of(Algorithm.FIXED_WINDOW, 7, Duration.ofMinutes(1));
+        Decision underTier = Decision.of(true, tier, 6, Duration.ZERO, Duration.ofSeconds(60));
+
+        assertThat(headers(underTier, draft)).containsExactly("RateLimit-Policy: \"api\";q=7;w=60",
+                "RateLimit: \"api\";r=6;t=60");
+        assertThat(headers(allowed(draft), draft)).as("the policy's own limit, after another one")
+                .startsWith("RateLimit-Policy: \"api\";q=100;w=60");
+    }
+
+    @Test
     void legacyBothAndNone() {
         HttpPolicy legacy = policy("legacy");
         assertThat(headers(allowed(legacy), legacy))
