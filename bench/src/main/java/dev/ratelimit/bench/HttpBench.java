@@ -25,7 +25,9 @@ import redis.clients.jedis.Jedis;
  *
  * <p>Rows: no filter, Tomcat's own in-memory {@code RateLimitFilter} (the anchor: what a limiter that
  * never leaves the JVM costs), the floor (one bare round trip to Redis per request,
- * {@link RoundTripFloorFilter}: the least a filter that asks Redis every time can cost), and ours per
+ * {@link RoundTripFloorFilter}: the least a filter that asks Redis every time can cost), an
+ * asynchronous hand-off with no Redis at all ({@link AsyncHopFilter}: what a filter that does not
+ * hold the request's thread while Redis answers spends before any I/O), and ours per
  * algorithm, without and with quota leases. Two kinds of
  * traffic, all admitted (limits far above it): {@value #MANY_CLIENTS} clients, and
  * {@value #BUSY_CLIENTS} busy ones, each request carrying its client in the header {@code X-Client}.
@@ -50,6 +52,8 @@ final class HttpBench {
     static final String TOMCAT_FILTER = "Tomcat's RateLimitFilter";
     /** The floor of a filter that asks Redis on every request ({@link RoundTripFloorFilter}). */
     static final String FLOOR = "floor: one EVALSHA `return 1`";
+    /** What an asynchronous filter spends before any Redis I/O ({@link AsyncHopFilter}). */
+    static final String ASYNC_HOP = "async hand-off alone, no Redis";
     /** System properties that override the run's shape (see {@link #fromSystemProperties}). */
     static final String FIRST_WARM_UP_PROPERTY = "bench.http.firstWarmUp";
     static final String WARM_UP_PROPERTY = "bench.http.warmUp";
@@ -126,6 +130,7 @@ final class HttpBench {
                     Map.of("bucketDuration", "60", "bucketRequests", "100000000")));
             setups.add(new Setup(FLOOR, clients, RoundTripFloorFilter.class.getName(),
                     Map.of("redisUri", redisUri, "redisPoolSize", Integer.toString(BenchRedis.POOL_SIZE))));
+            setups.add(new Setup(ASYNC_HOP, clients, AsyncHopFilter.class.getName(), Map.of()));
             for (String algorithm : ALGORITHMS) {
                 for (boolean leases : new boolean[] {false, true}) {
                     Map<String, String> params = new LinkedHashMap<>();
