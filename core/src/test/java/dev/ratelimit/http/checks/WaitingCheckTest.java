@@ -2,10 +2,8 @@ package dev.ratelimit.http.checks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.CapturedErr;
 import dev.ratelimit.http.client.TrustedProxies;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -16,17 +14,12 @@ class WaitingCheckTest {
     private final AtomicLong now = new AtomicLong(1_000);
     private final TrafficChecks checks = new TrafficChecks("export", TrustedProxies.none(), false, now::get);
 
-    /** What the checks log while the action runs (slf4j-simple writes to System.err). */
+    /** What the checks log while the action runs. */
     private static String logged(Runnable action) {
-        PrintStream err = System.err;
-        ByteArrayOutputStream log = new ByteArrayOutputStream();
-        System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
-        try {
+        try (CapturedErr err = new CapturedErr()) {
             action.run();
-        } finally {
-            System.setErr(err);
+            return err.text();
         }
-        return log.toString(StandardCharsets.UTF_8);
     }
 
     @Test
