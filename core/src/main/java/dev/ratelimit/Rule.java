@@ -307,7 +307,7 @@ public final class Rule {
          * which no test covers yet.
          */
         private void checkPenalty() {
-            Arguments.checkPenalty(penalty);
+            Arguments.checkWholeMillis("penalty", penalty, MAX_PENALTY);
             if (algorithm.holdsLeases() || calendar != null) {
                 throw BadArgument.predicate("penalty", "(" + Durations.format(penalty) + ") cannot be combined with "
                         + (calendar != null ? "calendar " + calendar.configName() + ": calendar rules have no penalty box yet"

@@ -6,8 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.ratelimit.testing.FaultProxy;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -25,21 +23,11 @@ class AfterChargeIT {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    private static RedisStore store;
-
-    @BeforeAll
-    static void connect() {
-        // 2 s, as RateLimiterRefundIT: a loaded machine must not turn a late reply into a failed charge.
-        store = RedisStore.connect(RedisSettings.builder(redis.uri()).timeout(Duration.ofSeconds(2)).build());
-    }
-
-    @AfterAll
-    static void close() {
-        store.close();
-    }
+    @RegisterExtension
+    static final RedisStoreExtension store = new RedisStoreExtension(redis);
 
     private static RateLimiter node(String policy, Rule rule) {
-        return RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName(policy).rule(rule).build();
+        return store.limiter(policy).rule(rule).build();
     }
 
     private static Rule perHour(Algorithm algorithm, long limit, long cost) {
@@ -130,8 +118,8 @@ class AfterChargeIT {
                     .hasMessageContaining("algorithm " + refused.configName());
             other.release(decision);
         }
-        RateLimiter twoRules = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName("two-rules")
-                .rule(perHour(Algorithm.GCRA, 10, 1)).rule(Rule.of(Algorithm.GCRA, 100, Duration.ofDays(1))).build();
+        RateLimiter twoRules = store.limiter("two-rules").rule(perHour(Algorithm.GCRA, 10, 1))
+                .rule(Rule.of(Algorithm.GCRA, 100, Duration.ofDays(1))).build();
         Decision both = twoRules.tryAcquire("client");
         assertThatThrownBy(() -> twoRules.charge("client", both, 5)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("several rules");

@@ -9,8 +9,6 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -25,19 +23,8 @@ class RateLimiterRefundIT {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    private static RedisStore store;
-
-    @BeforeAll
-    static void connect() {
-        // 2 s: a loaded build machine answered a refund after the default 200 ms (seen in CI: the refund
-        // ran, its reply came late, and the test read a timeout as a semantics failure).
-        store = RedisStore.connect(RedisSettings.builder(redis.uri()).timeout(Duration.ofSeconds(2)).build());
-    }
-
-    @AfterAll
-    static void close() {
-        store.close();
-    }
+    @RegisterExtension
+    static final RedisStoreExtension store = new RedisStoreExtension(redis);
 
     /** 5 per hour (burst 5): nothing refills or slides within a test, so remaining is exact. */
     static Stream<Rule> rules() {
@@ -53,7 +40,7 @@ class RateLimiterRefundIT {
     }
 
     private static RateLimiter limiter(String policy, Rule... rules) {
-        RateLimiterBuilder builder = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName(policy);
+        RateLimiterBuilder builder = store.limiter(policy);
         for (Rule rule : rules) {
             builder.rule(rule);
         }
@@ -137,7 +124,7 @@ class RateLimiterRefundIT {
 
     @Test
     void theTransactionTransportCannotRefund() {
-        RateLimiter limiter = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName("tx")
+        RateLimiter limiter = store.limiter("tx")
                 .transport(Transport.TRANSACTION).rule(Rule.of(Algorithm.FIXED_WINDOW, 5, Duration.ofHours(1))).build();
         Decision decision = limiter.tryAcquire("client");
         assertThat(limiter.refund("client", decision)).isFalse();

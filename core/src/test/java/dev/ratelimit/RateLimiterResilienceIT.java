@@ -6,8 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -16,17 +14,8 @@ class RateLimiterResilienceIT {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    private static RedisStore store;
-
-    @BeforeAll
-    static void connect() {
-        store = RedisStore.connect(RedisSettings.builder(redis.uri()).timeout(Duration.ofSeconds(2)).build());
-    }
-
-    @AfterAll
-    static void close() {
-        store.close();
-    }
+    @RegisterExtension
+    static final RedisStoreExtension store = new RedisStoreExtension(redis);
 
     private static long scriptCalls() {
         return redis.calls("evalsha");
@@ -34,7 +23,7 @@ class RateLimiterResilienceIT {
 
     @Test
     void aFloodFromADeniedClientCostsAlmostNoRedisCalls() throws Exception {
-        RateLimiter limiter = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName("flood")
+        RateLimiter limiter = store.limiter("flood")
                 .rule(Rule.of(Algorithm.SLIDING_LOG, 2, Duration.ofMillis(1500))).build();
         limiter.tryAcquire("c");
         limiter.tryAcquire("c");
@@ -60,8 +49,7 @@ class RateLimiterResilienceIT {
 
     @Test
     void aResetForgetsRememberedDenials() {
-        RateLimiter limiter = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName("reset")
-                .rule(Rule.of(Algorithm.GCRA, 1, Duration.ofHours(1))).build();
+        RateLimiter limiter = store.limiter("reset").rule(Rule.of(Algorithm.GCRA, 1, Duration.ofHours(1))).build();
         limiter.tryAcquire("c");
         assertThat(limiter.tryAcquire("c").allowed()).isFalse();
         limiter.reset("c");

@@ -3,6 +3,7 @@ package dev.ratelimit.rules;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.Rule;
 import dev.ratelimit.Transport;
+import dev.ratelimit.support.Arguments;
 import dev.ratelimit.support.BadArgument;
 import dev.ratelimit.support.Durations;
 import java.time.Duration;
@@ -63,7 +64,7 @@ public final class DelayRules {
      *     {@link #MAX_DELAY}, or the rules cannot delay
      */
     public static void check(List<Rule> rules, Transport transport, boolean quotaLeases, Duration maxDelay) {
-        checkMaxDelay(maxDelay);
+        Arguments.checkWholeMillis("maxDelay", maxDelay, MAX_DELAY);
         String refusal = refusal(rules, transport, quotaLeases);
         if (refusal != null) {
             throw BadArgument.predicate("maxDelay", "(" + Durations.format(maxDelay) + ") cannot be combined with "
@@ -79,25 +80,9 @@ public final class DelayRules {
      * @throws IllegalStateException when the rules cannot delay, saying why
      */
     public static void checkCall(String refusal, Duration maxDelay) {
-        checkMaxDelay(maxDelay);
+        Arguments.checkWholeMillis("maxDelay", maxDelay, MAX_DELAY);
         if (refusal != null) {
             throw new IllegalStateException("a delayed admission cannot be taken with " + refusal);
         }
-    }
-
-    /** @throws BadArgument naming {@code maxDelay} when it is not whole milliseconds between 1 ms and {@link #MAX_DELAY} */
-    public static Duration checkMaxDelay(Duration maxDelay) {
-        if (maxDelay == null || !isMaxDelay(maxDelay)) {
-            throw new BadArgument("maxDelay", "maxDelay must be whole milliseconds between 1ms and 60s, but was "
-                    + (maxDelay == null ? "null" : maxDelay.compareTo(MAX_DELAY.multipliedBy(1000)) > 0
-                    ? maxDelay.toString() : Durations.format(maxDelay)));
-        }
-        return maxDelay;
-    }
-
-    /** Whether a maxDelay is whole milliseconds from 1 ms to {@link #MAX_DELAY}. */
-    public static boolean isMaxDelay(Duration maxDelay) {
-        return !maxDelay.isNegative() && !maxDelay.isZero() && maxDelay.compareTo(MAX_DELAY) <= 0
-                && maxDelay.getNano() % 1_000_000 == 0;
     }
 }

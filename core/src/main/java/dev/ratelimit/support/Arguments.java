@@ -19,23 +19,26 @@ public final class Arguments {
     public static final Duration MAX_PENALTY = Duration.ofDays(1);
 
     /**
-     * A penalty is whole milliseconds (its box expires by PX), from 1 ms to {@link #MAX_PENALTY}.
+     * A duration Redis keeps by the millisecond ({@code maxDelay}, a penalty box's PX): whole
+     * milliseconds, from 1 ms to {@code max}.
      *
-     * @return the penalty
+     * @param setting the setting's name, which the message names
+     * @return the value
+     * @throws BadArgument naming the setting and the value when it is null or out of bounds
      */
-    public static Duration checkPenalty(Duration penalty) {
-        if (!isPenalty(penalty)) {
+    public static Duration checkWholeMillis(String setting, Duration value, Duration max) {
+        if (value == null || !isWholeMillis(value, max)) {
             // Far past the bound, shown as ISO-8601: Durations.format counts milliseconds in a long.
-            throw new BadArgument("penalty", "penalty must be whole milliseconds between 1ms and 1d, but was "
-                    + (penalty.compareTo(MAX_PENALTY.multipliedBy(1000)) > 0 ? penalty.toString() : Durations.format(penalty)));
+            throw new BadArgument(setting, setting + " must be whole milliseconds between 1ms and "
+                    + Durations.format(max) + ", but was " + (value == null ? "null"
+                    : value.compareTo(max.multipliedBy(1000)) > 0 ? value.toString() : Durations.format(value)));
         }
-        return penalty;
+        return value;
     }
 
-    /** Whether a penalty is within {@link #checkPenalty}'s bounds. */
-    public static boolean isPenalty(Duration penalty) {
-        return !penalty.isNegative() && !penalty.isZero() && penalty.compareTo(MAX_PENALTY) <= 0
-                && penalty.getNano() % 1_000_000 == 0;
+    /** Whether a duration is within {@link #checkWholeMillis}'s bounds: whole milliseconds from 1 ms to {@code max}. */
+    public static boolean isWholeMillis(Duration value, Duration max) {
+        return !value.isNegative() && !value.isZero() && value.compareTo(max) <= 0 && value.getNano() % 1_000_000 == 0;
     }
 
     public static void checkWindow(Duration window) {

@@ -3,8 +3,7 @@ package dev.ratelimit.counter;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ratelimit.RedisSettings;
-import dev.ratelimit.RedisStore;
+import dev.ratelimit.RedisStoreExtension;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,8 +12,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -22,27 +19,19 @@ class CountersIT {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    private static RedisStore nodeA;
-    private static RedisStore nodeB;
+    /** Two nodes of one application, each with its own store. */
+    @RegisterExtension
+    static final RedisStoreExtension nodeA = new RedisStoreExtension(redis);
+    @RegisterExtension
+    static final RedisStoreExtension nodeB = new RedisStoreExtension(redis);
 
-    @BeforeAll
-    static void connect() {
-        nodeA = RedisStore.connect(RedisSettings.builder(redis.uri()).timeout(Duration.ofSeconds(2)).build());
-        nodeB = RedisStore.connect(RedisSettings.builder(redis.uri()).timeout(Duration.ofSeconds(2)).build());
+    private static SlidingWindowCounter events(RedisStoreExtension node, String name, Duration window, int slots) {
+        return SlidingWindowCounter.builder(node.get(), name, window).keyPrefix(redis.keyPrefix()).slots(slots).build();
     }
 
-    @AfterAll
-    static void close() {
-        nodeA.close();
-        nodeB.close();
-    }
-
-    private static SlidingWindowCounter events(RedisStore store, String name, Duration window, int slots) {
-        return SlidingWindowCounter.builder(store, name, window).keyPrefix(redis.keyPrefix()).slots(slots).build();
-    }
-
-    private static DistinctCounter distinct(RedisStore store, String name, Duration window, int maxItems) {
-        return DistinctCounter.builder(store, name, window).keyPrefix(redis.keyPrefix()).maxItems(maxItems).build();
+    private static DistinctCounter distinct(RedisStoreExtension node, String name, Duration window, int maxItems) {
+        return DistinctCounter.builder(node.get(), name, window).keyPrefix(redis.keyPrefix()).maxItems(maxItems)
+                .build();
     }
 
     @Test
@@ -133,13 +122,13 @@ class CountersIT {
 
     @Test
     void countersCheckTheirSettings() {
-        assertThatThrownBy(() -> SlidingWindowCounter.builder(nodeA, "x", Duration.ofSeconds(1)).slots(0).build())
+        assertThatThrownBy(() -> SlidingWindowCounter.builder(nodeA.get(), "x", Duration.ofSeconds(1)).slots(0).build())
                 .hasMessage("slots must be between 1 and 1000, but was 0");
-        assertThatThrownBy(() -> DistinctCounter.builder(nodeA, "x", Duration.ofDays(400)).build())
+        assertThatThrownBy(() -> DistinctCounter.builder(nodeA.get(), "x", Duration.ofDays(400)).build())
                 .hasMessage("window must be between 1ms and 365d, but was 400d");
-        assertThatThrownBy(() -> DistinctCounter.builder(nodeA, "x y", Duration.ofSeconds(1)).build())
+        assertThatThrownBy(() -> DistinctCounter.builder(nodeA.get(), "x y", Duration.ofSeconds(1)).build())
                 .hasMessage("name must be 1 to 64 printable ASCII characters without blanks or braces, but was 'x y'");
-        assertThatThrownBy(() -> DistinctCounter.builder(nodeA, "x", Duration.ofSeconds(1)).maxItems(0).build())
+        assertThatThrownBy(() -> DistinctCounter.builder(nodeA.get(), "x", Duration.ofSeconds(1)).maxItems(0).build())
                 .hasMessage("maxItems must be between 1 and 1000000, but was 0");
     }
 }

@@ -17,8 +17,6 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The requests of one {@link RateLimitFilter} that wait for their turn ({@code maxDelay}) without a
@@ -30,25 +28,20 @@ import org.slf4j.LoggerFactory;
  * the closed connection. The timer thread is the filter's and stops with it.
  */
 final class DelayedRequests {
-    private static final Logger log = LoggerFactory.getLogger(DelayedRequests.class);
     /**
      * How long past its turn a waiting request may go unanswered before the container's async
      * timeout ends it (answered 503): only a timer far behind, on a machine in trouble, gets there.
      */
     private static final long GRACE_MILLIS = 30_000;
 
-    private final String filterName;
     private final RateLimitPipeline pipeline;
     /** The request attribute that carries a delayed admission to the dispatch its turn makes. */
     private final String attribute;
     private final ScheduledThreadPoolExecutor timer;
     /** Cleared, for good, when a delayed request came back without passing this filter again. */
     private volatile boolean mappedForAsync = true;
-    private final AtomicBoolean warnedNotAsync = new AtomicBoolean();
-    private final AtomicBoolean warnedNotMapped = new AtomicBoolean();
 
     DelayedRequests(String filterName, RateLimitPipeline pipeline) {
-        this.filterName = filterName;
         this.pipeline = pipeline;
         this.attribute = DelayedRequests.class.getName() + "." + filterName + "@"
                 + Integer.toHexString(System.identityHashCode(this));
@@ -99,15 +92,16 @@ final class DelayedRequests {
     }
 
     /**
-     * Logs once that requests over the limit of this filter are refused rather than held: the
-     * servlet, or a filter before this one, is not async-supported.
+     * Tells the policy's checks why a request over the limit was refused rather than held, if it
+     * could not be held: the filter is not mapped for ASYNC, or the servlet or a filter before this
+     * one is not async-supported. They log it once and show it on the status page.
      */
-    void refusedForNotAsync(HttpServletRequest request) {
-        if (!request.isAsyncSupported() && warnedNotAsync.compareAndSet(false, true)) {
-            log.warn("RateLimitFilter '{}' has maxDelay, but requests to {} (servlet '{}') cannot wait: the servlet or a "
-                    + "filter before RateLimitFilter is not async-supported, so requests over the limit are refused "
-                    + "with 429; add <async-supported>true</async-supported> to that servlet and to each filter mapped "
-                    + "before RateLimitFilter", filterName, request.getRequestURI(), servletName(request));
+    void refused(HttpServletRequest request) {
+        if (!mappedForAsync) {
+            pipeline.checks().notRedispatched();
+        }
+        if (!request.isAsyncSupported()) {
+            pipeline.checks().refusedNotAsync(() -> request.getRequestURI() + " (servlet '" + servletName(request) + "')");
         }
     }
 
@@ -184,11 +178,7 @@ final class DelayedRequests {
             if (dispatched && request.getAttribute(attribute) != null) {
                 // Dispatched, yet this filter never saw it again: it is not mapped for ASYNC.
                 mappedForAsync = false;
-                if (warnedNotMapped.compareAndSet(false, true)) {
-                    log.warn("RateLimitFilter '{}' has maxDelay, but a delayed request did not pass it again when its "
-                            + "turn came: add <dispatcher>REQUEST</dispatcher> and <dispatcher>ASYNC</dispatcher> to its "
-                            + "filter-mapping; until then requests over the limit are refused with 429", filterName);
-                }
+                pipeline.checks().notRedispatched();
             }
         }
 

@@ -117,7 +117,7 @@ public class RateLimitFilter implements Filter {
             response.getOutputStream().write(body);
             response.flushBuffer();
             if (delays != null) {
-                delays.refusedForNotAsync(httpRequest);
+                delays.refused(httpRequest);
             }
             return;
         }

@@ -1,5 +1,7 @@
 package dev.ratelimit.servlet;
 
+import static dev.ratelimit.servlet.MiniJson.map;
+import static dev.ratelimit.servlet.MiniJson.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.http.answer.Admission;
@@ -32,7 +34,7 @@ import redis.clients.jedis.resps.Tuple;
  * window=2s, maxDelay=10s over two servers are all answered 200, each no earlier than its slot, with
  * no more than 10 started in any 2 s and no thread held while waiting". And what cannot wait: a
  * servlet that is not async-supported gets the 429 and one WARN naming it, a filter not mapped for
- * ASYNC is found out and stops delaying.
+ * ASYNC is found out and stops delaying; for both the status page's verdict names what to change.
  */
 class DelayedRequestsFilterIT {
     @RegisterExtension
@@ -96,6 +98,12 @@ class DelayedRequestsFilterIT {
             }
             return inTheFilter;
         }).count();
+    }
+
+    /** The status page's verdict on the policy (the filter's name), from its JSON. */
+    private static Map<String, Object> verdict(URI target) throws Exception {
+        String json = Http.get(target.resolve("status?format=json")).body();
+        return map(policy(map(MiniJson.parse(json)), "waiting").get("verdict"));
     }
 
     /** Entries in the policy's sliding logs: requests decided, at once or for their turn. */
@@ -185,6 +193,12 @@ class DelayedRequestsFilterIT {
         });
         assertThat(CapturedLog.lines(log, "cannot wait")).as("one WARN").isEqualTo(1);
         assertThat(CapturedLog.lines(log, "(servlet 'recording')")).as("naming the servlet").isEqualTo(1);
+        assertThat(CapturedLog.lines(log, "[NOT_ASYNC_SUPPORTED]")).as("with its code").isEqualTo(1);
+        Map<String, Object> verdict = verdict(target);
+        assertThat(verdict.get("level")).isEqualTo("warning");
+        assertThat((String) verdict.get("text")).as("the verdict names the servlet and what to add")
+                .startsWith("misconfigured (NOT_ASYNC_SUPPORTED): requests to /sync/work (servlet 'recording')")
+                .contains("maxDelay", "(3 since start)", "<async-supported>true</async-supported>");
     }
 
     @Test
@@ -205,6 +219,12 @@ class DelayedRequestsFilterIT {
             }
         });
         assertThat(CapturedLog.lines(log, "<dispatcher>ASYNC</dispatcher>")).as("one WARN").isEqualTo(1);
+        assertThat(CapturedLog.lines(log, "[NO_ASYNC_DISPATCHER]")).as("with its code").isEqualTo(1);
         assertThat(Http.get(target).statusCode()).as("found out: over the limit is refused again").isEqualTo(429);
+        Map<String, Object> verdict = verdict(target);
+        assertThat(verdict.get("level")).isEqualTo("warning");
+        assertThat((String) verdict.get("text")).as("the verdict names the filter-mapping's missing dispatcher")
+                .startsWith("misconfigured (NO_ASYNC_DISPATCHER): RateLimitFilter is not mapped for the ASYNC dispatcher")
+                .contains("maxDelay", "<dispatcher>ASYNC</dispatcher>", "filter-mapping");
     }
 }

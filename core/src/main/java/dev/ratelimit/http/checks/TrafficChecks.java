@@ -6,6 +6,7 @@ import dev.ratelimit.support.Immutable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * The checks one policy runs on its own traffic (see the package comment). The pipeline tells it
@@ -20,6 +21,7 @@ public final class TrafficChecks {
     private final SharedBucketCheck sharedBucket;
     /** Null when the policy's keys do not read the client's address: then no proxy can merge clients. */
     private final UntrustedProxyCheck untrustedProxy;
+    private final WaitingCheck waiting;
 
     /**
      * @param policyName the policy, for the log line
@@ -32,6 +34,7 @@ public final class TrafficChecks {
     public TrafficChecks(String policyName, TrustedProxies proxies, boolean readsAddress, LongSupplier clock) {
         this.sharedBucket = new SharedBucketCheck(policyName, clock);
         this.untrustedProxy = readsAddress ? new UntrustedProxyCheck(policyName, proxies, clock) : null;
+        this.waiting = new WaitingCheck(policyName, clock);
     }
 
     /**
@@ -44,18 +47,40 @@ public final class TrafficChecks {
         sharedBucket.counted(key);
     }
 
+    /**
+     * With {@code maxDelay}: a request over the limit was refused with 429 rather than held for its
+     * turn, because the container would not let it go asynchronous (the servlet, or a filter before
+     * the rate limit filter, is not async-supported).
+     *
+     * @param request where it went, e.g. {@code /export (servlet 'reports')}; asked for the first time only
+     */
+    public void refusedNotAsync(Supplier<String> request) {
+        waiting.refusedNotAsync(request);
+    }
+
+    /**
+     * With {@code maxDelay}: a delayed request came back at its turn without passing the filter
+     * again (it is not mapped for the {@code ASYNC} dispatcher), or a request over the limit was
+     * refused with 429 since that was found.
+     */
+    public void notRedispatched() {
+        waiting.notRedispatched();
+    }
+
     /** What the checks found in the last five minutes; empty when nothing is wrong. */
     public List<ConfigWarning> warnings() {
         List<ConfigWarning> found = new ArrayList<>(2);
-        ConfigWarning shared = sharedBucket.warning();
-        if (shared != null) {
-            found.add(shared);
-        }
-        ConfigWarning proxy = untrustedProxy == null ? null : untrustedProxy.warning();
-        if (proxy != null) {
-            found.add(proxy);
-        }
+        add(found, sharedBucket.warning());
+        add(found, untrustedProxy == null ? null : untrustedProxy.warning());
+        add(found, waiting.notAsyncWarning());
+        add(found, waiting.noAsyncDispatchWarning());
         return Immutable.copyOf(found);
+    }
+
+    private static void add(List<ConfigWarning> found, ConfigWarning warning) {
+        if (warning != null) {
+            found.add(warning);
+        }
     }
 
     /** Sees one request the policy limits (not exempt, not excluded), before its decision. */

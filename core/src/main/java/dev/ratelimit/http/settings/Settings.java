@@ -83,9 +83,11 @@ public final class Settings {
     public static final Setting<Long> COST = wholeNumber("cost", "1", 1L, Long.MIN_VALUE, Long.MAX_VALUE,
             "a whole number of at least 1", "permits one request takes");
     public static final Setting<Duration> PENALTY = Setting.of("penalty", "off", null, "off or whole milliseconds from "
-            + "1ms to 1d such as 15m or 5s", durationWhere(true, Arguments::isPenalty), "a client over the limit is then refused for this long, on every node");
+            + "1ms to 1d such as 15m or 5s",
+            durationWhere(true, penalty -> Arguments.isWholeMillis(penalty, Arguments.MAX_PENALTY)),
+            "a client over the limit is then refused for this long, on every node");
     public static final Setting<Duration> MAX_DELAY = Setting.of("maxDelay", "off", null, "off or whole milliseconds "
-            + "from 1ms to 60s such as 2s", durationWhere(true, DelayRules::isMaxDelay),
+            + "from 1ms to 60s such as 2s", durationWhere(true, delay -> Arguments.isWholeMillis(delay, DelayRules.MAX_DELAY)),
             "a request over the limit whose turn comes within this long waits for it (async) instead of a 429");
     public static final Setting<Long> MAX_DELAYED = wholeNumber("maxDelayed", "1000", 1000L, 1, 100_000,
             "a whole number from 1 to 100000", "with maxDelay: the most requests of this policy waiting on this node");

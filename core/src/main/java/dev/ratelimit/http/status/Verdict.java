@@ -10,8 +10,8 @@ import java.util.Locale;
  * The one line a person reads first: is this policy limiting, and if not, why. The most serious
  * finding wins: Redis refusing the limiter's commands (it will not pass by waiting), Redis failing,
  * then a Redis that evicted or may evict the limiter's keys, then what the traffic showed wrong with
- * the configuration (a shared bucket, an untrusted proxy), then a dry run, then no traffic, else
- * working.
+ * the configuration (a shared bucket, an untrusted proxy, {@code maxDelay} requests that cannot
+ * wait), then a dry run, then no traffic, else working.
  */
 final class Verdict {
 

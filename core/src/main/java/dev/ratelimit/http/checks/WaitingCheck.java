@@ -1,0 +1,96 @@
+package dev.ratelimit.http.checks;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Why a policy with {@code maxDelay} refuses requests it was set to let wait: the container will not
+ * suspend them. Two findings, each logged once and shown while refused requests keep showing it:
+ * <ul>
+ * <li>{@code NOT_ASYNC_SUPPORTED}: the servlet, or a filter before the rate limit filter, is not
+ * async-supported, so a request over the limit gets its 429 at once;
+ * <li>{@code NO_ASYNC_DISPATCHER}: a delayed request came back at its turn without passing the filter
+ * again, so the filter is not mapped for the {@code ASYNC} dispatcher; from then on the filter
+ * refuses what it would have delayed.
+ * </ul>
+ * The adapter sees both (only the servlet filter suspends requests); this class keeps what the log
+ * and the status page say about them. Thread-safe; a fixed number of fields.
+ */
+final class WaitingCheck {
+    static final String NOT_ASYNC = "NOT_ASYNC_SUPPORTED";
+    static final String NO_ASYNC_DISPATCH = "NO_ASYNC_DISPATCHER";
+    private static final Logger log = LoggerFactory.getLogger(TrafficChecks.class);
+
+    private final String policyName;
+    private final LongSupplier clock;
+    private final Finding notAsync = new Finding();
+    private final Finding noAsyncDispatch = new Finding();
+    /** The first refused request's path and servlet, e.g. {@code /export (servlet 'reports')}; null before it. */
+    private volatile String where;
+
+    WaitingCheck(String policyName, LongSupplier clock) {
+        this.policyName = policyName;
+        this.clock = clock;
+    }
+
+    void refusedNotAsync(Supplier<String> request) {
+        if (where == null) {
+            // Before the count, so that a warning never lacks it; two first requests may both write it.
+            where = request.get();
+        }
+        if (notAsync.count(clock) == 0) {
+            log.warn("Rate limit policy '{}' [{}]: maxDelay is set, but requests to {} cannot wait: the servlet or a"
+                    + " filter before RateLimitFilter is not async-supported, so requests over the limit are refused"
+                    + " with 429; add <async-supported>true</async-supported> to that servlet and to each filter mapped"
+                    + " before RateLimitFilter. Logged once; the status page shows it while it lasts.",
+                    policyName, NOT_ASYNC, where);
+        }
+    }
+
+    void notRedispatched() {
+        if (noAsyncDispatch.count(clock) == 0) {
+            log.warn("Rate limit policy '{}' [{}]: maxDelay is set, but a delayed request did not pass RateLimitFilter"
+                    + " again when its turn came: add <dispatcher>REQUEST</dispatcher> and <dispatcher>ASYNC</dispatcher>"
+                    + " to its filter-mapping; until then requests over the limit are refused with 429. Logged once;"
+                    + " the status page shows it while it lasts.", policyName, NO_ASYNC_DISPATCH);
+        }
+    }
+
+    ConfigWarning notAsyncWarning() {
+        long count = notAsync.recent(clock);
+        return count == 0 ? null : new ConfigWarning(NOT_ASYNC, "requests to " + where + " cannot wait for their"
+                + " turn (maxDelay): the servlet or a filter before RateLimitFilter is not async-supported, so"
+                + " requests over the limit are refused with 429 (" + count + " since start). Add"
+                + " <async-supported>true</async-supported> to that servlet and to each filter mapped before"
+                + " RateLimitFilter.", count);
+    }
+
+    ConfigWarning noAsyncDispatchWarning() {
+        long count = noAsyncDispatch.recent(clock);
+        return count == 0 ? null : new ConfigWarning(NO_ASYNC_DISPATCH, "RateLimitFilter is not mapped for the"
+                + " ASYNC dispatcher, so requests over the limit are refused with 429 instead of waiting their turn"
+                + " (maxDelay; " + count + " since start). Add <dispatcher>REQUEST</dispatcher> and"
+                + " <dispatcher>ASYNC</dispatcher> to its filter-mapping and restart the webapp.", count);
+    }
+
+    /** The requests that showed one finding, and when the last did. */
+    private static final class Finding {
+        private final AtomicLong requests = new AtomicLong();
+        private volatile long lastNanos;
+
+        /** Counts a request; the count before it (0: the first). */
+        long count(LongSupplier clock) {
+            lastNanos = clock.getAsLong();
+            return requests.getAndIncrement();
+        }
+
+        /** The requests since start, or 0 when none came in {@link TrafficChecks#RECENT_NANOS}. */
+        long recent(LongSupplier clock) {
+            long count = requests.get();
+            return count == 0 || clock.getAsLong() - lastNanos > TrafficChecks.RECENT_NANOS ? 0 : count;
+        }
+    }
+}
