@@ -35,7 +35,7 @@ final class DelayedRequests {
     private static final long GRACE_MILLIS = 30_000;
 
     private final RateLimitPipeline pipeline;
-    /** The request attribute that carries a delayed admission to the dispatch its turn makes. */
+    /** The request attribute that carries a delayed request's {@link Waiter} to the dispatch its turn makes. */
     private final String attribute;
     private final ScheduledThreadPoolExecutor timer;
     /** Cleared, for good, when a delayed request came back without passing this filter again. */
@@ -61,12 +61,13 @@ final class DelayedRequests {
 
     /** The delayed admission of a request whose turn came, dispatched back here; else null. */
     Admission resumed(ServletRequest request) {
-        Object admission = request.getAttribute(attribute);
-        if (admission == null) {
+        Object waiter = request.getAttribute(attribute);
+        if (!(waiter instanceof Waiter)) {
             return null;
         }
         request.removeAttribute(attribute);
-        return (Admission) admission;
+        ((Waiter) waiter).seenAgain = true;
+        return ((Waiter) waiter).admission;
     }
 
     /**
@@ -134,7 +135,15 @@ final class DelayedRequests {
         private final HttpServletResponse response;
         private final Admission admission;
         private final AtomicBoolean over = new AtomicBoolean();
-        private volatile boolean dispatched;
+        /**
+         * After its turn: counts the dispatch returning and the request completing, which the
+         * container may report in either order (the dispatched request can run and complete on
+         * another thread before {@code dispatch()} returns); the second of them judges whether the
+         * filter saw the request again.
+         */
+        private final AtomicInteger afterTurn = new AtomicInteger();
+        /** Set when the filter sees the request again on the dispatch its turn made ({@link #resumed}). */
+        private volatile boolean seenAgain;
         private volatile ScheduledFuture<?> turn;
 
         Waiter(AsyncContext async, HttpServletRequest request, HttpServletResponse response, Admission admission) {
@@ -149,13 +158,28 @@ final class DelayedRequests {
                 return;
             }
             pipeline.waitOver(admission, true);
-            request.setAttribute(attribute, admission);
+            request.setAttribute(attribute, this);
             try {
                 async.dispatch();
-                dispatched = true;
             } catch (IllegalStateException alreadyOver) {
-                // The request ended meanwhile without telling a listener: nothing is left to run.
-                request.removeAttribute(attribute);
+                // The request ended meanwhile (its object may already serve another): nothing is
+                // left to run, and nothing to judge.
+                return;
+            }
+            if (afterTurn.incrementAndGet() == 2) {
+                judgeRedispatch();
+            }
+        }
+
+        /**
+         * Dispatched and complete, yet this filter never saw it again: it is not mapped for ASYNC.
+         * Judged by a flag of its own, not the request's attribute: a request that completed may
+         * already be recycled for another.
+         */
+        private void judgeRedispatch() {
+            if (!seenAgain) {
+                mappedForAsync = false;
+                pipeline.checks().notRedispatched();
             }
         }
 
@@ -174,11 +198,8 @@ final class DelayedRequests {
 
         @Override
         public void onComplete(AsyncEvent event) {
-            endedBeforeTurn();
-            if (dispatched && request.getAttribute(attribute) != null) {
-                // Dispatched, yet this filter never saw it again: it is not mapped for ASYNC.
-                mappedForAsync = false;
-                pipeline.checks().notRedispatched();
+            if (!endedBeforeTurn() && afterTurn.incrementAndGet() == 2) {
+                judgeRedispatch();
             }
         }
 
