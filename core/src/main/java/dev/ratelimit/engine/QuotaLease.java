@@ -14,7 +14,7 @@ import java.util.List;
  */
 final class QuotaLease implements Receipt.Issuer {
     private final QuotaLeases owner;
-    private final String key;
+    final String key;
     private final QuotaGrant grant;
     private final List<String> keys;
     /** What each admission's receipt is made from ({@link Receipt#withPermits}): the keys copied once, not per admission. */
@@ -57,7 +57,7 @@ final class QuotaLease implements Receipt.Issuer {
         this.clearAt = sentAt + admission.resetAfter().toNanos();
         this.clearingPerPermit = owner.refilling ? QuotaLeases.perPermitNanos(admission.rule()) : 0;
         if (granted > 0) {
-            owner.lent(1);
+            owner.lent(this, true);
         }
     }
 
@@ -108,7 +108,7 @@ final class QuotaLease implements Receipt.Issuer {
         }
         settled = true;
         if (granted > 0) {
-            owner.lent(-1);
+            owner.lent(this, false);
         }
         if (left > 0) {
             owner.giveBackLater(key, grant.ticket(left), expiresAt);
@@ -118,7 +118,7 @@ final class QuotaLease implements Receipt.Issuer {
 
     synchronized void drop() {
         if (!settled && granted > 0) {
-            owner.lent(-1);
+            owner.lent(this, false);
         }
         settled = true;
         left = 0;

@@ -177,6 +177,22 @@ class QuotaLeasesTest {
     }
 
     @Test
+    void clientsOnlySeenAreForgottenWithinTwoLeaseLivesWhileALeaseHoldingPermitsGoesBackWithinATenth() {
+        grant("seen", 900, 0);
+        grant("holding", 900, 10);
+        advance(Duration.ofMillis(500));
+        leases.takeUnused(100);
+        advance(Duration.ofMillis(600));
+
+        assertThat(leases.takeUnused(100)).extracting(receipt -> receipt.permits(0)).containsExactly(10L);
+        assertThat(leases.size()).as("the ended lease that held permits is dropped at once, the client only seen "
+                + "with the next scan of the whole table").isEqualTo(1);
+        advance(QuotaLeases.lifetime(RULE));
+        leases.takeUnused(100);
+        assertThat(leases.size()).as("within two lease lives every ended client is forgotten").isZero();
+    }
+
+    @Test
     void aClientBackAfterAPauseStartsAgainAsNew() {
         grant("c", 900, 4);
         advance(Duration.ofSeconds(3));
