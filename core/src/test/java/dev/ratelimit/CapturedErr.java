@@ -18,6 +18,14 @@ public final class CapturedErr implements AutoCloseable {
         System.setErr(new PrintStream(bytes, true));
     }
 
+    /** What is logged while the action runs. */
+    public static String during(Runnable action) {
+        try (CapturedErr err = new CapturedErr()) {
+            action.run();
+            return err.text();
+        }
+    }
+
     public String text() {
         return new String(bytes.toByteArray(), StandardCharsets.UTF_8);
     }

@@ -2,10 +2,8 @@ package dev.ratelimit.http.checks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.CapturedErr;
 import dev.ratelimit.http.client.TrustedProxies;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -14,19 +12,6 @@ class SharedBucketCheckTest {
     private final AtomicLong now = new AtomicLong(1_000);
     private final TrafficChecks checks = new TrafficChecks("api", TrustedProxies.none(), false, now::get);
 
-    /** What the checks log while the action runs (slf4j-simple writes to System.err). */
-    private static String logged(Runnable action) {
-        PrintStream err = System.err;
-        ByteArrayOutputStream log = new ByteArrayOutputStream();
-        System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
-        try {
-            action.run();
-        } finally {
-            System.setErr(err);
-        }
-        return log.toString(StandardCharsets.UTF_8);
-    }
-
     @Test
     void nothingIsWrongBeforeARequestSharesTheBucket() {
         assertThat(checks.warnings()).isEmpty();
@@ -34,7 +19,7 @@ class SharedBucketCheckTest {
 
     @Test
     void theFirstRequestInTheSharedBucketIsLoggedOnceAndEveryOneCounted() {
-        String log = logged(() -> {
+        String log = CapturedErr.during(() -> {
             for (int i = 0; i < 5; i++) {
                 checks.countedInSharedBucket("header:X-Api-Key");
             }
@@ -53,13 +38,13 @@ class SharedBucketCheckTest {
 
     @Test
     void theWarningLastsFiveMinutesAfterTheLastSuchRequest() {
-        logged(() -> checks.countedInSharedBucket("user"));
+        CapturedErr.during(() -> checks.countedInSharedBucket("user"));
         now.addAndGet(TimeUnit.MINUTES.toNanos(5));
         assertThat(checks.warnings()).as("at five minutes").hasSize(1);
         now.addAndGet(1);
         assertThat(checks.warnings()).as("past five minutes").isEmpty();
 
-        String again = logged(() -> checks.countedInSharedBucket("user"));
+        String again = CapturedErr.during(() -> checks.countedInSharedBucket("user"));
         assertThat(again).as("logged once in a policy's life").isEmpty();
         assertThat(checks.warnings()).singleElement().satisfies(w -> assertThat(w.requests()).isEqualTo(2));
     }

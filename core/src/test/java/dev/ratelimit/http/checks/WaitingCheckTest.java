@@ -14,18 +14,10 @@ class WaitingCheckTest {
     private final AtomicLong now = new AtomicLong(1_000);
     private final TrafficChecks checks = new TrafficChecks("export", TrustedProxies.none(), false, now::get);
 
-    /** What the checks log while the action runs. */
-    private static String logged(Runnable action) {
-        try (CapturedErr err = new CapturedErr()) {
-            action.run();
-            return err.text();
-        }
-    }
-
     @Test
     void requestsThatCannotGoAsynchronousAreLoggedOnceAndCountedUnderTheirCode() {
         AtomicInteger asked = new AtomicInteger();
-        String log = logged(() -> {
+        String log = CapturedErr.during(() -> {
             for (int i = 0; i < 4; i++) {
                 checks.refusedNotAsync(() -> "/export/report (servlet 'reports" + asked.incrementAndGet() + "')");
             }
@@ -45,7 +37,7 @@ class WaitingCheckTest {
 
     @Test
     void aFilterNotMappedForAsyncIsLoggedOnceAndNamesTheDispatcher() {
-        String log = logged(() -> {
+        String log = CapturedErr.during(() -> {
             checks.notRedispatched();
             checks.notRedispatched();
         });
@@ -63,7 +55,7 @@ class WaitingCheckTest {
 
     @Test
     void bothAreListedAfterTheOtherFindingsAndLastFiveMinutesAfterTheirLastRequest() {
-        logged(() -> {
+        CapturedErr.during(() -> {
             checks.countedInSharedBucket("user");
             checks.notRedispatched();
             now.addAndGet(TimeUnit.MINUTES.toNanos(1));
@@ -78,7 +70,7 @@ class WaitingCheckTest {
         now.addAndGet(TimeUnit.MINUTES.toNanos(1));
         assertThat(checks.warnings()).isEmpty();
 
-        String again = logged(checks::notRedispatched);
+        String again = CapturedErr.during(checks::notRedispatched);
         assertThat(again).as("logged once in a policy's life").isEmpty();
         assertThat(checks.warnings()).singleElement().satisfies(w -> assertThat(w.requests()).isEqualTo(2));
     }
