@@ -122,7 +122,8 @@ final class HttpBenchMarkdown {
         md.append("From the HTTP run of ").append(report.date().format(DateTimeFormatter.RFC_1123_DATE_TIME))
                 .append(" ([BENCHMARKS.md](BENCHMARKS.md#http), rewritten with it): after the measured rounds, every "
                 + "row once more for ").append(seconds(report.measure())).append(" with a JFR recording of the "
-                + "server JVM's execution samples (`jdk.ExecutionSample`, every millisecond, with stacks). A sample "
+                + "server JVM's execution samples (`jdk.ExecutionSample`, every millisecond, with stacks; the server runs "
+                + "with `-XX:+DebugNonSafepoints`, so that a sample names the method that ran). A sample "
                 + "is *the limiter's* when the limiter's code (`dev.ratelimit`) is the nearest caller above Tomcat's "
                 + "filter chain, with what it calls (Jedis, the JDK, Tomcat's header methods); the servlet and Tomcat "
                 + "around the filter are not. JFR samples threads running Java code only: the kernel's time "

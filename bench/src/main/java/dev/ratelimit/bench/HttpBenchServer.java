@@ -191,8 +191,14 @@ public final class HttpBenchServer {
      * its standard input and output.
      */
     static final class Handle implements AutoCloseable {
-        /** The server JVM's options: a fixed heap, so that its size does not depend on the machine. */
-        static final List<String> JVM_OPTIONS = List.of("-Xms1g", "-Xmx1g");
+        /**
+         * The server JVM's options: a fixed heap, so that its size does not depend on the machine, and
+         * debug information at every instruction of compiled code, so that a JFR sample names the
+         * method that ran rather than the nearest safepoint's (without it, the run of 28 Nov put
+         * samples of a row without leases in {@code QuotaLeases.admit}, inlined but never called there).
+         */
+        static final List<String> JVM_OPTIONS = List.of("-Xms1g", "-Xmx1g", "-XX:+UnlockDiagnosticVMOptions",
+                "-XX:+DebugNonSafepoints");
 
         private static final Pattern CPU = Pattern.compile("cpu=(\\d+) gcMillis=(\\d+)");
 
