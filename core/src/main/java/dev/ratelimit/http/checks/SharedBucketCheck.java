@@ -1,6 +1,5 @@
 package dev.ratelimit.http.checks;
 
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,8 +16,7 @@ final class SharedBucketCheck {
 
     private final String policyName;
     private final LongSupplier clock;
-    private final AtomicLong requests = new AtomicLong();
-    private volatile long lastNanos;
+    private final RecentFinding requests = new RecentFinding();
     /** The key of the first request, as configured; null before it. */
     private volatile String key;
 
@@ -28,8 +26,7 @@ final class SharedBucketCheck {
     }
 
     void counted(String key) {
-        lastNanos = clock.getAsLong();
-        if (requests.getAndIncrement() == 0) {
+        if (requests.count(clock) == 0) {
             this.key = key;
             log.warn("Rate limit policy '{}' [{}]: a request had no value for any part of key '{}', so it was counted"
                     + " in the policy's one shared bucket with every other such request: one client can use up their"
@@ -39,8 +36,8 @@ final class SharedBucketCheck {
     }
 
     ConfigWarning warning() {
-        long count = requests.get();
-        if (count == 0 || clock.getAsLong() - lastNanos > TrafficChecks.RECENT_NANOS) {
+        long count = requests.recent(clock);
+        if (count == 0) {
             return null;
         }
         return new ConfigWarning(CODE, count + " requests since start had no value for any part of key '" + key

@@ -1,6 +1,5 @@
 package dev.ratelimit.http.checks;
 
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -26,8 +25,8 @@ final class WaitingCheck {
 
     private final String policyName;
     private final LongSupplier clock;
-    private final Finding notAsync = new Finding();
-    private final Finding noAsyncDispatch = new Finding();
+    private final RecentFinding notAsync = new RecentFinding();
+    private final RecentFinding noAsyncDispatch = new RecentFinding();
     /** The first refused request's path and servlet, e.g. {@code /export (servlet 'reports')}; null before it. */
     private volatile String where;
 
@@ -74,23 +73,5 @@ final class WaitingCheck {
                 + " ASYNC dispatcher, so requests over the limit are refused with 429 instead of waiting their turn"
                 + " (maxDelay; " + count + " since start). Add <dispatcher>REQUEST</dispatcher> and"
                 + " <dispatcher>ASYNC</dispatcher> to its filter-mapping and restart the webapp.", count);
-    }
-
-    /** The requests that showed one finding, and when the last did. */
-    private static final class Finding {
-        private final AtomicLong requests = new AtomicLong();
-        private volatile long lastNanos;
-
-        /** Counts a request; the count before it (0: the first). */
-        long count(LongSupplier clock) {
-            lastNanos = clock.getAsLong();
-            return requests.getAndIncrement();
-        }
-
-        /** The requests since start, or 0 when none came in {@link TrafficChecks#RECENT_NANOS}. */
-        long recent(LongSupplier clock) {
-            long count = requests.get();
-            return count == 0 || clock.getAsLong() - lastNanos > TrafficChecks.RECENT_NANOS ? 0 : count;
-        }
     }
 }
