@@ -38,7 +38,7 @@ final class ModelCalls {
 
         /** Permits lent with the admission, 0 without a lease. */
         long granted() {
-            return admitted() && call.reply().size() >= 9 ? call.reply().get(6) : 0;
+            return admitted() && call.reply().size() >= 11 ? call.reply().get(7) : 0;
         }
     }
 
@@ -154,9 +154,9 @@ final class ModelCalls {
                         Long.parseLong(call.args().get(1)), false, node));
                 if (seen.granted() > 0) {
                     grants++;
-                    leaseEnds.add(new long[] {call.nanos() + 1000 * call.reply().get(7), node, node < 0 ? 0 : generation[node]});
+                    leaseEnds.add(new long[] {call.nanos() + 1000 * call.reply().get(8), node, node < 0 ? 0 : generation[node]});
                     notes.append(" [lent c").append(client).append(' ').append(seen.granted()).append(" for ")
-                            .append(call.reply().get(7)).append("us]");
+                            .append(call.reply().get(8)).append("us]");
                 }
                 if (call.outcome() == Outcome.REPLY_LOST) {
                     leaked(client);

@@ -7,8 +7,10 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 /**
  * What an admission took, kept with its {@code Decision} so that the permits can be given back
  * once ({@code RateLimiter.refund}): the Redis keys, each rule's permits, each rule's stamp from
- * the script (a window, a period, a log entry's score; see {@code refund.lua}), and who can give
- * them back. Spent at most once, so a refund is idempotent per receipt. Thread-safe.
+ * the script (a window, a period, a log entry's score, a place in a gcra or token-bucket state;
+ * see {@code refund.lua}) and the life of the state it was taken from (0 where the script keeps
+ * none), and who can give them back. Spent at most once, so a refund is idempotent per receipt.
+ * Thread-safe.
  */
 public final class Receipt {
     /** Gives an admission's permits back: the evaluator (or local limiter) that took them. */
@@ -41,15 +43,26 @@ public final class Receipt {
     private final long[] permits;
     private final long permitsEach;
     private final long[] stamps;
+    private final long[] lives;
     /** 1 once claimed. */
     private volatile int spent;
 
+    /** A receipt of states that keep no life (a local limiter's, a quota lease's own admissions). */
     public Receipt(Issuer issuer, List<String> keys, long[] permits, long[] stamps) {
+        this(issuer, keys, permits, stamps, new long[permits.length]);
+    }
+
+    /**
+     * @param stamps each rule's stamp; a quota lease's ticket has one more, the instant it was lent
+     * @param lives each rule's life of the state the stamp belongs to (0: none kept)
+     */
+    public Receipt(Issuer issuer, List<String> keys, long[] permits, long[] stamps, long[] lives) {
         this.issuer = issuer;
         this.keys = Immutable.copyOf(keys);
         this.permits = permits.clone();
         this.permitsEach = 0;
         this.stamps = stamps.clone();
+        this.lives = lives.clone();
     }
 
     /**
@@ -62,6 +75,7 @@ public final class Receipt {
         this.permits = null;
         this.permitsEach = permitsEach;
         this.stamps = same.stamps;
+        this.lives = same.lives;
     }
 
     /** True the first time only: the caller may then give the permits back. */
@@ -102,5 +116,10 @@ public final class Receipt {
 
     public long stamp(int rule) {
         return stamps[rule];
+    }
+
+    /** The life of the rule's state the stamp was taken in (a script's birth instant), 0 where none is kept. */
+    public long life(int rule) {
+        return lives[rule];
     }
 }

@@ -194,43 +194,48 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
         } else {
             List<ScriptCall> calls = new ArrayList<>(returns.size() + 1);
             for (Receipt unused : returns) {
-                calls.add(leaseReturnCall(unused));
+                calls.add(refundCall(unused, true));
             }
             calls.add(call);
             List<ScriptCall.Outcome> outcomes = gateway.evalAll(calls);
             reply = outcomes.get(outcomes.size() - 1).reply();
         }
         Decision decision = decision(keys, permits, reply);
-        int leased = 1 + 5 * rules.size();
+        int leased = 1 + 6 * rules.size();
         if (reply.size() < leased + 4) {
             return new Leased(decision, null);
         }
         long granted = reply.get(leased);
-        // The lease's stamp, then the instant it was lent (refund.lua's reset guard compares them).
-        Receipt ticket = new Receipt(this, keys, new long[] {granted}, new long[] {reply.get(leased + 2), reply.get(leased + 3)});
+        // The lease's stamp, then the instant it was lent (refund.lua's reset guard compares them); it
+        // was taken in the admission's life.
+        Receipt ticket = new Receipt(this, keys, new long[] {granted}, new long[] {reply.get(leased + 2), reply.get(leased + 3)},
+                new long[] {reply.get(leased - 1)});
         return new Leased(decision, new QuotaGrant(reply.get(leased + 1), ticket));
     }
 
     /**
      * The decision a reply to {@link #call} holds, as {@link #decide} would return it: an admission
-     * that consumed carries a receipt for {@link #giveBack} (the driver adds each rule's stamp).
+     * that consumed carries a receipt for {@link #giveBack} (the driver adds each rule's stamp, then
+     * each rule's life).
      */
     public Decision decision(List<String> keys, long[] permits, List<Long> reply) {
         Decision decision = governing(reply);
         if (reply.get(0) == DELAYED) {
-            // {DELAYED, 1, remaining, wait_us, reset_after_us, receipt}: one rule (limiter-driver.lua).
+            // {DELAYED, 1, remaining, wait_us, reset_after_us, receipt, life}: one rule (limiter-driver.lua).
             decision = Decision.delayed(rules.get(0), reply.get(2), micros(reply.get(3)), micros(reply.get(4)));
         } else if (reply.get(0) > 1) {
             // limiter-penalty.lua: 2 for the denial that put the client in the penalty box, 3 while it is there.
             decision = DecisionAccess.penalized(decision, reply.get(0) == 2);
         }
         int receipts = 1 + 4 * rules.size();
-        if (reply.size() >= receipts + rules.size()) {
+        if (reply.size() >= receipts + 2 * rules.size()) {
             long[] stamps = new long[rules.size()];
+            long[] lives = new long[rules.size()];
             for (int i = 0; i < stamps.length; i++) {
                 stamps[i] = reply.get(receipts + i);
+                lives[i] = reply.get(receipts + rules.size() + i);
             }
-            decision = DecisionAccess.withReceipt(decision, new Receipt(this, keys, permits, stamps));
+            decision = DecisionAccess.withReceipt(decision, new Receipt(this, keys, permits, stamps, lives));
         }
         return decision;
     }
@@ -244,7 +249,7 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
     public int giveBackAll(List<Receipt> receipts) {
         List<ScriptCall> calls = new ArrayList<>(receipts.size());
         for (Receipt receipt : receipts) {
-            calls.add(leaseReturnCall(receipt));
+            calls.add(refundCall(receipt, true));
         }
         int back = 0;
         for (ScriptCall.Outcome outcome : gateway.evalAll(calls)) {
@@ -283,15 +288,10 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
     }
 
     /**
-     * The call that gives back a quota lease's unused part: a refund named as a lease's, with the
-     * client's reset guard after its key, so that nothing goes back into the state of a client reset
-     * since (refund.lua).
+     * The call to refund.lua for the receipt, with the arguments of the evaluator that issued it
+     * (RefundCalls); a quota lease's rest is named as a lease's, with the client's reset guard after
+     * its key, so that nothing goes back into the state of a client reset since.
      */
-    private ScriptCall leaseReturnCall(Receipt receipt) {
-        return refundCall(receipt, true);
-    }
-
-    /** The call to refund.lua for the receipt, with the arguments of the evaluator that issued it (RefundCalls). */
     private ScriptCall refundCall(Receipt receipt, boolean leaseRest) {
         LuaEvaluator issuer = receipt.issuer() instanceof LuaEvaluator ? (LuaEvaluator) receipt.issuer() : this;
         return issuer.refunds.call(receipt, leaseRest);

@@ -10,7 +10,7 @@ import java.util.List;
 /**
  * The calls to {@code refund.lua} of one {@link LuaEvaluator}: what gives an admission's permits
  * back, charges what it turned out to cost, or returns a quota lease's unused part. Each carries,
- * per rule, the receipt's permits and stamp, then the rule's arguments as the evaluator that issued
+ * per rule, the receipt's permits, stamp and life, then the rule's arguments as the evaluator that issued
  * the receipt had them: rules change (a live override, an adaptive limit) while a lease waits to go
  * back, and its permits must go back at the rate they were taken at (for gcra, its old interval per
  * permit), never the new one. Immutable.
@@ -39,12 +39,13 @@ final class RefundCalls {
             keys = new ArrayList<>(keys);
             keys.add(RedisKeys.resetGuard(keys.get(0)));
         }
-        List<String> args = new ArrayList<>(2 + argCount + ruleArgs.size());
+        List<String> args = new ArrayList<>(2 + argCount + 2 * ruleArgs.size());
         args.add(leaseRest ? scriptName + " lease " + receipt.stamp(1) : scriptName);
-        args.add(Integer.toString(2 + ruleArgs.get(0).size()));
+        args.add(Integer.toString(3 + ruleArgs.get(0).size()));
         for (int i = 0; i < ruleArgs.size(); i++) {
             args.add(Long.toString(receipt.permits(i)));
             args.add(Long.toString(receipt.stamp(i)));
+            args.add(Long.toString(receipt.life(i)));
             args.addAll(ruleArgs.get(i));
         }
         return new ScriptCall(SCRIPT, keys, args);

@@ -30,8 +30,9 @@ local ROLLED = -1
 -- window ends. Before <switch> the count decides and a request over it may be delayed into the next
 -- window while it has room; from <switch> on, the next window's count decides as a plain counter's
 -- does (commit() writes it back as one), and a request over it may be delayed into the window after.
--- Only such a key makes fixed-window read TIME to decide. refund.lua gives nothing back from it
--- (the permits stay counted until their window ends).
+-- Only such a key makes fixed-window read TIME to decide. Every receipt names the end of the
+-- window its permits are counted in (this one's is <switch>, the next one's the key's expiry), so
+-- refund.lua gives back into the right one of the two.
 local function check_reserved(key, permits, limit, current, later, switch, window_arg)
   local now = clock(ARGS_PER_RULE, 0)
   local pttl = redis.call('PTTL', key)
@@ -110,14 +111,16 @@ local function reserve(key, wait, count, pttl, permits, window, remaining)
   if window == 'next' then
     -- Into the next window of a key that holds two already: its count, the next's, the switch.
     redis.call('SET', key, string.format('r%d:%d:%d', count, pttl, permits), 'KEEPTTL')
-    return wait, remaining, (redis.call('PTTL', key) + 1) * 1000, permits
+    local ends = (redis.call('PTTL', key) + 1) * 1000
+    return wait, remaining, ends, clock(ARGS_PER_RULE, 0) + ends
   end
   if pttl < 0 then
     return nil
   end
   local switch = clock(ARGS_PER_RULE, 0) + wait
   redis.call('SET', key, string.format('r%d:%d:%d', count, permits, switch), 'PX', pttl + 1 + math.ceil(window / 1000))
-  return wait, remaining, wait + window, switch
+  -- The receipt: the end of the window it is counted in, as an admission's.
+  return wait, remaining, wait + window, switch + window
 end
 
 -- A quota lease of `grant` permits for the caller's node, counted in this window at once. The node

@@ -17,7 +17,7 @@
 -- reply starts with PENALIZED or IN_BOX instead of its allowed.
 --
 -- Returns, per decision, the length of its reply and then the reply limiter-driver.lua gives a
--- one-rule call: {allowed, allowed, remaining, retry_after_us, reset_after_us[, receipt]}. A
+-- one-rule call: {allowed, allowed, remaining, retry_after_us, reset_after_us[, receipt, life]}. A
 -- decision whose check() or commit() raises an error (calendar-window.lua refuses period starts that
 -- do not hold Redis' time; a write refused under maxmemory) gets {-1, then the error's bytes} in its
 -- place, and the others go on: each decision fails alone, as its own call would have, instead of the
@@ -37,7 +37,7 @@ local function failed(err)
 end
 for i = 1, RULE_KEYS do
   local a = 2 + (i - 1) * ARGS_PER_RULE
-  local ok, allowed, remaining, retry, reset, s1, s2, s3, s4, s5 =
+  local ok, allowed, remaining, retry, reset, s1, s2, s3, s4, s5, s6, s7 =
     pcall(check, KEYS[i], unpack(ARGV, a, a + ARGS_PER_RULE - 1))
   local boxed, retry_boxed, reset_boxed
   if ok and PENALTY_MS then
@@ -54,13 +54,13 @@ for i = 1, RULE_KEYS do
       5, boxed, 0, 0, retry_boxed, reset_boxed
     n = n + 6
   elseif allowed == 1 and consume then
-    local committed, remaining_after, reset_after, receipt = pcall(commit, KEYS[i], s1, s2, s3, s4, s5)
+    local committed, remaining_after, reset_after, receipt, life = pcall(commit, KEYS[i], s1, s2, s3, s4, s5, s6, s7)
     if not committed then
       failed(remaining_after)
     else
-      reply[n + 1], reply[n + 2], reply[n + 3], reply[n + 4], reply[n + 5], reply[n + 6], reply[n + 7] =
-        6, allowed, allowed, remaining_after, retry, reset_after, receipt
-      n = n + 7
+      reply[n + 1], reply[n + 2], reply[n + 3], reply[n + 4], reply[n + 5], reply[n + 6], reply[n + 7], reply[n + 8] =
+        7, allowed, allowed, remaining_after, retry, reset_after, receipt, life or 0
+      n = n + 8
     end
   else
     reply[n + 1], reply[n + 2], reply[n + 3], reply[n + 4], reply[n + 5], reply[n + 6] =

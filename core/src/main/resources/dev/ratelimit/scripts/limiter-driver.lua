@@ -4,18 +4,20 @@
 -- algorithm's script when it is loaded; Redis knows the whole by one SHA-1. The algorithm's part
 -- defines ARGS_PER_RULE, consume (ARGV[1] == '1'), and:
 --   check(key, args...)  reads the rule's state; returns allowed, remaining, retry_after_us,
---                        reset_after_us, then at most five values for commit(). Writes nothing.
+--                        reset_after_us, then at most seven values for commit(). Writes nothing.
 --   commit(key, ...)     takes those values, writes, and returns remaining and reset_after_us
 --                        after the request, and the admission's receipt: what refund.lua needs to
 --                        find this admission's permits again (a window, a period, a log entry's
---                        score; 0 for the buckets and gcra, whose refund needs none).
+--                        score; for gcra and token-bucket its place in the state), then the life
+--                        of the state it wrote (gcra, token-bucket; none elsewhere: 0).
+-- Several scripts keep a state's life (see gcra.lua): a give-back lands only in the life it came from.
 -- One rule, the common case, builds no table but the reply; nothing anywhere builds closures: both
 -- cost Redis CPU on every call. Several rules are all or nothing: every rule is checked before any
 -- is committed, and nothing is committed on a peek.
 --
 -- Returns {all_allowed, then per rule: allowed, remaining, retry_after_us, reset_after_us}, and
--- after an admission that consumed, one receipt per rule at the end (peeks and denials keep the
--- short reply: only an admission can be refunded).
+-- after an admission that consumed, one receipt per rule and then one life per rule at the end
+-- (peeks and denials keep the short reply: only an admission can be refunded).
 --
 -- Quota leases: ARGV[1] = 'L<permits>:<lifetime_us>' consumes as '1' does and, for one key, when the
 -- admission leaves room, also takes up to <permits> more for the caller's node, at most a quarter
@@ -24,7 +26,8 @@
 -- taken and returns how many it lent (it may lend fewer, to stay exact), how long the node may admit
 -- from them, the receipt that gives back what it did not use, and the instant it lent them (which
 -- tells refund.lua whether the client was reset since).
--- The reply then ends with {grant, lease_us, lease_receipt, lent_at_us} after the admission's receipt.
+-- The reply then ends with {grant, lease_us, lease_receipt, lent_at_us} after the admission's receipt
+-- and life; the lease is taken in the admission's life.
 --
 -- Penalty box (limiter-penalty.lua): with a penalty the call has one rule, its key and then its
 -- penalty box. A boxed client, or a denial that boxes it, is answered {PENALIZED or IN_BOX, 0, 0,
@@ -33,7 +36,7 @@
 --
 -- Delayed admissions (limiter-penalty.lua): with '1D<max_us>' the call has one rule, and a denial
 -- whose permits free up within max_us becomes {DELAYED, 1, remaining, wait_us, reset_after_us,
--- receipt} through the algorithm's reserve(); several rules, or an algorithm without reserve(), are
+-- receipt, life} through the algorithm's reserve(); several rules, or an algorithm without reserve(), are
 -- refused (the Java side refuses them first).
 --
 -- Clock seam, for tests: one ARGV more than 1 + RULE_KEYS * ARGS_PER_RULE (the rules' keys, penalty
@@ -55,7 +58,7 @@ if DELAY_MAX and (RULE_KEYS ~= 1 or not reserve) then
     .. RULE_KEYS .. (reserve and ' rules' or ' rules of one that cannot'))
 end
 if RULE_KEYS == 1 then
-  local allowed, remaining, retry, reset, s1, s2, s3, s4, s5 = check(KEYS[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])
+  local allowed, remaining, retry, reset, s1, s2, s3, s4, s5, s6, s7 = check(KEYS[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])
   if PENALTY_MS then
     local boxed, retry_boxed, reset_boxed = penalty_box(KEYS[2], clock(ARGS_PER_RULE, 0), allowed, retry, reset)
     if boxed then
@@ -63,24 +66,25 @@ if RULE_KEYS == 1 then
     end
   end
   if allowed == 0 and DELAY_MAX and retry <= DELAY_MAX then
-    local wait, left, reset_at, receipt = reserve(KEYS[1], retry, s1, s2, s3, s4, s5)
+    local wait, left, reset_at, receipt, life = reserve(KEYS[1], retry, s1, s2, s3, s4, s5, s6, s7)
     if wait then
-      return {DELAYED, 1, left, wait, reset_at, receipt}
+      return {DELAYED, 1, left, wait, reset_at, receipt, life or 0}
     end
   end
   if allowed == 1 and consume then
-    local receipt
-    remaining, reset, receipt = commit(KEYS[1], s1, s2, s3, s4, s5)
+    local receipt, life
+    remaining, reset, receipt, life = commit(KEYS[1], s1, s2, s3, s4, s5, s6, s7)
+    life = life or 0
     if lease_ask then
       local grant = math.min(tonumber(lease_ask), math.floor(remaining / LEASE_SHARE))
       if grant > 0 then
         local granted, lasts, ticket, at = lease(KEYS[1], grant, tonumber(lease_us), unpack(ARGV, 3, 1 + ARGS_PER_RULE))
         if granted > 0 then
-          return {allowed, allowed, remaining, retry, reset, receipt, granted, lasts, ticket, at}
+          return {allowed, allowed, remaining, retry, reset, receipt, life, granted, lasts, ticket, at}
         end
       end
     end
-    return {allowed, allowed, remaining, retry, reset, receipt}
+    return {allowed, allowed, remaining, retry, reset, receipt, life}
   end
   return {allowed, allowed, remaining, retry, reset}
 end
@@ -99,7 +103,9 @@ for i, r in ipairs(checked) do
   local remaining, reset = r[2], r[4]
   local at = 4 * i - 2
   if committing then
-    remaining, reset, reply[1 + 4 * #KEYS + i] = commit(KEYS[i], unpack(r, 5))
+    local receipt, life
+    remaining, reset, receipt, life = commit(KEYS[i], unpack(r, 5))
+    reply[1 + 4 * #KEYS + i], reply[1 + 5 * #KEYS + i] = receipt, life or 0
   end
   reply[at], reply[at + 1], reply[at + 2], reply[at + 3] = r[1], remaining, r[3], reset
 end

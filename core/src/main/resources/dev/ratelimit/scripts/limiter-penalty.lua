@@ -26,10 +26,10 @@ local PENALTY_MS = tonumber(string.match(ARGV[1], '^[01]P(%d+)$'))
 -- permits free up within DELAY_MAX microseconds is not denied. The call that finds it over the limit
 -- takes them for the instant they free up, written exactly as the admission of the same request at
 -- that instant would write them, and answers {DELAYED, 1, remaining, wait_us, reset_after_us,
--- receipt}: the caller must not act on it before wait_us has passed. The algorithm's
+-- receipt, life}: the caller must not act on it before wait_us has passed. The algorithm's
 -- reserve(key, retry_us, denial values of check()...) does the writing and returns wait_us (at least
 -- retry_us; nil when that is past DELAY_MAX: the denial stands), remaining and reset_after_us as they
--- are at that instant, and the receipt a refund needs. Only algorithms that define reserve() take it.
+-- are at that instant, and the receipt and life a refund needs. Only algorithms that define reserve() take it.
 local DELAY_MAX = tonumber(string.match(ARGV[1], '^1D(%d+)$'))
 local reserve
 -- The keys of decisions (or rules): all of KEYS but the penalty boxes that follow them.

@@ -7,7 +7,9 @@
 -- happened, as far as the state still holds it:
 --   fixed-window     DECRBY, never below 0, only in the admission's window (the receipt is the
 --                    window's end: the key's end now must be within half a window of it, since
---                    two windows of one key end at least one window apart).
+--                    two windows of one key end at least one window apart). A key holding
+--                    delayed requests ('r<count>:<next>:<switch>') lowers the count of the
+--                    window the receipt ends: this one (until <switch>) or the next.
 --   calendar-window  the period's count lowered, only in the admission's period (the receipt).
 --   sliding-window   the current window's count lowered, only while the admission's window (the
 --                    receipt) is still the current one; once it is the previous window, nothing.
@@ -17,20 +19,32 @@
 --                    part of its permits: it stays with the rest. Nothing once the entry has left
 --                    the window (or is gone), or when the entry holds fewer permits (the first
 --                    entry after a rebase of a log near 2^52, or the wrong receipt).
---   token-bucket     the tokens back, capped at the capacity: exactly the bucket without the
---                    request, since refill is capped the same way; a bucket in debt (see Charges)
---                    stays in what debt is left. A quota lease's rest (its
---                    receipt is the tokens the lease left) as gcra's, the bucket's time until
---                    full standing for the TAT: never below a bucket fuller than the lease left
---                    it, never closer to full than what was taken after the lease.
+--   token-bucket,    the same rule for a plain refund, a quota lease's rest and a delayed
+--   gcra             request whose wait was cancelled, read below for gcra (for the bucket the
+--                    tokens it lacks stand for TAT - now, its capacity for the tolerance, and
+--                    the receipt's frame is its own: token-bucket.lua's header). Nothing goes
+--                    back into a life other than the receipt's (gcra.lua's header: a reset, a
+--                    restart that lost the data, a TAT that passed), nor into a state written
+--                    before lives. The receipt less the state's shift is where the give-back's
+--                    permits end; what lies above it in the state, `stacked` (TAT - that place),
+--                    was taken after them and may hold admissions placed at their own instant,
+--                    up to now, had they not been there. So the TAT goes back by permits x
+--                    interval but stays at least `stacked` ahead of now: never closer to now
+--                    than one place would keep it. Nothing goes back when
+--                      - stacked < 0: the permits are no longer in the state (given back
+--                        already, or the TAT passed them);
+--                      - stacked > 0 while a delayed request waits (the state's <reserved> is
+--                        ahead): those waiting stand above at instants that cannot move, and a
+--                        TAT moved back would book the next request onto the last one's instant
+--                        (a cancelled wait with others behind it). A debt (see Charges) was
+--                        taken at its own instant, as an admission is, and does not stop it.
+--                    A give-back below something stacked moves what is above it down, by up to
+--                    what it gave: the state's shift adds that up, so that a later give-back
+--                    finds its place no higher than it may now be (two rests of one client, the
+--                    second placed as if the first had been below it). Worst case: a give-back
+--                    that cannot be placed is dropped, and the client waits up to its permits x
+--                    interval longer than one place would; a TAT (or bucket) passing ends it.
 --   leaky-bucket     the level lowered by the permits, never below empty.
---   gcra             the TAT moved back by permits x interval, never before now. A quota lease's
---                    rest (its receipt is the TAT the lease wrote) never below a TAT lower than
---                    its own, and never closer to now than what came after it: admissions stacked
---                    on the lease may have been placed at their own instant, up to now, had the
---                    lease not been there. So a rest sent soon goes back whole, and one whose
---                    TAT was passed (a new life began) gives nothing; what stays taken, the TAT
---                    frees as it passes.
 -- A quota lease's rest names the algorithm with ' lease <lent_at_us>' after it, and its KEYS end
 -- with the client's reset guard (RedisKeys.resetGuard, client-reset.lua): nothing goes back of a
 -- lease lent at or before the reset the guard holds.
@@ -39,7 +53,8 @@
 --
 -- ARGV[1]: the script's name (the algorithm, or calendar-window; '<algorithm> lease <lent_at_us>'
 -- for a quota lease's rest). ARGV[2]: arguments per rule.
--- ARGV per rule: permits, receipt, then the rule's limiter arguments after its permits
+-- ARGV per rule: permits, receipt, the life the receipt was taken in (0 where the algorithm keeps
+-- none), then the rule's limiter arguments after its permits
 -- (Algorithm.scriptArguments: limit and window; or capacity, scale and refill or leak per
 -- microsecond; or interval and burst; or only the limit for calendar rules).
 -- Returns per rule 1 when something was given back, else 0.
@@ -62,7 +77,7 @@
 --                    enough permits have left the window. A log whose window ran empty starts
 --                    again with that entry alone.
 --   token-bucket     the tokens taken, below zero too: a bucket short of tokens is stored as
---                    't<k> <at>' with `at` ahead of now, the instant it would hold k tokens had
+--                    't<k> <at> <life>...' with `at` ahead of now, the instant it would hold k tokens had
 --                    refill run from zero then (token-bucket.lua reads a state ahead of now as
 --                    debt: its tokens then are k - (at - now) * refill). The debt is owed refill
 --                    time, exactly: k is below one microsecond of refill.
@@ -74,7 +89,7 @@
 -- entry leaves the window (sliding-log), or its window ends (fixed-window).
 --
 -- A charge takes a refund's arguments, so one receipt serves both: per rule the permits to charge,
--- then the receipt (not read: a charge lands in the client's state now, whichever admission it
+-- then the receipt and life (not read: a charge lands in the client's state now, whichever admission it
 -- follows). Returns per rule 1 when something was charged.
 
 local name, per_rule = ARGV[1], tonumber(ARGV[2])
@@ -117,38 +132,122 @@ local function get(key)
   end
 end
 
--- Stores a bucket's tokens with its TTL (until full), or deletes a full one. Below zero, a debt: zero
--- tokens at `at`, the first whole microsecond by which refill covers it, plus what that microsecond
--- refills past it; token-bucket.lua reads such a state ahead of now as tokens below zero.
-local function store_bucket(key, tokens, capacity, refill)
+-- A token bucket's state (token-bucket.lua): tokens, when counted, life (0 before lives) and shift.
+local function bucket_state(key)
+  local value = get(key) or ''
+  local counted, at, life, shift, reserved = string.match(value, '^t(%d+) (%d+) (%d+) ?(%d*) ?(%d*)$')
+  if not counted then
+    counted, at = string.match(value, '^t(%d+) (%d+)$')
+    life = 0
+  end
+  if counted then
+    return tonumber(counted), tonumber(at), tonumber(life), tonumber(shift) or 0, tonumber(reserved) or 0
+  end
+end
+
+-- A gcra state (gcra.lua): TAT, life (0 before lives), shift and the instant booked last.
+local function gcra_state(key)
+  local value = get(key) or ''
+  local tat, life, shift, reserved = string.match(value, '^%-(%d+) (%d+) ?(%d*) ?(%d*)$')
+  if not tat then
+    tat, life = string.match(value, '^%-(%d+)$'), 0
+  end
+  if tat then
+    return tonumber(tat), tonumber(life), tonumber(shift) or 0, tonumber(reserved) or 0
+  end
+end
+
+-- The fields gcra.lua and token-bucket.lua write after the life: the shift, and the instant booked
+-- last while it is ahead.
+local function tail(shift, reserved)
+  if reserved > now then
+    return string.format(' %d %d', shift, reserved)
+  elseif shift > 0 then
+    return string.format(' %d', shift)
+  end
+  return ''
+end
+
+-- Stores a bucket's tokens with its TTL (until full), or deletes a full one (its life ends). Below
+-- zero, a debt: zero tokens at `at`, the first whole microsecond by which refill covers it, plus
+-- what that microsecond refills past it; token-bucket.lua reads such a state ahead of now as tokens
+-- below zero. A bucket without a (known) life begins one now.
+local function store_bucket(key, tokens, capacity, refill, life, shift, reserved)
   local at = now
   if tokens < 0 then
     at = now + math.ceil(-tokens / refill)
     tokens = (at - now) * refill + tokens
   end
+  if not life or life == 0 then
+    life, shift = now, 0
+  end
   if tokens == capacity then
     redis.call('DEL', key)
   else
-    redis.call('SET', key, string.format('t%d %d', tokens, at), 'PX',
-        math.max(1, math.ceil((at - now + math.ceil((capacity - tokens) / refill)) / 1000)))
+    local text = string.format('t%d %d %d', tokens, at, life) .. tail(shift, reserved or 0)
+    redis.call('SET', key, text, 'PX', math.max(1, math.ceil((at - now + math.ceil((capacity - tokens) / refill)) / 1000)))
   end
 end
 
-local function fixed_window(key, permits, window_end, a)
+-- gcra's TAT with its life and shift, or none when it reached now (the key is empty then).
+local function store_gcra(key, tat, life, shift, reserved)
+  if tat <= now then
+    redis.call('DEL', key)
+  else
+    redis.call('SET', key, string.format('-%d %d', tat, life) .. tail(shift, reserved), 'PX',
+        math.max(1, math.ceil((tat - now) / 1000)))
+  end
+end
+
+-- Where a give-back of gcra or token-bucket may put the state: `top` how far the state runs ahead of
+-- now (gcra: TAT - now; the bucket: the tokens it lacks), `placed` the give-back's receipt less the
+-- shift and `top_at` the state's own place in the same frame, `back` what it gave (permits x
+-- interval, or their tokens), `reserved` the instant a delayed request was booked for last. Returns
+-- the new `top` and whether it moved what was stacked above, or nil to give nothing.
+local function place(top, top_at, placed, back, reserved)
+  local stacked = top_at - placed
+  if stacked < 0 or (stacked > 0 and reserved > now) then
+    return nil
+  end
+  local new = math.max(top - back, stacked)
+  if new >= top then
+    return nil
+  end
+  return new, stacked > 0
+end
+
+local function fixed_window(key, permits, window_end, _, r)
   local value = get(key)
-  if not value or not string.match(value, '^%d+$') then
+  local pttl = value and redis.call('PTTL', key) or -2
+  if pttl < 0 then
     return 0
   end
-  local pttl = redis.call('PTTL', key)
-  local window = tonumber(ARGV[a + 3])
-  if pttl < 0 or math.abs(now + (pttl + 1) * 1000 - window_end) * 2 >= window then
+  -- Two windows of one key end at least a window apart: the receipt is the one within half of it.
+  local window, expiry = tonumber(ARGV[r + 1]), now + (pttl + 1) * 1000
+  local count = string.match(value, '^(%d+)$')
+  if count then
+    local back = math.min(permits, tonumber(count))
+    if back == 0 or math.abs(expiry - window_end) * 2 >= window then
+      return 0
+    end
+    redis.call('DECRBY', key, back)
+    return 1
+  end
+  -- A window with requests delayed beyond it (fixed-window.lua): this window ends at <switch>, the
+  -- next at the key's expiry.
+  local current, later, switch = string.match(value, '^r(%d+):(%d+):(%d+)$')
+  if not switch then
     return 0
   end
-  local back = math.min(permits, tonumber(value))
-  if back == 0 then
+  current, later, switch = tonumber(current), tonumber(later), tonumber(switch)
+  if now < switch and math.abs(switch - window_end) * 2 < window and current > 0 then
+    current = current - math.min(permits, current)
+  elseif math.abs(expiry - window_end) * 2 < window and later > 0 then
+    later = later - math.min(permits, later)
+  else
     return 0
   end
-  redis.call('DECRBY', key, back)
+  redis.call('SET', key, string.format('r%d:%d:%d', current, later, switch), 'KEEPTTL')
   return 1
 end
 
@@ -166,10 +265,10 @@ local function calendar_window(key, permits, start)
   return 1
 end
 
-local function sliding_window(key, permits, index, a)
+local function sliding_window(key, permits, index, _, r)
   local value = get(key)
   local stored, current, previous = string.match(value or '', '^w(%d+) (%d+) (%d+)$')
-  if not stored or tonumber(stored) ~= index or math.floor(now / tonumber(ARGV[a + 3])) > index
+  if not stored or tonumber(stored) ~= index or math.floor(now / tonumber(ARGV[r + 1])) > index
       or tonumber(current) == 0 then
     return 0
   end
@@ -182,8 +281,8 @@ local function sliding_window(key, permits, index, a)
   return 1
 end
 
-local function sliding_log(key, permits, stamp, a)
-  if stamp <= now - tonumber(ARGV[a + 3]) then
+local function sliding_log(key, permits, stamp, _, r)
+  if stamp <= now - tonumber(ARGV[r + 1]) then
     return 0
   end
   local entry = redis.pcall('ZRANGEBYSCORE', key, int(stamp), int(stamp))
@@ -210,43 +309,32 @@ local function sliding_log(key, permits, stamp, a)
   return 1
 end
 
-local function token_bucket(key, permits, stamp, a)
-  local capacity, scale, refill = tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
-  local counted, at = string.match(get(key) or '', '^t(%d+) (%d+)$')
-  if not counted then
+local function token_bucket(key, permits, stamp, life, r)
+  local capacity, scale, refill = tonumber(ARGV[r]), tonumber(ARGV[r + 1]), tonumber(ARGV[r + 2])
+  local tokens, at, born, shift, reserved = bucket_state(key)
+  if not tokens or born == 0 or born ~= life then
     return 0
   end
-  local tokens = tonumber(counted)
   -- A state ahead of now is tokens owed: a delayed admission's (token-bucket.lua's reserve) or an
-  -- after-charge's debt; the tokens are below zero now.
-  local elapsed = now - tonumber(at)
+  -- after-charge's debt; the tokens are below zero now, and the bucket lacks more than it holds.
+  local elapsed = now - at
   if elapsed >= math.ceil((capacity - tokens) / refill) then
     return 0
   end
-  tokens = tokens + elapsed * refill
-  local missing = capacity - tokens
-  local back = math.max(0, missing - permits * scale)
-  if lent_at then
-    -- A lease's rest (its receipt is the tokens the lease left, at the instant it was lent), as
-    -- gcra's with the bucket's time until full for the TAT: what was taken after the lease (the
-    -- tokens the bucket lacks beyond what the lease left, refill counted) may hold admissions made at
-    -- their own instant, up to now; the bucket stays at least that far from full.
-    local stacked = (tonumber(at) - tonumber(lent_at)) * refill + stamp - tonumber(counted)
-    if stacked < 0 then
-      return 0
-    end
-    back = math.max(back, stacked)
-    if back >= missing then
-      return 0
-    end
+  local missing = capacity - (tokens + elapsed * refill)
+  local lacks, moved = place(missing, (now - born) * refill + missing, stamp - shift, permits * scale, reserved)
+  if not lacks then
+    return 0
   end
-  -- A bucket in debt may still be after the refund.
-  store_bucket(key, capacity - back, capacity, refill)
+  if moved then
+    shift = shift + missing - lacks
+  end
+  store_bucket(key, capacity - lacks, capacity, refill, born, shift, reserved)
   return 1
 end
 
-local function leaky_bucket(key, permits, _, a)
-  local scale, leak = tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
+local function leaky_bucket(key, permits, _, _, r)
+  local scale, leak = tonumber(ARGV[r + 1]), tonumber(ARGV[r + 2])
   local measured, at = string.match(get(key) or '', '^l(%d+) (%d+)$')
   if not measured then
     return 0
@@ -265,29 +353,24 @@ local function leaky_bucket(key, permits, _, a)
   return 1
 end
 
-local function gcra(key, permits, stamp, a)
-  local stored = tonumber(string.match(get(key) or '', '^%-(%d+)$') or '')
-  if not stored or stored <= now or stored < stamp then
+local function gcra(key, permits, stamp, life, r)
+  local stored, born, shift, reserved = gcra_state(key)
+  if not stored or stored <= now or born == 0 or born ~= life then
     return 0
   end
-  local tat = math.max(now, stored - permits * tonumber(ARGV[a + 2]))
-  if stamp ~= 0 then
-    -- A lease's rest: what was stacked after the lease (stored - stamp) may hold admissions placed
-    -- at their own instant, up to now; the TAT stays at least that far ahead of now.
-    tat = math.max(tat, now + stored - stamp)
-    if tat >= stored then
-      return 0
-    end
+  local interval = tonumber(ARGV[r])
+  local ahead, moved = place(stored - now, stored, stamp - shift, permits * interval, reserved)
+  if not ahead then
+    return 0
   end
-  if tat == now then
-    redis.call('DEL', key)
-  else
-    redis.call('SET', key, string.format('-%d', tat), 'PX', math.max(1, math.ceil((tat - now) / 1000)))
+  if moved then
+    shift = shift + stored - now - ahead
   end
+  store_gcra(key, now + ahead, born, shift, reserved)
   return 1
 end
 
-local function charge_fixed_window(key, permits, _, a)
+local function charge_fixed_window(key, permits, _, _, r)
   local value = redis.pcall('GET', key)
   local current, later, switch = string.match(type(value) == 'string' and value or '', '^r(%d+):(%d+):(%d+)$')
   if switch then
@@ -306,15 +389,15 @@ local function charge_fixed_window(key, permits, _, a)
   local pttl = value and redis.call('PTTL', key) or -2
   if pttl < 0 then
     redis.call('SET', key, int((value and tonumber(value) or 0) + permits), 'PX',
-        math.ceil(tonumber(ARGV[a + 3]) / 1000))
+        math.ceil(tonumber(ARGV[r + 1]) / 1000))
   else
     redis.call('INCRBY', key, permits)
   end
   return 1
 end
 
-local function charge_sliding_log(key, permits, _, a)
-  local window = tonumber(ARGV[a + 3])
+local function charge_sliding_log(key, permits, _, _, r)
+  local window = tonumber(ARGV[r + 1])
   local newest = redis.pcall('ZRANGE', key, -1, -1, 'WITHSCORES')
   if newest.err or (#newest > 0 and not tonumber(newest[1])) then
     return 0
@@ -335,36 +418,38 @@ local function charge_sliding_log(key, permits, _, a)
   return 1
 end
 
-local function charge_token_bucket(key, permits, _, a)
-  local capacity, scale, refill = tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
+local function charge_token_bucket(key, permits, _, _, r)
+  local capacity, scale, refill = tonumber(ARGV[r]), tonumber(ARGV[r + 1]), tonumber(ARGV[r + 2])
   local value = redis.pcall('GET', key)
-  local tokens = capacity
-  if value then
-    local counted, at = string.match(type(value) == 'string' and value or '', '^t(%d+) (%d+)$')
-    if not counted then
-      return 0
-    end
+  local tokens, at, life, shift, reserved = bucket_state(key)
+  if value and not tokens then
+    return 0
+  end
+  if not tokens then
+    tokens = capacity
+  else
     -- Refill only up to full, as token-bucket.lua's check(); a state ahead of now is debt.
-    local elapsed = now - tonumber(at)
-    tokens = tonumber(counted)
+    local elapsed = now - at
     if elapsed >= math.ceil((capacity - tokens) / refill) then
-      tokens = capacity
+      tokens, life = capacity, nil
     else
       tokens = tokens + elapsed * refill
     end
   end
-  store_bucket(key, tokens - permits * scale, capacity, refill)
+  store_bucket(key, tokens - permits * scale, capacity, refill, life, shift, reserved)
   return 1
 end
 
-local function charge_gcra(key, permits, _, a)
+local function charge_gcra(key, permits, _, _, r)
   local value = redis.pcall('GET', key)
-  local stored = type(value) == 'string' and string.match(value, '^%-(%d+)$')
+  local stored, life, shift, reserved = gcra_state(key)
   if value and not stored then
     return 0
   end
-  local tat = math.max(stored and tonumber(stored) or now, now) + permits * tonumber(ARGV[a + 2])
-  redis.call('SET', key, string.format('-%d', tat), 'PX', math.max(1, math.ceil((tat - now) / 1000)))
+  if not stored or stored <= now or life == 0 then
+    stored, life, shift, reserved = now, now, 0, 0
+  end
+  store_gcra(key, stored + permits * tonumber(ARGV[r]), life, shift, reserved)
   return 1
 end
 
@@ -383,6 +468,6 @@ end
 local reply = {}
 for i = 1, rules do
   local a = 3 + (i - 1) * per_rule
-  reply[i] = settle(KEYS[i], tonumber(ARGV[a]), tonumber(ARGV[a + 1]), a)
+  reply[i] = settle(KEYS[i], tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), a + 3)
 end
 return reply

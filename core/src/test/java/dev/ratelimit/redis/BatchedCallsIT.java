@@ -79,7 +79,7 @@ class BatchedCallsIT {
                 List<Long> reply = outcomes.get(i).reply();
                 if (before + permits.get(i) <= LIMIT) {
                     used.put(keys.get(i), before + permits.get(i));
-                    assertThat(reply).as("decision %d", i).hasSize(6).startsWith(1L, 1L, LIMIT - before - permits.get(i));
+                    assertThat(reply).as("decision %d", i).hasSize(7).startsWith(1L, 1L, LIMIT - before - permits.get(i));
                 } else {
                     assertThat(reply).as("decision %d", i).hasSize(5).startsWith(0L, 0L);
                 }

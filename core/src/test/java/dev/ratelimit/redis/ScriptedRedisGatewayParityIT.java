@@ -71,22 +71,22 @@ class ScriptedRedisGatewayParityIT {
             long permits = 1 + random.nextInt(3);
             if (kind < 35 || (kind < 50 && !leasing)) {
                 List<Long> reply = call(script, key, limiterArgs(rule, "1", permits), true, "consume " + permits);
-                if (reply != null && reply.size() == 6) {
-                    receipts.add(new long[] {permits, reply.get(5)});
+                if (reply != null && reply.size() == 7) {
+                    receipts.add(new long[] {permits, reply.get(5), reply.get(6)});
                 }
             } else if (kind < 45) {
                 call(script, key, limiterArgs(rule, "0", permits), true, "peek " + permits);
             } else if (kind < 60) {
                 String mode = "L" + (1 + random.nextInt(20)) + ":" + (100_000 + random.nextInt(900_000));
                 List<Long> reply = call(script, key, limiterArgs(rule, mode, permits), true, mode + " " + permits);
-                if (reply != null && reply.size() == 9) {
-                    receipts.add(new long[] {permits, reply.get(5)});
-                    receipts.add(new long[] {reply.get(6), reply.get(8)});
+                if (reply != null && reply.size() == 11) {
+                    receipts.add(new long[] {permits, reply.get(5), reply.get(6)});
+                    receipts.add(new long[] {reply.get(7), reply.get(9), reply.get(6)});
                 }
             } else if (kind < 75 && !receipts.isEmpty()) {
                 long[] receipt = receipts.remove(random.nextInt(receipts.size()));
                 long back = 1 + (long) random.nextInt((int) Math.min(receipt[0], 20));
-                call(REFUND, key, refundArgs(rule, back, receipt[1]), true, "refund " + back + " of " + receipt[1]);
+                call(REFUND, key, refundArgs(rule, back, receipt[1], receipt[2]), true, "refund " + back + " of " + receipt[1]);
             } else if (kind < 95) {
                 fake.advance(STEPS[random.nextInt(STEPS.length)]);
             } else {
@@ -129,14 +129,15 @@ class ScriptedRedisGatewayParityIT {
         return args;
     }
 
-    /** As LuaEvaluator's refundArgs: the script's name, arguments per rule, then permits, receipt and the rule's. */
-    private static List<String> refundArgs(Rule rule, long permits, long stamp) {
+    /** As LuaEvaluator's refundArgs: the script's name, arguments per rule, then permits, receipt, life and the rule's. */
+    private static List<String> refundArgs(Rule rule, long permits, long stamp, long life) {
         List<String> ruleArgs = rule.algorithm().scriptArguments(rule);
         List<String> args = new ArrayList<>();
         args.add(rule.algorithm().configName());
-        args.add(Integer.toString(2 + ruleArgs.size()));
+        args.add(Integer.toString(3 + ruleArgs.size()));
         args.add(Long.toString(permits));
         args.add(Long.toString(stamp));
+        args.add(Long.toString(life));
         args.addAll(ruleArgs);
         return args;
     }

@@ -101,11 +101,11 @@ class ScriptedRedisGatewayTest {
         LuaEvaluator.Leased leased = evaluator.decideLeasing(List.of("c"), new long[] {1}, 100, 500_000, List.of());
         assertThat(leased.grant.permits()).as("a quarter of the 9 left").isEqualTo(2);
         long now = redis.nanoTime() / 1000;
-        assertThat(redis.command("GET", "c")).isEqualTo("-" + (now + 3_000_000));
+        assertThat(redis.command("GET", "c")).isEqualTo("-" + (now + 3_000_000) + " " + now);
 
         assertThat(evaluator.giveBackAll(List.of(leased.grant.ticket(1)))).isEqualTo(1);
 
-        assertThat(redis.command("GET", "c")).isEqualTo("-" + (now + 2_000_000));
+        assertThat(redis.command("GET", "c")).isEqualTo("-" + (now + 2_000_000) + " " + now);
     }
 
     @Test
@@ -133,13 +133,13 @@ class ScriptedRedisGatewayTest {
 
         redis.faults().holdRefunds(true);
         assertThat(evaluator.giveBackAll(List.of(leased.grant.ticket(1)))).as("the caller had a failure").isZero();
-        assertThat(redis.command("GET", "c")).isEqualTo("-" + (now + 3_000_000));
+        assertThat(redis.command("GET", "c")).isEqualTo("-" + (now + 3_000_000) + " " + now);
         assertThat(redis.releaseHeld(0)).containsExactly(1L);
-        assertThat(redis.command("GET", "c")).isEqualTo("-" + (now + 2_000_000));
+        assertThat(redis.command("GET", "c")).isEqualTo("-" + (now + 2_000_000) + " " + now);
 
         redis.faults().holdRefunds(false);
-        assertThat(evaluator.giveBackAll(List.of(leased.grant.ticket(1)))).as("gcra refuses the same rest again: the "
-                + "TAT is below the one the lease wrote").isZero();
+        assertThat(evaluator.giveBackAll(List.of(leased.grant.ticket(1)))).as("gcra refuses the same rest again: its "
+                + "permits are no longer in the state").isZero();
         LuaEvaluator windows = new LuaEvaluator(redis, List.of(Rule.of(Algorithm.FIXED_WINDOW, 100, Duration.ofMinutes(1))));
         LuaEvaluator.Leased window = windows.decideLeasing(List.of("d"), new long[] {1}, 100, 500_000, List.of());
         assertThat(redis.command("GET", "d")).as("1 and a lease of 24").isEqualTo("25");

@@ -146,7 +146,7 @@ class DelayedAdmissionClockIT {
         assertThat(third.subList(0, 3)).as("delayed to the window's end, one permit left then").containsExactly(DELAYED, 1L, 1L);
         assertThat(wait).as("when the key would have expired").isBetween(9 * SECOND, 10 * SECOND + 1000);
         long next = T0 + wait;
-        assertThat(third.get(5)).as("its receipt: the instant its window begins").isEqualTo(next);
+        assertThat(third.get(5)).as("its receipt: the instant its window ends").isEqualTo(next + 10 * SECOND);
         assertThat(redis.client().get(key)).isEqualTo("r2:1:" + next);
         assertThat(redis.client().pttl(key)).as("the key lives until the next window ends").isBetween(18_000L, 20_001L);
 
@@ -179,6 +179,43 @@ class DelayedAdmissionClockIT {
         assertThat(redis.client().get(key)).as("a plain counter again").isEqualTo("2");
         assertThat(redis.client().pttl(key)).as("its TTL kept: the next window's end").isBetween(ttl - 2000, ttl);
         assertThat(run(rule, "1", next + 6, key).subList(0, 2)).as("and full").containsExactly(0L, 0L);
+    }
+
+    /**
+     * Issue 48, item 8: a fixed window holding delayed requests gives back into the window each
+     * receipt names, its own or the next: a refund ({@code countStatus}) of an admission of this
+     * window, and the permits of a delayed request the container ended before its turn; before and
+     * after the switch to the next window.
+     */
+    @Test
+    void fixedWindowGivesBackIntoEitherWindowOfAKeyWithDelayedRequests() {
+        Rule rule = Rule.of(Algorithm.FIXED_WINDOW, 2, Duration.ofSeconds(10));
+        FrozenClockScript script = new FrozenClockScript(redis.client(), rule);
+        String key = redis.key("fixed-refunds");
+        List<Long> first = script.admit(T0, 1, key);
+        script.admit(T0, 1, key);
+        List<Long> delayed = run(rule, delaying(60 * SECOND), T0, key);
+        List<Long> later = run(rule, delaying(60 * SECOND), T0, key);
+        long next = T0 + delayed.get(3);
+        assertThat(delayed.get(5)).as("its receipt: the end of the window it is counted in").isEqualTo(next + 10 * SECOND);
+        assertThat(redis.client().get(key)).isEqualTo("r2:2:" + next);
+
+        assertThat(script.refund(T0 + 1, 1, first, key)).as("a refund of this window's admission").containsExactly(1L);
+        assertThat(redis.client().get(key)).isEqualTo("r1:2:" + next);
+        assertThat(script.refund(T0 + 1, 1, delayed, key)).as("a cancelled wait: the next window's").containsExactly(1L);
+        assertThat(redis.client().get(key)).isEqualTo("r1:1:" + next);
+        assertThat(run(rule, "1", T0 + 2, key).get(0)).as("this window has room again").isEqualTo(1L);
+
+        // The script's clock moves to the switch; the key's TTL, Redis' own clock, moves with it.
+        redis.client().pexpire(key, 10_000);
+        assertThat(script.refund(next + 1, 1, first, key)).as("this window has ended: nothing").containsExactly(0L);
+        assertThat(script.refund(next + 1, 1, later, key)).as("the next window's, after the switch").containsExactly(1L);
+        assertThat(redis.client().get(key)).isEqualTo("r2:0:" + next);
+        assertThat(run(rule, "1", next + 2, key).subList(0, 3)).as("the next window: empty, and admitting")
+                .containsExactly(1L, 1L, 1L);
+        assertThat(script.refund(next + 3, 1, later, key)).as("a plain counter again: its own window's receipt still counts")
+                .containsExactly(1L);
+        assertThat(redis.client().get(key)).isEqualTo("0");
     }
 
     /** An after-charge (chargeAfter) on a fixed window with delayed requests lands in the window now current. */

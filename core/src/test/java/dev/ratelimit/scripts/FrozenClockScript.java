@@ -19,7 +19,8 @@ import redis.clients.jedis.UnifiedJedis;
  *
  * <p>Replies are {all_allowed, then per rule: allowed, remaining, retry_after_us, reset_after_us};
  * {@link #admit} also returns an admission's receipts, one per rule, which {@link #refund} sends
- * to {@code refund.lua} as {@link LuaEvaluator#giveBack} does.
+ * to {@code refund.lua} as {@link LuaEvaluator#giveBack} does. A reply that admitted ends with one
+ * receipt per rule, then one life per rule ({@link #receiptAt}), then a lease's values ({@link #leaseAt}).
  */
 public final class FrozenClockScript {
     private final UnifiedJedis client;
@@ -71,14 +72,15 @@ public final class FrozenClockScript {
     }
 
     private List<Long> settle(String mode, long now, long permits, List<Long> admitted, String... keys) {
-        assertThat(admitted).as("an admission's reply, with its receipts").hasSize(1 + 5 * rules.size());
+        assertThat(admitted).as("an admission's reply, with its receipts and lives").hasSizeGreaterThanOrEqualTo(1 + 6 * rules.size());
         LuaScript refund = LuaEvaluator.refundScript();
         List<String> args = new ArrayList<>();
         args.add(mode + rules.get(0).algorithm().configName());
-        args.add(Integer.toString(2 + rules.get(0).algorithm().scriptArguments(rules.get(0)).size()));
+        args.add(Integer.toString(3 + rules.get(0).algorithm().scriptArguments(rules.get(0)).size()));
         for (int i = 0; i < rules.size(); i++) {
             args.add(Long.toString(permits));
             args.add(Long.toString(admitted.get(1 + 4 * rules.size() + i)));
+            args.add(Long.toString(admitted.get(1 + 5 * rules.size() + i)));
             args.addAll(rules.get(i).algorithm().scriptArguments(rules.get(i)));
         }
         args.add(Long.toString(now));
@@ -89,22 +91,75 @@ public final class FrozenClockScript {
 
     /**
      * Gives back {@code permits} of a quota lease with this receipt, as {@link LuaEvaluator} sends a
-     * lease's rest: refund.lua as a lease's, lent at {@code lentAt}, with the client's reset guard as
-     * the last key.
+     * lease's rest: refund.lua as a lease's, lent at {@code lentAt} in the state's {@code life}, with
+     * the client's reset guard as the last key.
      */
-    public List<Long> giveBackLease(long now, long permits, long receipt, long lentAt, String key) {
+    public List<Long> giveBackLease(long now, long permits, long receipt, long lentAt, long life, String key) {
         LuaScript refund = LuaEvaluator.refundScript();
         Rule rule = rules.get(0);
         List<String> args = new ArrayList<>();
         args.add(rule.algorithm().configName() + " lease " + lentAt);
-        args.add(Integer.toString(2 + rule.algorithm().scriptArguments(rule).size()));
+        args.add(Integer.toString(3 + rule.algorithm().scriptArguments(rule).size()));
         args.add(Long.toString(permits));
         args.add(Long.toString(receipt));
+        args.add(Long.toString(life));
         args.addAll(rule.algorithm().scriptArguments(rule));
         args.add(Long.toString(now));
         @SuppressWarnings("unchecked")
         List<Long> reply = (List<Long>) client.eval(refund.source(), Arrays.asList(key, RedisKeys.resetGuard(key)), args);
         return reply;
+    }
+
+    /**
+     * Takes {@code permits} and asks for a quota lease of up to {@code ask} permits for {@code lifetimeMicros}
+     * (mode {@code L<ask>:<lifetime>}), one rule: the whole reply, a lease's values at {@link #leaseAt}.
+     */
+    public List<Long> lease(long now, long ask, long lifetimeMicros, long permits, String key) {
+        List<String> args = args(true, permits, now);
+        args.set(0, "L" + ask + ":" + lifetimeMicros);
+        return run(new String[] {key}, args);
+    }
+
+    /** Where a one-rule reply's lease begins: {granted, lease_us, ticket, lent_at} (limiter-driver.lua). */
+    public static int leaseAt() {
+        return 7;
+    }
+
+    /** Where a one-rule admission's reply holds its receipt; its life follows. */
+    public static int receiptAt() {
+        return 5;
+    }
+
+    /** Gives back {@code permits} of the lease in {@code leased} (a reply of {@link #lease}) as a lease's rest. */
+    public List<Long> giveBackLease(long now, long permits, List<Long> leased, String key) {
+        assertThat(leased).as("a reply with a lease").hasSize(leaseAt() + 4);
+        return giveBackLease(now, permits, leased.get(leaseAt() + 2), leased.get(leaseAt() + 3), leased.get(receiptAt() + 1),
+                key);
+    }
+
+    /**
+     * A delayed admission's call ({@code 1D<max_us>}, limiter-penalty.lua), one rule: the whole reply,
+     * {4, 1, remaining, wait_us, reset_after_us, receipt...} when delayed.
+     */
+    public List<Long> delaying(long now, long permits, long maxMicros, String key) {
+        List<String> args = args(true, permits, now);
+        args.set(0, "1D" + maxMicros);
+        return run(new String[] {key}, args);
+    }
+
+    /**
+     * A gcra or token-bucket state as it was before states kept their life: {@code -<tat>} or
+     * {@code t<tokens> <at>}, for tests of what the algorithm counts; anything else as it is.
+     */
+    public static String withoutLife(String state) {
+        if (state == null) {
+            return null;
+        }
+        String[] parts = state.split(" ");
+        if (state.startsWith("-")) {
+            return parts[0];
+        }
+        return state.startsWith("t") && parts.length > 2 ? parts[0] + " " + parts[1] : state;
     }
 
     /** The decision without an admission's receipts, which {@link #admit} shows. */

@@ -34,18 +34,18 @@ class GcraClockIT {
         assertThat(script.consume(T0, 1, key)).containsExactly(1L, 1L, 2L, 0L, 6_000_000L);
         assertThat(script.consume(T0, 1, key)).containsExactly(1L, 1L, 1L, 0L, 12_000_000L);
         assertThat(script.consume(T0, 1, key)).containsExactly(1L, 1L, 0L, 0L, 18_000_000L);
-        assertThat(redis.client().get(key)).as("the TAT, negated").isEqualTo("-" + (T0 + 18_000_000));
+        assertThat(FrozenClockScript.withoutLife(redis.client().get(key))).as("the TAT, negated").isEqualTo("-" + (T0 + 18_000_000));
 
         assertThat(script.consume(T0, 1, key)).as("the TAT is the whole tolerance ahead: one interval to wait")
                 .containsExactly(0L, 0L, 0L, 6_000_000L, 18_000_000L);
         assertThat(script.consume(T0 + 5_999_999, 1, key)).containsExactly(0L, 0L, 0L, 1L, 12_000_001L);
-        assertThat(redis.client().get(key)).as("denials write nothing").isEqualTo("-" + (T0 + 18_000_000));
+        assertThat(FrozenClockScript.withoutLife(redis.client().get(key))).as("denials write nothing").isEqualTo("-" + (T0 + 18_000_000));
         assertThat(script.consume(T0 + 6_000_000, 1, key)).containsExactly(1L, 1L, 0L, 0L, 18_000_000L);
 
         assertThat(script.consume(T0 + 11_999_999, 1, key)).as("then exactly one per interval")
                 .containsExactly(0L, 0L, 0L, 1L, 12_000_001L);
         assertThat(script.consume(T0 + 12_000_000, 1, key)).containsExactly(1L, 1L, 0L, 0L, 18_000_000L);
-        assertThat(redis.client().get(key)).isEqualTo("-" + (T0 + 30_000_000));
+        assertThat(FrozenClockScript.withoutLife(redis.client().get(key))).isEqualTo("-" + (T0 + 30_000_000));
     }
 
     @Test
@@ -125,11 +125,11 @@ class GcraClockIT {
                 .containsExactly(0L, 1L, 3L, 0L, 0L, 0L, 0L, 30_000_000L, 30_000_000L);
         assertThat(script.consume(T0 + 59_999_999, 1, fast, slow))
                 .containsExactly(0L, 1L, 3L, 0L, 0L, 0L, 0L, 1L, 1L);
-        assertThat(redis.client().get(fast)).as("the fast rule's TAT did not move").isEqualTo("-" + (T0 + 6_000_000));
+        assertThat(FrozenClockScript.withoutLife(redis.client().get(fast))).as("the fast rule's TAT did not move").isEqualTo("-" + (T0 + 6_000_000));
 
         assertThat(script.consume(T0 + 60_000_000, 1, fast, slow)).as("at the slow rule's retry-after")
                 .containsExactly(1L, 1L, 2L, 0L, 6_000_000L, 1L, 0L, 0L, 60_000_000L);
-        assertThat(redis.client().get(fast)).isEqualTo("-" + (T0 + 66_000_000));
-        assertThat(redis.client().get(slow)).isEqualTo("-" + (T0 + 120_000_000));
+        assertThat(FrozenClockScript.withoutLife(redis.client().get(fast))).isEqualTo("-" + (T0 + 66_000_000));
+        assertThat(FrozenClockScript.withoutLife(redis.client().get(slow))).isEqualTo("-" + (T0 + 120_000_000));
     }
 }

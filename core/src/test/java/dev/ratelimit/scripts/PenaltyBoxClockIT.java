@@ -142,14 +142,14 @@ class PenaltyBoxClockIT {
         @SuppressWarnings("unchecked")
         List<Long> reply = (List<Long>) redis.client().eval(batch.source(), List.of(boxed, free, free, free, RedisKeys.penaltyBox(boxed), RedisKeys.penaltyBox(free),
                         RedisKeys.penaltyBox(free), RedisKeys.penaltyBox(free)), batchArgs(rule, 4, T0 + 1_000_000L));
-        // Per decision its length, then {state, allowed, remaining, retry, reset[, receipt]}.
+        // Per decision its length, then {state, allowed, remaining, retry, reset[, receipt, life]}.
         assertThat(reply.subList(0, 6)).as("the boxed client: the penalty left")
                 .containsExactly(5L, 3L, 0L, 0L, PENALTY_US - 1_000_000L, PENALTY_US - 1_000_000L);
-        assertThat(reply.get(6)).as("the other client's first admission").isEqualTo(6L);
+        assertThat(reply.get(6)).as("the other client's first admission").isEqualTo(7L);
         assertThat(reply.subList(7, 9)).containsExactly(1L, 1L);
-        assertThat(reply.get(13)).isEqualTo(6L);
-        assertThat(reply.subList(14, 16)).as("its second").containsExactly(1L, 1L);
-        assertThat(reply.subList(20, 23)).as("its third: over the limit, and boxed").containsExactly(5L, 2L, 0L);
+        assertThat(reply.get(14)).isEqualTo(7L);
+        assertThat(reply.subList(15, 17)).as("its second").containsExactly(1L, 1L);
+        assertThat(reply.subList(22, 25)).as("its third: over the limit, and boxed").containsExactly(5L, 2L, 0L);
         assertThat(redis.client().get(RedisKeys.penaltyBox(free))).isEqualTo(Long.toString(T0 + 1_000_000L + PENALTY_US));
     }
 

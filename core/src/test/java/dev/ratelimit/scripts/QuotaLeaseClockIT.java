@@ -41,12 +41,13 @@ class QuotaLeaseClockIT {
 
         List<Long> reply = script.run(leasing(script, 1000, SECOND, 1, T0), key);
 
-        assertThat(reply).hasSize(10);
+        assertThat(reply).hasSize(11);
         assertThat(reply.subList(0, 3)).as("admitted, 99 left after the request itself").containsExactly(1L, 1L, 99L);
-        assertThat(reply.get(6)).as("a quarter of the 99 left").isEqualTo(24L);
-        assertThat(reply.get(7)).as("the lease's life").isEqualTo(SECOND);
-        assertThat(reply.get(8)).as("its receipt is the window's end, as the admission's (to the millisecond)")
+        assertThat(reply.get(7)).as("a quarter of the 99 left").isEqualTo(24L);
+        assertThat(reply.get(8)).as("the lease's life").isEqualTo(SECOND);
+        assertThat(reply.get(9)).as("its receipt is the window's end, as the admission's (to the millisecond)")
                 .isBetween(reply.get(5), reply.get(5) + 1000);
+        assertThat(reply.get(6)).as("fixed-window keeps no life").isZero();
         assertThat(redis.client().get(key)).isEqualTo("25");
         assertThat(script.peek(T0, 1, key).subList(0, 3)).containsExactly(1L, 1L, 75L);
     }
@@ -60,8 +61,8 @@ class QuotaLeaseClockIT {
 
         List<Long> reply = script.run(leasing(script, 10, 10 * SECOND, 1, T0), key);
 
-        assertThat(reply.get(6)).isEqualTo(10L);
-        assertThat(reply.get(7)).as("asked for 10 s: at most the key's PTTL").isLessThanOrEqualTo(5 * SECOND)
+        assertThat(reply.get(7)).isEqualTo(10L);
+        assertThat(reply.get(8)).as("asked for 10 s: at most the key's PTTL").isLessThanOrEqualTo(5 * SECOND)
                 .isGreaterThan(4 * SECOND);
     }
 
@@ -75,7 +76,7 @@ class QuotaLeaseClockIT {
 
         List<Long> reply = script.run(leasing(script, 100, SECOND, 1, T0), key);
 
-        assertThat(reply).as("3 left: a quarter of it is no permit").hasSize(6);
+        assertThat(reply).as("3 left: a quarter of it is no permit").hasSize(7);
         assertThat(reply.get(2)).isEqualTo(3L);
         assertThat(redis.client().get(key)).isEqualTo("7");
     }
@@ -99,7 +100,7 @@ class QuotaLeaseClockIT {
         FrozenClockScript script = new FrozenClockScript(redis.client(), Rule.of(Algorithm.FIXED_WINDOW, 100, Duration.ofMinutes(1)));
         List<Long> reply = script.run(leasing(script, 1000, SECOND, 1, T0), key);
 
-        assertThat(script.refund(T0, 10, asAdmission(reply.get(8)), key)).containsExactly(1L);
+        assertThat(script.refund(T0, 10, asAdmission(reply.get(9)), key)).containsExactly(1L);
 
         assertThat(redis.client().get(key)).as("25 taken, 10 of the lease's 24 back").isEqualTo("15");
     }
@@ -115,7 +116,7 @@ class QuotaLeaseClockIT {
 
         List<Long> reply = script.run(leasing(script, 8, SECOND / 2, 1, T0), key);
 
-        assertThat(reply.subList(6, 9)).containsExactly(8L, SECOND / 2, T0 + SECOND / 2);
+        assertThat(reply.subList(7, 10)).containsExactly(8L, SECOND / 2, T0 + SECOND / 2);
         assertThat(log(key)).containsExactly("1@" + T0, "9@" + (T0 + SECOND / 2));
         assertThat(script.peek(T0 + MINUTE, 1, key).get(2)).as("the request has left, the lease not yet").isEqualTo(92L);
         assertThat(script.peek(T0 + MINUTE + SECOND / 2, 1, key).get(2)).isEqualTo(100L);
@@ -128,13 +129,13 @@ class QuotaLeaseClockIT {
         List<Long> reply = script.run(leasing(script, 8, SECOND / 2, 1, T0), key);
         script.admit(T0 + SECOND, 2, key);
 
-        assertThat(script.refund(T0 + SECOND, 5, asAdmission(reply.get(8)), key)).containsExactly(1L);
+        assertThat(script.refund(T0 + SECOND, 5, asAdmission(reply.get(9)), key)).containsExactly(1L);
 
         assertThat(log(key)).as("the lease keeps its 3 used permits; the later total is lowered by 5")
                 .containsExactly("1@" + T0, "4@" + (T0 + SECOND / 2), "6@" + (T0 + SECOND));
-        assertThat(script.refund(T0 + SECOND, 4, asAdmission(reply.get(8)), key)).as("more than it holds")
+        assertThat(script.refund(T0 + SECOND, 4, asAdmission(reply.get(9)), key)).as("more than it holds")
                 .containsExactly(0L);
-        assertThat(script.refund(T0 + SECOND, 3, asAdmission(reply.get(8)), key)).containsExactly(1L);
+        assertThat(script.refund(T0 + SECOND, 3, asAdmission(reply.get(9)), key)).containsExactly(1L);
         assertThat(log(key)).containsExactly("1@" + T0, "3@" + (T0 + SECOND));
     }
 
@@ -149,11 +150,11 @@ class QuotaLeaseClockIT {
 
         List<Long> reply = script.run(leasing(script, 100, SECOND / 2, 1, T0), key);
 
-        assertThat(reply.subList(6, 9)).as("a quarter of the 9 left, for half a second; the receipt is the TAT written")
+        assertThat(reply.subList(7, 10)).as("a quarter of the 9 left, for half a second; the receipt is the TAT written")
                 .containsExactly(2L, SECOND / 2, T0 + 3 * SECOND);
-        assertThat(redis.client().get(key)).isEqualTo("-" + (T0 + 3 * SECOND));
-        assertThat(script.refund(T0, 1, asAdmission(0), key)).containsExactly(1L);
-        assertThat(redis.client().get(key)).as("one unused permit back").isEqualTo("-" + (T0 + 2 * SECOND));
+        assertThat(redis.client().get(key)).as("the TAT, then the life that began at T0").isEqualTo("-" + (T0 + 3 * SECOND) + " " + T0);
+        assertThat(script.giveBackLease(T0, 1, reply, key)).containsExactly(1L);
+        assertThat(redis.client().get(key)).as("one unused permit back").isEqualTo("-" + (T0 + 2 * SECOND) + " " + T0);
     }
 
     /** A long lease that would push the TAT past the burst lends only what keeps it within. */
@@ -164,8 +165,8 @@ class QuotaLeaseClockIT {
 
         List<Long> reply = script.run(leasing(script, 50, 90 * SECOND, 1, T0), key);
 
-        assertThat(reply.get(6)).as("24 asked by the quarter rule; 10 fit from now + 90 s").isEqualTo(10L);
-        assertThat(redis.client().get(key)).isEqualTo("-" + (T0 + 100 * SECOND));
+        assertThat(reply.get(7)).as("24 asked by the quarter rule; 10 fit from now + 90 s").isEqualTo(10L);
+        assertThat(redis.client().get(key)).isEqualTo("-" + (T0 + 100 * SECOND) + " " + T0);
         assertThat(script.peek(T0, 1, key).get(0)).as("the burst is used up until time passes").isZero();
     }
 
@@ -181,14 +182,14 @@ class QuotaLeaseClockIT {
         String longLease = redis.key("tb-long");
 
         List<Long> reply = script.run(leasing(script, 100, SECOND / 2, 1, T0), shortLease);
-        assertThat(reply.get(6)).isEqualTo(2L);
+        assertThat(reply.get(7)).isEqualTo(2L);
         assertThat(redis.client().get(shortLease)).as("9 left after the request, 2 lent: 7 (in units of 1/10^6)")
-                .isEqualTo("t7000000 " + T0);
+                .isEqualTo("t7000000 " + T0 + " " + T0);
 
         reply = script.run(leasing(script, 100, 2 * SECOND, 1, T0), longLease);
-        assertThat(reply.get(6)).isEqualTo(2L);
+        assertThat(reply.get(7)).isEqualTo(2L);
         assertThat(redis.client().get(longLease)).as("full two seconds from now: at most 8, then 2 lent")
-                .isEqualTo("t6000000 " + T0);
+                .isEqualTo("t6000000 " + T0 + " " + T0);
         assertThat(script.peek(T0 + 4 * SECOND, 1, longLease).get(2)).as("refilled from there").isEqualTo(10L);
     }
 
@@ -205,15 +206,16 @@ class QuotaLeaseClockIT {
         String reborn = redis.key("gcra-reborn");
 
         List<Long> lease = script.run(leasing(script, 100, SECOND / 2, 1, T0), kept);
-        assertThat(lease.get(8)).as("the receipt is the TAT the lease wrote").isEqualTo(T0 + 3 * SECOND);
-        assertThat(script.giveBackLease(T0 + SECOND / 2, 2, lease.get(8), T0, kept)).containsExactly(1L);
-        assertThat(redis.client().get(kept)).isEqualTo("-" + (T0 + SECOND));
+        assertThat(lease.get(9)).as("the receipt is the TAT the lease wrote").isEqualTo(T0 + 3 * SECOND);
+        assertThat(script.giveBackLease(T0 + SECOND / 2, 2, lease, kept)).containsExactly(1L);
+        assertThat(redis.client().get(kept)).isEqualTo("-" + (T0 + SECOND) + " " + T0);
 
         lease = script.run(leasing(script, 100, SECOND / 2, 1, T0), reborn);
         script.consume(T0 + 10 * SECOND, 1, reborn);
-        assertThat(redis.client().get(reborn)).as("the TAT had passed: a new life").isEqualTo("-" + (T0 + 11 * SECOND));
-        assertThat(script.giveBackLease(T0 + 10 * SECOND, 2, lease.get(8), T0, reborn)).containsExactly(0L);
-        assertThat(redis.client().get(reborn)).isEqualTo("-" + (T0 + 11 * SECOND));
+        String newLife = "-" + (T0 + 11 * SECOND) + " " + (T0 + 10 * SECOND);
+        assertThat(redis.client().get(reborn)).as("the TAT had passed: a new life").isEqualTo(newLife);
+        assertThat(script.giveBackLease(T0 + 10 * SECOND, 2, lease, reborn)).containsExactly(0L);
+        assertThat(redis.client().get(reborn)).isEqualTo(newLife);
     }
 
     /**
@@ -229,17 +231,17 @@ class QuotaLeaseClockIT {
         FrozenClockScript script = new FrozenClockScript(redis.client(), rule);
         String key = redis.key("reset-" + algorithm.configName());
         List<Long> lease = script.run(leasing(script, 8, SECOND / 2, 1, T0), key);
-        assertThat(lease).as("a lease was taken, lent at T0").hasSize(10);
-        assertThat(lease.get(9)).isEqualTo(T0);
+        assertThat(lease).as("a lease was taken, lent at T0").hasSize(11);
+        assertThat(lease.get(10)).isEqualTo(T0);
 
         redis.client().del(key);
         redis.client().psetex(RedisKeys.resetGuard(key), 10_000, Long.toString(T0));
         List<Long> fresh = script.run(leasing(script, 8, SECOND / 2, 1, T0 + 1), key);
         String state = stateOf(key);
 
-        assertThat(script.giveBackLease(T0 + 1, lease.get(6), lease.get(8), lease.get(9), key)).containsExactly(0L);
+        assertThat(script.giveBackLease(T0 + 1, lease.get(7), lease, key)).containsExactly(0L);
         assertThat(stateOf(key)).isEqualTo(state);
-        assertThat(script.giveBackLease(T0 + 1, fresh.get(6), fresh.get(8), fresh.get(9), key))
+        assertThat(script.giveBackLease(T0 + 1, fresh.get(7), fresh, key))
                 .as("the lease lent after the reset gives back").containsExactly(1L);
     }
 
@@ -247,9 +249,9 @@ class QuotaLeaseClockIT {
         return "zset".equals(redis.client().type(key)) ? log(key).toString() : redis.client().get(key);
     }
 
-    /** An admission's reply as {@link FrozenClockScript#refund} reads it, with this receipt. */
+    /** An admission's reply as {@link FrozenClockScript#refund} reads it, with this receipt (of a state that keeps no life). */
     private static List<Long> asAdmission(long receipt) {
-        return List.of(1L, 1L, 0L, 0L, 0L, receipt);
+        return List.of(1L, 1L, 0L, 0L, 0L, receipt, 0L);
     }
 
     private List<String> log(String key) {

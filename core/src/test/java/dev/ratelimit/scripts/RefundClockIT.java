@@ -132,12 +132,14 @@ class RefundClockIT {
         // T = 6 s, burst 3.
         FrozenClockScript script = new FrozenClockScript(redis.client(),
                 Rule.builder(Algorithm.GCRA, 10, Duration.ofMinutes(1)).burst(3).build());
-        script.admit(T0, 2, key);
+        List<Long> first = script.admit(T0, 2, key);
         List<Long> second = script.admit(T0, 1, key);
-        assertThat(redis.client().get(key)).isEqualTo("-" + (T0 + 18_000_000));
+        assertThat(FrozenClockScript.withoutLife(redis.client().get(key))).isEqualTo("-" + (T0 + 18_000_000));
         assertThat(script.refund(T0 + 1_000_000, 1, second, key)).containsExactly(1L);
-        assertThat(redis.client().get(key)).isEqualTo("-" + (T0 + 12_000_000));
-        assertThat(script.refund(T0 + 10_000_000, 3, second, key)).as("not before now: caught up, the key goes")
+        assertThat(FrozenClockScript.withoutLife(redis.client().get(key))).isEqualTo("-" + (T0 + 12_000_000));
+        assertThat(script.refund(T0 + 1_000_000, 1, second, key)).as("a second time: its permits are no longer there")
+                .containsExactly(0L);
+        assertThat(script.refund(T0 + 10_000_000, 2, first, key)).as("not before now: caught up, the key goes")
                 .containsExactly(1L);
         assertThat(redis.client().exists(key)).isFalse();
         assertThat(script.peek(T0 + 10_000_000, 3, key)).containsExactly(1L, 1L, 3L, 0L, 0L);
@@ -151,7 +153,7 @@ class RefundClockIT {
                 Rule.builder(Algorithm.SLIDING_LOG, 100, Duration.ofHours(1)).name("1h").build(),
                 Rule.builder(Algorithm.SLIDING_LOG, 10, Duration.ofMinutes(1)).name("1m").build());
         List<Long> admitted = script.admit(T0, 4, hour, minute);
-        assertThat(admitted).hasSize(11);
+        assertThat(admitted).as("per rule a receipt and a life").hasSize(13);
         assertThat(script.refund(T0 + 1, 4, admitted, hour, minute)).containsExactly(1L, 1L);
         assertThat(redis.client().exists(hour, minute)).as("both logs emptied").isZero();
     }
