@@ -2,13 +2,19 @@
 --
 -- Each admitted permit pours one unit in; the bucket leaks continuously; a request that would
 -- overflow is denied and pours nothing. One string keeps the level and when it was measured,
--- "l<level> <microseconds>" (GET and SET PX: two commands); the leak since then is computed on
+-- "l<level> <microseconds> <life>" (GET and SET PX: two commands); the leak since then is computed on
 -- read. This is the policing form of the leaky bucket: it decides at once rather than queueing,
 -- so callers that want the smoothing form wait for retry-after (RateLimiter.acquire does).
 --
 -- Levels are integers in units of 1/scale of a permit, scale = window / gcd(limit, window), with
 -- leak = limit / gcd per microsecond, so a retry exactly at retry-after fits exactly. An empty
 -- bucket is the same as no key: the TTL is the time until the bucket has drained.
+--
+-- Lives and give-backs as in token-bucket.lua, the level standing for the tokens the bucket lacks:
+-- the state is 'l<level> <at> <life>[ <shift>]', its life beginning when it was empty, and a
+-- refund (countStatus) goes back only into its own life and only as far as what was poured after
+-- it allows (refund.lua). Worst case: a refund that cannot be placed exactly is dropped, and the
+-- client waits at most its permits' leak time longer than one place would have it wait.
 --
 -- KEYS[i]: the bucket of rule i.  ARGV[1]: '1' to consume, '0' to peek.
 -- ARGV per rule (4): permits, capacity (burst * scale), scale, leak per microsecond.
@@ -21,13 +27,15 @@
 local ARGS_PER_RULE = 4
 local now = clock(ARGS_PER_RULE, 0)
 local consume = CONSUMES
+-- Past this a life's frame would stop being exact Lua numbers: a new life begins.
+local FRAME_LIMIT = 1125899906842624 -- 2^50
 
 local function check(key, permits_arg, capacity_arg, scale_arg, leak_arg)
   local capacity, scale, leak = tonumber(capacity_arg), tonumber(scale_arg), tonumber(leak_arg)
   local value = redis.pcall('GET', key)
-  local measured, at
+  local measured, at, life, shift
   if type(value) == 'string' then
-    measured, at = string.match(value, '^l(%d+) (%d+)$')
+    measured, at, life, shift = string.match(value, '^l(%d+) (%d+) ?(%d*) ?(%d*)$')
   end
   local level = 0
   if measured then
@@ -39,6 +47,11 @@ local function check(key, permits_arg, capacity_arg, scale_arg, leak_arg)
       level = level - elapsed * leak
     end
   end
+  -- Empty, the bucket's life is over; one written before lives ('l<level> <at>') gets one now.
+  life, shift = tonumber(life), tonumber(shift) or 0
+  if level == 0 or not life or (now - life) * leak + shift > FRAME_LIMIT then
+    life, shift = now, 0
+  end
   local pour = tonumber(permits_arg) * scale
   local available = math.floor((capacity - level) / scale)
   local reset = math.ceil(level / leak)
@@ -46,10 +59,15 @@ local function check(key, permits_arg, capacity_arg, scale_arg, leak_arg)
     return 0, available, math.ceil((level + pour - capacity) / leak), reset
   end
   local filled = level + pour
-  return 1, available, 0, reset, math.floor((capacity - filled) / scale), filled, math.ceil(filled / leak)
+  return 1, available, 0, reset, math.floor((capacity - filled) / scale), filled, math.ceil(filled / leak), life, shift,
+      leak
 end
 
-local function commit(key, remaining, filled, drain_time)
-  redis.call('SET', key, string.format('l%d %d', filled, now), 'PX', math.max(1, math.ceil(drain_time / 1000)))
-  return remaining, drain_time, 0
+-- The receipt: the admission's place in its life's frame (token-bucket.lua's, with the level for
+-- the tokens missing), plus the shift; then the life.
+local function commit(key, remaining, filled, drain_time, life, shift, leak)
+  local text = shift == 0 and string.format('l%d %d %d', filled, now, life)
+      or string.format('l%d %d %d %d', filled, now, life, shift)
+  redis.call('SET', key, text, 'PX', math.max(1, math.ceil(drain_time / 1000)))
+  return remaining, drain_time, (now - life) * leak + filled + shift, life
 end

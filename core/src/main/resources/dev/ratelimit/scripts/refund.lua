@@ -114,8 +114,13 @@ if leased then
   end
 end
 local now
+-- How far a fixed window's receipt may be from the key's end read now: PTTL's whole milliseconds,
+-- and the moment between reading the key and the clock. A test's clock (the last ARGV) is not the
+-- one Redis counts TTLs on: then half a window, since two windows of one key end a window apart.
+local EXPIRY_SLACK = 3000
 if #ARGV > 2 + rules * per_rule then
   now = tonumber(ARGV[#ARGV])
+  EXPIRY_SLACK = math.huge
 else
   local t = redis.call('TIME')
   now = t[1] * 1000000 + t[2]
@@ -222,12 +227,15 @@ local function fixed_window(key, permits, window_end, _, r)
   if pttl < 0 then
     return 0
   end
-  -- Two windows of one key end at least a window apart: the receipt is the one within half of it.
+  -- The receipt is the end of the admission's window, read as the key's expiry is read here: within
+  -- 3 ms of it (the milliseconds of PTTL), or half a window where that is less (EXPIRY_SLACK). A
+  -- window begun after a reset or a restart ends later than that: its end is the window's life.
   local window, expiry = tonumber(ARGV[r + 1]), now + (pttl + 1) * 1000
+  local slack = math.min(window / 2, EXPIRY_SLACK)
   local count = string.match(value, '^(%d+)$')
   if count then
     local back = math.min(permits, tonumber(count))
-    if back == 0 or math.abs(expiry - window_end) * 2 >= window then
+    if back == 0 or math.abs(expiry - window_end) >= slack then
       return 0
     end
     redis.call('DECRBY', key, back)
@@ -240,9 +248,9 @@ local function fixed_window(key, permits, window_end, _, r)
     return 0
   end
   current, later, switch = tonumber(current), tonumber(later), tonumber(switch)
-  if now < switch and math.abs(switch - window_end) * 2 < window and current > 0 then
+  if now < switch and math.abs(switch - window_end) < slack and current > 0 then
     current = current - math.min(permits, current)
-  elseif math.abs(expiry - window_end) * 2 < window and later > 0 then
+  elseif math.abs(expiry - window_end) < slack and later > 0 then
     later = later - math.min(permits, later)
   else
     return 0
@@ -265,18 +273,18 @@ local function calendar_window(key, permits, start)
   return 1
 end
 
-local function sliding_window(key, permits, index, _, r)
+local function sliding_window(key, permits, index, life, r)
   local value = get(key)
-  local stored, current, previous = string.match(value or '', '^w(%d+) (%d+) (%d+)$')
-  if not stored or tonumber(stored) ~= index or math.floor(now / tonumber(ARGV[r + 1])) > index
-      or tonumber(current) == 0 then
+  local stored, current, previous, born = string.match(value or '', '^w(%d+) (%d+) (%d+) (%d+)$')
+  if not stored or tonumber(born) ~= life or tonumber(stored) ~= index
+      or math.floor(now / tonumber(ARGV[r + 1])) > index or tonumber(current) == 0 then
     return 0
   end
   local pttl = redis.call('PTTL', key)
   if pttl <= 0 then
     return 0
   end
-  redis.call('SET', key, string.format('w%d %d %d', index, math.max(0, tonumber(current) - permits), previous),
+  redis.call('SET', key, string.format('w%d %d %d %d', index, math.max(0, tonumber(current) - permits), previous, life),
       'PX', pttl)
   return 1
 end
@@ -333,22 +341,29 @@ local function token_bucket(key, permits, stamp, life, r)
   return 1
 end
 
-local function leaky_bucket(key, permits, _, _, r)
+local function leaky_bucket(key, permits, stamp, life, r)
   local scale, leak = tonumber(ARGV[r + 1]), tonumber(ARGV[r + 2])
-  local measured, at = string.match(get(key) or '', '^l(%d+) (%d+)$')
-  if not measured then
+  local measured, at, born, shift = string.match(get(key) or '', '^l(%d+) (%d+) (%d+) ?(%d*)$')
+  if not measured or tonumber(born) ~= life then
     return 0
   end
-  local level = tonumber(measured)
-  local elapsed = math.max(0, now - tonumber(at))
-  if elapsed >= math.ceil(level / leak) then
+  shift = tonumber(shift) or 0
+  local level = tonumber(measured) - math.max(0, now - tonumber(at)) * leak
+  if level <= 0 then
     return 0
   end
-  level = math.max(0, level - elapsed * leak - permits * scale)
-  if level == 0 then
+  local lowered, moved = place(level, (now - life) * leak + level, stamp - shift, permits * scale, 0)
+  if not lowered then
+    return 0
+  end
+  if moved then
+    shift = shift + level - lowered
+  end
+  if lowered == 0 then
     redis.call('DEL', key)
   else
-    redis.call('SET', key, string.format('l%d %d', level, now), 'PX', math.max(1, math.ceil(math.ceil(level / leak) / 1000)))
+    redis.call('SET', key, string.format('l%d %d %d', lowered, now, life) .. tail(shift, 0), 'PX',
+        math.max(1, math.ceil(math.ceil(lowered / leak) / 1000)))
   end
   return 1
 end

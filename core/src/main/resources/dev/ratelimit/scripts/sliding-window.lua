@@ -1,7 +1,8 @@
 -- sliding-window: two counters, the previous window's weighted by how much of it still overlaps.
 --
 -- Windows are aligned to multiples of the window length since the Unix epoch. One string keeps
--- the current window's number, its count and the previous window's count, "w<w> <c> <p>" (GET
+-- the current window's number, its count, the previous window's count and the instant this life of
+-- the key began, "w<w> <c> <p> <life>" (GET
 -- and SET PX: two commands, where a hash needs three). The estimate of permits in the last
 -- window-long interval is p * (time left in the current window / window) + c, which assumes the
 -- previous window's requests were spread evenly. That is O(1) memory per client instead of
@@ -26,10 +27,10 @@ local consume = CONSUMES
 local function check(key, permits_arg, limit_arg, window_arg)
   local permits, limit, window = tonumber(permits_arg), tonumber(limit_arg), tonumber(window_arg)
   local index = math.floor(now / window)
-  local stored, stored_count, stored_previous
+  local stored, stored_count, stored_previous, life
   local value = redis.pcall('GET', key)
   if type(value) == 'string' then
-    stored, stored_count, stored_previous = string.match(value, '^w(%d+) (%d+) (%d+)$')
+    stored, stored_count, stored_previous, life = string.match(value, '^w(%d+) (%d+) (%d+) ?(%d*)$')
     stored = tonumber(stored)
   end
   local current, previous = 0, 0
@@ -39,6 +40,11 @@ local function check(key, permits_arg, limit_arg, window_arg)
     -- The same window, or a Redis clock that stepped back: keep counting where we were.
     index = stored
     current, previous = tonumber(stored_count), tonumber(stored_previous)
+  end
+  -- A life goes on while something is counted; one written before lives ('w<i> <c> <p>') gets one now.
+  life = tonumber(life)
+  if (current == 0 and previous == 0) or not life then
+    life = now
   end
   local elapsed = math.max(0, now - index * window)
   local estimate = previous * (window - elapsed) / window + current
@@ -62,11 +68,12 @@ local function check(key, permits_arg, limit_arg, window_arg)
     return 0, available, math.ceil(retry) + 1, math.ceil(reset)
   end
   return 1, available, 0, math.ceil(reset), math.floor(limit - estimate - permits),
-    math.ceil(2 * window - elapsed), index, current + permits, previous
+    math.ceil(2 * window - elapsed), index, current + permits, previous, life
 end
 
-local function commit(key, remaining, reset, index, current, previous)
-  redis.call('SET', key, string.format('w%d %d %d', index, current, previous), 'PX', math.ceil(reset / 1000))
-  -- The receipt is the window's number: refund.lua gives back only while it is current.
-  return remaining, reset, index
+local function commit(key, remaining, reset, index, current, previous, life)
+  redis.call('SET', key, string.format('w%d %d %d %d', index, current, previous, life), 'PX', math.ceil(reset / 1000))
+  -- The receipt is the window's number: refund.lua gives back only while it is current, and only
+  -- in this life of the key (the instant it began: not after a reset or a restart that lost it).
+  return remaining, reset, index, life
 end

@@ -71,6 +71,11 @@ public final class FrozenClockScript {
         return settle("charge ", now, permits, admitted, keys);
     }
 
+    /** As {@link #refund}, with exactly what production sends: Redis' own clock. */
+    public List<Long> refundOnRedisClock(long permits, List<Long> admitted, String... keys) {
+        return settle("", -1, permits, admitted, keys);
+    }
+
     private List<Long> settle(String mode, long now, long permits, List<Long> admitted, String... keys) {
         assertThat(admitted).as("an admission's reply, with its receipts and lives").hasSizeGreaterThanOrEqualTo(1 + 6 * rules.size());
         LuaScript refund = LuaEvaluator.refundScript();
@@ -83,10 +88,17 @@ public final class FrozenClockScript {
             args.add(Long.toString(admitted.get(1 + 5 * rules.size() + i)));
             args.addAll(rules.get(i).algorithm().scriptArguments(rules.get(i)));
         }
-        args.add(Long.toString(now));
+        if (now >= 0) {
+            args.add(Long.toString(now));
+        }
         @SuppressWarnings("unchecked")
         List<Long> reply = (List<Long>) client.eval(refund.source(), Arrays.asList(keys), args);
         return reply;
+    }
+
+    /** As {@link #admit}, with exactly what production sends: Redis' own clock; the whole reply. */
+    public List<Long> admitOnRedisClock(long permits, String... keys) {
+        return run(keys, args(true, permits));
     }
 
     /**
@@ -148,8 +160,9 @@ public final class FrozenClockScript {
     }
 
     /**
-     * A gcra or token-bucket state as it was before states kept their life: {@code -<tat>} or
-     * {@code t<tokens> <at>}, for tests of what the algorithm counts; anything else as it is.
+     * A state as it was before states kept their life: gcra's {@code -<tat>}, token-bucket's
+     * {@code t<tokens> <at>}, leaky-bucket's {@code l<level> <at>}, sliding-window's {@code w<w> <c> <p>},
+     * for tests of what the algorithm counts; anything else as it is.
      */
     public static String withoutLife(String state) {
         if (state == null) {
@@ -159,7 +172,10 @@ public final class FrozenClockScript {
         if (state.startsWith("-")) {
             return parts[0];
         }
-        return state.startsWith("t") && parts.length > 2 ? parts[0] + " " + parts[1] : state;
+        if (state.startsWith("w") && parts.length > 3) {
+            return parts[0] + " " + parts[1] + " " + parts[2];
+        }
+        return (state.startsWith("t") || state.startsWith("l")) && parts.length > 2 ? parts[0] + " " + parts[1] : state;
     }
 
     /** The decision without an admission's receipts, which {@link #admit} shows. */

@@ -103,6 +103,67 @@ class GiveBackLivesClockIT {
     }
 
     /**
+     * Item 2 for the other algorithms that refund: a {@code countStatus} refund of an admission made
+     * before a reset or a restart that lost the data lands not in the state begun after it, 10 ms
+     * later, in the same aligned window (sliding-window). fixed-window: the next test.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = {"SLIDING_WINDOW", "LEAKY_BUCKET", "SLIDING_LOG"})
+    void aRefundFromBeforeTheKeyWasLostGivesNothingToItsNextLife(Algorithm algorithm) {
+        FrozenClockScript script = new FrozenClockScript(redis.client(), Rule.of(algorithm, 10, Duration.ofMinutes(1)));
+        String key = redis.key("lost-" + algorithm.configName());
+        List<Long> before = script.admit(T0, 2, key);
+
+        redis.client().del(key);
+        admit(script, T0 + 10 * MS, 3, key);
+        String after = redis.client().type(key).equals("zset") ? redis.client().zrange(key, 0, -1).toString()
+                : redis.client().get(key);
+
+        assertThat(script.refund(T0 + 10 * MS, 2, before, key)).containsExactly(0L);
+        assertThat(redis.client().type(key).equals("zset") ? redis.client().zrange(key, 0, -1).toString()
+                : redis.client().get(key)).isEqualTo(after);
+    }
+
+    /**
+     * fixed-window's window end is its life, to the millisecond on Redis' own clock (as production
+     * runs, without the test clock): a window begun after a reset or a restart that lost the key ends
+     * later (here 10 ms), and a refund from before finds nothing of its own there.
+     */
+    @org.junit.jupiter.api.Test
+    void aFixedWindowsEndIsItsLifeToTheMillisecond() {
+        FrozenClockScript script = new FrozenClockScript(redis.client(), Rule.of(Algorithm.FIXED_WINDOW, 10, Duration.ofMinutes(1)));
+        String key = redis.key("fixed-life");
+        List<Long> before = script.admitOnRedisClock(2, key);
+        List<Long> same = script.admitOnRedisClock(1, key);
+        assertThat(script.refundOnRedisClock(1, same, key)).as("its own window").containsExactly(1L);
+
+        redis.client().del(key);
+        script.admitOnRedisClock(3, key);
+        // The new window began 10 ms after the old one: its end is 10 ms later.
+        redis.client().pexpire(key, redis.client().pttl(key) + 10);
+
+        assertThat(script.refundOnRedisClock(2, before, key)).containsExactly(0L);
+        assertThat(redis.client().get(key)).isEqualTo("3");
+    }
+
+    /**
+     * Stacked refunds of leaky-bucket, as gcra's rests: the first admission's refund, placed below
+     * the second, may not let the client in more than one place would.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = {"LEAKY_BUCKET", "GCRA", "TOKEN_BUCKET"})
+    void aRefundBelowLaterAdmissionsGivesBackNoMoreThanOnePlaceHolds(Algorithm algorithm) {
+        FrozenClockScript script = sixteenPerSecond(algorithm);
+        String key = redis.key("stacked-" + algorithm.configName());
+        String twin = redis.key("stacked-twin-" + algorithm.configName());
+        List<Long> early = script.admit(T0, 8, key);
+        admit(script, T0 + 300 * MS, 8, key, twin);
+        script.refund(T0 + 300 * MS, 8, early, key);
+
+        assertThat(admittedAt(script, T0 + 300 * MS, key)).isLessThanOrEqualTo(admittedAt(script, T0 + 300 * MS, twin));
+    }
+
+    /**
      * Item 2 through expiry: refunds lower the state so that its key expires before a lease's
      * stamp (the DEL stands for that expiry: a frozen clock does not move Redis' own TTLs); a burst
      * starts a new life soon after, and the lease's rest, sent late, finds a state that looks as if

@@ -87,12 +87,18 @@ class RefundClockIT {
         assertThat(first.get(5)).as("the receipt: the window's number").isEqualTo(T0 / MINUTE);
         script.admit(start + 2_000_000, 3, key);
         assertThat(script.refund(start + 3_000_000, 4, first, key)).containsExactly(1L);
-        assertThat(redis.client().get(key)).isEqualTo("w" + T0 / MINUTE + " 3 0");
+        assertThat(redis.client().get(key)).as("the window, its count, the previous, the life begun at the first")
+                .isEqualTo("w" + T0 / MINUTE + " 3 0 " + (start + 1_000_000));
 
         List<Long> late = script.admit(start + 4_000_000, 2, key);
         assertThat(script.refund(start + MINUTE, 2, late, key)).as("its window is the previous one now")
                 .containsExactly(0L);
-        assertThat(redis.client().get(key)).isEqualTo("w" + T0 / MINUTE + " 5 0");
+        assertThat(FrozenClockScript.withoutLife(redis.client().get(key))).isEqualTo("w" + T0 / MINUTE + " 5 0");
+
+        redis.client().del(key);
+        script.admit(start + 5_000_000, 1, key);
+        assertThat(script.refund(start + 5_000_000, 1, late, key)).as("a new life of the key: nothing from before it")
+                .containsExactly(0L);
     }
 
     @Test
@@ -116,12 +122,14 @@ class RefundClockIT {
         String key = redis.key("leaky");
         FrozenClockScript script = new FrozenClockScript(redis.client(),
                 Rule.builder(Algorithm.LEAKY_BUCKET, 10, Duration.ofMinutes(1)).burst(5).build());
-        script.admit(T0, 3, key);
+        List<Long> first = script.admit(T0, 3, key);
         List<Long> second = script.admit(T0, 2, key);
         assertThat(script.refund(T0 + 3_000_000, 2, second, key)).containsExactly(1L);
         assertThat(script.peek(T0 + 3_000_000, 1, key)).as("level 3 less half a leak")
                 .containsExactly(1L, 1L, 2L, 0L, 15_000_000L);
-        assertThat(script.refund(T0 + 3_000_000, 5, second, key)).as("never below empty: the key goes")
+        assertThat(script.refund(T0 + 3_000_000, 2, second, key)).as("a second time: no longer in the bucket")
+                .containsExactly(0L);
+        assertThat(script.refund(T0 + 3_000_000, 5, first, key)).as("never below empty: the key goes")
                 .containsExactly(1L);
         assertThat(redis.client().exists(key)).isFalse();
     }
