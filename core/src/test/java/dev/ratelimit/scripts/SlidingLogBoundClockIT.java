@@ -1,0 +1,199 @@
+package dev.ratelimit.scripts;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ratelimit.Algorithm;
+import dev.ratelimit.Rule;
+import dev.ratelimit.redis.LuaScript;
+import dev.ratelimit.testing.RedisServerExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * How many entries a sliding log holds, whatever the traffic: sliding-log.lua's header bounds it by
+ * the rule, the anchor and the entries of the window and booked ahead, at most
+ * {@code 1 + limit * (1 + ceil(maxDelay / window))}, and every write trims to it: an admission, a
+ * delayed admission's reservation ({@code maxDelay}, mode '1D&lt;max_us&gt;', which books entries ahead
+ * of now). The production scripts run at exact instants through their trailing {@code now}; the
+ * log is read back with ZCARD after every call.
+ *
+ * <p>Replies are {state, allowed, remaining, retry_after_us, reset_after_us[, receipt]}: state 1
+ * admitted, 0 denied, 4 delayed (then retry_after_us is the wait).
+ */
+class SlidingLogBoundClockIT {
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private static final long T0 = 1_700_000_000_000_000L;
+    private static final long MS = 1_000L;
+    private static final long SECOND = 1_000_000L;
+    private static final long DELAYED = 4;
+    private static final LuaScript SCRIPT = LuaEvaluator.script(Algorithm.SLIDING_LOG);
+
+    @BeforeAll
+    static void loadScript() {
+        assertThat(redis.client().scriptLoad(SCRIPT.source())).isEqualTo(SCRIPT.sha1());
+    }
+
+    /**
+     * limit 5, window 2 s, maxDelay 10 s: waves of 15 requests, each wave once the last request of
+     * the one before is served. Each wave after the first finds 5 in the window and books its 15
+     * over the next 6 s: 20 live entries. Before every write trimmed, nothing did (none of them is
+     * admitted at once, and only admissions trimmed): the log held 15, 30, 45, 60 entries.
+     */
+    @Test
+    void wavesOfDelayedRequestsLeaveTheWindowAndTheirReservationsOnly() {
+        Rule rule = Rule.of(Algorithm.SLIDING_LOG, 5, Duration.ofSeconds(2));
+        long maxDelay = 10 * SECOND;
+        String key = redis.key("waves");
+        List<Long> sizes = new ArrayList<>();
+        List<Long> trimmed = new ArrayList<>();
+        long now = T0;
+        for (int wave = 0; wave < 6; wave++) {
+            long lastServed = now;
+            for (int request = 0; request < 15; request++) {
+                List<Long> reply = run(rule, delaying(maxDelay), now, key);
+                assertThat(reply.get(1)).as("wave %d, request %d: admitted or delayed", wave + 1, request + 1)
+                        .isEqualTo(1L);
+                if (reply.get(0) == DELAYED) {
+                    lastServed = Math.max(lastServed, now + reply.get(3));
+                }
+            }
+            sizes.add(redis.client().zcard(key));
+            trimmed.add(1 + live(key, now, rule));
+            now = lastServed;
+        }
+        for (int wave = 0; wave < sizes.size(); wave++) {
+            assertThat(sizes.get(wave)).as("wave %d: ZCARD after each wave %s, the anchor with the window's and the "
+                    + "reserved entries %s", wave + 1, sizes, trimmed).isLessThanOrEqualTo(trimmed.get(wave));
+            assertThat(sizes.get(wave)).as("wave %d: within the rule's bound", wave + 1)
+                    .isLessThanOrEqualTo(bound(rule, maxDelay));
+        }
+        assertThat(trimmed.subList(1, trimmed.size())).as("5 in the window and 15 booked ahead, and the anchor")
+                .containsOnly(21L);
+    }
+
+    static Stream<Arguments> shapedClients() {
+        return Stream.of(
+                Arguments.of(5, Duration.ofSeconds(2), 10 * SECOND, 1, 100 * MS),
+                Arguments.of(3, Duration.ofSeconds(4), 10 * SECOND, 1, 50 * MS),
+                Arguments.of(10, Duration.ofSeconds(1), 5 * SECOND, 3, 50 * MS),
+                Arguments.of(7, Duration.ofMillis(500), 2 * SECOND, 2, 40 * MS));
+    }
+
+    /**
+     * A client that asks far more often than its limit lets through, with costs from 1 to maxCost,
+     * at instants of a seeded random walk (gaps up to twice meanGap), every call allowed to wait
+     * maxDelay: after every call the log holds the anchor and the entries in the window or booked
+     * ahead as of the last write (a plain denial writes nothing, so trims nothing), and no more than
+     * the rule's bound; the key always has a TTL.
+     */
+    @ParameterizedTest(name = "limit {0} per {1}, maxDelay {2} us, costs up to {3}")
+    @MethodSource("shapedClients")
+    void aClientKeptOverItsLimitForTenMinutesHoldsAtMostItsWindowPlusItsReservations(int limit, Duration window,
+            long maxDelay, int maxCost, long meanGap) {
+        Rule rule = Rule.of(Algorithm.SLIDING_LOG, limit, window);
+        String key = redis.key("shaped-" + limit + "-" + window.toMillis() + "-" + maxCost);
+        long bound = bound(rule, maxDelay);
+        Random random = new Random(limit * 31L + maxCost);
+        long now = T0;
+        long delayed = 0;
+        long largest = 0;
+        long written = now;
+        for (long end = T0 + 10 * 60 * SECOND; now < end; now += 1 + random.nextInt((int) (2 * meanGap))) {
+            List<Long> reply = run(rule, delaying(maxDelay), now, key, 1 + random.nextInt(maxCost));
+            if (reply.get(0) == DELAYED) {
+                delayed++;
+            }
+            if (reply.get(1) == 1L) {
+                written = now;
+            }
+            long size = redis.client().zcard(key);
+            largest = Math.max(largest, size);
+            long at = now;
+            assertThat(size).as("+%d us: the log against the rule's bound %d", at - T0, bound)
+                    .isLessThanOrEqualTo(bound);
+            assertThat(size).as("+%d us: the anchor, the window's and the booked entries of the last write", at - T0)
+                    .isLessThanOrEqualTo(1 + live(key, written, rule));
+            assertThat(redis.client().pttl(key)).as("+%d us: a TTL", at - T0).isPositive();
+        }
+        long windows = (now - T0) / (window.toNanos() / 1000);
+        assertThat(delayed).as("the client was over its limit, its requests booked ahead")
+                .isGreaterThan(windows * limit / (2L * maxCost));
+        assertThat(largest).as("the log held more than a window: requests booked ahead").isGreaterThan(limit);
+        if (maxCost == 1) {
+            assertThat(largest).as("single permits reach the bound: it is the worst case, not a margin")
+                    .isEqualTo(bound);
+        }
+    }
+
+    /**
+     * The bound's worst case, exact: the window full (5 admissions in its last microseconds) with
+     * the anchor before it, and maxDelay (10 s = 5 windows) booked whole, 5 per window: 1 + 5 + 25
+     * entries, 1 + limit * (1 + ceil(maxDelay / window)). The next request's turn is past maxDelay:
+     * a plain denial, writing nothing.
+     */
+    @Test
+    void theWorstCaseIsTheAnchorAFullWindowAndMaxDelayBookedWhole() {
+        Rule rule = Rule.of(Algorithm.SLIDING_LOG, 5, Duration.ofSeconds(2));
+        long maxDelay = 10 * SECOND;
+        String key = redis.key("worst");
+        assertThat(run(rule, "1", T0 - 2 * SECOND, key).get(0)).isEqualTo(1L);
+        for (long at = T0 - 4; at < T0; at++) {
+            assertThat(run(rule, "1", at, key).get(0)).isEqualTo(1L);
+        }
+        assertThat(run(rule, "1", T0, key).subList(0, 3)).as("the first entry has left: the fifth")
+                .containsExactly(1L, 1L, 0L);
+        long wait = 0;
+        for (int booked = 0; booked < 25; booked++) {
+            List<Long> reply = run(rule, delaying(maxDelay), T0, key);
+            assertThat(reply.get(0)).as("reservation %d", booked + 1).isEqualTo(DELAYED);
+            wait = reply.get(3);
+        }
+        assertThat(wait).as("the last one booked at maxDelay").isEqualTo(maxDelay);
+        assertThat(redis.client().zcard(key)).isEqualTo(31).isEqualTo(bound(rule, maxDelay));
+        byte[] before = redis.client().dump(key);
+        assertThat(run(rule, delaying(maxDelay), T0, key).get(0)).as("past maxDelay").isZero();
+        assertThat(redis.client().dump(key)).as("a denial writes nothing").isEqualTo(before);
+    }
+
+    /** 1 + limit * (1 + ceil(maxDelay / window)): sliding-log.lua's bound, for costs of 1. */
+    private static long bound(Rule rule, long maxDelay) {
+        long window = rule.window().toNanos() / 1000;
+        return 1 + rule.limit() * (1 + (maxDelay + window - 1) / window);
+    }
+
+    /** The entries still in the window at {@code now} or booked ahead of it. */
+    private static long live(String key, long now, Rule rule) {
+        return redis.client().zcount(key, "(" + (now - rule.window().toNanos() / 1000), "+inf");
+    }
+
+    private static String delaying(long maxMicros) {
+        return "1D" + maxMicros;
+    }
+
+    private static List<Long> run(Rule rule, String mode, long now, String key) {
+        return run(rule, mode, now, key, 1);
+    }
+
+    private static List<Long> run(Rule rule, String mode, long now, String key, long permits) {
+        List<String> args = new ArrayList<>();
+        args.add(mode);
+        args.add(Long.toString(permits));
+        args.addAll(rule.algorithm().scriptArguments(rule));
+        args.add(Long.toString(now));
+        @SuppressWarnings("unchecked")
+        List<Long> reply = (List<Long>) redis.client().evalsha(SCRIPT.sha1(), Collections.singletonList(key), args);
+        return reply;
+    }
+}
