@@ -39,8 +39,10 @@
 -- kept: never more than that write's bound, whatever the traffic was.
 --
 -- Totals are exact in Lua's doubles below 2^53. A log whose window runs empty starts again from 0;
--- one that never empties (limits near the 2^50 bound) is rebased, every total lowered by the
--- anchor's, before its newest total would pass 2^52.
+-- one that never empties (limits near the 2^50 bound) is rebased by the write that trims it, every
+-- total lowered by the anchor's, before its newest total would pass 2^52: an admission, or a
+-- reservation while the rebased total stays below 2^52 (past it, or with no anchor, it is denied
+-- instead).
 --
 -- KEYS[i]: the log of rule i.  ARGV[1]: '1' to consume, '0' to peek, 'L...' to consume and lease
 -- (limiter-driver.lua).
@@ -186,11 +188,19 @@ end
 -- entry the same request would add then. Entries ahead of now count in the window at once, so
 -- every later request waits behind this one. The receipt is the entry's score, as an admission's.
 -- It trims to the anchor check() found, as commit() does: a client kept over its limit is never
--- admitted at once, so without this nothing would trim its log.
+-- admitted at once, so without this nothing would trim its log. Near 2^52 it rebases as commit()
+-- does, unless the rebased total would still pass 2^52 (maxDelay many windows of a limit near
+-- 2^50): then, as without an anchor, the request is denied, writing nothing.
 local function reserve(key, retry, total, newest_at, permits, window, anchor_at)
   local stamp = math.max(now + retry, newest_at + 1)
-  if stamp - now > DELAY_MAX or total + permits > REBASE_AT then
+  if stamp - now > DELAY_MAX then
     return nil
+  end
+  if total + permits > REBASE_AT then
+    local anchor = anchor_at ~= 0 and redis.call('ZRANGEBYSCORE', key, int(anchor_at), int(anchor_at))[1]
+    if not anchor or total + permits - tonumber(anchor) > REBASE_AT then
+      return nil
+    end
   end
   local left = append(key, total + permits, window, stamp, anchor_at)
   return stamp - now, 0, left, stamp

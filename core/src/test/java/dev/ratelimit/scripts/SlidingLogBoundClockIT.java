@@ -18,6 +18,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import redis.clients.jedis.resps.Tuple;
 
 /**
  * How many entries a sliding log holds, whatever the traffic: sliding-log.lua's header bounds it by
@@ -165,6 +166,67 @@ class SlidingLogBoundClockIT {
         byte[] before = redis.client().dump(key);
         assertThat(run(rule, delaying(maxDelay), T0, key).get(0)).as("past maxDelay").isZero();
         assertThat(redis.client().dump(key)).as("a denial writes nothing").isEqualTo(before);
+    }
+
+    /**
+     * limit 2^50 (Rule.MAX_LIMIT), window 1 s, maxDelay 3 s, every request the whole limit: one
+     * booked a second, each 3 s ahead. The running totals pass 2^52 after four entries; the
+     * reservation that trims to the anchor rebases them as an admission's commit does, so the
+     * totals stay exact doubles and the client keeps getting its turn, not a denial.
+     */
+    @Test
+    void reservationsAtTheLargestLimitRebaseTheLogBeforeItsTotalsLosePrecision() {
+        long limit = Rule.MAX_LIMIT;
+        Rule rule = Rule.of(Algorithm.SLIDING_LOG, limit, Duration.ofSeconds(1));
+        long maxDelay = 3 * SECOND;
+        String key = redis.key("rebased");
+        assertThat(run(rule, "1", T0, key, limit).subList(0, 3)).containsExactly(1L, 1L, 0L);
+        for (int ahead = 1; ahead <= 3; ahead++) {
+            assertThat(run(rule, delaying(maxDelay), T0, key, limit).subList(0, 4)).as("booked %d s ahead", ahead)
+                    .containsExactly(DELAYED, 1L, 0L, ahead * SECOND);
+        }
+        for (int second = 1; second <= 12; second++) {
+            long now = T0 + second * SECOND;
+            assertThat(run(rule, delaying(maxDelay), now, key, limit).subList(0, 4))
+                    .as("second %d: its turn 3 s on", second)
+                    .containsExactly(DELAYED, 1L, 0L, 3 * SECOND);
+            assertThat(run(rule, "0", now + 999_999, key, 1).subList(0, 4))
+                    .as("second %d: this turn and the 3 booked, 4 times the limit: room once the last leaves", second)
+                    .containsExactly(0L, 0L, 0L, 3 * SECOND + 1);
+            for (Tuple entry : redis.client().zrangeWithScores(key, 0, -1)) {
+                assertThat(Long.parseLong(entry.getElement())).as("second %d: an exact double", second)
+                        .isLessThanOrEqualTo((1L << 52) + limit);
+            }
+            assertThat(redis.client().zcard(key)).as("the anchor at most, this second's turn and 3 booked")
+                    .isLessThanOrEqualTo(5);
+        }
+        assertThat(run(rule, "1", T0 + 16 * SECOND, key, limit).subList(0, 3))
+                .as("after the last turn, the whole limit")
+                .containsExactly(1L, 1L, 0L);
+    }
+
+    /**
+     * The same rule with maxDelay 10 s: a fifth entry of 2^50 would pass 2^52, and at T0 no entry has
+     * left the window, so no anchor to rebase by: the request is denied (its turn within maxDelay
+     * notwithstanding), writing nothing. A second on, the first entry is the anchor and the turn
+     * is booked.
+     */
+    @Test
+    void aReservationNoRebaseBringsBelowTwoToThe52IsADenialThatWritesNothing() {
+        long limit = Rule.MAX_LIMIT;
+        Rule rule = Rule.of(Algorithm.SLIDING_LOG, limit, Duration.ofSeconds(1));
+        long maxDelay = 10 * SECOND;
+        String key = redis.key("unrebased");
+        run(rule, "1", T0, key, limit);
+        for (int ahead = 1; ahead <= 3; ahead++) {
+            assertThat(run(rule, delaying(maxDelay), T0, key, limit).get(0)).isEqualTo(DELAYED);
+        }
+        byte[] before = redis.client().dump(key);
+        assertThat(run(rule, delaying(maxDelay), T0, key, limit).subList(0, 4)).as("totals would reach 5 x 2^50")
+                .containsExactly(0L, 0L, 0L, 4 * SECOND);
+        assertThat(redis.client().dump(key)).as("a denial writes nothing").isEqualTo(before);
+        assertThat(run(rule, delaying(maxDelay), T0 + SECOND, key, limit).subList(0, 4)).as("rebased by the anchor")
+                .containsExactly(DELAYED, 1L, 0L, 3 * SECOND);
     }
 
     /** 1 + limit * (1 + ceil(maxDelay / window)): sliding-log.lua's bound, for costs of 1. */
