@@ -5,7 +5,7 @@
 -- that request, so memory grows with requests, not with permits, and no request's cost needs
 -- summing: the permits in the window are the newest total minus the total of the newest entry at or
 -- before the window's start (the anchor; 0 when there is none). Every write trims everything older
--- than the anchor and keeps the anchor itself: commit() and reserve().
+-- than the anchor and keeps the anchor itself: commit(), reserve(), and refund.lua's after-charges.
 --
 -- Scores strictly increase with the totals: a request is stamped now, or one microsecond after the
 -- newest entry when that is not earlier (two admissions in one microsecond, or a clock that stepped
@@ -35,14 +35,17 @@
 -- a quota lease stamped after the booked entries needs them all within limit with it (a clock that
 -- stepped back adds the step to maxDelay). Worst case, reached exactly: the anchor, a full window of
 -- single permits and maxDelay booked whole (5 per 2 s with a maxDelay of 10 s: 1 + 5 + 25 = 31
--- entries; 100 per 1 s with 60 s: 6101). A trim removes only what the write before left, the anchor
--- kept: never more than that write's bound, whatever the traffic was.
+-- entries; 100 per 1 s with 60 s: 6101). After-charges (refund.lua) are taken past the limit, so no
+-- rule bounds them: each request is charged at most once, and its entry, stamped now or just after
+-- the newest (so at most maxDelay ahead, and a microsecond per entry in the same microsecond), adds
+-- one to the bound until it leaves the window. A trim removes only what the write before left, the
+-- anchor kept: never more than that write's bound, whatever the traffic was.
 --
 -- Totals are exact in Lua's doubles below 2^53. A log whose window runs empty starts again from 0;
 -- one that never empties (limits near the 2^50 bound) is rebased by the write that trims it, every
 -- total lowered by the anchor's, before its newest total would pass 2^52: an admission, or a
 -- reservation while the rebased total stays below 2^52 (past it, or with no anchor, it is denied
--- instead).
+-- instead). refund.lua does not rebase: a charge that would pass 2^52 is not taken.
 --
 -- KEYS[i]: the log of rule i.  ARGV[1]: '1' to consume, '0' to peek, 'L...' to consume and lease
 -- (limiter-driver.lua).

@@ -7,9 +7,12 @@ import dev.ratelimit.Rule;
 import dev.ratelimit.redis.LuaScript;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Deque;
 import java.util.List;
+import java.util.PriorityQueue;
 import java.util.Random;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
@@ -25,8 +28,8 @@ import redis.clients.jedis.resps.Tuple;
  * the rule, the anchor and the entries of the window and booked ahead, at most
  * {@code 1 + limit * (1 + ceil(maxDelay / window))}, and every write trims to it: an admission, a
  * delayed admission's reservation ({@code maxDelay}, mode '1D&lt;max_us&gt;', which books entries ahead
- * of now). The production scripts run at exact instants through their trailing {@code now}; the
- * log is read back with ZCARD after every call.
+ * of now), and an after-charge (refund.lua). The production scripts run at exact instants through
+ * their trailing {@code now}; the log is read back with ZCARD after every call.
  *
  * <p>Replies are {state, allowed, remaining, retry_after_us, reset_after_us[, receipt]}: state 1
  * admitted, 0 denied, 4 delayed (then retry_after_us is the wait).
@@ -166,6 +169,61 @@ class SlidingLogBoundClockIT {
         byte[] before = redis.client().dump(key);
         assertThat(run(rule, delaying(maxDelay), T0, key).get(0)).as("past maxDelay").isZero();
         assertThat(redis.client().dump(key)).as("a denial writes nothing").isEqualTo(before);
+    }
+
+    /**
+     * chargeAfter with maxDelay, five minutes: a client asking ten times a second, 5 per 2 s, each
+     * request it gets waits for its turn, runs 50 ms and is then charged 1 permit more
+     * (RateLimiter.charge, refund.lua). A charge is an entry past the limit, stamped after the
+     * booked ones, and it trims what has left the window as every write does: the log holds the
+     * rule's bound and at most one entry per charge made within the last window and maxDelay. A
+     * charge that did not trim left entries older than the anchor behind it.
+     */
+    @Test
+    void chargesOfDelayedRequestsKeepTheLogBoundedToo() {
+        Rule rule = Rule.of(Algorithm.SLIDING_LOG, 5, Duration.ofSeconds(2));
+        long maxDelay = 10 * SECOND;
+        long window = 2 * SECOND;
+        FrozenClockScript charges = new FrozenClockScript(redis.client(), rule);
+        String key = redis.key("charged");
+        long bound = bound(rule, maxDelay);
+        PriorityQueue<long[]> due = new PriorityQueue<>((a, b) -> Long.compare(a[0], b[0]));
+        List<List<Long>> receipts = new ArrayList<>();
+        Deque<Long> charged = new ArrayDeque<>();
+        long nextRequest = T0;
+        long end = T0 + 5 * 60 * SECOND;
+        long written = T0;
+        while (nextRequest < end) {
+            long now;
+            if (!due.isEmpty() && due.peek()[0] <= nextRequest) {
+                long[] charge = due.poll();
+                now = charge[0];
+                assertThat(charges.charge(now, 1, receipts.get((int) charge[1]), key)).containsExactly(1L);
+                charged.addLast(now);
+                written = now;
+            } else {
+                now = nextRequest;
+                nextRequest += 100 * MS;
+                List<Long> reply = run(rule, delaying(maxDelay), now, key);
+                if (reply.get(1) == 1L) {
+                    written = now;
+                    long served = reply.get(0) == DELAYED ? now + reply.get(3) : now;
+                    receipts.add(reply);
+                    due.add(new long[] {served + 50 * MS, receipts.size() - 1});
+                }
+            }
+            while (!charged.isEmpty() && charged.peekFirst() <= now - window - maxDelay - MS) {
+                charged.removeFirst();
+            }
+            long size = redis.client().zcard(key);
+            long at = now;
+            assertThat(size).as("+%d us: the anchor, the window's and the booked entries of the last write", at - T0)
+                    .isLessThanOrEqualTo(1 + live(key, written, rule));
+            assertThat(size).as("+%d us: the rule's bound %d and %d charges of the last window and maxDelay", at - T0,
+                    bound, charged.size()).isLessThanOrEqualTo(bound + charged.size());
+            assertThat(redis.client().pttl(key)).as("+%d us: a TTL", at - T0).isPositive();
+        }
+        assertThat(receipts.size()).as("requests served, each charged").isGreaterThan(300);
     }
 
     /**
