@@ -12,8 +12,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The penalty box across a restart of a Redis that keeps nothing on disk (the test server runs
  * without persistence): the box is gone with the rest of the client's state, as after a reset, and
  * the limiter neither fails nor forgets how to box. The node whose deny cache holds the box's answer
- * goes on refusing until that answer's retry-after, as it does after a reset made elsewhere; the
- * other node decides on what Redis now holds. A Redis that persists keeps the box with its TTL.
+ * goes on refusing until it next reads the overrides (DenyCacheRestartIT: then it forgets, as after
+ * a reset made elsewhere); the other node decides on what Redis now holds. A Redis that persists keeps the box with its TTL.
  */
 class PenaltyBoxRestartIT {
     @RegisterExtension
@@ -21,10 +21,14 @@ class PenaltyBoxRestartIT {
 
     private static final Duration PENALTY = Duration.ofMinutes(10);
 
-    private static RateLimiter node(RedisStore store, boolean denyCache) {
-        return RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName("boxed-restart")
+    /** The node's clock: the one that caches stands still, so that its overrides read (every 2 s) waits. */
+    private final java.util.concurrent.atomic.AtomicLong cachedClock = new java.util.concurrent.atomic.AtomicLong();
+
+    private RateLimiter node(RedisStore store, boolean denyCache) {
+        RateLimiterBuilder builder = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName("boxed-restart")
                 .localDenyCache(denyCache).onRedisFailure(FailurePolicy.DENY)
-                .rule(Rule.builder(Algorithm.GCRA, 3, Duration.ofSeconds(30)).penalty(PENALTY).build()).build();
+                .rule(Rule.builder(Algorithm.GCRA, 3, Duration.ofSeconds(30)).penalty(PENALTY).build());
+        return (denyCache ? builder.clock(cachedClock::get) : builder).build();
     }
 
     /** The client's next decision Redis made: one that met a stale connection after the restart is retried. */
@@ -59,7 +63,7 @@ class PenaltyBoxRestartIT {
             redis.start();
 
             assertThat(cached.tryAcquire("client").penalized())
-                    .as("the deny cache keeps the box's answer until its retry-after").isTrue();
+                    .as("the deny cache keeps the box's answer until its node next reads the overrides").isTrue();
             Decision afterRestart = decided(plain, "client");
             assertThat(afterRestart.allowed()).as("Redis forgot the box with the client's state").isTrue();
             assertThat(afterRestart.remaining()).isEqualTo(2);

@@ -22,15 +22,18 @@ public final class LiveOverrides {
     public static final Duration REFRESH_INTERVAL = Duration.ofSeconds(2);
     /**
      * How long the client-reset mark lives: far longer than a node's reads are apart, so that no
-     * node with traffic misses a count, and short enough not to linger.
+     * node with traffic misses a count, and short enough not to linger. Every read creates it when
+     * absent, so its expiry is a change each node sees once a day: each then drops its leases and
+     * the denials it remembers, as after a reset.
      */
-    static final Duration MARK_LIFETIME = Duration.ofHours(1);
+    static final Duration MARK_LIFETIME = Duration.ofDays(1);
     /**
      * How much later a mark of the same count must expire than the one last read to be a new mark: far
-     * more than a read's delay, far less than {@link #MARK_LIFETIME} (a new mark expires at least that
-     * much later, since an increment keeps the TTL).
+     * more than a read's delay and the nodes' clocks' drift between two reads, far less than {@link
+     * #MARK_LIFETIME} (a new mark expires later by the time since the last was made). A restart that
+     * loses the mark within this of its making is the one a node does not see as a new mark.
      */
-    static final Duration MARK_RENEWED = Duration.ofMinutes(1);
+    static final Duration MARK_RENEWED = Duration.ofSeconds(5);
     /** The longest origin kept. */
     static final int MAX_ORIGIN_LENGTH = 200;
 
@@ -191,6 +194,10 @@ public final class LiveOverrides {
             if (!refused(e, "read") && !refreshFailing) {
                 LimiterLog.LOG.warn("Rate limit policy '{}' cannot read its overrides from Redis; the values last read "
                         + "stay in force: {}", policyName, e.toString());
+                // The first failure after reads that worked is often a connection a restart left
+                // behind, now dropped: the next decision reads again rather than an interval later,
+                // so a restart that lost the data is seen at once (a new client-reset mark).
+                nextRefresh.compareAndSet(now + INTERVAL_NANOS, now);
             }
             refreshFailing = true;
         }
@@ -220,7 +227,10 @@ public final class LiveOverrides {
     }
 
     private State read(String op, String field, String value, String origin) {
-        State read = exchange.exchange(key, markKey, op, field, value, origin);
+        // A mark this call makes starts at a number drawn here: two makings (before and after a restart
+        // that lost the first) then differ, however close together they come.
+        long markStart = 1 + java.util.concurrent.ThreadLocalRandom.current().nextLong(1L << 40);
+        State read = exchange.exchange(key, markKey, op, field, value, origin, markStart);
         refusalLogged = false;
         return read;
     }

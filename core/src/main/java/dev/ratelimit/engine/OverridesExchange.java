@@ -51,12 +51,19 @@ abstract class OverridesExchange {
 
     /**
      * Does what {@code op} says to the hash at {@code key} or the mark at {@code markKey} (in the
-     * hash's slot), then reads both.
+     * hash's slot), then reads both; a mark absent is made at {@code markStart} (a number no other
+     * node's making is likely to pick, so that every node tells the new mark from the old).
      *
      * @throws dev.ratelimit.RedisFailureException if Redis cannot be asked or refuses
      */
     abstract LiveOverrides.State exchange(String key, String markKey, String op, String field, String value,
-            String origin);
+            String origin, long markStart);
+
+    /**
+     * How long a mark created by a call that is not a reset lives (overrides.lua: a Redis that lost
+     * the mark shows every node a new one).
+     */
+    static final String MARK_MILLIS = Long.toString(LiveOverrides.MARK_LIFETIME.toMillis());
 
     /**
      * What the script answers: {limit or -1, enforce as 1, 0 or -1, client-reset or -1, its PTTL or -2,
@@ -77,8 +84,9 @@ abstract class OverridesExchange {
 
         @Override
         LiveOverrides.State exchange(String key, String markKey, String op, String field, String value,
-                String origin) {
-            List<Long> reply = gateway.eval(SCRIPT, Arrays.asList(key, markKey), Arrays.asList(op, field, value, origin));
+                String origin, long markStart) {
+            List<Long> reply = gateway.eval(SCRIPT, Arrays.asList(key, markKey),
+                    Arrays.asList(op, field, value, origin, MARK_MILLIS, Long.toString(markStart)));
             byte[] originBytes = new byte[reply.size() - 4];
             for (int i = 0; i < originBytes.length; i++) {
                 originBytes[i] = reply.get(i + 4).byteValue();
@@ -95,15 +103,16 @@ abstract class OverridesExchange {
 
         @Override
         LiveOverrides.State exchange(String key, String markKey, String op, String field, String value,
-                String origin) {
+                String origin, long markStart) {
             long[] mark = "reset".equals(op) ? gateway.incrementInWindow(markKey, 1, Long.parseLong(value)) : null;
             List<String> pairs = "set".equals(op) ? Arrays.asList(field, value, "origin", origin)
                     : Collections.<String>emptyList();
             List<byte[]> fields = gateway.hashInTransaction(key, "clear".equals(op), pairs, FIELDS);
             if (mark == null) {
                 long[] counter = gateway.readWindow(markKey);
-                // An absent mark, or anything but a counter under its key, reads as none (PTTL -2).
-                mark = counter[1] == -2 ? new long[] {-1, -2} : counter;
+                // An absent mark, or anything but a counter under its key (PTTL -2), is made at markStart,
+                // as the script makes it: a Redis that lost it shows every node a new mark.
+                mark = counter[1] == -2 ? gateway.incrementInWindow(markKey, markStart, Long.parseLong(MARK_MILLIS)) : counter;
             }
             byte[] origins = fields.get(2);
             return state(limit(fields.get(0)), enforce(fields.get(1)), mark[0], mark[1],

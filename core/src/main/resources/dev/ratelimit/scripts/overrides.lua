@@ -9,6 +9,12 @@
 -- TTL of ARGV[3] milliseconds when absent (SET NX PX, INCRBY: what the transaction transport's
 -- incrementInWindow does). Every call then answers the state as it is now.
 --
+-- Every other call makes the mark at ARGV[6] (a number the caller drew, so that two makings of the
+-- mark differ) with a TTL of ARGV[5] milliseconds when it is absent (or not a counter): so a Redis
+-- that restarted without its data (or lost the mark to a failover) shows each node a new mark, the
+-- same way a reset does, and each forgets the denials it remembers and drops its leases instead of
+-- keeping answers Redis no longer gives.
+--
 -- The hash has no TTL, unlike every limiter key: it is configuration an operator set, and must
 -- outlive restarts until someone clears it. The mark is no configuration: it expires, and its
 -- expiry is one more change each node sees.
@@ -46,6 +52,10 @@ elseif op == 'reset' then
   end
   redis.call('SET', KEYS[2], 0, 'PX', ARGV[3], 'NX')
   redis.call('INCRBY', KEYS[2], 1)
+end
+if op ~= 'reset' and ARGV[6] and string.find(ARGV[6], '^%d+$') and not mark_count() then
+  redis.call('DEL', KEYS[2])
+  redis.call('SET', KEYS[2], ARGV[6], 'PX', ARGV[5])
 end
 local fields = redis.call('HMGET', key, 'limit', 'enforce', 'origin')
 local function whole(text)

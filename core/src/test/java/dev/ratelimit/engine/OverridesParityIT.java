@@ -161,9 +161,9 @@ class OverridesParityIT {
         startingHashes().get(start).accept(b(transacted));
         RedisGateway redisGateway = gateway(gateway);
         LiveOverrides.State byScript = OverridesExchange.of(Transport.LUA, redisGateway)
-                .exchange(scripted, mark(scripted), op, field, value, origin);
+                .exchange(scripted, mark(scripted), op, field, value, origin, 7L);
         LiveOverrides.State byTransaction = OverridesExchange.of(Transport.TRANSACTION, redisGateway)
-                .exchange(transacted, mark(transacted), op, field, value, origin);
+                .exchange(transacted, mark(transacted), op, field, value, origin, 7L);
 
         assertSameState(byTransaction, byScript);
         assertSameHash(transacted, scripted);
@@ -183,13 +183,13 @@ class OverridesParityIT {
         OverridesExchange lua = OverridesExchange.of(Transport.LUA, redisGateway);
         OverridesExchange transaction = OverridesExchange.of(Transport.TRANSACTION, redisGateway);
         if (op.equals("clear")) {
-            assertSameState(transaction.exchange(transacted, mark(transacted), op, field, value, origin),
-                    lua.exchange(scripted, mark(scripted), op, field, value, origin));
+            assertSameState(transaction.exchange(transacted, mark(transacted), op, field, value, origin, 7L),
+                    lua.exchange(scripted, mark(scripted), op, field, value, origin, 7L));
         } else {
             RedisFailureException byScript = catchThrowableOfType(RedisFailureException.class,
-                    () -> lua.exchange(scripted, mark(scripted), op, field, value, origin));
+                    () -> lua.exchange(scripted, mark(scripted), op, field, value, origin, 7L));
             RedisFailureException byTransaction = catchThrowableOfType(RedisFailureException.class,
-                    () -> transaction.exchange(transacted, mark(transacted), op, field, value, origin));
+                    () -> transaction.exchange(transacted, mark(transacted), op, field, value, origin, 7L));
             assertThat(byScript.getMessage()).contains("WRONGTYPE");
             assertThat(byTransaction.getMessage()).contains("WRONGTYPE");
             assertThat(byTransaction.redisAnswered()).isEqualTo(byScript.redisAnswered()).isTrue();
