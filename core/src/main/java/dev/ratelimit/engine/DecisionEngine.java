@@ -86,7 +86,7 @@ public final class DecisionEngine {
         this.evictions = evictions;
         this.delayRefusal = DelayRules.refusal(rules, transport, quotaLeases);
         this.accounting = new DecisionAccounting(policyName, listener, wallClock);
-        this.refunds = new Refunds(policyName, rules);
+        this.refunds = new Refunds(policyName, rules, quotaLeases);
         FailurePolicy failurePolicy = onFailure.policy();
         this.flow = new DecisionFlow(inForce, failurePolicy, onFailure, denyCache, accounting, leases, quota);
         this.batches = new BatchDecisions(rules, transport, gateway, inForce, failurePolicy, onFailure, denyCache,
