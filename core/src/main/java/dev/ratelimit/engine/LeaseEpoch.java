@@ -1,6 +1,6 @@
 package dev.ratelimit.engine;
 
-import java.util.concurrent.locks.StampedLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Supplier;
 
 /**
@@ -10,11 +10,13 @@ import java.util.function.Supplier;
  * the epoch to the end of the install, {@link #end} the write side while it moves the epoch on. So
  * an ending comes either after an install, and finds the lease to end, or before the look, which
  * then sees the epoch moved. Checked and installed in two steps, an ending between them left a stale
- * lease live for its whole life. Grants install side by side; admissions never take the lock.
- * Thread-safe.
+ * lease live for its whole life. Grants install side by side; admissions never take the lock. A
+ * {@link ReentrantReadWriteLock}: its read side waits behind a writer queued first, so that a steady
+ * stream of grants cannot keep an ending (a client reset) out; {@code StampedLock} promises neither
+ * way. Thread-safe.
  */
 final class LeaseEpoch {
-    private final StampedLock lock = new StampedLock();
+    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
     /** Written under the write lock only. */
     private volatile long current;
 
@@ -25,21 +27,21 @@ final class LeaseEpoch {
 
     /** Moves the epoch on once the grants being installed are in, for the caller to end them with the rest. */
     void end() {
-        long stamp = lock.writeLock();
+        lock.writeLock().lock();
         try {
             current++;
         } finally {
-            lock.unlockWrite(stamp);
+            lock.writeLock().unlock();
         }
     }
 
     /** What {@code install} returns, run unless the epoch moved on since {@code sentIn}; else null. */
     <T> T ifStill(long sentIn, Supplier<T> install) {
-        long stamp = lock.readLock();
+        lock.readLock().lock();
         try {
             return current == sentIn ? install.get() : null;
         } finally {
-            lock.unlockRead(stamp);
+            lock.readLock().unlock();
         }
     }
 }
