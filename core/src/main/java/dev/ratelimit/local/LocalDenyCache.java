@@ -14,10 +14,9 @@ import java.util.function.LongSupplier;
  * an entry lives as long as the retry-after Redis gave, measured from when the call left ({@link
  * #now()}, read before sending), so never past Redis' instant, which its script computed later;
  * counted from the reply's arrival it would deny for the reply's travel time after Redis admits.
- * Bounded: past {@code maxEntries} expired entries
- * are dropped, and if none has expired new denials are simply not remembered. A full cache is
- * scanned for expired entries only once the earliest of them can have expired, so a flood of new
- * clients into a full cache costs no scan per denial.
+ * Bounded: past {@code maxEntries} expired entries are dropped, and if none has expired new denials
+ * are simply not remembered. A full cache is scanned for expired entries only once the earliest of
+ * them can have expired, so a flood of new clients into a full cache costs no scan per denial.
  */
 public final class LocalDenyCache {
     private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();

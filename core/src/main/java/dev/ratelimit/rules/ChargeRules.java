@@ -48,8 +48,11 @@ public final class ChargeRules {
         return conflict == null && quotaLeases ? LEASES : conflict;
     }
 
-    /** Why these rules cannot keep an after-charge's debt, whatever the transport; null when they can. */
-    public static String conflict(List<Rule> rules) {
+    /**
+     * Why these rules cannot keep an after-charge's debt, whatever the transport; null when they can.
+     * Private: a caller asking about a limiter must say whether it lends quota.
+     */
+    private static String conflict(List<Rule> rules) {
         Rule rule = rules.get(0);
         return rules.size() > 1 ? "several rules (" + rules + "): each counts its own client, and one usage cannot "
                 + "be split among them"
