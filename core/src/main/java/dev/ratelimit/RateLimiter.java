@@ -223,7 +223,7 @@ public final class RateLimiter {
      * @return whether the client's state changed
      * @throws IllegalArgumentException for a bad key (as {@link #refund}) or usage out of bounds
      * @throws IllegalStateException unless the limiter has one rule of {@code gcra}, {@code token-bucket},
-     *     {@code fixed-window} or {@code sliding-log}
+     *     {@code fixed-window} or {@code sliding-log}, and no {@code leases} (their nodes would not see a debt)
      */
     public boolean charge(String key, Decision decision, long usage) {
         return engine.charge(key, decision, usage);

@@ -125,6 +125,30 @@ class AfterChargeIT {
                 .hasMessageContaining("several rules");
     }
 
+    /**
+     * Issue 48, item 4: a limiter lending quota admits from its leases without asking Redis, so a debt
+     * charged in Redis would not be seen by a node admitting from its lease. HTTP refuses
+     * {@code chargeAfter} with {@code leases} at startup; the API refuses the charge itself, naming the
+     * setting, and charges nothing. The limiter still decides, and gives back as {@code countStatus} does.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = {"FIXED_WINDOW", "SLIDING_LOG", "TOKEN_BUCKET", "GCRA"})
+    void aLimiterLendingQuotaRefusesToChargeNamingLeasesAndChargesNothing(Algorithm algorithm) {
+        RateLimiter leasing = store.limiter("leasing-" + algorithm.configName()).rule(perHour(algorithm, 10, 1))
+                .leases(true).build();
+        Decision admitted = leasing.tryAcquire("client");
+        assertThat(admitted.allowed()).isTrue();
+
+        assertThatThrownBy(() -> leasing.charge("client", admitted, 5)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("policy 'leasing-" + algorithm.configName() + "' cannot charge usage")
+                .hasMessageContaining("leases (true)");
+
+        assertThat(leasing.peek("client").remaining()).as("nothing charged").isEqualTo(9);
+        assertThat(leasing.stats().afterCharges()).isZero();
+        assertThat(leasing.refund("client", admitted)).as("the receipt was not spent by the refused charge").isTrue();
+        assertThat(leasing.peek("client").remaining()).isEqualTo(10);
+    }
+
     @Test
     void aChargeRedisCannotTakeIsCountedNeverThrownAndTheAdmissionKeepsWhatItTook() throws Exception {
         try (FaultProxy proxy = new FaultProxy(redis.host(), redis.port());

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.ratelimit.support.RedisKeys;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -91,6 +92,27 @@ class PenaltyBoxIT {
         assertThat(redis.client().exists(box(policy, "client"))).as("a reset empties the box").isFalse();
         assertThat(two.tryAcquire("client").allowed()).as("and the client is admitted at once").isTrue();
         assertThat(one.tryAcquire("client").allowed()).as("on the node that reset it too").isTrue();
+    }
+
+    /**
+     * Issue 48, item 3: {@code resetEach} forgets a rule's client as {@code reset} forgets a key, its
+     * penalty box included; before, it deleted the count and left the box, which kept refusing.
+     */
+    @Test
+    void resetEachEmptiesTheBoxOfTheRulesClient() {
+        RateLimiter limiter = node("box-each", Algorithm.GCRA, false);
+        List<String> client = Collections.singletonList("client");
+        for (int i = 0; i < 3; i++) {
+            assertThat(limiter.tryAcquireEach(client).allowed()).isTrue();
+        }
+        assertThat(limiter.tryAcquireEach(client).penalized()).isTrue();
+
+        limiter.resetEach(client);
+
+        Decision after = limiter.tryAcquireEach(client);
+        assertThat(after.penalized()).as("the box is gone").isFalse();
+        assertThat(after.allowed()).isTrue();
+        assertThat(after.remaining()).as("the full limit").isEqualTo(2);
     }
 
     @Test

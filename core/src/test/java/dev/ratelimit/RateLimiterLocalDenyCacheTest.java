@@ -4,11 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.redis.InMemoryRedisGateway.Call;
 import dev.ratelimit.redis.InMemoryRedisGateway;
+import dev.ratelimit.redis.ScriptedRedisGateway;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The local deny cache as wired into {@link RateLimiter}: which requests it answers without a
@@ -73,6 +77,43 @@ class RateLimiterLocalDenyCacheTest {
         assertThat(stats.denied()).as("cached denials are denials").isEqualTo(6);
         assertThat(stats.localCacheDenials()).isEqualTo(5);
         assertThat(heardDenials).as("listeners hear cached denials too").hasValue(6);
+    }
+
+    /**
+     * Issue 48, item 10: Redis' retry-after counts from when the script ran, which is before its reply
+     * arrives. Here the reply travels 50 ms (the clock moves after the script ran, before the limiter
+     * has the reply); at the retry-after's instant Redis admits, so the cache must already have let
+     * go. Before the fix the cache counted from the reply's arrival and denied for those 50 ms more.
+     * One client alone ({@code tryAcquire}) and in a batch ({@code tryAcquireAll}) alike.
+     */
+    @ParameterizedTest(name = "batch {0}")
+    @ValueSource(booleans = {false, true})
+    void aRememberedDenialEndsWhenRedisWouldAdmitWhateverTheReplysTravelTime(boolean batch) {
+        ScriptedRedisGateway scripted = new ScriptedRedisGateway();
+        RateLimiter limiter = RateLimiter.builder(TestStores.over(scripted)).clock(scripted::nanoTime)
+                .rule(TWO_PER_SECOND).build();
+        Function<String, Decision> acquire = key -> batch ? limiter.tryAcquireAll(List.of(key)).get(0)
+                : limiter.tryAcquire(key);
+        assertThat(acquire.apply("c").allowed()).isTrue();
+        assertThat(acquire.apply("c").allowed()).isTrue();
+        Duration travel = Duration.ofMillis(50);
+        scripted.faults().afterNextScript("fixed-window", () -> scripted.advance(travel));
+
+        Decision denial = acquire.apply("c");
+
+        assertThat(denial.allowed()).isFalse();
+        assertThat(denial.retryAfter()).as("from the script's instant").isGreaterThan(travel);
+        long evals = scripted.calls(ScriptedRedisGateway.Call.EVAL);
+        scripted.advance(denial.retryAfter().minus(travel).minusNanos(1));
+        assertThat(acquire.apply("c").allowed()).as("just before Redis' instant: the cache denies").isFalse();
+        assertThat(scripted.calls(ScriptedRedisGateway.Call.EVAL)).as("without asking Redis").isEqualTo(evals);
+
+        scripted.advance(Duration.ofNanos(1));
+        Decision atRedisInstant = acquire.apply("c");
+
+        assertThat(atRedisInstant.allowed()).as("at Redis' retry-after instant, Redis decides and admits").isTrue();
+        assertThat(scripted.calls(ScriptedRedisGateway.Call.EVAL)).isEqualTo(evals + 1);
+        assertThat(limiter.stats().localCacheDenials()).isEqualTo(1);
     }
 
     @Test

@@ -167,6 +167,8 @@ public final class BatchDecisions {
             calls.add(evaluator.call(entry.redisKeys, entry.sentPermits, !entry.overCapacity));
         }
         if (!calls.isEmpty()) {
+            // As DecisionFlow: a remembered denial counts from before the scripts ran, not from their replies.
+            long askedAt = denyCache == null ? 0 : denyCache.now();
             long start = System.nanoTime();
             List<ScriptCall.Outcome> outcomes = gateway.evalAll(calls);
             long took = System.nanoTime() - start;
@@ -191,7 +193,7 @@ public final class BatchDecisions {
                     entry.decision = DecisionFlow.deniedUntilLimitsRise(entry.decision, inForce.untilNextAdaptation());
                 }
                 if (denyCache != null) {
-                    denyCache.put(entry.cacheKey(), entry.decision);
+                    denyCache.put(entry.cacheKey(), entry.decision, askedAt);
                 }
             }
             if (answered) {

@@ -12,9 +12,7 @@ import dev.ratelimit.redis.RedisGateway;
 import dev.ratelimit.rules.DelayRules;
 import dev.ratelimit.scripts.LuaEvaluator;
 import dev.ratelimit.support.EvictionFinding;
-import dev.ratelimit.support.RedisKeys;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -51,6 +49,7 @@ public final class DecisionEngine {
     private final Refunds refunds;
     private final DecisionFlow flow;
     private final BatchDecisions batches;
+    private final ClientResets resets;
     private final String delayRefusal; // why these rules cannot delay a request (DelayRules.refusal), or null
 
     /**
@@ -86,11 +85,12 @@ public final class DecisionEngine {
         this.evictions = evictions;
         this.delayRefusal = DelayRules.refusal(rules, transport, quotaLeases);
         this.accounting = new DecisionAccounting(policyName, listener, wallClock);
-        this.refunds = new Refunds(policyName, rules);
+        this.refunds = new Refunds(policyName, rules, quotaLeases);
         FailurePolicy failurePolicy = onFailure.policy();
         this.flow = new DecisionFlow(inForce, failurePolicy, onFailure, denyCache, accounting, leases, quota);
         this.batches = new BatchDecisions(rules, transport, gateway, inForce, failurePolicy, onFailure, denyCache,
                 accounting, keys::of);
+        this.resets = new ClientResets(keys, gateway, onFailure, denyCache, quota, inForce, overrides);
         // After the warm-up, whose connections it finds ready; not after one Redis did not answer, which
         // would only cost the start another timeout (the first decision due reads it instead).
         if (!warmUp || LimiterWarmUp.run(policyName, gateway, inForce.last().evaluator, overrides, failurePolicy)) {
@@ -187,56 +187,21 @@ public final class DecisionEngine {
         return flow.peek(String.join(" + ", clientKeys), keys.ofEach(clientKeys));
     }
 
-    /**
-     * Forgets, in Redis, the clients of the rules given one (null: that rule's count stays, as a
-     * {@code global} one must when one client is reset), and every denial this node remembers: a
-     * remembered denial names all of a request's clients together, so none can be picked out.
-     */
+    /** Forgets each rule's client given one, as {@link #reset} forgets one ({@link ClientResets}). */
     public void resetEach(List<String> clientKeys) {
-        if (clientKeys == null || clientKeys.size() != keys.rules()) {
-            throw new IllegalArgumentException("clientKeys must hold one key or null per rule (" + keys.rules()
-                    + "), but was " + clientKeys);
-        }
-        List<String> redisKeys = new ArrayList<>(clientKeys.size());
-        for (int i = 0; i < clientKeys.size(); i++) {
-            if (clientKeys.get(i) != null) {
-                redisKeys.add(keys.ofRule(i, clientKeys.get(i)));
-            }
-        }
-        if (!redisKeys.isEmpty()) {
-            gateway.delete(redisKeys);
-        }
-        if (denyCache != null) {
-            denyCache.forget("");
-        }
-        overrides.markClientReset();
+        resets.resetEach(clientKeys);
     }
 
-    /**
-     * Forgets the client in Redis, in the local limiter and in the deny cache, then marks the reset
-     * for the other nodes, which forget their remembered denials within the overrides' interval.
-     */
+    /** Forgets the client in Redis and on this node, and marks the reset for the others ({@link ClientResets}). */
     public void reset(String key) {
-        List<String> redisKeys = keys.of(key);
-        onFailure.forget(redisKeys.get(0));
-        if (quota != null) {
-            quota.forget(redisKeys.get(0));
-            ((LuaEvaluator) inForce.last().evaluator).forgetLeasedClient(redisKeys, QuotaLeases.RESET_GUARD);
-        } else {
-            // Its penalty box too (RedisKeys.penaltyBox), had its rule a penalty now or before.
-            List<String> withBox = new ArrayList<>(redisKeys);
-            withBox.add(RedisKeys.penaltyBox(redisKeys.get(0)));
-            gateway.delete(withBox);
-        }
-        forgetDenials(key);
-        overrides.markClientReset();
+        resets.reset(key);
     }
 
     public boolean refund(String key, Decision decision) {
         boolean back = refunds.refund(keys.of(key), decision);
         if (back) {
             // A denial remembered before the refund may no longer hold: never deny what Redis would allow.
-            forgetDenials(key);
+            resets.forgetDenials(key);
         }
         return back;
     }
@@ -245,7 +210,7 @@ public final class DecisionEngine {
         boolean changed = refunds.charge(keys.of(key), decision, usage);
         if (changed) {
             // A part given back may free what a remembered denial refuses.
-            forgetDenials(key);
+            resets.forgetDenials(key);
         }
         return changed;
     }
@@ -304,12 +269,6 @@ public final class DecisionEngine {
     /** Clients this node holds a quota lease for (or saw lately), 0 without leases. */
     public int quotaLeases() {
         return quota == null ? 0 : quota.size();
-    }
-
-    private void forgetDenials(String key) {
-        if (denyCache != null) {
-            denyCache.forget(key + '\n');
-        }
     }
 
     public void release(Decision decision) {

@@ -85,8 +85,10 @@ public final class DecisionFlow {
                 accounting.cachedDenial();
                 cached = true;
             } else {
+                // Redis' retry-after runs from its script's instant, which comes after this, not from the reply.
+                long askedAt = denyCache.now();
                 decision = take(current, key, keys, eachRule, permits, maxDelayMicros);
-                denyCache.put(cacheKey, decision);
+                denyCache.put(cacheKey, decision, askedAt);
             }
         }
         accounting.handedOut(key, decision, cached);

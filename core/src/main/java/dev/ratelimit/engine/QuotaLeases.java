@@ -86,12 +86,14 @@ public final class QuotaLeases {
      */
     private final Set<QuotaLease> lent = ConcurrentHashMap.newKeySet();
     /** Moves on whenever leases are ended or dropped wholesale: a grant sent before is stale. */
-    private final AtomicLong epoch = new AtomicLong();
+    private final LeaseEpoch epoch = new LeaseEpoch();
     /** When the next scan of the whole table may run: to make room in a full one, or to forget the ended. */
     private final AtomicLong nextRoomSweep;
     private final AtomicLong nextForgetSweep;
     /** When the next scan of {@link #lent} may run. Each starts at the clock's now: a nano clock may read negative. */
     private final AtomicLong nextLentSweep;
+    /** Tests only (QuotaLeasesRaceTest): run by a grant between its first look at the epoch and its install. */
+    Runnable beforeInstall;
 
     /** A lease's life for a rule: a tenth of its window, at most {@link #MAX_LIFETIME}. */
     static Duration lifetime(Rule rule) {
@@ -142,7 +144,7 @@ public final class QuotaLeases {
 
     /** Read before a call that may take a lease is sent, and handed to {@link #granted}. */
     long epoch() {
-        return epoch.get();
+        return epoch.current();
     }
 
     /** The longest a lease asked for now may live, in microseconds. */
@@ -158,13 +160,14 @@ public final class QuotaLeases {
      * @param sentAt the nano clock when the call went out
      * @param sentInEpoch {@link #epoch()} when the call went out: if leases were ended since, this
      *     one ends as it arrives (its rest goes back), for it was taken under rules or a state that
-     *     may no longer hold
+     *     may no longer hold; an ending on another thread while this runs too ({@link LeaseEpoch})
      */
     void granted(String key, Decision admission, QuotaGrant grant, long sentAt, long sentInEpoch) {
         long lifetime = grant == null ? lifetimeNanos : TimeUnit.MICROSECONDS.toNanos(grant.lifetimeMicros());
         QuotaLease previous = leases.get(key);
         QuotaLease lease = new QuotaLease(this, key, admission, grant, sentAt + lifetime, sentAt, previous != null && previous.quickReturn);
-        if (epoch.get() != sentInEpoch) {
+        // A first look without the lock, so that a stale grant makes no room in a full table.
+        if (epoch.current() != sentInEpoch) {
             lease.settle(Long.MAX_VALUE);
             return;
         }
@@ -175,8 +178,12 @@ public final class QuotaLeases {
                 return;
             }
         }
+        Runnable hook = beforeInstall;
+        if (hook != null) {
+            hook.run();
+        }
         QuotaLease[] replaced = new QuotaLease[1];
-        QuotaLease kept = leases.compute(key, (k, current) -> {
+        QuotaLease kept = epoch.ifStill(sentInEpoch, () -> leases.compute(key, (k, current) -> {
             // A concurrent request's lease, taken while this call (which asked nothing) was in flight,
             // stays: replacing it would send its permits straight back.
             if (grant == null && current != null && current.holdsPermits()) {
@@ -184,7 +191,7 @@ public final class QuotaLeases {
             }
             replaced[0] = current;
             return lease;
-        });
+        }));
         if (kept != lease) {
             lease.settle(Long.MAX_VALUE);
         } else if (replaced[0] != null) {
@@ -212,13 +219,17 @@ public final class QuotaLeases {
         return rests.take(max, now);
     }
 
-    /** Ends every lease now (the rules changed, or the node stops): their unused permits wait to go back. */
+    /**
+     * Ends every lease now (the rules changed, or the node stops): their unused permits wait to go back.
+     * Each is taken out before it is ended, as {@link #dropAll} does: none leaves the table unended.
+     */
     void settleAll() {
-        epoch.incrementAndGet();
-        for (QuotaLease lease : leases.values()) {
-            lease.settle(Long.MAX_VALUE);
-        }
-        leases.clear();
+        epoch.end();
+        leases.forEach((key, lease) -> {
+            if (leases.remove(key, lease)) {
+                lease.settle(Long.MAX_VALUE);
+            }
+        });
     }
 
     /**
@@ -227,7 +238,7 @@ public final class QuotaLeases {
      * would be counted twice.
      */
     void forget(String key) {
-        epoch.incrementAndGet();
+        epoch.end();
         QuotaLease lease = leases.remove(key);
         if (lease != null) {
             lease.drop();
@@ -241,7 +252,7 @@ public final class QuotaLeases {
      * stay counted until their window passes.
      */
     void dropAll() {
-        epoch.incrementAndGet();
+        epoch.end();
         leases.forEach((key, lease) -> {
             if (leases.remove(key, lease)) {
                 lease.drop();

@@ -33,9 +33,10 @@ public final class Refunds {
     private final String chargeConflict;
     private final long chargeCapacity;
 
-    public Refunds(String policyName, List<Rule> rules) {
+    /** @param quotaLeases whether the limiter lends quota: then it refuses every charge ({@link ChargeRules}) */
+    public Refunds(String policyName, List<Rule> rules, boolean quotaLeases) {
         this.policyName = policyName;
-        this.chargeConflict = ChargeRules.conflict(rules);
+        this.chargeConflict = ChargeRules.conflict(rules, quotaLeases);
         this.chargeCapacity = rules.get(0).capacity();
     }
 
@@ -68,7 +69,7 @@ public final class Refunds {
      * @param keys the client's Redis keys, which must be the receipt's
      * @param usage from 0 to the rule's capacity
      * @return whether the client's state changed
-     * @throws IllegalStateException when the rules cannot keep a debt ({@link ChargeRules})
+     * @throws IllegalStateException when the rules, or quota leases, cannot keep a debt ({@link ChargeRules})
      */
     public boolean charge(List<String> keys, Decision decision, long usage) {
         if (chargeConflict != null) {

@@ -11,11 +11,12 @@ import java.util.function.LongSupplier;
 /**
  * Remembers denials in the JVM until their retry-after, so that a client hammering a limit costs
  * no Redis round trip until it could be admitted again. It never denies what Redis would admit:
- * an entry lives exactly as long as the retry-after Redis gave, measured from when the answer
- * arrived (never earlier than Redis computed it). Bounded: past {@code maxEntries} expired entries
- * are dropped, and if none has expired new denials are simply not remembered. A full cache is
- * scanned for expired entries only once the earliest of them can have expired, so a flood of new
- * clients into a full cache costs no scan per denial.
+ * an entry lives as long as the retry-after Redis gave, measured from when the call left ({@link
+ * #now()}, read before sending), so never past Redis' instant, which its script computed later;
+ * counted from the reply's arrival it would deny for the reply's travel time after Redis admits.
+ * Bounded: past {@code maxEntries} expired entries are dropped, and if none has expired new denials
+ * are simply not remembered. A full cache is scanned for expired entries only once the earliest of
+ * them can have expired, so a flood of new clients into a full cache costs no scan per denial.
  */
 public final class LocalDenyCache {
     private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
@@ -27,13 +28,14 @@ public final class LocalDenyCache {
 
     private static final class Entry {
         final Decision denial;
-        final long storedAt;
+        /** When the call that brought the denial left: its waits count from then. */
+        final long askedAt;
         final long until;
 
-        Entry(Decision denial, long storedAt) {
+        Entry(Decision denial, long askedAt) {
             this.denial = denial;
-            this.storedAt = storedAt;
-            this.until = storedAt + denial.retryAfter().toNanos();
+            this.askedAt = askedAt;
+            this.until = askedAt + denial.retryAfter().toNanos();
         }
     }
 
@@ -58,26 +60,35 @@ public final class LocalDenyCache {
             return null;
         }
         Decision denial = entry.denial;
-        long elapsed = now - entry.storedAt;
+        long elapsed = now - entry.askedAt;
         Decision shortened = Decision.of(false, denial.rule(), denial.remaining(), Duration.ofNanos(entry.until - now),
                 Duration.ofNanos(Math.max(0, denial.resetAfter().toNanos() - elapsed)));
         // A refusal by the penalty box stays one: the client is still in the box, which this one does not open.
         return denial.penalized() ? DecisionAccess.penalized(shortened, false) : shortened;
     }
 
-    /** Remembers a denial Redis just gave. */
-    public void put(String key, Decision denial) {
+    /** The clock entries are timed by: read it before a call to Redis is sent, and hand it to {@link #put}. */
+    public long now() {
+        return nanoClock.getAsLong();
+    }
+
+    /**
+     * Remembers a denial Redis just gave.
+     *
+     * @param askedAt {@link #now()} before the call that brought it was sent
+     */
+    public void put(String key, Decision denial, long askedAt) {
         if (denial.allowed() || denial.degraded() || denial.retryAfter().isZero()) {
             return;
         }
-        long now = nanoClock.getAsLong();
         if (entries.size() >= maxEntries) {
-            dropExpired(now);
+            // The call's instant stands for now: a sweep then frees no entry that has not expired.
+            dropExpired(askedAt);
             if (entries.size() >= maxEntries) {
                 return;
             }
         }
-        Entry entry = new Entry(denial, now);
+        Entry entry = new Entry(denial, askedAt);
         entries.put(key, entry);
         nextExpiry.accumulateAndGet(entry.until, Math::min);
     }

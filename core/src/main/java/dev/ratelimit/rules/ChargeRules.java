@@ -31,11 +31,28 @@ public final class ChargeRules {
     private static final Set<Algorithm> DEBTORS = EnumSet.of(Algorithm.GCRA, Algorithm.TOKEN_BUCKET,
             Algorithm.FIXED_WINDOW, Algorithm.SLIDING_LOG);
 
+    /** Why quota leases and an after-charge do not go together. */
+    private static final String LEASES = "leases (true): a node admits from its lease without asking Redis, so a "
+            + "debt charged on another node would not be seen";
+
     private ChargeRules() {
     }
 
-    /** Why these rules cannot keep an after-charge's debt, whatever the transport; null when they can. */
-    public static String conflict(List<Rule> rules) {
+    /**
+     * Why a limiter of these rules, lending quota or not, cannot keep an after-charge's debt, whatever
+     * the transport; null when it can. The API's {@code charge} asks this: a limiter with leases still
+     * decides and refunds, only its charges are refused.
+     */
+    public static String conflict(List<Rule> rules, boolean quotaLeases) {
+        String conflict = conflict(rules);
+        return conflict == null && quotaLeases ? LEASES : conflict;
+    }
+
+    /**
+     * Why these rules cannot keep an after-charge's debt, whatever the transport; null when they can.
+     * Private: a caller asking about a limiter must say whether it lends quota.
+     */
+    private static String conflict(List<Rule> rules) {
         Rule rule = rules.get(0);
         return rules.size() > 1 ? "several rules (" + rules + "): each counts its own client, and one usage cannot "
                 + "be split among them"
@@ -53,8 +70,7 @@ public final class ChargeRules {
         if (conflict == null) {
             conflict = transport != Transport.LUA ? "transport " + transport + ": its MULTI/EXEC decisions "
                     + "cannot be settled after the response; use transport lua"
-                    : quotaLeases ? "leases: a node admits from its lease without asking Redis, so a debt charged "
-                    + "on another node would not be seen" : null;
+                    : quotaLeases ? LEASES : null;
         }
         if (conflict != null) {
             throw BadArgument.predicate("chargeAfter", "(true) cannot be combined with " + conflict);

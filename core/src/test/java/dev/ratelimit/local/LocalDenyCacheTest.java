@@ -25,7 +25,7 @@ class LocalDenyCacheTest {
     @Test
     void aDenialIsRememberedUntilItsRetryAfterAndNotAMomentLonger() {
         LocalDenyCache cache = new LocalDenyCache(10, now::get);
-        cache.put("c\n0", denial(100));
+        cache.put("c\n0", denial(100), cache.now());
 
         advance(60);
         Decision remembered = cache.get("c\n0");
@@ -38,10 +38,29 @@ class LocalDenyCacheTest {
         assertThat(cache.size()).isZero();
     }
 
+    /**
+     * Redis' retry-after runs from when its script ran, between the call leaving and the reply
+     * arriving: counted from the call's leaving, the entry ends at Redis' instant or before, never
+     * after (issue 48, item 10). The wait it reports is shortened by the reply's travel too.
+     */
+    @Test
+    void aDenialIsRememberedFromWhenTheCallLeftNotFromWhenItsReplyArrived() {
+        LocalDenyCache cache = new LocalDenyCache(10, now::get);
+        long asked = cache.now();
+        advance(30);
+        cache.put("c\n0", denial(100), asked);
+
+        assertThat(cache.get("c\n0").retryAfter()).isEqualTo(Duration.ofMillis(70));
+        advance(69);
+        assertThat(cache.get("c\n0")).isNotNull();
+        advance(1);
+        assertThat(cache.get("c\n0")).as("100 ms after the call left, Redis may admit").isNull();
+    }
+
     @Test
     void onlyTheSameClientAndCostAreDenied() {
         LocalDenyCache cache = new LocalDenyCache(10, now::get);
-        cache.put("c\n5", denial(100));
+        cache.put("c\n5", denial(100), cache.now());
         assertThat(cache.get("c\n1")).isNull();
         assertThat(cache.get("d\n5")).isNull();
         assertThat(cache.get("c\n5")).isNotNull();
@@ -50,23 +69,23 @@ class LocalDenyCacheTest {
     @Test
     void allowedAndDegradedDecisionsAreNeverRemembered() {
         LocalDenyCache cache = new LocalDenyCache(10, now::get);
-        cache.put("a", Decision.of(true, rule, 3, Duration.ZERO, Duration.ofSeconds(1)));
-        cache.put("b", Decision.degraded(false, rule, Duration.ofSeconds(1)));
+        cache.put("a", Decision.of(true, rule, 3, Duration.ZERO, Duration.ofSeconds(1)), cache.now());
+        cache.put("b", Decision.degraded(false, rule, Duration.ofSeconds(1)), cache.now());
         assertThat(cache.size()).isZero();
     }
 
     @Test
     void memoryIsBoundedAndExpiredEntriesMakeRoom() {
         LocalDenyCache cache = new LocalDenyCache(3, now::get);
-        cache.put("a", denial(10));
-        cache.put("b", denial(10));
-        cache.put("c", denial(1_000));
-        cache.put("d", denial(1_000));
+        cache.put("a", denial(10), cache.now());
+        cache.put("b", denial(10), cache.now());
+        cache.put("c", denial(1_000), cache.now());
+        cache.put("d", denial(1_000), cache.now());
         assertThat(cache.size()).as("full: the new denial is not remembered").isEqualTo(3);
         assertThat(cache.get("d")).isNull();
 
         advance(10);
-        cache.put("d", denial(1_000));
+        cache.put("d", denial(1_000), cache.now());
 
         assertThat(cache.size()).as("a and b expired and were dropped").isEqualTo(2);
         assertThat(cache.get("d")).isNotNull();
@@ -80,25 +99,25 @@ class LocalDenyCacheTest {
     void aFullCacheIsScannedOnlyOnceItsEarliestEntryCanHaveExpired() {
         LocalDenyCache cache = new LocalDenyCache(100, now::get);
         for (int i = 0; i < 100; i++) {
-            cache.put("held" + i, denial(i == 42 ? 500 : 60_000));
+            cache.put("held" + i, denial(i == 42 ? 500 : 60_000), cache.now());
         }
         for (int i = 0; i < 10_000; i++) {
-            cache.put("new" + i, denial(60_000));
+            cache.put("new" + i, denial(60_000), cache.now());
         }
         assertThat(cache.sweeps()).as("nothing can have expired: no scan").isZero();
         assertThat(cache.size()).isEqualTo(100);
 
         advance(499);
-        cache.put("new-a", denial(60_000));
+        cache.put("new-a", denial(60_000), cache.now());
         assertThat(cache.sweeps()).as("a millisecond before the earliest expiry: no scan").isZero();
         advance(1);
-        cache.put("new-b", denial(60_000));
+        cache.put("new-b", denial(60_000), cache.now());
         assertThat(cache.sweeps()).isEqualTo(1);
         assertThat(cache.get("new-b")).as("held42 expired and made room").isNotNull();
         assertThat(cache.get("held42")).isNull();
-        cache.put("new-c", denial(60_000));
+        cache.put("new-c", denial(60_000), cache.now());
         for (int i = 0; i < 1_000; i++) {
-            cache.put("more" + i, denial(60_000));
+            cache.put("more" + i, denial(60_000), cache.now());
         }
         assertThat(cache.sweeps()).as("full again, and nothing can expire for a minute").isEqualTo(1);
     }
@@ -106,9 +125,9 @@ class LocalDenyCacheTest {
     @Test
     void forgettingAClientDropsAllItsCosts() {
         LocalDenyCache cache = new LocalDenyCache(10, now::get);
-        cache.put("c\n0", denial(100));
-        cache.put("c\n3", denial(100));
-        cache.put("other\n0", denial(100));
+        cache.put("c\n0", denial(100), cache.now());
+        cache.put("c\n3", denial(100), cache.now());
+        cache.put("other\n0", denial(100), cache.now());
         cache.forget("c\n");
         assertThat(cache.size()).isEqualTo(1);
     }

@@ -46,7 +46,7 @@ class ChargeAfterSettingTest {
         "algorithm|sliding-window|algorithm sliding-window: its state cannot hold a debt",
         "algorithm|leaky-bucket|algorithm leaky-bucket: its state cannot hold a debt",
         "transport|transaction|transport transaction: its MULTI/EXEC decisions",
-        "leases|true|leases: a node admits from its lease without asking Redis"})
+        "leases|true|leases (true): a node admits from its lease without asking Redis"})
     void whatCannotKeepADebtIsRefusedNamingChargeAfterAndTheConflict(String name, String value, String conflict) {
         assertThatThrownBy(() -> parse(Map.of(), "limit", "5", "window", "1m", name, value, "chargeAfter", "true"))
                 .isInstanceOf(IllegalArgumentException.class)
