@@ -24,6 +24,7 @@ public final class RateLimiterStats {
     private final long afterCharges;
     private final long permitsCharged;
     private final long chargeFailures;
+    private final long refundsKept;
     private final long redisErrors;
     private final long redisRefusals;
     private final String redisRefusal;
@@ -37,7 +38,8 @@ public final class RateLimiterStats {
 
     /**
      * @param penalties clients put in the penalty box, denials by it, then admissions for an instant ahead
-     * @param charges after-charges that took permits, those permits, then charges that failed
+     * @param charges after-charges that took permits, those permits, charges that failed, then
+     *     give-backs Redis applied nothing of
      */
     RateLimiterStats(long allowed, long denied, long degraded, long localCacheDenials, long leaseAdmissions,
             long[] penalties, long[] charges, long redisErrors, long redisRefusals, String redisRefusal, LatencySamples.Snapshot latency,
@@ -53,6 +55,7 @@ public final class RateLimiterStats {
         this.afterCharges = charges[0];
         this.permitsCharged = charges[1];
         this.chargeFailures = charges[2];
+        this.refundsKept = charges[3];
         this.redisErrors = redisErrors;
         this.redisRefusals = redisRefusals;
         this.redisRefusal = redisRefusal;
@@ -133,6 +136,17 @@ public final class RateLimiterStats {
     /** After-charges that failed to reach Redis: the client kept what its admission took. */
     public long chargeFailures() {
         return chargeFailures;
+    }
+
+    /**
+     * Give-backs ({@link RateLimiter#refund}, {@code countStatus}, a usage below the cost) that Redis
+     * answered without giving anything back: the permits had already left the client's state (its
+     * window passed, it was reset, Redis restarted without its data), or could not be placed exactly
+     * where later requests were taken after them; they stay taken until the state frees them (erring
+     * toward denying, never toward admitting more).
+     */
+    public long refundsKept() {
+        return refundsKept;
     }
 
     /**

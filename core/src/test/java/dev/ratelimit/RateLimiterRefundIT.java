@@ -39,6 +39,11 @@ class RateLimiterRefundIT {
         return rules.stream();
     }
 
+    /** The rules whose state keeps its life apart from a window's end: all but a plain fixed-window's. */
+    static Stream<Rule> rulesWithALife() {
+        return rules().filter(rule -> rule.algorithm() != Algorithm.FIXED_WINDOW || rule.calendar() != null);
+    }
+
     private static RateLimiter limiter(String policy, Rule... rules) {
         RateLimiterBuilder builder = store.limiter(policy);
         for (Rule rule : rules) {
@@ -71,6 +76,27 @@ class RateLimiterRefundIT {
         assertThat(limiter.tryAcquire("client").allowed()).as("the local deny cache forgot the denial").isTrue();
         assertThat(limiter.tryAcquire("client").remaining()).isZero();
         assertThat(limiter.tryAcquire("client").allowed()).isFalse();
+    }
+
+    /**
+     * Issue 48, item 2: a refund of an admission made before the client was reset finds nothing of
+     * its own in the fresh state, which it would otherwise lower (a calendar period's count, a bucket
+     * begun after the reset), and the limiter counts it as kept. fixed-window is not here: its
+     * window's end is its life, and a window opened within 3 ms of the old one is taken for it
+     * (GiveBackLivesClockIT: one opened 10 ms later is not).
+     */
+    @ParameterizedTest
+    @MethodSource("rulesWithALife")
+    void aRefundFromBeforeAResetGivesNothingToTheFreshStateAndIsCountedAsKept(Rule rule) {
+        RateLimiter limiter = limiter("reset-" + name(rule), rule);
+        Decision before = limiter.tryAcquire("client", 2);
+        limiter.reset("client");
+        assertThat(limiter.tryAcquire("client", 3).allowed()).isTrue();
+        long remaining = limiter.peek("client").remaining();
+
+        assertThat(limiter.refund("client", before)).as("the refund of the life before the reset").isFalse();
+        assertThat(limiter.peek("client").remaining()).isEqualTo(remaining);
+        assertThat(limiter.stats().refundsKept()).as("counted as kept").isEqualTo(1);
     }
 
     @ParameterizedTest

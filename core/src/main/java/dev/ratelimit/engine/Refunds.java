@@ -29,6 +29,12 @@ public final class Refunds {
     private final AtomicLong charges = new AtomicLong();
     private final AtomicLong permitsCharged = new AtomicLong();
     private final AtomicLong chargeFailures = new AtomicLong();
+    /**
+     * Give-backs Redis answered but applied nothing of: their permits had left the client's state
+     * (a window passed, a reset, a restart), or could not be placed exactly (refund.lua), so they
+     * stay taken until the state frees them.
+     */
+    private final AtomicLong kept = new AtomicLong();
     /** Why the limiter's rules cannot be charged (ChargeRules), or null; and their capacity. */
     private final String chargeConflict;
     private final long chargeCapacity;
@@ -50,7 +56,7 @@ public final class Refunds {
             return false;
         }
         try {
-            return receipt.giveBack();
+            return counted(receipt.giveBack());
         } catch (RedisFailureException e) {
             long count = failures.incrementAndGet();
             if (logDue()) {
@@ -86,7 +92,7 @@ public final class Refunds {
         long taken = receipt.permits(0);
         try {
             if (usage < taken) {
-                return receipt.withPermits(taken - usage).giveBack();
+                return counted(receipt.withPermits(taken - usage).giveBack());
             }
             boolean charged = receipt.withPermits(usage - taken).charge();
             if (charged) {
@@ -102,6 +108,14 @@ public final class Refunds {
             }
             return false;
         }
+    }
+
+    /** Counts a give-back Redis applied nothing of. */
+    private boolean counted(boolean givenBack) {
+        if (!givenBack) {
+            kept.incrementAndGet();
+        }
+        return givenBack;
     }
 
     /** The receipt to settle, spent now; null when there is none or it was spent. */
@@ -124,8 +138,11 @@ public final class Refunds {
         return now - last >= FAILURE_LOG_INTERVAL_NANOS && lastFailureLog.compareAndSet(last, now);
     }
 
-    /** After-charges that took permits past their admission's; their permits; and those that failed. */
+    /**
+     * After-charges that took permits past their admission's; their permits; those that failed; and
+     * give-backs (refunds, usages below the cost) Redis applied nothing of.
+     */
     public long[] charges() {
-        return new long[] {charges.get(), permitsCharged.get(), chargeFailures.get()};
+        return new long[] {charges.get(), permitsCharged.get(), chargeFailures.get(), kept.get()};
     }
 }

@@ -197,6 +197,11 @@ public final class RateLimiterJmx {
         }
 
         @Override
+        public long getRefundsKept() {
+            return limiter.stats().refundsKept();
+        }
+
+        @Override
         public long getRedisErrors() {
             return limiter.stats().redisErrors();
         }

@@ -40,6 +40,9 @@ public interface RateLimiterMXBean {
     /** After-charges that could not reach Redis: their clients kept what the admission took. */
     long getChargeFailures();
 
+    /** Refunds Redis applied nothing of: their permits had left the client's state, or could not be placed exactly. */
+    long getRefundsKept();
+
     /** Failures to ask Redis that may pass by themselves (timeouts, lost connections); refusals not included. */
     long getRedisErrors();
 

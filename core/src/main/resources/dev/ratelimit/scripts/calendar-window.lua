@@ -37,13 +37,18 @@ end
 local function check(key, permits_arg, limit_arg, starts)
   local permits, limit = tonumber(permits_arg), tonumber(limit_arg)
   local start, finish = period(starts)
-  local count = 0
+  local count, life = 0, nil
   local value = redis.pcall('GET', key)
   if type(value) == 'string' then
-    local counted_start, counted = string.match(value, '^c(%d+):(%d+)$')
+    local counted_start, counted, born = string.match(value, '^c(%d+):(%d+):?(%d*)$')
     if counted_start and tonumber(counted_start) == start then
-      count = tonumber(counted)
+      count, life = tonumber(counted), tonumber(born)
     end
+  end
+  -- The period's count began its life with its first admission (a state written before lives,
+  -- 'c<start>:<count>', gets one now): a refund goes back only into the life it came from.
+  if count == 0 or not life then
+    life = now
   end
   local left = finish - now
   local reset = 0
@@ -53,12 +58,13 @@ local function check(key, permits_arg, limit_arg, starts)
   if count + permits > limit then
     return 0, limit - count, left, reset
   end
-  return 1, limit - count, 0, reset, limit - count - permits, count + permits, start, left
+  return 1, limit - count, 0, reset, limit - count - permits, count + permits, start, left, life
 end
 
-local function commit(key, remaining, count, start, left)
+local function commit(key, remaining, count, start, left, life)
   -- string.format: concatenation would print 16-digit microseconds as %.14g.
-  redis.call('SET', key, string.format('c%d:%d', start, count), 'PX', math.ceil(left / 1000))
-  -- The receipt is the period: refund.lua gives back only within it.
-  return remaining, left, start
+  redis.call('SET', key, string.format('c%d:%d:%d', start, count, life), 'PX', math.ceil(left / 1000))
+  -- The receipt is the period: refund.lua gives back only within it, and only in this life of the
+  -- count (not after a reset, or a restart that lost it, within the same period).
+  return remaining, left, start, life
 end

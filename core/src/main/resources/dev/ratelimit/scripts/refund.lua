@@ -10,7 +10,8 @@
 --                    two windows of one key end at least one window apart). A key holding
 --                    delayed requests ('r<count>:<next>:<switch>') lowers the count of the
 --                    window the receipt ends: this one (until <switch>) or the next.
---   calendar-window  the period's count lowered, only in the admission's period (the receipt).
+--   calendar-window  the period's count lowered, only in the admission's period (the receipt) and
+--                    in the life of the count it was taken from.
 --   sliding-window   the current window's count lowered, only while the admission's window (the
 --                    receipt) is still the current one; once it is the previous window, nothing.
 --   sliding-log      the admission's entry (the receipt is its score, unique in the log) removed
@@ -259,17 +260,17 @@ local function fixed_window(key, permits, window_end, _, r)
   return 1
 end
 
-local function calendar_window(key, permits, start)
+local function calendar_window(key, permits, start, life)
   local value = get(key)
-  local counted_start, counted = string.match(value or '', '^c(%d+):(%d+)$')
-  if not counted_start or tonumber(counted_start) ~= start or tonumber(counted) == 0 then
+  local counted_start, counted, born = string.match(value or '', '^c(%d+):(%d+):(%d+)$')
+  if not counted_start or tonumber(counted_start) ~= start or tonumber(born) ~= life or tonumber(counted) == 0 then
     return 0
   end
   local pttl = redis.call('PTTL', key)
   if pttl <= 0 then
     return 0
   end
-  redis.call('SET', key, string.format('c%d:%d', start, math.max(0, tonumber(counted) - permits)), 'PX', pttl)
+  redis.call('SET', key, string.format('c%d:%d:%d', start, math.max(0, tonumber(counted) - permits), life), 'PX', pttl)
   return 1
 end
 

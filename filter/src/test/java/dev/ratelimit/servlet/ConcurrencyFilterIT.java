@@ -7,6 +7,7 @@ import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
 import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.FaultProxy;
+import dev.ratelimit.testing.PolicyKeys;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -204,7 +205,7 @@ class ConcurrencyFilterIT {
     /** Leases in Redis for the policy: released ones are removed, expired ones go with the key's TTL. */
     private static long leases(String policy) {
         long held = 0;
-        for (String key : redis.keys()) {
+        for (String key : PolicyKeys.without(redis.keys())) {
             if (key.startsWith(redis.keyPrefix() + policy + ":{")) {
                 held += redis.client().zcard(key);
             }
@@ -215,7 +216,7 @@ class ConcurrencyFilterIT {
     /** The PTTL, in milliseconds, of each of the policy's lease keys in Redis. */
     private static List<Long> leaseTtls(String policy) {
         List<Long> ttls = new ArrayList<>();
-        for (String key : redis.keys()) {
+        for (String key : PolicyKeys.without(redis.keys())) {
             if (key.startsWith(redis.keyPrefix() + policy + ":{")) {
                 ttls.add(redis.client().pttl(key));
             }

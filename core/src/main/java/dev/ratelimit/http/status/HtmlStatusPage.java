@@ -167,7 +167,8 @@ final class HtmlStatusPage {
                 + (stats.delayedAdmissions() == 0 ? "" : "; " + stats.delayedAdmissions() + " admitted for their turn ahead")
                 + (stats.afterCharges() + stats.chargeFailures() == 0 ? "" : "; " + stats.afterCharges()
                 + " charged after the response (" + stats.permitsCharged() + " permits), " + stats.chargeFailures()
-                + " charges failed"));
+                + " charges failed") + (stats.refundsKept() == 0 ? "" : "; " + stats.refundsKept()
+                + " refunds kept (their permits had left the state, or could not be placed exactly)"));
         row("Circuit breaker", stats.circuitBreakerState());
         row("Redis server", limiter.server());
         row("Redis eviction", limiter.eviction());

@@ -160,6 +160,7 @@ final class JsonStatusPage {
                 .append(",\"afterCharges\":").append(stats.afterCharges())
                 .append(",\"permitsCharged\":").append(stats.permitsCharged())
                 .append(",\"chargeFailures\":").append(stats.chargeFailures())
+                .append(",\"refundsKept\":").append(stats.refundsKept())
                 .append(",\"redisErrors\":").append(stats.redisErrors())
                 .append(",\"redisRefusals\":").append(stats.redisRefusals()).append('}')
                 .append(",\"redisRefusal\":").append(JsonText.quote(stats.redisRefusal()))
