@@ -20,7 +20,8 @@ import java.util.function.Predicate;
  *   <tr><td>{@code fixed-window}</td><td>one counter per window</td>
  *       <td>yes within a window; up to twice the limit across a window edge</td><td>O(1)</td></tr>
  *   <tr><td>{@code sliding-log}</td><td>sorted set of admitted requests</td><td>yes</td>
- *       <td>O(requests in a window), whatever their cost</td></tr>
+ *       <td>O(limit): the requests of a window (with {@code maxDelay}, and those booked ahead), whatever
+ *       their cost</td></tr>
  *   <tr><td>{@code sliding-window}</td><td>current and previous counters, weighted</td>
  *       <td>approximate: exact within one window, at most twice the limit in any window-long
  *       interval</td><td>O(1)</td></tr>

@@ -409,6 +409,13 @@ local function charge_sliding_log(key, permits, _, _, r)
       -- Past 2^52 only sliding-log.lua's rebase keeps totals exact: nothing is charged.
       return 0
     end
+    -- Trimmed as sliding-log.lua's writes are, to the anchor (the newest entry at or before
+    -- now - window, which the running totals count from): a delayed request never commits, so
+    -- without this nothing would trim a log of delayed requests and their charges.
+    local gone = redis.call('ZCOUNT', key, '-inf', int(now - window))
+    if gone > 1 then
+      redis.call('ZREMRANGEBYRANK', key, 0, gone - 2)
+    end
   else
     -- Every entry has left the window: the log starts again, as sliding-log.lua's commit does.
     redis.call('DEL', key)

@@ -4,8 +4,8 @@
 -- time in microseconds. The member is the running total of permits admitted up to and including
 -- that request, so memory grows with requests, not with permits, and no request's cost needs
 -- summing: the permits in the window are the newest total minus the total of the newest entry at or
--- before the window's start (the anchor; 0 when there is none). Commits trim everything older than
--- the anchor and keep the anchor itself.
+-- before the window's start (the anchor; 0 when there is none). Every write trims everything older
+-- than the anchor and keeps the anchor itself: commit(), reserve(), and refund.lua's after-charges.
 --
 -- Scores strictly increase with the totals: a request is stamped now, or one microsecond after the
 -- newest entry when that is not earlier (two admissions in one microsecond, or a clock that stepped
@@ -27,9 +27,25 @@
 -- a client back exactly at its retry-after is admitted. Capping at the window would tell it a time
 -- at which it is denied.
 --
+-- Size: after any write the log holds the anchor and the entries still in the window or booked
+-- ahead of now, each of at least one permit, so at most 1 + limit * (1 + ceil(maxDelay / window))
+-- entries, maxDelay being the largest a call on the key carries (0 without; 60 s at most,
+-- DelayRules). The window holds at most limit permits; reserve() stamps no entry more than maxDelay
+-- after now and books only where every window-long stretch keeps within limit, and an admission or
+-- a quota lease stamped after the booked entries needs them all within limit with it (a clock that
+-- stepped back adds the step to maxDelay). Worst case, reached exactly: the anchor, a full window of
+-- single permits and maxDelay booked whole (5 per 2 s with a maxDelay of 10 s: 1 + 5 + 25 = 31
+-- entries; 100 per 1 s with 60 s: 6101). After-charges (refund.lua) are taken past the limit, so no
+-- rule bounds them: each request is charged at most once, and its entry, stamped now or just after
+-- the newest (so at most maxDelay ahead, and a microsecond per entry in the same microsecond), adds
+-- one to the bound until it leaves the window. A trim removes only what the write before left, the
+-- anchor kept: never more than that write's bound, whatever the traffic was.
+--
 -- Totals are exact in Lua's doubles below 2^53. A log whose window runs empty starts again from 0;
--- one that never empties (limits near the 2^50 bound) is rebased, every total lowered by the
--- anchor's, before its newest total would pass 2^52.
+-- one that never empties (limits near the 2^50 bound) is rebased by the write that trims it, every
+-- total lowered by the anchor's, before its newest total would pass 2^52: an admission, or a
+-- reservation while the rebased total stays below 2^52 (past it, or with no anchor, it is denied
+-- instead). refund.lua does not rebase: a charge that would pass 2^52 is not taken.
 --
 -- KEYS[i]: the log of rule i.  ARGV[1]: '1' to consume, '0' to peek, 'L...' to consume and lease
 -- (limiter-driver.lua).
@@ -115,7 +131,8 @@ local function check(key, permits_arg, limit_arg, window_arg)
     if count > 0 and permits <= limit then
       retry = reaching(key, base + count + permits - limit, window) + window - now
     end
-    return 0, math.max(0, limit - count), retry, reset, total, newest_at, permits, window
+    -- For reserve(): the anchor it trims to, as commit's.
+    return 0, math.max(0, limit - count), retry, reset, total, newest_at, permits, window, anchor_at or 0
   end
   if count == 0 then
     -- An empty window, a foreign key or none: the log starts again from a total of 0.
@@ -143,19 +160,28 @@ local function rebase(key)
   return base
 end
 
--- trim: false to start a new log, 0 when there is no anchor, else the anchor's score.
-local function commit(key, remaining, new_total, window, stamp, trim)
-  if not trim then
-    redis.call('DEL', key)
-  elseif trim ~= 0 then
+-- Writes the entry of new_total at stamp, first trimming the log to its anchor (trim: its score, 0
+-- when there is none) and rebasing it when new_total would pass REBASE_AT; returns the TTL it set,
+-- in microseconds.
+local function append(key, new_total, window, stamp, trim)
+  if trim ~= 0 then
     redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. int(trim))
-  end
-  if trim and trim ~= 0 and new_total > REBASE_AT then
-    new_total = new_total - rebase(key)
+    if new_total > REBASE_AT then
+      new_total = new_total - rebase(key)
+    end
   end
   redis.call('ZADD', key, int(stamp), int(new_total))
   local left = stamp + window - now
   redis.call('PEXPIRE', key, math.ceil(left / 1000))
+  return left
+end
+
+-- trim: false to start a new log, 0 when there is no anchor, else the anchor's score.
+local function commit(key, remaining, new_total, window, stamp, trim)
+  if not trim then
+    redis.call('DEL', key)
+  end
+  local left = append(key, new_total, window, stamp, trim or 0)
   -- The receipt is the entry's score, unique in the log: refund.lua removes that entry.
   return remaining, left, stamp
 end
@@ -164,14 +190,23 @@ end
 -- it is admitted, now + retry (or just after the newest entry, should that be later), which is the
 -- entry the same request would add then. Entries ahead of now count in the window at once, so
 -- every later request waits behind this one. The receipt is the entry's score, as an admission's.
-local function reserve(key, retry, total, newest_at, permits, window)
+-- It trims to the anchor check() found, as commit() does: a client kept over its limit is never
+-- admitted at once, so without this nothing would trim its log. Near 2^52 it rebases as commit()
+-- does, unless the rebased total would still pass 2^52 (maxDelay many windows of a limit near
+-- 2^50): then, as without an anchor, the request is denied, writing nothing.
+local function reserve(key, retry, total, newest_at, permits, window, anchor_at)
   local stamp = math.max(now + retry, newest_at + 1)
-  if stamp - now > DELAY_MAX or total + permits > REBASE_AT then
+  if stamp - now > DELAY_MAX then
     return nil
   end
-  redis.call('ZADD', key, int(stamp), int(total + permits))
-  redis.call('PEXPIRE', key, math.ceil((stamp + window - now) / 1000))
-  return stamp - now, 0, stamp + window - now, stamp
+  if total + permits > REBASE_AT then
+    local anchor = anchor_at ~= 0 and redis.call('ZRANGEBYSCORE', key, int(anchor_at), int(anchor_at))[1]
+    if not anchor or total + permits - tonumber(anchor) > REBASE_AT then
+      return nil
+    end
+  end
+  local left = append(key, total + permits, window, stamp, anchor_at)
+  return stamp - now, 0, left, stamp
 end
 
 -- A quota lease of `grant` permits for the caller's node: one entry of those permits, stamped at the
