@@ -7,8 +7,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -136,5 +138,51 @@ class GiveBacksModelTest {
         if (switches.refunds()) {
             assertThat(applied).as("give-backs applied").isPositive();
         }
+    }
+
+    /** Runs the seed without the fault (it must pass), then with it armed at step 100 (it must fail); returns the faulty run. */
+    private static GiveBacksModel failsOnlyWithTheFault(Algorithm algorithm, long seed, String fault, String violation) {
+        GiveBackSwitches switches = GiveBackSwitches.defaults(algorithm);
+        run(model(algorithm, false, seed, 1000, switches));
+        GiveBacksModel faulty = model(algorithm, false, seed, 1000, switches.withFault(fault, 100));
+        assertThatThrownBy(() -> run(faulty)).isInstanceOf(AssertionError.class)
+                .hasMessageContaining("-Dgivebacks.model.seed=" + seed + " ").hasMessageContaining(violation);
+        assertThat(faulty.step()).as("the step that failed").isBetween(100, 1000);
+        return faulty;
+    }
+
+    /**
+     * The model check catches one give-back applied twice ({@code CallFaults.replayNextRefund}, armed at
+     * step 100, spent by the first give-back after it whose second run gives something back): on a seed
+     * that passes without the fault, it fails at once, Redis counting less than one place. Not for
+     * sliding-log, whose give-back of an entry finds nothing the second time.
+     */
+    @ParameterizedTest(name = "{0}, seed {1}")
+    @CsvSource({"FIXED_WINDOW, 1", "TOKEN_BUCKET, 2", "GCRA, 3", "SLIDING_WINDOW, 1"})
+    void oneGiveBackAppliedTwiceIsCaught(Algorithm algorithm, long seed) {
+        GiveBacksModel faulty = failsOnlyWithTheFault(algorithm, seed, "replay", "applied again");
+        assertThat(faulty.redis.faults().replayedRefunds()).as("the give-back applied twice").isEqualTo(1);
+    }
+
+    /**
+     * The model check catches a give-back landing in a life other than its receipt's ({@code
+     * CallFaults.refundIntoCurrentLife}: from step 100, refunds are sent with the life the client's state
+     * has now, until one so sent gives something back): the lives of gcra and token-bucket states are
+     * what keeps a stale give-back out, and without them Redis is laxer than one place.
+     */
+    @ParameterizedTest(name = "{0}, seed {1}")
+    @CsvSource({"GCRA, 2", "TOKEN_BUCKET, 1"})
+    void aGiveBackIntoANewLifeIsCaught(Algorithm algorithm, long seed) {
+        GiveBacksModel faulty = failsOnlyWithTheFault(algorithm, seed, "life", "than one place's");
+        assertThat(faulty.redis.faults().livesRewritten()).as("the give-back sent into the state's life now").isEqualTo(1);
+    }
+
+    /**
+     * The model check catches a sliding log that its writes no longer trim ({@code CallFaults.ignoreTrims}
+     * from step 100: ZREMRANGEBYSCORE removes nothing): the log outgrows its bound.
+     */
+    @Test
+    void aLogNeverTrimmedIsCaught() {
+        failsOnlyWithTheFault(Algorithm.SLIDING_LOG, 3, "trims", "entries, over its bound");
     }
 }

@@ -96,16 +96,16 @@ public final class CallFaults {
 
     /**
      * A give-back into a new life, a negative test's fault (gcra and token-bucket receipts carry the
-     * life of the state they were taken in, and refund.lua gives back only into that life): the next
-     * {@code refund.lua} call (not a charge) whose life argument is not the life the client's state
-     * has now is sent with that life instead, so that a stale give-back lands in the new life. Stays
-     * armed until a call is rewritten.
+     * life of the state they were taken in, and refund.lua gives back only into that life): refund.lua
+     * calls (not charges) whose life argument is not the life the client's state has now are sent with
+     * that life instead, so that a stale give-back lands in the new life. Stays armed until such a call
+     * gives something back (most stale receipts name no place in the new life's frame).
      */
     public void refundIntoCurrentLife() {
         lifeRewriteArmed = true;
     }
 
-    /** How many refunds {@link #refundIntoCurrentLife} rewrote. */
+    /** How many refunds {@link #refundIntoCurrentLife} rewrote that gave something back. */
     public int livesRewritten() {
         return livesRewritten;
     }
@@ -196,7 +196,7 @@ public final class CallFaults {
      * {@code t<tokens> <at> <life>...} for token-bucket) replaces the receipt's when they differ.
      */
     List<String> refundArguments(List<String> keys, List<String> args) {
-        if (!lifeRewriteArmed || args.get(0).startsWith("charge ") || args.size() < 5) {
+        if (!lifeRewriteArmed || holdingRefunds || args.get(0).startsWith("charge ") || args.size() < 5) {
             return args;
         }
         RedisKeyspace.Entry entry = keyspace.lookup(RedisKeyspace.bytes(keys.get(0)));
@@ -207,9 +207,15 @@ public final class CallFaults {
         }
         List<String> rewritten = new ArrayList<>(args);
         rewritten.set(4, life.group(1));
-        lifeRewriteArmed = false;
-        livesRewritten++;
         return List.copyOf(rewritten);
+    }
+
+    /** A rewritten refund ran: the fault is spent once one gave something back. */
+    void rewrittenRan(boolean gaveBack) {
+        if (gaveBack) {
+            lifeRewriteArmed = false;
+            livesRewritten++;
+        }
     }
 
     boolean replayArmed() {

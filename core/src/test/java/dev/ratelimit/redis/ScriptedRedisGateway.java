@@ -218,8 +218,8 @@ public final class ScriptedRedisGateway implements RedisGateway {
     @Override
     public synchronized List<Long> eval(LuaScript script, List<String> keys, List<String> args) {
         List<String> k = List.copyOf(keys);
-        List<String> a = script.sha1().equals(REFUND_SHA1) ? faults.refundArguments(k, List.copyOf(args))
-                : List.copyOf(args);
+        List<String> sent = List.copyOf(args);
+        List<String> a = script.sha1().equals(REFUND_SHA1) ? faults.refundArguments(k, sent) : sent;
         begin(Call.EVAL, script, k, a);
         if (faults.holdingRefunds() && script.sha1().equals(REFUND_SHA1)) {
             Executed kept = new Executed(Call.EVAL, script, k, a, nanos, null, Outcome.HELD);
@@ -234,6 +234,9 @@ public final class ScriptedRedisGateway implements RedisGateway {
             end(new Executed(Call.EVAL, script, k, a, nanos, null, Outcome.ANSWERED), null);
             throw new RedisFailureException("ScriptedRedisGateway refused running " + script + ": " + refused.getMessage(),
                     null, true);
+        }
+        if (a != sent) {
+            faults.rewrittenRan(reply.contains(1L));
         }
         if (faults.replayArmed() && script.sha1().equals(REFUND_SHA1) && reply.contains(1L)) {
             tell(new Executed(Call.EVAL, script, k, a, nanos, reply, Outcome.ANSWERED));
