@@ -67,7 +67,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class GiveBacksModelTest {
     static final long DEFAULT_SEED = 48;
-    static final int DEFAULT_RUNS = 35;
+    static final int DEFAULT_RUNS = 40;
     static final int DEFAULT_STEPS = 1000;
 
     static Stream<Arguments> variants() {
