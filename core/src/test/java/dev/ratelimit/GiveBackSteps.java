@@ -1,5 +1,7 @@
 package dev.ratelimit;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Random;
 
 /**
@@ -32,13 +34,13 @@ final class GiveBackSteps {
         } else if (roll < 820) {
             return switches.charges() && !model.held.isEmpty() ? charge(model) : request(model);
         } else if (roll < 845) {
-            return switches.resets() ? model.reset(node(model), client(random, false)) : request(model);
+            return switches.resets() ? GiveBackResets.reset(model, node(model), client(random, false)) : request(model);
         } else if (roll < 855) {
-            return switches.resets() ? model.reset(node(model), random.nextInt(4) == 0 ? -1 : 3) : request(model);
+            return switches.resets() ? GiveBackResets.reset(model, node(model), random.nextInt(4) == 0 ? -1 : 3) : request(model);
         } else if (roll < 875) {
             return switches.overrides() ? model.override(node(model)) : request(model);
         } else if (roll < 880) {
-            return switches.restarts() ? model.restart() : request(model);
+            return switches.restarts() ? GiveBackResets.restart(model) : request(model);
         } else if (roll < 915) {
             return switches.failures() ? injectFailure(model) : request(model);
         } else if (roll < 955) {
@@ -108,9 +110,17 @@ final class GiveBackSteps {
         return roll < 16 ? 1 : roll < 19 ? 2 : 3;
     }
 
+    /** A request of one client, or one time in ten a batch of two or three ({@code tryAcquireAll}). */
     private static String request(GiveBacksModel model) {
         Random random = model.random;
-        return model.request(node(model), client(random, true), permits(random));
+        if (random.nextInt(10) > 0) {
+            return model.request(node(model), client(random, true), permits(random));
+        }
+        Map<String, Long> batch = new LinkedHashMap<>();
+        for (int i = 2 + random.nextInt(2); i > 0; i--) {
+            batch.put(GiveBacksModel.KEYS[client(random, false)], permits(random));
+        }
+        return model.batch(node(model), batch);
     }
 
     /**

@@ -52,7 +52,7 @@ class GiveBacksKnownBugsTest {
         GiveBacksModel model = scenario(algorithm, "staleGiveBacks");
         pinned(algorithm, "staleGiveBacks", "one place 1", () -> {
             request(model, 0);
-            model.act(() -> model.reset(0, 0));
+            model.act(() -> GiveBackResets.reset(model, 0, 0));
             request(model, 0);
             model.act(() -> model.settle(0, 1, -1));
         });
@@ -71,7 +71,7 @@ class GiveBacksKnownBugsTest {
         pinned(Algorithm.SLIDING_LOG, "staleGiveBacks", "Redis' log counts 0 permits in the window, one place 1", () -> {
             request(model, 0);
             request(model, 0);
-            model.act(() -> model.reset(0, 0));
+            model.act(() -> GiveBackResets.reset(model, 0, 0));
             request(model, 0);
             model.act(() -> model.settle(1, 1, -1));
         });
@@ -89,7 +89,7 @@ class GiveBacksKnownBugsTest {
         GiveBacksModel model = scenario(algorithm, "sameMicrosecond");
         pinned(algorithm, "sameMicrosecond", "than one place's", () -> {
             request(model, 0);
-            model.act(() -> model.reset(0, 0));
+            model.act(() -> GiveBackResets.reset(model, 0, 0));
             request(model, 0);
             model.act(() -> model.settle(0, 1, -1));
         });

@@ -7,7 +7,6 @@ import dev.ratelimit.support.RedisKeys;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +26,7 @@ final class GiveBacksModel {
     static final Duration WINDOW = Duration.ofSeconds(1);
     /** c0, c1, c2, and c3: c0's key as the rule's dimension. */
     static final int CLIENTS = 4;
-    private static final String[] KEYS = {"c0", "c1", "c2"};
+    static final String[] KEYS = {"c0", "c1", "c2"};
     /** How many admissions the model keeps to settle later; past it the oldest is never settled. */
     private static final int HELD_DECISIONS = 24;
 
@@ -132,6 +131,10 @@ final class GiveBacksModel {
         return nodes.length;
     }
 
+    RateLimiter limiter(int n) {
+        return nodes[n];
+    }
+
     String redisKey(int c) {
         return redisKeys[c];
     }
@@ -153,14 +156,35 @@ final class GiveBacksModel {
         return what + decide(n, c, true, () -> nodes[n].tryAcquire(KEYS[c], Duration.ofMillis(maxDelayMillis)));
     }
 
+    /**
+     * Requests of several clients at once ({@code tryAcquireAll}), each decided alone as its own
+     * tryAcquire would be, in one batch of calls.
+     */
+    String batch(int n, Map<String, Long> permitsByKey) {
+        calls.heard.clear();
+        Map<String, Decision> decisions;
+        try {
+            decisions = nodes[n].tryAcquireAll(permitsByKey);
+        } catch (RedisFailureException e) {
+            return "a batch on n" + n + " of " + permitsByKey + " -> threw (no failure policy)";
+        }
+        StringBuilder what = new StringBuilder("a batch on n" + n + ":");
+        decisions.forEach((key, decision) -> what.append("\n      ").append(key).append(" x").append(permitsByKey.get(key))
+                .append(" -> ").append(admitted(n, key.charAt(1) - '0', false, decision)));
+        return what.toString();
+    }
+
     private String decide(int n, int c, boolean delaying, Supplier<Decision> call) {
         calls.heard.clear();
-        Decision decision;
         try {
-            decision = call.get();
+            return admitted(n, c, delaying, call.get());
         } catch (RedisFailureException e) {
             return "threw (no failure policy)";
         }
+    }
+
+    /** Checks an admission against what Redis counted in the call, and keeps it to settle later. */
+    private String admitted(int n, int c, boolean delaying, Decision decision) {
         Event event = null;
         for (Event each : calls.heard) {
             event = each.client == c ? each : event;
@@ -202,51 +226,6 @@ final class GiveBacksModel {
         }
     }
 
-    /**
-     * Without stale give-backs, the give-backs held for a client's key never land once the client is
-     * reset ({@code c}; -1: every client, a restart): their connection closed first.
-     */
-    private String dropHeldOf(int c) {
-        if (config.switches().staleGiveBacks()) {
-            return "";
-        }
-        int dropped = 0;
-        List<String> keys = redis.heldKeys();
-        for (int i = keys.size() - 1; i >= 0; i--) {
-            if (c < 0 || keys.get(i).equals(redisKeys[c])) {
-                redis.dropHeld(i);
-                dropped++;
-            }
-        }
-        return dropped == 0 ? "" : " (" + dropped + " held give-backs dropped first)";
-    }
-
-    /** Resets client {@code c} on node {@code n}: c3 by {@code resetEach}, and -1 as {@code resetEach} of no key. */
-    String reset(int n, int c) {
-        String dropped = c < 0 ? "" : dropHeldOf(c);
-        try {
-            if (c < 0) {
-                nodes[n].resetEach(Collections.singletonList(null));
-            } else if (c < KEYS.length) {
-                nodes[n].reset(KEYS[c]);
-            } else {
-                nodes[n].resetEach(List.of(KEYS[0]));
-            }
-            return "n" + n + (c < 0 ? " resets no dimension (resetEach of null)" : " resets c" + c) + dropped + apart();
-        } catch (RedisFailureException e) {
-            return "n" + n + " resets c" + c + ", failing" + apart();
-        }
-    }
-
-    /** Without {@code sameMicrosecond}, a microsecond passes after a reset or a restart, so that the next state is born later. */
-    private String apart() {
-        if (config.switches().sameMicrosecond()) {
-            return "";
-        }
-        advance(1000);
-        return " (then 1us passes)";
-    }
-
     /** A live limit override written on node {@code n}, or the overrides cleared (one time in three). */
     String override(int n) {
         stepMaxLimit = Math.max(stepMaxLimit, recordLimits());
@@ -261,14 +240,6 @@ final class GiveBacksModel {
         } catch (RedisFailureException e) {
             return "n" + n + " cannot write the overrides";
         }
-    }
-
-    /** Redis restarts without its data: every key (and the overrides) gone. */
-    String restart() {
-        String dropped = dropHeldOf(-1);
-        redis.loseData();
-        calls.restart();
-        return "Redis restarts and loses every key" + dropped + apart();
     }
 
     void check(boolean holds, String violation) {
