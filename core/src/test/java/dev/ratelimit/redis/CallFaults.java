@@ -2,6 +2,8 @@ package dev.ratelimit.redis;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * What {@link ScriptedRedisGateway} does to its calls on a test's behalf ({@link ScriptedRedisGateway#faults()}):
@@ -9,6 +11,8 @@ import java.util.List;
  * whole calls; an {@code evalAll} is one call per script. Not for threads, as the gateway is not.
  */
 public final class CallFaults {
+    /** The life in a gcra ({@code -<tat> <life>...}) or token-bucket ({@code t<tokens> <at> <life>...}) state. */
+    private static final Pattern LIFE = Pattern.compile("^(?:-\\d+|t\\d+ \\d+) (\\d+)");
     private int failuresLeft;
     private boolean failingAll;
     private boolean errorReplies;
@@ -20,9 +24,13 @@ public final class CallFaults {
     private String beforeScript;
     private Runnable afterNext;
     private String afterScript;
+    private boolean lifeRewriteArmed;
+    private int livesRewritten;
+    private final RedisKeyspace keyspace;
     final List<ScriptedRedisGateway.Executed> held = new ArrayList<>();
 
-    CallFaults() {
+    CallFaults(RedisKeyspace keyspace) {
+        this.keyspace = keyspace;
     }
 
     /** The next {@code n} calls fail as if Redis could not be reached, before doing anything. */
@@ -84,6 +92,30 @@ public final class CallFaults {
     /** How many refunds were applied twice by {@link #replayNextRefund}. */
     public int replayedRefunds() {
         return replayed;
+    }
+
+    /**
+     * A give-back into a new life, a negative test's fault (gcra and token-bucket receipts carry the
+     * life of the state they were taken in, and refund.lua gives back only into that life): refund.lua
+     * calls (not charges) whose life argument is not the life the client's state has now are sent with
+     * that life instead, so that a stale give-back lands in the new life. Stays armed until such a call
+     * gives something back (most stale receipts name no place in the new life's frame).
+     */
+    public void refundIntoCurrentLife() {
+        lifeRewriteArmed = true;
+    }
+
+    /** How many refunds {@link #refundIntoCurrentLife} rewrote that gave something back. */
+    public int livesRewritten() {
+        return livesRewritten;
+    }
+
+    /**
+     * A negative test's fault: while on, ZREMRANGEBYSCORE removes nothing (replies 0), so that a
+     * sliding log's writes never trim it.
+     */
+    public void ignoreTrims(boolean ignore) {
+        keyspace.ignoringTrims = ignore;
     }
 
     /** Runs {@code action} inside the next call, before it does anything (and before an injected failure). */
@@ -156,6 +188,34 @@ public final class CallFaults {
         boolean lose = repliesToLose > 0;
         repliesToLose = Math.max(0, repliesToLose - 1);
         return lose;
+    }
+
+    /**
+     * The arguments of a refund.lua call as {@link #refundIntoCurrentLife} has them sent: ARGV per rule is
+     * permits, receipt, life; the life the first key's state has now ({@code -<tat> <life>...} for gcra,
+     * {@code t<tokens> <at> <life>...} for token-bucket) replaces the receipt's when they differ.
+     */
+    List<String> refundArguments(List<String> keys, List<String> args) {
+        if (!lifeRewriteArmed || holdingRefunds || args.get(0).startsWith("charge ") || args.size() < 5) {
+            return args;
+        }
+        RedisKeyspace.Entry entry = keyspace.lookup(RedisKeyspace.bytes(keys.get(0)));
+        String value = entry != null && entry.value instanceof String text ? text : "";
+        Matcher life = LIFE.matcher(value);
+        if (!life.find() || life.group(1).equals(args.get(4))) {
+            return args;
+        }
+        List<String> rewritten = new ArrayList<>(args);
+        rewritten.set(4, life.group(1));
+        return List.copyOf(rewritten);
+    }
+
+    /** A rewritten refund ran: the fault is spent once one gave something back. */
+    void rewrittenRan(boolean gaveBack) {
+        if (gaveBack) {
+            lifeRewriteArmed = false;
+            livesRewritten++;
+        }
     }
 
     boolean replayArmed() {

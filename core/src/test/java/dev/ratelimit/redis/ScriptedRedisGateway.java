@@ -79,7 +79,7 @@ public final class ScriptedRedisGateway implements RedisGateway {
     private final LuaScripting lua = new LuaScripting(keyspace);
     private final Map<Call, Long> calls = new EnumMap<>(Call.class);
     private final List<Consumer<Executed>> observers = new ArrayList<>();
-    private final CallFaults faults = new CallFaults();
+    private final CallFaults faults = new CallFaults(keyspace);
     private boolean closed;
 
     public ScriptedRedisGateway() {
@@ -120,6 +120,20 @@ public final class ScriptedRedisGateway implements RedisGateway {
         return reply;
     }
 
+    /** Drops the held refund at {@code index} unrun (its connection closed before it was written): heard as FAILED. */
+    public synchronized Executed dropHeld(int index) {
+        Executed call = faults.held.remove(index);
+        tell(new Executed(Call.EVAL, call.script(), call.keys(), call.args(), nanos, null, Outcome.FAILED));
+        return call;
+    }
+
+    /** The first key of each held refund, in the order {@link #releaseHeld} and {@link #dropHeld} index them. */
+    public synchronized List<String> heldKeys() {
+        List<String> keys = new ArrayList<>(faults.held.size());
+        faults.held.forEach(call -> keys.add(call.keys().get(0)));
+        return keys;
+    }
+
     /**
      * Runs a script as {@link #eval} would, but uncounted, unfailed, unheard and without the armed
      * actions: a test looking at what Redis would answer without being part of what happens.
@@ -131,6 +145,14 @@ public final class ScriptedRedisGateway implements RedisGateway {
             throw new RedisFailureException("ScriptedRedisGateway refused running " + script + ": " + refused.getMessage(),
                     null, true);
         }
+    }
+
+    /**
+     * A restart of a Redis that kept no data: every key gone at once. Refunds held stay held (their
+     * callers' calls are still out) and land, when released, on what is there then.
+     */
+    public synchronized void loseData() {
+        keyspace.clear();
     }
 
     /** Hears every call after it ran or failed. */
@@ -196,7 +218,8 @@ public final class ScriptedRedisGateway implements RedisGateway {
     @Override
     public synchronized List<Long> eval(LuaScript script, List<String> keys, List<String> args) {
         List<String> k = List.copyOf(keys);
-        List<String> a = List.copyOf(args);
+        List<String> sent = List.copyOf(args);
+        List<String> a = script.sha1().equals(REFUND_SHA1) ? faults.refundArguments(k, sent) : sent;
         begin(Call.EVAL, script, k, a);
         if (faults.holdingRefunds() && script.sha1().equals(REFUND_SHA1)) {
             Executed kept = new Executed(Call.EVAL, script, k, a, nanos, null, Outcome.HELD);
@@ -211,6 +234,9 @@ public final class ScriptedRedisGateway implements RedisGateway {
             end(new Executed(Call.EVAL, script, k, a, nanos, null, Outcome.ANSWERED), null);
             throw new RedisFailureException("ScriptedRedisGateway refused running " + script + ": " + refused.getMessage(),
                     null, true);
+        }
+        if (a != sent) {
+            faults.rewrittenRan(reply.contains(1L));
         }
         if (faults.replayArmed() && script.sha1().equals(REFUND_SHA1) && reply.contains(1L)) {
             tell(new Executed(Call.EVAL, script, k, a, nanos, reply, Outcome.ANSWERED));

@@ -153,6 +153,34 @@ class ScriptedRedisGatewayTest {
     }
 
     @Test
+    void sortedSetRangesAreRemovedByRankAndByScoreUnlessTrimsAreIgnored() {
+        redis.command("ZADD", "z", "1", "a", "2", "b", "3", "c", "4", "d");
+        assertThat(redis.command("ZREMRANGEBYRANK", "z", "0", "1")).isEqualTo(2L);
+        assertThat(redis.command("ZRANGE", "z", "0", "-1")).isEqualTo(List.of("c", "d"));
+        redis.faults().ignoreTrims(true);
+        assertThat(redis.command("ZREMRANGEBYSCORE", "z", "-inf", "3")).as("ignored").isEqualTo(0L);
+        redis.faults().ignoreTrims(false);
+        assertThat(redis.command("ZREMRANGEBYSCORE", "z", "-inf", "3")).isEqualTo(1L);
+        assertThat(redis.command("ZRANGE", "z", "0", "-1")).isEqualTo(List.of("d"));
+    }
+
+    @Test
+    void aRestartLosesEveryKeyAndAHeldRefundMayNeverLand() {
+        LuaEvaluator evaluator = new LuaEvaluator(redis, List.of(GCRA));
+        LuaEvaluator.Leased leased = evaluator.decideLeasing(List.of("c"), new long[] {1}, 100, 500_000, List.of());
+        List<ScriptedRedisGateway.Outcome> heard = new ArrayList<>();
+        redis.observe(call -> heard.add(call.outcome()));
+        redis.faults().holdRefunds(true);
+        evaluator.giveBackAll(List.of(leased.grant.ticket(1)));
+        assertThat(redis.heldKeys()).containsExactly("c");
+        redis.dropHeld(0);
+        assertThat(redis.faults().heldRefunds()).isZero();
+        assertThat(heard).containsExactly(ScriptedRedisGateway.Outcome.HELD, ScriptedRedisGateway.Outcome.FAILED);
+        redis.loseData();
+        assertThat(redis.keys()).isEmpty();
+    }
+
+    @Test
     void anActionRunsInsideTheNextCallBeforeOrAfterIt() {
         List<String> seen = new ArrayList<>();
         redis.faults().beforeNextCall(() -> seen.add("before: " + redis.keys()));

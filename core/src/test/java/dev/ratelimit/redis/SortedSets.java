@@ -147,10 +147,11 @@ final class SortedSets {
                 if (set == null) {
                     return 0L;
                 }
-                List<Item> doomed = name.equals("ZREMRANGEBYRANK")
+                // A copy: byRank answers a view of the set's items, which the removals change.
+                List<Item> doomed = new ArrayList<>(name.equals("ZREMRANGEBYRANK")
                         ? byRank(set.items, parseLong(a.get(1)), parseLong(a.get(2)))
-                        : byScore(set, bound(a.get(1)), bound(a.get(2)));
-                for (Item item : new ArrayList<>(doomed)) {
+                        : byScore(set, bound(a.get(1)), bound(a.get(2))));
+                for (Item item : doomed) {
                     set.remove(item.member());
                 }
                 dropIfEmpty(keyspace, key, set);

@@ -1,0 +1,68 @@
+package dev.ratelimit;
+
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * The writers of {@link GiveBacksModel} that end a client's state from outside a decision: {@code reset},
+ * {@code resetEach} and a Redis restart that loses every key, each starting the next epoch of the
+ * clients it deletes (GiveBackCalls hears the DEL). Without {@code staleGiveBacks} the give-backs held
+ * for those clients are dropped first; without {@code sameMicrosecond} a microsecond passes after each.
+ */
+final class GiveBackResets {
+    private GiveBackResets() {
+    }
+
+    /**
+     * Without stale give-backs, the give-backs held for a client's key never land once the client is
+     * reset ({@code c}; -1: every client, a restart): their connection closed first.
+     */
+    private static String dropHeldOf(GiveBacksModel model, int c) {
+        if (model.config.switches().staleGiveBacks()) {
+            return "";
+        }
+        int dropped = 0;
+        List<String> keys = model.redis.heldKeys();
+        for (int i = keys.size() - 1; i >= 0; i--) {
+            if (c < 0 || keys.get(i).equals(model.redisKey(c))) {
+                model.redis.dropHeld(i);
+                dropped++;
+            }
+        }
+        return dropped == 0 ? "" : " (" + dropped + " held give-backs dropped first)";
+    }
+
+    /** Resets client {@code c} on node {@code n}: c3 by {@code resetEach}, and -1 as {@code resetEach} of no key. */
+    static String reset(GiveBacksModel model, int n, int c) {
+        String dropped = c < 0 ? "" : dropHeldOf(model, c);
+        try {
+            if (c < 0) {
+                model.limiter(n).resetEach(Collections.singletonList(null));
+            } else if (c < GiveBacksModel.KEYS.length) {
+                model.limiter(n).reset(GiveBacksModel.KEYS[c]);
+            } else {
+                model.limiter(n).resetEach(List.of(GiveBacksModel.KEYS[0]));
+            }
+            return "n" + n + (c < 0 ? " resets no dimension (resetEach of null)" : " resets c" + c) + dropped + apart(model);
+        } catch (RedisFailureException e) {
+            return "n" + n + " resets c" + c + ", failing" + apart(model);
+        }
+    }
+
+    /** Without {@code sameMicrosecond}, a microsecond passes after a reset or a restart, so that the next state is born later. */
+    private static String apart(GiveBacksModel model) {
+        if (model.config.switches().sameMicrosecond()) {
+            return "";
+        }
+        model.advance(1000);
+        return " (then 1us passes)";
+    }
+
+    /** Redis restarts without its data: every key (and the overrides) gone. */
+    static String restart(GiveBacksModel model) {
+        String dropped = dropHeldOf(model, -1);
+        model.redis.loseData();
+        model.calls.restart();
+        return "Redis restarts and loses every key" + dropped + apart(model);
+    }
+}
