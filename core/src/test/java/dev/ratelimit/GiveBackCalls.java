@@ -61,7 +61,8 @@ final class GiveBackCalls {
 
     private void heard(Executed call) {
         boolean ran = call.outcome() != Outcome.FAILED && call.outcome() != Outcome.HELD;
-        if (call.kind() == ScriptedRedisGateway.Call.DELETE && ran) {
+        // A reset deletes the client's keys: a DEL, or over scripts client-reset.lua (keys, then the guard).
+        if ((call.kind() == ScriptedRedisGateway.Call.DELETE || call.isScript("client-reset")) && ran) {
             for (String key : call.keys()) {
                 int c = client(key);
                 if (c >= 0) {

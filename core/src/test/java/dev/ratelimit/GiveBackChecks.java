@@ -19,8 +19,8 @@ import java.util.regex.Pattern;
  */
 final class GiveBackChecks {
     private static final Pattern FIXED = Pattern.compile("^(\\d+)$|^r(\\d+):(\\d+):(\\d+)$");
-    private static final Pattern WINDOWS = Pattern.compile("^w(\\d+) (\\d+) (\\d+)$");
-    private static final Pattern LEAKY = Pattern.compile("^l(\\d+) (\\d+)$");
+    private static final Pattern WINDOWS = Pattern.compile("^w(\\d+) (\\d+) (\\d+) (\\d+)$");
+    private static final Pattern LEAKY = Pattern.compile("^l(\\d+) (\\d+) (\\d+)( \\d+)?$");
     private static final Pattern TOKENS = Pattern.compile("^t(\\d+) (\\d+) (\\d+)( \\d+( \\d+)?)?$");
     private static final Pattern TAT = Pattern.compile("^-(\\d+) (\\d+)( \\d+( \\d+)?)?$");
 

@@ -83,16 +83,24 @@ final class ClientResets {
      * Deletes one decision's keys, in one call, and forgets what this node keeps beside them: the
      * local limiter's count; with quota leases (one rule, so one key) the lease and rests held here,
      * and in Redis a guard that no rest of a lease lent before passes, or another node's rest would
-     * land in the fresh state; else the first key's penalty box too, had its rule a penalty now or before.
+     * land in the fresh state (over scripts, also without leases: refunds read it); and the first key's
+     * penalty box, had its rule a penalty now or before.
      */
     private void forget(List<String> redisKeys) {
         onFailure.forget(redisKeys.get(0));
         if (quota != null) {
             quota.forget(redisKeys.get(0));
             ((LuaEvaluator) inForce.last().evaluator).forgetLeasedClient(redisKeys, QuotaLeases.RESET_GUARD);
+            return;
+        }
+        List<String> withBox = new ArrayList<>(redisKeys);
+        withBox.add(RedisKeys.penaltyBox(redisKeys.get(0)));
+        if (inForce.last().evaluator instanceof LuaEvaluator) {
+            // The guard too: a refund of an admission taken before the reset (countStatus, a usage
+            // below the cost) finds it and gives nothing into the fresh state (refund.lua).
+            ((LuaEvaluator) inForce.last().evaluator).forgetLeasedClient(withBox, QuotaLeases.RESET_GUARD);
         } else {
-            List<String> withBox = new ArrayList<>(redisKeys);
-            withBox.add(RedisKeys.penaltyBox(redisKeys.get(0)));
+            // Without scripts nothing is ever given back: no guard to leave.
             gateway.delete(withBox);
         }
     }

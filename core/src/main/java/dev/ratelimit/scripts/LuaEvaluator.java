@@ -194,7 +194,7 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
         } else {
             List<ScriptCall> calls = new ArrayList<>(returns.size() + 1);
             for (Receipt unused : returns) {
-                calls.add(refundCall(unused, true));
+                calls.add(refundCall(unused, true, false));
             }
             calls.add(call);
             List<ScriptCall.Outcome> outcomes = gateway.evalAll(calls);
@@ -249,7 +249,7 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
     public int giveBackAll(List<Receipt> receipts) {
         List<ScriptCall> calls = new ArrayList<>(receipts.size());
         for (Receipt receipt : receipts) {
-            calls.add(refundCall(receipt, true));
+            calls.add(refundCall(receipt, true, false));
         }
         int back = 0;
         for (ScriptCall.Outcome outcome : gateway.evalAll(calls)) {
@@ -280,10 +280,7 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
      * permits must go back at the rate they were taken at (for gcra, its old interval per permit).
      */
     private boolean settle(Receipt receipt, boolean charge) {
-        ScriptCall call = refundCall(receipt, false);
-        if (charge) {
-            call.args.set(0, "charge " + call.args.get(0));
-        }
+        ScriptCall call = refundCall(receipt, false, charge);
         return gateway.eval(call.script, call.keys, call.args).contains(1L);
     }
 
@@ -292,9 +289,9 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
      * (RefundCalls); a quota lease's rest is named as a lease's, with the client's reset guard after
      * its key, so that nothing goes back into the state of a client reset since.
      */
-    private ScriptCall refundCall(Receipt receipt, boolean leaseRest) {
+    private ScriptCall refundCall(Receipt receipt, boolean leaseRest, boolean charge) {
         LuaEvaluator issuer = receipt.issuer() instanceof LuaEvaluator ? (LuaEvaluator) receipt.issuer() : this;
-        return issuer.refunds.call(receipt, leaseRest);
+        return issuer.refunds.call(receipt, leaseRest, charge);
     }
 
     /**

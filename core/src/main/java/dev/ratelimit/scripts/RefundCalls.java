@@ -30,17 +30,21 @@ final class RefundCalls {
     }
 
     /**
-     * @param leaseRest a quota lease's unused part: named as a lease's, with the client's reset guard
-     *     after its key, so that nothing goes back into the state of a client reset since
+     * A give-back (a refund, a lease's unused part) has the client's reset guard after its keys, so
+     * that nothing goes back into the state of a client reset since; a charge lands in the state as
+     * it is now, and takes none.
+     *
+     * @param leaseRest a quota lease's unused part: named as a lease's, with the instant it was lent
+     * @param charge an after-charge ({@code 'charge <algorithm>'})
      */
-    ScriptCall call(Receipt receipt, boolean leaseRest) {
+    ScriptCall call(Receipt receipt, boolean leaseRest, boolean charge) {
         List<String> keys = receipt.keys();
-        if (leaseRest) {
+        if (!charge) {
             keys = new ArrayList<>(keys);
             keys.add(RedisKeys.resetGuard(keys.get(0)));
         }
         List<String> args = new ArrayList<>(2 + argCount + 2 * ruleArgs.size());
-        args.add(leaseRest ? scriptName + " lease " + receipt.stamp(1) : scriptName);
+        args.add(charge ? "charge " + scriptName : leaseRest ? scriptName + " lease " + receipt.stamp(1) : scriptName);
         args.add(Integer.toString(3 + ruleArgs.get(0).size()));
         for (int i = 0; i < ruleArgs.size(); i++) {
             args.add(Long.toString(receipt.permits(i)));

@@ -32,7 +32,8 @@ local ROLLED = -1
 -- does (commit() writes it back as one), and a request over it may be delayed into the window after.
 -- Only such a key makes fixed-window read TIME to decide. Every receipt names the end of the
 -- window its permits are counted in (this one's is <switch>, the next one's the key's expiry), so
--- refund.lua gives back into the right one of the two.
+-- refund.lua gives back into the right one of the two; its life is the instant the permits were
+-- taken, which refund.lua compares with the client's reset guard.
 local function check_reserved(key, permits, limit, current, later, switch, window_arg)
   local now = clock(ARGS_PER_RULE, 0)
   local pttl = redis.call('PTTL', key)
@@ -83,21 +84,21 @@ local function commit(key, remaining, amount, pttl, window, later)
   if later == ROLLED then
     -- The next window of a delayed request has begun: a plain counter again, with its TTL.
     redis.call('SET', key, amount, 'KEEPTTL')
-    return remaining, (pttl + 1) * 1000, clock(ARGS_PER_RULE, 0) + (pttl + 1) * 1000
+    return remaining, (pttl + 1) * 1000, clock(ARGS_PER_RULE, 0) + (pttl + 1) * 1000, clock(ARGS_PER_RULE, 0)
   elseif later then
     -- Within a window some requests are delayed beyond: `pttl` is the instant it ends (switch).
     redis.call('SET', key, string.format('r%d:%d:%d', amount, later, pttl), 'KEEPTTL')
-    return remaining, pttl - clock(ARGS_PER_RULE, 0), pttl
+    return remaining, pttl - clock(ARGS_PER_RULE, 0), pttl, clock(ARGS_PER_RULE, 0)
   end
   if pttl < 0 then
     -- A new window (or a counter that lost its TTL, or another algorithm's state): start it,
     -- TTL and value in one command.
     local ttl = math.ceil(window / 1000)
     redis.call('SET', key, amount, 'PX', ttl)
-    return remaining, window, clock(ARGS_PER_RULE, 0) + ttl * 1000
+    return remaining, window, clock(ARGS_PER_RULE, 0) + ttl * 1000, clock(ARGS_PER_RULE, 0)
   end
   redis.call('INCRBY', key, amount)
-  return remaining, (pttl + 1) * 1000, clock(ARGS_PER_RULE, 0) + (pttl + 1) * 1000
+  return remaining, (pttl + 1) * 1000, clock(ARGS_PER_RULE, 0) + (pttl + 1) * 1000, clock(ARGS_PER_RULE, 0)
 end
 
 -- A delayed admission (limiter-penalty.lua): the permits taken for the window that begins when this
@@ -112,7 +113,7 @@ local function reserve(key, wait, count, pttl, permits, window, remaining)
     -- Into the next window of a key that holds two already: its count, the next's, the switch.
     redis.call('SET', key, string.format('r%d:%d:%d', count, pttl, permits), 'KEEPTTL')
     local ends = (redis.call('PTTL', key) + 1) * 1000
-    return wait, remaining, ends, clock(ARGS_PER_RULE, 0) + ends
+    return wait, remaining, ends, clock(ARGS_PER_RULE, 0) + ends, clock(ARGS_PER_RULE, 0)
   end
   if pttl < 0 then
     return nil
@@ -120,7 +121,7 @@ local function reserve(key, wait, count, pttl, permits, window, remaining)
   local switch = clock(ARGS_PER_RULE, 0) + wait
   redis.call('SET', key, string.format('r%d:%d:%d', count, permits, switch), 'PX', pttl + 1 + math.ceil(window / 1000))
   -- The receipt: the end of the window it is counted in, as an admission's.
-  return wait, remaining, wait + window, switch + window
+  return wait, remaining, wait + window, switch + window, clock(ARGS_PER_RULE, 0)
 end
 
 -- A quota lease of `grant` permits for the caller's node, counted in this window at once. The node

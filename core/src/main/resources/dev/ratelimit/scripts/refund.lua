@@ -46,12 +46,14 @@
 --                    that cannot be placed is dropped, and the client waits up to its permits x
 --                    interval longer than one place would; a TAT (or bucket) passing ends it.
 --   leaky-bucket     the level lowered by the permits, never below empty.
--- A quota lease's rest names the algorithm with ' lease <lent_at_us>' after it, and its KEYS end
--- with the client's reset guard (RedisKeys.resetGuard, client-reset.lua): nothing goes back of a
--- lease lent at or before the reset the guard holds.
+-- A give-back's KEYS end with the client's reset guard (RedisKeys.resetGuard, client-reset.lua): the
+-- instant of the client's last reset, for a few seconds. Nothing goes back of a quota lease's rest
+-- (named '<algorithm> lease <lent_at_us>') lent at or before it, nor of a fixed-window or sliding-log
+-- admission taken at or before it (the life those receipts carry is the instant they were taken).
 -- A state of another algorithm or of another format is left alone. Writes keep the key's TTL rule
 -- (no longer than its state matters). Idempotence is the caller's: a receipt is sent at most once.
 --
+-- KEYS: each rule's key, then (not for a charge) the client's reset guard.
 -- ARGV[1]: the script's name (the algorithm, or calendar-window; '<algorithm> lease <lent_at_us>'
 -- for a quota lease's rest). ARGV[2]: arguments per rule.
 -- ARGV per rule: permits, receipt, the life the receipt was taken in (0 where the algorithm keeps
@@ -100,19 +102,30 @@ if charging then
   name = charging
 end
 local leased, lent_at = string.match(name, '^(.+) lease (%d+)$')
+-- A give-back has the client's reset guard after its keys (a charge has none): the instant some node
+-- last reset the client, for a few seconds. Its state now is a fresh one, which nothing taken at or
+-- before that instant came from: a lease's rest (lent at lent_at), or a fixed-window or sliding-log
+-- admission (whose life is the instant it was taken; the other algorithms' states keep lives of
+-- their own).
+local reset_at
+if not charging then
+  rules = #KEYS - 1
+  local guard = redis.pcall('GET', KEYS[#KEYS])
+  reset_at = type(guard) == 'string' and (tonumber(guard) or math.huge) or nil
+end
 if leased then
-  -- A quota lease's rest: the client's reset guard follows its keys. A guard at or after the
-  -- instant the lease was lent means some node reset the client since: its state now is a fresh
-  -- one, which the rest was never taken from.
-  name, rules = leased, #KEYS - 1
-  local reset_at = redis.pcall('GET', KEYS[#KEYS])
-  if type(reset_at) == 'string' and (tonumber(reset_at) or math.huge) >= tonumber(lent_at) then
+  name = leased
+  if reset_at and reset_at >= tonumber(lent_at) then
     local none = {}
     for i = 1, rules do
       none[i] = 0
     end
     return none
   end
+end
+-- Whether a fixed-window or sliding-log admission taken at `taken` predates the client's last reset.
+local function before_reset(taken)
+  return reset_at ~= nil and taken > 0 and reset_at >= taken
 end
 local now
 -- How far a fixed window's receipt may be from the key's end read now: PTTL's whole milliseconds,
@@ -222,7 +235,10 @@ local function place(top, top_at, placed, back, reserved)
   return new, stacked > 0
 end
 
-local function fixed_window(key, permits, window_end, _, r)
+local function fixed_window(key, permits, window_end, taken, r)
+  if before_reset(taken) then
+    return 0
+  end
   local value = get(key)
   local pttl = value and redis.call('PTTL', key) or -2
   if pttl < 0 then
@@ -290,7 +306,10 @@ local function sliding_window(key, permits, index, life, r)
   return 1
 end
 
-local function sliding_log(key, permits, stamp, _, r)
+local function sliding_log(key, permits, stamp, taken, r)
+  if before_reset(taken) then
+    return 0
+  end
   if stamp <= now - tonumber(ARGV[r + 1]) then
     return 0
   end
@@ -305,6 +324,9 @@ local function sliding_log(key, permits, stamp, _, r)
     return 0
   end
   local later = redis.call('ZRANGEBYSCORE', key, '(' .. int(stamp), '+inf', 'WITHSCORES')
+  -- Its TTL, to put back: removing an entry may empty the set for a moment (one entry after it),
+  -- which deletes the key with its TTL, and the ZADD that follows would make it again without one.
+  local pttl = redis.call('PTTL', key)
   redis.call('ZREM', key, entry[1])
   if held > permits then
     -- A quota lease's unused part: the entry keeps the permits its node did admit.
@@ -314,6 +336,9 @@ local function sliding_log(key, permits, stamp, _, r)
   for i = 1, #later, 2 do
     redis.call('ZREM', key, later[i])
     redis.call('ZADD', key, later[i + 1], int(tonumber(later[i]) - permits))
+  end
+  if pttl > 0 and redis.call('PTTL', key) ~= pttl then
+    redis.call('PEXPIRE', key, pttl)
   end
   return 1
 end

@@ -182,8 +182,9 @@ local function commit(key, remaining, new_total, window, stamp, trim)
     redis.call('DEL', key)
   end
   local left = append(key, new_total, window, stamp, trim or 0)
-  -- The receipt is the entry's score, unique in the log: refund.lua removes that entry.
-  return remaining, left, stamp
+  -- The receipt is the entry's score, unique in the log: refund.lua removes that entry; its life, the
+  -- instant it was taken, which refund.lua compares with the client's reset guard.
+  return remaining, left, stamp, now
 end
 
 -- A delayed admission (limiter-penalty.lua): an entry of the request's permits stamped at the instant
@@ -206,7 +207,7 @@ local function reserve(key, retry, total, newest_at, permits, window, anchor_at)
     end
   end
   local left = append(key, total + permits, window, stamp, anchor_at)
-  return stamp - now, 0, left, stamp
+  return stamp - now, 0, left, stamp, now
 end
 
 -- A quota lease of `grant` permits for the caller's node: one entry of those permits, stamped at the

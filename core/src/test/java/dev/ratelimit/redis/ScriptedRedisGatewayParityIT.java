@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.Rule;
 import dev.ratelimit.scripts.LuaEvaluator;
+import dev.ratelimit.support.RedisKeys;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -86,7 +87,8 @@ class ScriptedRedisGatewayParityIT {
             } else if (kind < 75 && !receipts.isEmpty()) {
                 long[] receipt = receipts.remove(random.nextInt(receipts.size()));
                 long back = 1 + (long) random.nextInt((int) Math.min(receipt[0], 20));
-                call(REFUND, key, refundArgs(rule, back, receipt[1], receipt[2]), true, "refund " + back + " of " + receipt[1]);
+                call(REFUND, List.of(key, RedisKeys.resetGuard(key)), refundArgs(rule, back, receipt[1], receipt[2]), true,
+                        "refund " + back + " of " + receipt[1]);
             } else if (kind < 95) {
                 fake.advance(STEPS[random.nextInt(STEPS.length)]);
             } else {

@@ -91,8 +91,13 @@ public final class FrozenClockScript {
         if (now >= 0) {
             args.add(Long.toString(now));
         }
+        List<String> withGuard = new ArrayList<>(Arrays.asList(keys));
+        if (mode.isEmpty()) {
+            // A give-back, not a charge: the client's reset guard follows its keys (RefundCalls).
+            withGuard.add(RedisKeys.resetGuard(keys[0]));
+        }
         @SuppressWarnings("unchecked")
-        List<Long> reply = (List<Long>) client.eval(refund.source(), Arrays.asList(keys), args);
+        List<Long> reply = (List<Long>) client.eval(refund.source(), withGuard, args);
         return reply;
     }
 
