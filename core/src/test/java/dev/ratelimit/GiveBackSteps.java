@@ -42,9 +42,11 @@ final class GiveBackSteps {
         } else if (roll < 880) {
             return switches.restarts() ? GiveBackResets.restart(model) : request(model);
         } else if (roll < 915) {
-            return switches.failures() ? injectFailure(model) : request(model);
+            return switches.failures() ? ModelFaults.injectFailure(model.random, model.redis) : request(model);
         } else if (roll < 955) {
-            return switches.heldGiveBacks() ? holdOrRelease(model) : request(model);
+            return switches.heldGiveBacks()
+                    ? ModelFaults.holdOrRelease(model.random, model.redis, model.step(), until -> model.holdUntil = until)
+                    : request(model);
         }
         return request(model);
     }
@@ -58,38 +60,6 @@ final class GiveBackSteps {
             model.redis.releaseHeld(model.random.nextInt(model.redis.faults().heldRefunds()));
         }
         return "the end: " + landed + " held give-backs land";
-    }
-
-    private static String injectFailure(GiveBacksModel model) {
-        Random random = model.random;
-        int kind = random.nextInt(10);
-        int count = 1 + random.nextInt(3);
-        if (kind < 5) {
-            model.redis.faults().failNext(count);
-            return "Redis fails the next " + count + " calls";
-        }
-        if (kind < 7) {
-            model.redis.faults().failNextWithErrorReply(1);
-            return "Redis refuses the next call";
-        }
-        model.redis.faults().loseNextReplies(Math.min(2, count));
-        return "Redis loses the next " + Math.min(2, count) + " replies";
-    }
-
-    /** Holds give-backs for some steps (their calls time out, to run later), or lands one held, in any order. */
-    private static String holdOrRelease(GiveBacksModel model) {
-        Random random = model.random;
-        if (!model.redis.faults().holdingRefunds() && random.nextBoolean()) {
-            model.holdUntil = model.step() + 5 + random.nextInt(40);
-            model.redis.faults().holdRefunds(true);
-            return "give-backs are held until step " + model.holdUntil;
-        }
-        int held = model.redis.faults().heldRefunds();
-        if (held > 0) {
-            int index = random.nextInt(held);
-            return "held give-back " + index + " of " + held + " lands: " + model.redis.releaseHeld(index);
-        }
-        return "nothing held";
     }
 
     /** c0 about half the time, c1 a third, c2 the rest; with {@code dimension}, c3 (c0 as a dimension) a tenth. */

@@ -38,45 +38,15 @@ final class ModelSteps {
         } else if (roll < 842) {
             return model.replace(node(model), false);
         } else if (roll < 880) {
-            return injectFailure(model);
+            return ModelFaults.injectFailure(model.random, model.redis);
         } else if (roll < 920) {
-            return switches.heldGiveBacks() ? holdOrRelease(model) : request(model);
+            return switches.heldGiveBacks()
+                    ? ModelFaults.holdOrRelease(model.random, model.redis, model.step(), until -> model.holdUntil = until)
+                    : request(model);
         } else if (roll < 932) {
             return model.settle();
         }
         return switches.inFlight() ? inFlight(model) : request(model);
-    }
-
-    private static String injectFailure(LeasesModel model) {
-        Random random = model.random;
-        int kind = random.nextInt(10);
-        int count = 1 + random.nextInt(3);
-        if (kind < 5) {
-            model.redis.faults().failNext(count);
-            return "Redis fails the next " + count + " calls";
-        }
-        if (kind < 7) {
-            model.redis.faults().failNextWithErrorReply(1);
-            return "Redis refuses the next call";
-        }
-        model.redis.faults().loseNextReplies(Math.min(2, count));
-        return "Redis loses the next " + Math.min(2, count) + " replies";
-    }
-
-    /** Holds give-backs for some steps (their calls time out, to run later), or lands one held, in any order. */
-    private static String holdOrRelease(LeasesModel model) {
-        Random random = model.random;
-        if (!model.redis.faults().holdingRefunds() && random.nextBoolean()) {
-            model.holdUntil = model.step() + 5 + random.nextInt(40);
-            model.redis.faults().holdRefunds(true);
-            return "give-backs are held until step " + model.holdUntil;
-        }
-        int held = model.redis.faults().heldRefunds();
-        if (held > 0) {
-            int index = random.nextInt(held);
-            return "held give-back " + index + " of " + held + " lands: " + model.redis.releaseHeld(index);
-        }
-        return "nothing held";
     }
 
     private static int client(Random random) {
