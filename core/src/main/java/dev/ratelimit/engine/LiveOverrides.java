@@ -92,6 +92,8 @@ public final class LiveOverrides {
     private volatile State state = State.NONE;
     /** When the mark last read expires, on the node's clock; Long.MIN_VALUE while none was read. */
     private long lastMarkExpires = Long.MIN_VALUE;
+    /** Whether a read has answered since the node started: its first mark is its baseline. */
+    private boolean markRead;
     private volatile boolean refreshFailing;
     /** Whether a refusal was logged since Redis last answered: one ERROR per refusal, not one per call. */
     private volatile boolean refusalLogged;
@@ -267,8 +269,14 @@ public final class LiveOverrides {
         lastMarkExpires = markExpires;
         if (next.clientReset != last.clientReset || renewed) {
             state = next;
-            onClientReset.run();
+            // The first mark a node reads is where it starts from, not news of a reset: every read makes
+            // one where none is, and a node's first read may come after its first decisions took leases
+            // (another thread paid for the read), which dropping them now would leave counted for nothing.
+            if (markRead) {
+                onClientReset.run();
+            }
         }
+        markRead = true;
         if (next.sameAs(last)) {
             return;
         }
