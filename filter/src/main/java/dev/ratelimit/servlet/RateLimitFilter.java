@@ -109,6 +109,11 @@ public class RateLimitFilter implements Filter {
             admission.writeHeaders(new ResponseHeaders(response));
         }
         if (admission.denied()) {
+            if (delays != null) {
+                // Before the answer leaves: whoever reads the log or the status page once the client has
+                // its 429 finds why it was not held.
+                delays.refused(httpRequest);
+            }
             byte[] body = admission.denialBody().getBytes(StandardCharsets.UTF_8);
             response.setStatus(admission.denialStatus());
             response.setContentType(admission.denialContentType());
@@ -116,9 +121,6 @@ public class RateLimitFilter implements Filter {
             response.setContentLength(body.length);
             response.getOutputStream().write(body);
             response.flushBuffer();
-            if (delays != null) {
-                delays.refused(httpRequest);
-            }
             return;
         }
         if (admission.delayed()) {
