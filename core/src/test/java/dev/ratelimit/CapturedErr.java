@@ -1,5 +1,6 @@
 package dev.ratelimit;
 
+import dev.ratelimit.testing.LibraryLog;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -8,10 +9,7 @@ import java.util.regex.Pattern;
 
 /**
  * What the library's loggers ({@code dev.ratelimit.*}) write while open, for tests that count the
- * lines an operator would read. The SLF4J simple logger writes every logger's lines to System.err,
- * looked up on each line, from every thread: a Jedis thread of another test class in this JVM (a
- * Sentinel listener retrying) writes there too. So the capture keeps only lines of the library's
- * loggers, with what follows each (a stack trace), never the rest of the process's stderr (issue 49).
+ * lines an operator would read: never the rest of the process's stderr ({@link LibraryLog}).
  */
 public final class CapturedErr implements AutoCloseable {
     private final PrintStream original = System.err;
@@ -29,28 +27,9 @@ public final class CapturedErr implements AutoCloseable {
         }
     }
 
-    /** The library's lines written while open (see the class comment). */
+    /** The library's lines written while open ({@link LibraryLog}). */
     public String text() {
-        return ours(new String(bytes.toByteArray(), StandardCharsets.UTF_8));
-    }
-
-    /** A line slf4j-simple starts: {@code [thread] LEVEL logger - message} (a thread's name may hold brackets). */
-    private static final Pattern HEADER = Pattern.compile("^\\[.*?\\] (TRACE|DEBUG|INFO|WARN|ERROR) (\\S+) - ");
-
-    /** The lines of {@code dev.ratelimit} loggers, each with the lines that follow it until the next logger's. */
-    static String ours(String written) {
-        StringBuilder kept = new StringBuilder();
-        boolean keeping = false;
-        for (String line : written.split("\\R")) {
-            Matcher header = HEADER.matcher(line);
-            if (header.find()) {
-                keeping = header.group(2).startsWith("dev.ratelimit.");
-            }
-            if (keeping) {
-                kept.append(line).append('\n');
-            }
-        }
-        return kept.toString();
+        return LibraryLog.ours(new String(bytes.toByteArray(), StandardCharsets.UTF_8));
     }
 
     /** How often {@code part} occurs in {@code text}. */

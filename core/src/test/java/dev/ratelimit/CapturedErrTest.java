@@ -2,6 +2,7 @@ package dev.ratelimit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.testing.LibraryLog;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,7 +21,7 @@ class CapturedErrTest {
                 "[main] INFO dev.ratelimit.http.webapp.PolicyRuntime - Rate limit policy 'api' stopped",
                 "");
 
-        String ours = CapturedErr.ours(written);
+        String ours = LibraryLog.ours(written);
 
         assertThat(ours).contains("cannot reach Redis", "JedisConnectionException: refused", "\tat redis.clients.jedis",
                 "policy 'api' stopped").doesNotContain("Lost connection to Sentinel");

@@ -1,12 +1,14 @@
 package dev.ratelimit.servlet;
 
+import dev.ratelimit.testing.LibraryLog;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 
 /**
- * What the embedded containers and the filter log while an action runs: slf4j-simple, the tests'
- * binding, writes each line to whatever {@code System.err} is at that moment.
+ * What the filter and the library log while an action runs: slf4j-simple, the tests' binding, writes
+ * each line to whatever {@code System.err} is at that moment, from every thread; only the library's
+ * loggers' lines are kept ({@link LibraryLog}), and the whole is echoed to the real stderr.
  */
 final class CapturedLog {
     /** An action that may throw anything a test step throws. */
@@ -28,7 +30,7 @@ final class CapturedLog {
         }
         String text = new String(log.toByteArray(), StandardCharsets.UTF_8);
         err.print(text);
-        return text;
+        return LibraryLog.ours(text);
     }
 
     /** How many lines of the log contain the text. */

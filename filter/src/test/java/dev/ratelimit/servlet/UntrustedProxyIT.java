@@ -10,10 +10,7 @@ import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
 import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -72,10 +69,7 @@ class UntrustedProxyIT {
                 .servlet("ratelimit-status", RateLimitStatusServlet.class.getName(), "/" + STATUS)
                 .build());
 
-        PrintStream originalErr = System.err;
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        System.setErr(new PrintStream(err, true));
-        try {
+        String logged = CapturedLog.during(() -> {
             for (int i = 0; i < 60; i++) {
                 String client = "198.51.100." + (i % 50 + 1);
                 assertThat(Http.get(app.resolve("untrusted/items"), "X-Forwarded-For", client).statusCode())
@@ -84,10 +78,7 @@ class UntrustedProxyIT {
                         .isEqualTo(200);
                 assertThat(Http.get(app.resolve("direct/items")).statusCode()).isEqualTo(200);
             }
-        } finally {
-            System.setErr(originalErr);
-        }
-        String logged = err.toString(StandardCharsets.UTF_8);
+        });
         Map<String, Object> page = map(MiniJson.parse(Http.get(app.resolve(STATUS + "?format=json")).body()));
         containers.get(kind).undeploy("/proxy" + n);
 

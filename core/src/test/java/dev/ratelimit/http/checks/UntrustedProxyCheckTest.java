@@ -3,16 +3,14 @@ package dev.ratelimit.http.checks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
+import dev.ratelimit.CapturedErr;
 import dev.ratelimit.http.FakeRequest;
 import dev.ratelimit.http.client.ProxyHeader;
 import dev.ratelimit.http.client.TrustedProxies;
 import dev.ratelimit.http.settings.HttpPolicy;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.lang.reflect.Array;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Collection;
 import java.util.Collections;
@@ -44,23 +42,21 @@ class UntrustedProxyCheckTest {
     private static final long MINUTE = TimeUnit.MINUTES.toNanos(1);
 
     private final AtomicLong now = new AtomicLong(1_000_000_000L);
-    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
-    private PrintStream originalErr;
+    private CapturedErr err;
 
     @BeforeEach
     void captureLog() {
-        // The SLF4J simple logger looks System.err up on each line.
-        originalErr = System.err;
-        System.setErr(new PrintStream(err, true));
+        err = new CapturedErr();
     }
 
     @AfterEach
     void restoreLog() {
-        System.setErr(originalErr);
+        err.close();
     }
 
+    /** The library's lines only: other tests' threads write to the process's stderr too. */
     private String logged() {
-        return err.toString(StandardCharsets.UTF_8);
+        return err.text();
     }
 
     private static int count(String text, String part) {

@@ -3,16 +3,14 @@ package dev.ratelimit.http.webapp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ratelimit.CapturedErr;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RedisStoreRegistry;
 import dev.ratelimit.http.FakeRequest;
 import dev.ratelimit.http.settings.HttpPolicy;
 import dev.ratelimit.jmx.RateLimiterJmx;
 import dev.ratelimit.testing.RedisServerExtension;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -121,21 +119,19 @@ class OneClientIT {
         assertThat(admitted(api, partner)).isFalse();
 
         ObjectName bean = RateLimiterJmx.name(WEBAPP, "keys", 1);
-        PrintStream err = System.err;
-        ByteArrayOutputStream log = new ByteArrayOutputStream();
         String peeked;
         String reset;
-        System.setErr(new PrintStream(log, true));
+        CapturedErr log = new CapturedErr();
         try {
             peeked = (String) JMX.invoke(bean, "peekClient", new Object[] {API_KEY}, new String[] {"java.lang.String"});
             reset = (String) JMX.invoke(bean, "resetClient", new Object[] {API_KEY}, new String[] {"java.lang.String"});
         } finally {
-            System.setErr(err);
+            log.close();
         }
 
         assertThat(peeked).startsWith("keys: denied, 0 of 2 left, retry in ").contains("; keys.partner: denied, 0 of 3 left");
         assertThat(reset).isEqualTo("reset in [keys, keys.partner]");
-        String logged = log.toString(StandardCharsets.UTF_8);
+        String logged = log.text();
         assertThat(logged).contains("Rate limit policy 'keys': one client (key digest #").contains("by JMX on ")
                 .doesNotContain(API_KEY);
         assertThat(admitted(api, plain)).isTrue();
@@ -205,22 +201,21 @@ class OneClientIT {
         JMXConnectorServer connector = JMXConnectorServerFactory.newJMXConnectorServer(
                 new JMXServiceURL("service:jmx:rmi://127.0.0.1"), Map.of(JMXConnectorServer.AUTHENTICATOR, operators), JMX);
         connector.start();
-        PrintStream err = System.err;
-        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        CapturedErr log;
         try (JMXConnector client = JMXConnectorFactory.connect(connector.getAddress(),
                 Map.of(JMXConnector.CREDENTIALS, new String[] {"ops-alice\r\nINFO forged 'line'", "pw"}))) {
             MBeanServerConnection remote = client.getMBeanServerConnection();
             ObjectName bean = RateLimiterJmx.name(WEBAPP, "remote", 1);
-            System.setErr(new PrintStream(log, true));
+            log = new CapturedErr();
             try {
                 remote.invoke(bean, "resetClient", new Object[] {"203.0.113.9"}, new String[] {"java.lang.String"});
             } finally {
-                System.setErr(err);
+                log.close();
             }
             remote.setAttribute(bean, new Attribute("LimitOverride", 7L));
             assertThat((String) remote.getAttribute(bean, "OverrideOrigin"))
                     .startsWith("JMX user 'ops-alice??INFO forged ?line?' on ");
-            assertThat(log.toString(StandardCharsets.UTF_8)).contains("by JMX user 'ops-alice??INFO forged ?line?' on ")
+            assertThat(log.text()).contains("by JMX user 'ops-alice??INFO forged ?line?' on ")
                     .doesNotContain("203.0.113.9");
 
             ObjectName down = RateLimiterJmx.name(WEBAPP, "gone", 1);
