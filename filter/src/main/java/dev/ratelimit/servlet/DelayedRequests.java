@@ -3,20 +3,22 @@ package dev.ratelimit.servlet;
 import dev.ratelimit.http.answer.Admission;
 import dev.ratelimit.http.pipeline.RateLimitPipeline;
 import jakarta.servlet.AsyncContext;
-import jakarta.servlet.AsyncEvent;
-import jakarta.servlet.AsyncListener;
 import jakarta.servlet.ServletRegistration;
 import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import java.io.IOException;
 import java.util.Collection;
 import java.util.Map;
-import java.util.concurrent.ScheduledFuture;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The requests of one {@link RateLimitFilter} that wait for their turn ({@code maxDelay}) without a
@@ -25,71 +27,100 @@ import java.util.concurrent.atomic.AtomicInteger;
  * through as admitted ({@link #resumed}). A request the container ends before its turn (an async
  * error or timeout) gives its permits back. A client that merely closes its connection is not
  * reported by Tomcat or Jetty while nothing reads or writes, so its request runs at its turn, into
- * the closed connection. The timer thread is the filter's and stops with it.
+ * the closed connection.
+ *
+ * <p>The timer thread is the filter's: {@link #close} (the webapp stops) answers every request
+ * still waiting with a 503, gives its permits back, and joins the thread, so an undeploy or a
+ * redeploy leaves no thread and nothing that holds the webapp's class loader.
  */
 final class DelayedRequests {
-    /**
-     * How long past its turn a waiting request may go unanswered before the container's async
-     * timeout ends it (answered 503): only a timer far behind, on a machine in trouble, gets there.
-     */
-    private static final long GRACE_MILLIS = 30_000;
+    private static final Logger log = LoggerFactory.getLogger(RateLimitFilter.class);
+    /** How long {@link #close} waits for the timer thread to end a turn it is dispatching. */
+    private static final long STOP_WAIT_MILLIS = 5_000;
 
+    private final String filterName;
     private final RateLimitPipeline pipeline;
-    /** The request attribute that carries a delayed request's {@link Waiter} to the dispatch its turn makes. */
+    /** The request attribute that carries a delayed request's {@link HeldRequest} to the dispatch its turn makes. */
     private final String attribute;
     private final ScheduledThreadPoolExecutor timer;
-    /** Cleared, for good, when a delayed request came back without passing this filter again. */
-    private volatile boolean mappedForAsync = true;
+    private final RedispatchWatch redispatch;
+    /** The requests waiting now, for {@link #close} to answer: {@code maxDelayed} at most. */
+    private final Set<HeldRequest> waiting = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean failureLogged = new AtomicBoolean();
+    private volatile boolean closed;
+    /** The timer's thread, once it started: joined at {@link #close}, so none outlives the webapp. */
+    private volatile Thread timerThread;
 
-    DelayedRequests(String filterName, RateLimitPipeline pipeline) {
+    /** @param descriptor what the webapp's {@code WEB-INF/web.xml} says of this filter's ASYNC dispatcher */
+    DelayedRequests(String filterName, RateLimitPipeline pipeline, DescriptorDispatchers.Mapping descriptor) {
+        this.filterName = filterName;
         this.pipeline = pipeline;
+        this.redispatch = new RedispatchWatch(System::nanoTime, descriptor);
+        if (redispatch.offFromStart()) {
+            pipeline.checks().descriptorLacksAsync();
+        }
         this.attribute = DelayedRequests.class.getName() + "." + filterName + "@"
                 + Integer.toHexString(System.identityHashCode(this));
         AtomicInteger threads = new AtomicInteger();
         this.timer = new ScheduledThreadPoolExecutor(1, task -> {
             Thread thread = new Thread(task, "ratelimit-delay-" + filterName + "-" + threads.incrementAndGet());
             thread.setDaemon(true);
+            timerThread = thread;
             return thread;
         });
         timer.setRemoveOnCancelPolicy(true);
+        // At close the turns still pending are answered by close itself, never run by the timer.
+        timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     }
 
     /** Whether this request can wait here: it may go asynchronous, and delayed requests come back through the filter. */
     boolean canHold(HttpServletRequest request) {
-        return mappedForAsync && request.isAsyncSupported() && !request.isAsyncStarted();
+        return !closed && redispatch.delaying() && request.isAsyncSupported() && !request.isAsyncStarted();
     }
 
     /** The delayed admission of a request whose turn came, dispatched back here; else null. */
     Admission resumed(ServletRequest request) {
-        Object waiter = request.getAttribute(attribute);
-        if (!(waiter instanceof Waiter)) {
+        Object held = request.getAttribute(attribute);
+        if (!(held instanceof HeldRequest)) {
             return null;
         }
         request.removeAttribute(attribute);
-        ((Waiter) waiter).seenAgain = true;
-        return ((Waiter) waiter).admission;
+        if (!redispatch.proven()) {
+            redispatch.seen();
+            pipeline.checks().redispatched();
+        }
+        return ((HeldRequest) held).seenAgain();
     }
 
     /**
-     * Suspends a delayed admission's request until its turn, then dispatches it again. A request the
-     * container will not let go asynchronous after all gives its turn back and is refused: run now,
-     * it would pass the limit.
+     * Suspends a request the pipeline admitted for an instant ahead, before anything is written on
+     * its response.
+     *
+     * @return its async context, or null when the container will not let it go asynchronous after
+     *     all: then the caller answers it as the denial it would have been
+     *     ({@link RateLimitPipeline#refusedInstead})
      */
-    void hold(HttpServletRequest request, HttpServletResponse response, Admission admission) throws IOException {
-        long delayNanos = admission.decision().delay().toNanos();
-        AsyncContext async;
+    AsyncContext suspend(ServletRequest request, ServletResponse response) {
         try {
-            async = request.startAsync(request, response);
+            return request.startAsync(request, response);
         } catch (IllegalStateException cannot) {
-            pipeline.waitOver(admission, false);
-            response.setHeader("Retry-After", Long.toString(Math.max(1, TimeUnit.NANOSECONDS.toSeconds(delayNanos + 999_999_999))));
-            response.sendError(admission.denialStatus());
-            return;
+            return null;
         }
-        async.setTimeout(TimeUnit.NANOSECONDS.toMillis(delayNanos) + GRACE_MILLIS);
-        Waiter waiter = new Waiter(async, request, response, admission);
-        async.addListener(waiter);
-        waiter.turn = timer.schedule(waiter::turnCame, delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Holds a suspended request ({@link #suspend}) until its turn, then dispatches it again. */
+    void hold(AsyncContext async, HttpServletRequest request, HttpServletResponse response, Admission admission) {
+        HeldRequest held = new HeldRequest(this, async, request, response, admission);
+        waiting.add(held);
+        try {
+            held.turnIn(timer);
+        } catch (RejectedExecutionException stopped) {
+            // Closed meanwhile: answered just below.
+        }
+        if (closed) {
+            // The webapp stopped while this one was being held; close may not have seen it.
+            held.stop();
+        }
     }
 
     /**
@@ -98,7 +129,7 @@ final class DelayedRequests {
      * one is not async-supported. They log it once and show it on the status page.
      */
     void refused(HttpServletRequest request) {
-        if (!mappedForAsync) {
+        if (!redispatch.delaying()) {
             pipeline.checks().notRedispatched();
         }
         if (!request.isAsyncSupported()) {
@@ -106,9 +137,66 @@ final class DelayedRequests {
         }
     }
 
-    /** Stops the timer; requests still waiting end by the container's async timeout. */
+    /**
+     * The webapp stops: every request still waiting is answered 503 with its permits given back, and
+     * the timer thread is stopped and joined.
+     */
     void close() {
-        timer.shutdownNow();
+        closed = true;
+        timer.shutdown();
+        for (HeldRequest held : waiting) {
+            held.stop();
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(STOP_WAIT_MILLIS);
+        try {
+            // The executor reports termination from inside its last thread: join that thread too.
+            boolean stopped = timer.awaitTermination(STOP_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+            Thread thread = timerThread;
+            if (thread != null) {
+                thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+                stopped &= !thread.isAlive();
+            }
+            if (!stopped) {
+                log.warn("RateLimitFilter '{}': the thread that resumes waiting requests (maxDelay) did not stop within"
+                        + " {} ms of the webapp stopping; it ends once the request it is resuming does.", filterName,
+                        STOP_WAIT_MILLIS);
+            }
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    // What a held request needs of its filter.
+
+    RateLimitPipeline pipeline() {
+        return pipeline;
+    }
+
+    String attribute() {
+        return attribute;
+    }
+
+    /** A held request's wait is over, one way or another: {@link #close} has nothing left to answer for it. */
+    void over(HeldRequest held) {
+        waiting.remove(held);
+    }
+
+    /** A held request came back at its turn and completed without passing this filter again. */
+    void unseen() {
+        if (redispatch.unseen()) {
+            pipeline.checks().notRedispatched();
+        }
+    }
+
+    /** The container would not resume a request at its turn: logged once at WARN, later ones at DEBUG. */
+    void resumeFailed(Throwable failure) {
+        if (failureLogged.compareAndSet(false, true)) {
+            log.warn("RateLimitFilter '{}': a request that waited for its turn (maxDelay) could not be resumed, so it was"
+                    + " answered 503 and its turn given back ({}). Logged once; later ones at DEBUG.", filterName,
+                    failure.toString(), failure);
+        } else {
+            log.debug("RateLimitFilter '{}': a request that waited for its turn could not be resumed", filterName, failure);
+        }
     }
 
     /** The servlet whose mapping takes the request, as far as Servlet 3.1 lets it be found; else "?". */
@@ -126,99 +214,5 @@ final class DelayedRequests {
             }
         }
         return fallback;
-    }
-
-    /** One waiting request: its turn, or its end before it, whichever comes first, and once. */
-    private final class Waiter implements AsyncListener {
-        private final AsyncContext async;
-        private final HttpServletRequest request;
-        private final HttpServletResponse response;
-        private final Admission admission;
-        private final AtomicBoolean over = new AtomicBoolean();
-        /**
-         * After its turn: counts the dispatch returning and the request completing, which the
-         * container may report in either order (the dispatched request can run and complete on
-         * another thread before {@code dispatch()} returns); the second of them judges whether the
-         * filter saw the request again.
-         */
-        private final AtomicInteger afterTurn = new AtomicInteger();
-        /** Set when the filter sees the request again on the dispatch its turn made ({@link #resumed}). */
-        private volatile boolean seenAgain;
-        private volatile ScheduledFuture<?> turn;
-
-        Waiter(AsyncContext async, HttpServletRequest request, HttpServletResponse response, Admission admission) {
-            this.async = async;
-            this.request = request;
-            this.response = response;
-            this.admission = admission;
-        }
-
-        void turnCame() {
-            if (!over.compareAndSet(false, true)) {
-                return;
-            }
-            pipeline.waitOver(admission, true);
-            request.setAttribute(attribute, this);
-            try {
-                async.dispatch();
-            } catch (IllegalStateException alreadyOver) {
-                // The request ended meanwhile (its object may already serve another): nothing is
-                // left to run, and nothing to judge.
-                return;
-            }
-            if (afterTurn.incrementAndGet() == 2) {
-                judgeRedispatch();
-            }
-        }
-
-        /**
-         * Dispatched and complete, yet this filter never saw it again: it is not mapped for ASYNC.
-         * Judged by a flag of its own, not the request's attribute: a request that completed may
-         * already be recycled for another.
-         */
-        private void judgeRedispatch() {
-            if (!seenAgain) {
-                mappedForAsync = false;
-                pipeline.checks().notRedispatched();
-            }
-        }
-
-        /** Before its turn: the request will not run, so its permits go back for the next in line. */
-        private boolean endedBeforeTurn() {
-            if (!over.compareAndSet(false, true)) {
-                return false;
-            }
-            ScheduledFuture<?> pending = turn;
-            if (pending != null) {
-                pending.cancel(false);
-            }
-            pipeline.waitOver(admission, false);
-            return true;
-        }
-
-        @Override
-        public void onComplete(AsyncEvent event) {
-            if (!endedBeforeTurn() && afterTurn.incrementAndGet() == 2) {
-                judgeRedispatch();
-            }
-        }
-
-        @Override
-        public void onError(AsyncEvent event) {
-            endedBeforeTurn();
-        }
-
-        @Override
-        public void onTimeout(AsyncEvent event) throws IOException {
-            if (endedBeforeTurn()) {
-                response.sendError(HttpServletResponse.SC_SERVICE_UNAVAILABLE);
-                async.complete();
-            }
-        }
-
-        @Override
-        public void onStartAsync(AsyncEvent event) {
-            // A servlet going asynchronous after its turn: nothing of this wait is left to do.
-        }
     }
 }

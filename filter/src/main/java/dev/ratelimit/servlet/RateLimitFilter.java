@@ -8,6 +8,7 @@ import dev.ratelimit.http.webapp.PolicyRuntime;
 import dev.ratelimit.http.pipeline.RateLimitPipeline;
 import dev.ratelimit.http.settings.Settings;
 import dev.ratelimit.http.webapp.Webapp;
+import jakarta.servlet.AsyncContext;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.FilterConfig;
@@ -82,7 +83,8 @@ public class RateLimitFilter implements Filter {
             throw new ServletException("RateLimitFilter '" + filterName + "' " + e.getMessage(), e);
         }
         pipeline = runtime.pipeline();
-        delays = runtime.policy().waiting() == null ? null : new DelayedRequests(filterName, pipeline);
+        delays = runtime.policy().waiting() == null ? null : new DelayedRequests(filterName, pipeline,
+                DescriptorDispatchers.of(context.getResourceAsStream("/WEB-INF/web.xml"), filterName));
         log.info("RateLimitFilter '{}' started: {}", filterName, runtime.policy());
     }
 
@@ -105,6 +107,14 @@ public class RateLimitFilter implements Filter {
         Admission admission = pipeline.before(view);
         // The request itself, or one that gives back a form body the key was read from.
         ServletRequest request = view.request();
+        AsyncContext held = null;
+        if (admission.delayed()) {
+            // Suspended before anything is written: a container that refuses gets the plain denial.
+            held = delays.suspend(request, response);
+            if (held == null) {
+                admission = pipeline.refusedInstead(admission);
+            }
+        }
         if (admission.limited()) {
             admission.writeHeaders(new ResponseHeaders(response));
         }
@@ -123,8 +133,8 @@ public class RateLimitFilter implements Filter {
             response.flushBuffer();
             return;
         }
-        if (admission.delayed()) {
-            delays.hold((HttpServletRequest) request, response, admission);
+        if (held != null) {
+            delays.hold(held, (HttpServletRequest) request, response, admission);
             return;
         }
         pass(request, response, chain, admission);

@@ -35,7 +35,8 @@ import redis.clients.jedis.resps.Tuple;
  * window=2s, maxDelay=10s over two servers are all answered 200, each no earlier than its slot, with
  * no more than 10 started in any 2 s and no thread held while waiting". And what cannot wait: a
  * servlet that is not async-supported gets the 429 and one WARN naming it, a filter not mapped for
- * ASYNC is found out and stops delaying; for both the status page's verdict names what to change.
+ * ASYNC is found out and stops delaying, at once when the webapp's descriptor says so; for both the
+ * status page's verdict names what to change.
  */
 class DelayedRequestsFilterIT {
     @RegisterExtension
@@ -157,7 +158,7 @@ class DelayedRequestsFilterIT {
         long delayedOnBoth = 0;
         for (URI server : servers) {
             String status = Http.get(server.resolve("status?format=json")).body();
-            Matcher waiting = Pattern.compile("\"waiting\":\\{\"now\":(\\d+),\"delayed\":(\\d+),\"refusedQueueFull\":0}")
+            Matcher waiting = Pattern.compile("\"waiting\":\\{\"now\":(\\d+),\"delayed\":(\\d+),\"refusedQueueFull\":0,\"refusedClientShare\":0}")
                     .matcher(status);
             assertThat(waiting.find()).as("the status page counts them: %s", status).isTrue();
             assertThat(waiting.group(1)).as("none waiting now").isEqualTo("0");
@@ -214,8 +215,9 @@ class DelayedRequestsFilterIT {
             HttpResponse<String> delayed = Http.get(target);
             assertThat(delayed.statusCode()).as("delayed, then served by the servlet alone").isEqualTo(200);
             assertThat(delayed.headers().firstValue(Admission.DELAY_HEADER)).isPresent();
-            // The container tells the filter the request completed after answering it.
-            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            // The container tells the filter each request completed after answering it; three in a row
+            // that came back unseen, and none ever seen, switch delaying off (one proves nothing).
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
             while (Http.get(target).statusCode() != 429 && System.nanoTime() < deadline) {
                 Thread.sleep(20);
             }
@@ -228,5 +230,29 @@ class DelayedRequestsFilterIT {
         assertThat((String) verdict.get("text")).as("the verdict names the filter-mapping's missing dispatcher")
                 .startsWith("misconfigured (NO_ASYNC_DISPATCHER): RateLimitFilter is not mapped for the ASYNC dispatcher")
                 .contains("maxDelay", "<dispatcher>ASYNC</dispatcher>", "filter-mapping");
+    }
+
+    @Test
+    void aDescriptorMappingTheFilterWithoutAsyncIsReportedAtStartupAndNothingWaitsInVain() throws Exception {
+        String prefix = redis.keyPrefix() + "descriptor:";
+        Map<String, String> params = Map.of("algorithm", "gcra", "limit", "1", "window", "1s", "maxDelay", "2s",
+                "keyPrefix", prefix, "redisUri", redis.uri());
+        String webXml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<web-app xmlns=\"http://xmlns.jcp.org/xml/ns/javaee\""
+                + " version=\"3.1\"><filter-mapping><filter-name>waiting</filter-name><url-pattern>/work</url-pattern>"
+                + "</filter-mapping></web-app>";
+        WebApp app = WebApp.builder("/descriptor").withoutEcho().filter("waiting", FILTER, params, "/work")
+                .servlet("recording", SERVLET, "/work")
+                .servlet("ratelimit-status", RateLimitStatusServlet.class.getName(), "/status")
+                .asyncSupported("waiting", "recording").resource("/WEB-INF/web.xml", webXml).build();
+        URI[] target = new URI[1];
+        String log = CapturedLog.during(() -> target[0] = containers.get(Kind.TOMCAT).deploy(app).resolve("/descriptor/work"));
+        assertThat(CapturedLog.lines(log, "[NO_ASYNC_DISPATCHER]")).as("one WARN at startup").isEqualTo(1);
+        assertThat(CapturedLog.lines(log, "WEB-INF/web.xml maps RateLimitFilter without <dispatcher>ASYNC</dispatcher>"))
+                .isEqualTo(1);
+        assertThat(Http.get(target[0]).statusCode()).isEqualTo(200);
+        HttpResponse<String> over = Http.get(target[0]);
+        assertThat(over.statusCode()).as("refused at once: it would not come back through the filter").isEqualTo(429);
+        assertThat(over.headers().firstValue(Admission.DELAY_HEADER)).isEmpty();
+        assertThat((String) verdict(target[0]).get("text")).startsWith("misconfigured (NO_ASYNC_DISPATCHER)");
     }
 }

@@ -111,6 +111,21 @@ public final class HttpAnswer {
                 + ",\"policy\":" + json(policy.policyName()) + "}";
     }
 
+    /**
+     * The problem+json body of the 503 a request waiting for its turn ({@code maxDelay}) gets when it
+     * will not run after all, its permits given back: the server stops the webapp, or the container
+     * would not resume it. Plain {@code about:blank}: the request was not over any quota.
+     *
+     * @param why what happened, a sentence without its full stop
+     * @param retryAfterSeconds the {@code Retry-After} sent with it, at least 1
+     */
+    public static String waitEndedJson(HttpPolicy policy, String why, long retryAfterSeconds) {
+        return "{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,\"detail\":"
+                + json(why + " while the request waited for its turn; its turn was given back. Try again in "
+                        + seconds(retryAfterSeconds) + ".")
+                + ",\"retryAfter\":" + retryAfterSeconds + ",\"policy\":" + json(policy.policyName()) + "}";
+    }
+
     /** The media type of a denial's body: {@code denialContentType}, or {@link #PROBLEM_JSON}. */
     public static String contentType(HttpPolicy policy) {
         DenialBody custom = policy.denialBody();

@@ -59,12 +59,28 @@ public final class TrafficChecks {
     }
 
     /**
-     * With {@code maxDelay}: a delayed request came back at its turn without passing the filter
-     * again (it is not mapped for the {@code ASYNC} dispatcher), or a request over the limit was
-     * refused with 429 since that was found.
+     * With {@code maxDelay}: delayed requests came back at their turn without passing the filter
+     * again, and none ever did (it is taken as not mapped for the {@code ASYNC} dispatcher), or a
+     * request over the limit was refused with 429 since that was found.
      */
     public void notRedispatched() {
         waiting.notRedispatched();
+    }
+
+    /**
+     * With {@code maxDelay}: the webapp's {@code WEB-INF/web.xml} maps the filter without the
+     * {@code ASYNC} dispatcher, found at startup; logged once, shown as {@link #notRedispatched} is.
+     */
+    public void descriptorLacksAsync() {
+        waiting.descriptorLacksAsync();
+    }
+
+    /**
+     * With {@code maxDelay}: a delayed request passed the filter again at its turn, which proves the
+     * filter is mapped for the {@code ASYNC} dispatcher; {@link #notRedispatched} is not shown again.
+     */
+    public void redispatched() {
+        waiting.redispatched();
     }
 
     /** What the checks found in the last five minutes; empty when nothing is wrong. */

@@ -11,9 +11,10 @@ import org.slf4j.LoggerFactory;
  * <ul>
  * <li>{@code NOT_ASYNC_SUPPORTED}: the servlet, or a filter before the rate limit filter, is not
  * async-supported, so a request over the limit gets its 429 at once;
- * <li>{@code NO_ASYNC_DISPATCHER}: a delayed request came back at its turn without passing the filter
- * again, so the filter is not mapped for the {@code ASYNC} dispatcher; from then on the filter
- * refuses what it would have delayed.
+ * <li>{@code NO_ASYNC_DISPATCHER}: delayed requests came back at their turn without passing the
+ * filter again, and none ever did, so the filter is taken as not mapped for the {@code ASYNC}
+ * dispatcher: it refuses what it would have delayed, and looks again each minute. Once a delayed
+ * request passes the filter again the mapping is proven, and the finding is gone for good.
  * </ul>
  * The adapter sees both (only the servlet filter suspends requests); this class keeps what the log
  * and the status page say about them. Thread-safe; a fixed number of fields.
@@ -27,6 +28,8 @@ final class WaitingCheck {
     private final LongSupplier clock;
     private final RecentFinding notAsync = new RecentFinding();
     private final RecentFinding noAsyncDispatch = new RecentFinding();
+    /** Set once a delayed request passed the filter again: the ASYNC mapping is proven for the webapp's life. */
+    private volatile boolean redispatchSeen;
     /** The first refused request's path and servlet, e.g. {@code /export (servlet 'reports')}; null before it. */
     private volatile String where;
 
@@ -50,12 +53,27 @@ final class WaitingCheck {
     }
 
     void notRedispatched() {
-        if (noAsyncDispatch.count(clock) == 0) {
-            log.warn("Rate limit policy '{}' [{}]: maxDelay is set, but a delayed request did not pass RateLimitFilter"
-                    + " again when its turn came: add <dispatcher>REQUEST</dispatcher> and <dispatcher>ASYNC</dispatcher>"
-                    + " to its filter-mapping; until then requests over the limit are refused with 429. Logged once;"
-                    + " the status page shows it while it lasts.", policyName, NO_ASYNC_DISPATCH);
+        if (!redispatchSeen && noAsyncDispatch.count(clock) == 0) {
+            log.warn("Rate limit policy '{}' [{}]: maxDelay is set, but delayed requests did not pass RateLimitFilter"
+                    + " again when their turn came (none has since start): add <dispatcher>REQUEST</dispatcher> and"
+                    + " <dispatcher>ASYNC</dispatcher> to its filter-mapping. Until one does, requests over the limit"
+                    + " are refused with 429, and the filter tries delaying again each minute. Logged once; the status"
+                    + " page shows it while it lasts.", policyName, NO_ASYNC_DISPATCH);
         }
+    }
+
+    void descriptorLacksAsync() {
+        if (!redispatchSeen && noAsyncDispatch.count(clock) == 0) {
+            log.warn("Rate limit policy '{}' [{}]: maxDelay is set, but WEB-INF/web.xml maps RateLimitFilter without"
+                    + " <dispatcher>ASYNC</dispatcher>: add <dispatcher>REQUEST</dispatcher> and"
+                    + " <dispatcher>ASYNC</dispatcher> to its filter-mapping. Until then requests over the limit are"
+                    + " refused with 429. Logged once; the status page shows it while it lasts.", policyName,
+                    NO_ASYNC_DISPATCH);
+        }
+    }
+
+    void redispatched() {
+        redispatchSeen = true;
     }
 
     ConfigWarning notAsyncWarning() {
@@ -68,7 +86,7 @@ final class WaitingCheck {
     }
 
     ConfigWarning noAsyncDispatchWarning() {
-        long count = noAsyncDispatch.recent(clock);
+        long count = redispatchSeen ? 0 : noAsyncDispatch.recent(clock);
         return count == 0 ? null : new ConfigWarning(NO_ASYNC_DISPATCH, "RateLimitFilter is not mapped for the"
                 + " ASYNC dispatcher, so requests over the limit are refused with 429 instead of waiting their turn"
                 + " (maxDelay; " + count + " since start). Add <dispatcher>REQUEST</dispatcher> and"

@@ -7,13 +7,11 @@ import dev.ratelimit.http.answer.Admission;
 import dev.ratelimit.http.checks.TrafficChecks;
 import dev.ratelimit.http.settings.HttpPolicy;
 import dev.ratelimit.http.settings.PolicyLimiters;
-import dev.ratelimit.http.settings.Waiting;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,11 +38,8 @@ public final class RateLimitPipeline {
     /** {@code chargeAfter}: the usage handlers report, charged after the response. */
     private final UsageCharges charges;
     private final AtomicLong dryRunDenials = new AtomicLong();
-    /** Requests of this policy waiting for their turn on this node now ({@code maxDelayed} at most). */
-    private final AtomicInteger waitingNow = new AtomicInteger();
-    /** Requests admitted for an instant ahead so far, and those refused because maxDelayed were waiting. */
-    private final AtomicLong delayed = new AtomicLong();
-    private final AtomicLong queueFull = new AtomicLong();
+    /** With {@code maxDelay}: this node's places for requests waiting their turn; else null. */
+    private final WaitingPlaces waitingPlaces;
     private final AtomicLong lastDryRunLog = new AtomicLong(System.nanoTime() - DRY_RUN_LOG_INTERVAL_NANOS);
 
     /** @param limiter built from the policy ({@link PolicyLimiters#newLimiter}) */
@@ -65,6 +60,7 @@ public final class RateLimitPipeline {
         this.checks = new TrafficChecks(policy.policyName(), policy.trustedProxies(), policy.readsClientAddress(),
                 System::nanoTime);
         this.charges = new UsageCharges(policy.policyName());
+        this.waitingPlaces = policy.waiting() == null ? null : new WaitingPlaces(policy.waiting().maxDelayed());
     }
 
     /**
@@ -132,29 +128,30 @@ public final class RateLimitPipeline {
 
     /**
      * A try that may admit for an instant ahead, taking a place among this node's waiting requests
-     * first; the place is kept only by a delayed admission, until {@link #waitOver}.
+     * first ({@link WaitingPlaces}: {@code maxDelayed}, and one client's share of them); the place
+     * is kept only by a delayed admission, until {@link #waitOver}. Without a place, the request is
+     * decided as if the policy had no {@code maxDelay}.
      */
     private Decision delayable(RateLimiter decider, String clientKey) {
-        Waiting waiting = policy.waiting();
-        if (waitingNow.incrementAndGet() > waiting.maxDelayed()) {
-            waitingNow.decrementAndGet();
+        WaitingPlaces.Outcome place = waitingPlaces.take(clientKey);
+        if (place != WaitingPlaces.Outcome.TAKEN) {
             Decision decision = decider.tryAcquire(clientKey);
             if (!decision.allowed()) {
-                queueFull.incrementAndGet();
+                waitingPlaces.refused(place);
             }
             return decision;
         }
         Decision decision;
         try {
-            decision = decider.tryAcquire(clientKey, waiting.maxDelay());
+            decision = decider.tryAcquire(clientKey, policy.waiting().maxDelay());
         } catch (RuntimeException e) {
-            waitingNow.decrementAndGet();
+            waitingPlaces.release(clientKey);
             throw e;
         }
         if (decision.delayed()) {
-            delayed.incrementAndGet();
+            waitingPlaces.delayed();
         } else {
-            waitingNow.decrementAndGet();
+            waitingPlaces.release(clientKey);
         }
         return decision;
     }
@@ -162,31 +159,66 @@ public final class RateLimitPipeline {
     /**
      * Ends a delayed admission's wait ({@link Admission#delayed()}): its time came and the request
      * goes on, or it will not (the client left, the server stops). Call it once per delayed admission.
-     * A request that will not go on gives its permits back, so the next in line moves up.
+     * A request that will not go on gives its permits back, for whichever request is decided next.
      *
      * @param goesOn false when the request will not run: then its permits are given back
      */
     public void waitOver(Admission admission, boolean goesOn) {
-        waitingNow.decrementAndGet();
+        waitingPlaces.release(admission.refundKey());
         if (!goesOn) {
-            RateLimiter decider = admission.limiter() != null ? admission.limiter() : limiter;
-            decider.refund(admission.refundKey(), admission.decision());
+            notRunAfterAll(admission);
         }
     }
 
-    /** Requests waiting for their turn on this node now. */
+    /**
+     * Gives back the permits of a delayed admission whose wait ended with {@code waitOver(admission,
+     * true)} but which did not run after all (the container would not resume it). Call it at most
+     * once, and never after {@code waitOver(admission, false)}, which gives them back itself.
+     */
+    public void notRunAfterAll(Admission admission) {
+        RateLimiter decider = admission.limiter() != null ? admission.limiter() : limiter;
+        decider.refund(admission.refundKey(), admission.decision());
+    }
+
+    /**
+     * A delayed admission the adapter could not hold after all (the container refused to suspend
+     * the request): its permits go back, and it is answered as the denial it would have been
+     * without {@code maxDelay}, retried once its turn would have come. Ends its wait
+     * ({@link #waitOver}); call it instead of that.
+     */
+    public Admission refusedInstead(Admission delayed) {
+        waitOver(delayed, false);
+        Decision waited = delayed.decision();
+        Decision denial = Decision.of(false, waited.rule(), 0, waited.delay(), waited.resetAfter());
+        return new Admission(policy, denial, true, false, 0, null, null);
+    }
+
+    /** Requests waiting for their turn on this node now, with the decisions in flight that may end in a wait. */
     public int waitingNow() {
-        return waitingNow.get();
+        return waitingPlaces == null ? 0 : waitingPlaces.now();
+    }
+
+    /** Clients holding a waiting place on this node now. */
+    public int waitingClients() {
+        return waitingPlaces == null ? 0 : waitingPlaces.clients();
     }
 
     /** Requests admitted for an instant ahead so far, on this node. */
     public long delayedSoFar() {
-        return delayed.get();
+        return waitingPlaces == null ? 0 : waitingPlaces.delayedSoFar();
     }
 
     /** Requests over the limit refused at once so far because {@code maxDelayed} were already waiting. */
     public long refusedWithQueueFull() {
-        return queueFull.get();
+        return waitingPlaces == null ? 0 : waitingPlaces.refusedFullSoFar();
+    }
+
+    /**
+     * Requests over the limit refused at once so far because their client already held its share
+     * of the waiting places (as many as were still free).
+     */
+    public long refusedOverClientShare() {
+        return waitingPlaces == null ? 0 : waitingPlaces.refusedShareSoFar();
     }
 
     /** {@link #after(Admission, int, Object)} of a handler that reported no usage. */

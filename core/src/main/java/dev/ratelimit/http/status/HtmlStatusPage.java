@@ -130,7 +130,8 @@ final class HtmlStatusPage {
         if (policy.waiting != null) {
             out.append("<p class=\"waiting\">Waiting for their turn (maxDelay) on this node: ").append(policy.waiting[0])
                     .append(" now, ").append(policy.waiting[1]).append(" delayed since start, ").append(policy.waiting[2])
-                    .append(" refused because maxDelayed were waiting</p>\n");
+                    .append(" refused because maxDelayed were waiting, ").append(policy.waiting[3])
+                    .append(" refused because their client held its share of the places</p>\n");
         }
         out.append("<h3>Configuration</h3>\n<pre>").append(Markup.escape(policy.configuration))
                 .append("</pre>\n</section>\n");

@@ -118,7 +118,8 @@ final class JsonStatusPage {
                 .append(",\"onRedisFailure\":").append(JsonText.quote(policy.failurePolicy.toString()))
                 .append(",\"enforce\":").append(policy.configuredEnforce)
                 .append(",\"waiting\":").append(policy.waiting == null ? "null" : "{\"now\":" + policy.waiting[0]
-                        + ",\"delayed\":" + policy.waiting[1] + ",\"refusedQueueFull\":" + policy.waiting[2] + "}")
+                        + ",\"delayed\":" + policy.waiting[1] + ",\"refusedQueueFull\":" + policy.waiting[2]
+                        + ",\"refusedClientShare\":" + policy.waiting[3] + "}")
                 .append(",\"limiters\":[");
         String comma = "";
         for (LimiterReport limiter : policy.limiters) {

@@ -34,7 +34,8 @@ final class PolicyReport {
     final Verdict verdict;
     /**
      * With {@code maxDelay}, on this node: requests waiting for their turn now, delayed so far, and
-     * refused so far because {@code maxDelayed} were waiting; null without maxDelay.
+     * refused so far because {@code maxDelayed} were waiting, and because the client held its share of
+     * the places; null without maxDelay.
      */
     final long[] waiting;
 
@@ -79,7 +80,8 @@ final class PolicyReport {
         this.redisP99Micros = p99;
         this.warnings = runtime.pipeline().checks().warnings();
         this.waiting = policy.waiting() == null ? null : new long[] {runtime.pipeline().waitingNow(),
-            runtime.pipeline().delayedSoFar(), runtime.pipeline().refusedWithQueueFull()};
+            runtime.pipeline().delayedSoFar(), runtime.pipeline().refusedWithQueueFull(),
+            runtime.pipeline().refusedOverClientShare()};
         this.verdict = Verdict.of(this);
     }
 

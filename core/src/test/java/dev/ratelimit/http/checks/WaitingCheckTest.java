@@ -74,4 +74,15 @@ class WaitingCheckTest {
         assertThat(again).as("logged once in a policy's life").isEmpty();
         assertThat(checks.warnings()).singleElement().satisfies(w -> assertThat(w.requests()).isEqualTo(2));
     }
+
+    @Test
+    void aDelayedRequestSeenAgainProvesTheMappingAndTheFindingIsGoneForGood() {
+        String log = CapturedErr.during(() -> {
+            checks.notRedispatched();
+            checks.redispatched();
+            checks.notRedispatched();
+        });
+        assertThat(log.split("NO_ASYNC_DISPATCHER", -1)).as("the one line before the proof").hasSize(2);
+        assertThat(checks.warnings()).as("not shown once proven, whatever comes later").isEmpty();
+    }
 }
