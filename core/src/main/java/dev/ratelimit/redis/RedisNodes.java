@@ -113,8 +113,14 @@ interface RedisNodes extends AutoCloseable {
     /**
      * The master Sentinel names. Jedis' provider follows {@code +switch-master} with a new pool; the
      * master's address keys the breaker, so a new master starts with a closed one.
+     *
+     * @param sentinelClient the Sentinels' own connect and socket timeouts (and nothing of the data nodes')
+     * @throws redis.clients.jedis.exceptions.JedisException if no Sentinel names the master
      */
-    static RedisNodes sentinel(SentineledConnectionProvider provider) {
+    static RedisNodes sentinel(String master, Set<HostAndPort> sentinels, JedisClientConfig client,
+            JedisClientConfig sentinelClient, GenericObjectPoolConfig<Connection> pool) {
+        SentineledConnectionProvider provider = new SentineledConnectionProvider(master, client, pool, sentinels,
+                sentinelClient);
         BorrowedConnections borrowed = new BorrowedConnections();
         return new RedisNodes() {
             @Override
