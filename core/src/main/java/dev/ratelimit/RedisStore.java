@@ -200,7 +200,11 @@ public final class RedisStore implements AutoCloseable {
                 RedisSettings.DEFAULT_TIMEOUT, System::nanoTime));
     }
 
-    /** Closes the connections this store opened. */
+    /**
+     * Closes the connections this store opened. On Sentinel it returns once Jedis' listener thread of
+     * each Sentinel has ended: at once, but while a Sentinel is unreachable up to 5 s (Jedis' back-off
+     * before it tries that Sentinel again) plus twice the timeout. Closing again is harmless.
+     */
     @Override
     public void close() {
         gateway.close();

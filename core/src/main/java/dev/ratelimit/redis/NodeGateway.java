@@ -104,7 +104,8 @@ public final class NodeGateway implements RedisGateway {
     }
 
     /**
-     * The master {@code master} that the Sentinels name, followed through failovers.
+     * The master {@code master} that the Sentinels name, followed through failovers; closing the
+     * gateway returns once the Sentinel listener threads have ended.
      *
      * @param sentinelClient the Sentinels' own connect and socket timeouts (and nothing of the data nodes')
      * @throws redis.clients.jedis.exceptions.JedisException if no Sentinel names the master
