@@ -20,7 +20,6 @@ import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.providers.SentineledConnectionProvider;
 
 /**
  * One connection (pool) to Redis, shared by any number of {@link RateLimiter}s and counters.
@@ -130,9 +129,8 @@ public final class RedisStore implements AutoCloseable {
                     .connectionTimeoutMillis(Math.toIntExact(settings.timeout().toMillis()))
                     .socketTimeoutMillis(Math.toIntExact(settings.timeout().toMillis()))
                     .build();
-            return NodeGateway.sentinel(new SentineledConnectionProvider(settings.sentinelMaster(), clientConfig, pool,
-                    hostsAndPorts(settings.sentinelNodes()), sentinelConfig), breakers, settings.location(),
-                    coalescing(settings), turnWait, warmUpBudget);
+            return NodeGateway.sentinel(settings.sentinelMaster(), hostsAndPorts(settings.sentinelNodes()), clientConfig,
+                    sentinelConfig, pool, breakers, settings.location(), coalescing(settings), turnWait, warmUpBudget);
         }
         if (!settings.clusterNodes().isEmpty()) {
             return NodeGateway.cluster(hostsAndPorts(settings.clusterNodes()), clientConfig, pool, breakers,
@@ -202,7 +200,11 @@ public final class RedisStore implements AutoCloseable {
                 RedisSettings.DEFAULT_TIMEOUT, System::nanoTime));
     }
 
-    /** Closes the connections this store opened. */
+    /**
+     * Closes the connections this store opened. On Sentinel it returns once Jedis' listener thread of
+     * each Sentinel has ended: at once, but while a Sentinel is unreachable up to 5 s (Jedis' back-off
+     * before it tries that Sentinel again) plus twice the timeout. Closing again is harmless.
+     */
     @Override
     public void close() {
         gateway.close();

@@ -21,7 +21,6 @@ import redis.clients.jedis.exceptions.JedisAskDataException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 import redis.clients.jedis.exceptions.JedisRedirectionException;
-import redis.clients.jedis.providers.SentineledConnectionProvider;
 
 /**
  * The {@link RedisGateway} of {@code RedisStore.connect}: every call goes to the node its key
@@ -104,11 +103,18 @@ public final class NodeGateway implements RedisGateway {
                 coalescing, coalescingWait, warmUpBudget);
     }
 
-    /** The master a Sentinel provider follows; the gateway closes the provider. */
-    public static NodeGateway sentinel(SentineledConnectionProvider provider, Supplier<CircuitBreaker> breakers,
+    /**
+     * The master {@code master} that the Sentinels name, followed through failovers; closing the
+     * gateway returns once the Sentinel listener threads have ended.
+     *
+     * @param sentinelClient the Sentinels' own connect and socket timeouts (and nothing of the data nodes')
+     * @throws redis.clients.jedis.exceptions.JedisException if no Sentinel names the master
+     */
+    public static NodeGateway sentinel(String master, java.util.Set<HostAndPort> sentinels, JedisClientConfig client,
+            JedisClientConfig sentinelClient, GenericObjectPoolConfig<Connection> pool, Supplier<CircuitBreaker> breakers,
             String description, int coalescing, Duration coalescingWait, Duration warmUpBudget) {
-        return new NodeGateway(RedisNodes.sentinel(provider), breakers, System::nanoTime, description, coalescing,
-                coalescingWait, warmUpBudget);
+        return new NodeGateway(RedisNodes.sentinel(master, sentinels, client, sentinelClient, pool), breakers,
+                System::nanoTime, description, coalescing, coalescingWait, warmUpBudget);
     }
 
     /**

@@ -15,7 +15,6 @@ import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.providers.ClusterConnectionProvider;
 import redis.clients.jedis.providers.PooledConnectionProvider;
-import redis.clients.jedis.providers.SentineledConnectionProvider;
 import redis.clients.jedis.util.JedisClusterCRC16;
 import redis.clients.jedis.util.Pool;
 
@@ -112,9 +111,15 @@ interface RedisNodes extends AutoCloseable {
 
     /**
      * The master Sentinel names. Jedis' provider follows {@code +switch-master} with a new pool; the
-     * master's address keys the breaker, so a new master starts with a closed one.
+     * master's address keys the breaker, so a new master starts with a closed one. Closing returns once
+     * the provider's listener threads have ended ({@link SentinelProvider}).
+     *
+     * @param sentinelClient the Sentinels' own connect and socket timeouts (and nothing of the data nodes')
+     * @throws redis.clients.jedis.exceptions.JedisException if no Sentinel names the master
      */
-    static RedisNodes sentinel(SentineledConnectionProvider provider) {
+    static RedisNodes sentinel(String master, Set<HostAndPort> sentinels, JedisClientConfig client,
+            JedisClientConfig sentinelClient, GenericObjectPoolConfig<Connection> pool) {
+        SentinelProvider provider = new SentinelProvider(master, sentinels, client, sentinelClient, pool);
         BorrowedConnections borrowed = new BorrowedConnections();
         return new RedisNodes() {
             @Override

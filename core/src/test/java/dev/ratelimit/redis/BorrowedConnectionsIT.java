@@ -19,7 +19,6 @@ import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
-import redis.clients.jedis.providers.SentineledConnectionProvider;
 
 /**
  * Issue 37, item 10: what TrackedSocketsIT proves of a standalone node holds for Sentinel and
@@ -53,8 +52,8 @@ class BorrowedConnectionsIT {
     @Test
     void aSentinelMastersConnectionACallHoldsIsClosedWithTheNodes() throws InterruptedException {
         String name = "borrowed-sentinel" + System.nanoTime();
-        RedisNodes nodes = RedisNodes.sentinel(new SentineledConnectionProvider(sentinel.masterName(), named(name),
-                new GenericObjectPoolConfig<>(), sentinel.sentinelAddresses(), DefaultJedisClientConfig.builder().build()));
+        RedisNodes nodes = RedisNodes.sentinel(sentinel.masterName(), sentinel.sentinelAddresses(), named(name),
+                DefaultJedisClientConfig.builder().build(), new GenericObjectPoolConfig<>());
         HostAndPort master = nodes.nodeFor("k");
 
         assertClosedWithTheNodes(nodes, master, name);
