@@ -68,18 +68,24 @@ class DelayedRequestsUndeployIT {
     }
 
     /** Five requests of one client at once: two run now, three wait their turns (30 and 60 s ahead). */
-    private static List<CompletableFuture<HttpResponse<String>>> fiveAtOnce(URI target) throws Exception {
+    private static List<CompletableFuture<HttpResponse<String>>> fiveAtOnce(URI target, String prefix) throws Exception {
         List<CompletableFuture<HttpResponse<String>>> answers = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             answers.add(Http.CLIENT.sendAsync(HttpRequest.newBuilder(target).timeout(Duration.ofSeconds(20)).build(),
                     HttpResponse.BodyHandlers.ofString()));
         }
+        // All five decided (each wrote its entry), and the decisions in flight, which hold a place too,
+        // all back: then exactly the three waiting their turn hold one, until their turns.
         long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-        // Decisions in flight hold a place too: wait for the three that wait their turn, alone.
-        while (waitingNow(target) != 3 && System.nanoTime() < deadline) {
-            Thread.sleep(20);
+        boolean settled = false;
+        while (!settled && System.nanoTime() < deadline) {
+            settled = entries(prefix) == 5 && waitingNow(target) == 3;
+            if (!settled) {
+                Thread.sleep(20);
+            }
         }
-        assertThat(waitingNow(target)).as("three waiting for their turn").isEqualTo(3);
+        assertThat(settled).as("five decided, three waiting for their turn (now %s, entries %s)", waitingNow(target),
+                entries(prefix)).isTrue();
         return answers;
     }
 
@@ -141,8 +147,7 @@ class DelayedRequestsUndeployIT {
         String prefix = redis.keyPrefix() + "undeploy-" + kind + ":";
         ServletContainer container = containers.get(kind);
         URI target = deploy(container, "/undeploy", prefix);
-        List<CompletableFuture<HttpResponse<String>>> answers = fiveAtOnce(target);
-        assertThat(entries(prefix)).isEqualTo(5);
+        List<CompletableFuture<HttpResponse<String>>> answers = fiveAtOnce(target, prefix);
 
         List<String> leaks = leakWarnings(() -> container.undeploy("/undeploy"));
         List<HttpResponse<String>> responses = answers.stream().map(CompletableFuture::join).collect(Collectors.toList());
@@ -168,7 +173,7 @@ class DelayedRequestsUndeployIT {
         for (int round = 0; round < 2; round++) {
             String prefix = redis.keyPrefix() + "redeploy-" + kind + "-" + round + ":";
             URI target = deploy(container, "/redeploy", prefix);
-            List<CompletableFuture<HttpResponse<String>>> answers = fiveAtOnce(target);
+            List<CompletableFuture<HttpResponse<String>>> answers = fiveAtOnce(target, prefix);
             leaks.addAll(leakWarnings(() -> container.undeploy("/redeploy")));
             assertThat(answers.stream().map(CompletableFuture::join).filter(r -> r.statusCode() == 503).count()).isEqualTo(3);
         }
