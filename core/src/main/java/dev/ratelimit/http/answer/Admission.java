@@ -51,7 +51,6 @@ public final class Admission {
         return denied;
     }
 
-    /** The limiter's decision, or null when the request was not limited. */
     /**
      * Whether the request was admitted for an instant ahead ({@code maxDelay}): the adapter holds it
      * until {@link Decision#delay()} has passed, then lets it through, and calls
@@ -61,6 +60,7 @@ public final class Admission {
         return decision != null && !denied && decision.delayed();
     }
 
+    /** The limiter's decision, or null when the request was not limited. */
     public Decision decision() {
         return decision;
     }

@@ -198,11 +198,6 @@ public final class RateLimitPipeline {
         return waitingPlaces == null ? 0 : waitingPlaces.now();
     }
 
-    /** Clients holding a waiting place on this node now. */
-    public int waitingClients() {
-        return waitingPlaces == null ? 0 : waitingPlaces.clients();
-    }
-
     /** Requests admitted for an instant ahead so far, on this node. */
     public long delayedSoFar() {
         return waitingPlaces == null ? 0 : waitingPlaces.delayedSoFar();

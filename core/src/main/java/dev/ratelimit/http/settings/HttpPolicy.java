@@ -312,11 +312,6 @@ public final class HttpPolicy {
         return windowSeconds;
     }
 
-    /** The policy name as the draft's structured fields carry it: quoted, with escapes. */
-    String quotedPolicyName() {
-        return quotedPolicyName;
-    }
-
     /** The window as configured, e.g. {@code 1m}. */
     public String windowText() {
         return rule.calendar() != null ? "calendar " + rule.calendar() + " (" + rule.timeZone().getId() + ")"
