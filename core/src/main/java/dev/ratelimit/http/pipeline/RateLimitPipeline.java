@@ -4,6 +4,7 @@ import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.http.RequestView;
 import dev.ratelimit.http.answer.Admission;
+import dev.ratelimit.http.answer.HttpAnswer;
 import dev.ratelimit.http.checks.TrafficChecks;
 import dev.ratelimit.http.settings.HttpPolicy;
 import dev.ratelimit.http.settings.PolicyLimiters;
@@ -28,6 +29,8 @@ public final class RateLimitPipeline {
     private static final long DRY_RUN_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final HttpPolicy policy;
+    /** How the policy's decisions read over HTTP. */
+    private final HttpAnswer answer;
     private final RateLimiter limiter;
     /** Each tier's limiter, by tier name; empty without tiers. */
     private final Map<String, RateLimiter> tierLimiters;
@@ -53,6 +56,7 @@ public final class RateLimitPipeline {
      */
     public RateLimitPipeline(HttpPolicy policy, RateLimiter limiter, Map<String, RateLimiter> tierLimiters) {
         this.policy = policy;
+        this.answer = new HttpAnswer(policy);
         this.limiter = limiter;
         this.tierLimiters = tierLimiters;
         this.marker = RateLimitPipeline.class.getName() + "." + policy.policyName() + "@"
@@ -102,19 +106,19 @@ public final class RateLimitPipeline {
             // Adaptive limits watch how long admitted requests take (a wait for the turn is not the
             // handler's time); nobody else needs the clock read.
             boolean timed = policy.adaptive() && !decision.delayed();
-            return new Admission(policy, decision, false, timed, timed ? System.nanoTime() : 0,
+            return new Admission(answer, decision, false, timed, timed ? System.nanoTime() : 0,
                     policy.countStatus() == null && !policy.chargeAfter() && !decision.delayed() ? null : clientKey, decider);
         }
         // enforce as configured, unless an operator overrides it live (read with the decision's rules).
         if (!limiter.overrides().enforce(policy.enforce())) {
             logDryRunDenial();
-            return new Admission(policy, decision, false, false, 0, null, null);
+            return new Admission(answer, decision, false, false, 0, null, null);
         }
         if (log.isDebugEnabled()) {
             log.debug("Rate limit policy '{}' denied {} {}: {}", policy.policyName(), request.method(),
                     request.path(), decision);
         }
-        return new Admission(policy, decision, true, false, 0, null, null);
+        return new Admission(answer, decision, true, false, 0, null, null);
     }
 
     /**
@@ -190,7 +194,7 @@ public final class RateLimitPipeline {
         waitOver(delayed, false);
         Decision waited = delayed.decision();
         Decision denial = Decision.of(false, waited.rule(), 0, waited.delay(), waited.resetAfter());
-        return new Admission(policy, denial, true, false, 0, null, null);
+        return new Admission(answer, denial, true, false, 0, null, null);
     }
 
     /** Requests waiting for their turn on this node now, with the decisions in flight that may end in a wait. */
@@ -282,6 +286,11 @@ public final class RateLimitPipeline {
     /** What this policy's traffic shows about its configuration, for the status page. */
     public TrafficChecks checks() {
         return checks;
+    }
+
+    /** How the policy's decisions read over HTTP: for answers the adapter writes itself. */
+    public HttpAnswer answer() {
+        return answer;
     }
 
     /** The policy this pipeline applies. */

@@ -1,7 +1,6 @@
 package dev.ratelimit.http.settings;
 
 import dev.ratelimit.AdaptiveLimit;
-import dev.ratelimit.Decision;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RedisSettings;
@@ -16,10 +15,7 @@ import dev.ratelimit.http.client.TrustedProxies;
 import dev.ratelimit.support.Durations;
 import dev.ratelimit.support.Immutable;
 import dev.ratelimit.support.RedisKeys;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Function;
 
 /**
@@ -65,13 +61,6 @@ public final class HttpPolicy {
     private final HeaderMode headerMode;
     /** {@code denialBody}: null for the problem+json default. */
     private final DenialBody denialBody;
-    /** What every answer's headers repeat, worked out once: the quoted name and the window in seconds. */
-    private final String quotedPolicyName;
-    /** With {@code limits}: each entry's name in answers, quoted once; keyed by rule name. */
-    private final Map<String, String> quotedEntryNames;
-    private final long windowSeconds;
-    /** The {@code RateLimit-Policy} field of a decision under the policy's own limit: the same on every answer. */
-    private final String policyField;
     private final PolicyLimiters limiters;
     private final Waiting waiting;
 
@@ -108,18 +97,8 @@ public final class HttpPolicy {
         SettingGroups.crossCheck(rules, transport, adaptive, leases, failurePolicy);
         this.waiting = groups.waiting(dimensions != null, rules, transport, leases);
         this.chargeAfter = groups.chargeAfter(rules, transport, leases);
-        this.quotedPolicyName = HttpText.quoted(policyName);
-        Map<String, String> entryNames = new LinkedHashMap<>();
-        if (dimensions != null) {
-            for (Rule entry : rules) {
-                entryNames.put(entry.name(), HttpText.quoted(policyName + "/" + entry.name()));
-            }
-        }
-        this.quotedEntryNames = Collections.unmodifiableMap(entryNames);
         this.limiters = new PolicyLimiters(policyName, keyPrefix, rules, transport, failurePolicy, localLimit,
                 localDenyCache, leases, adaptive, metrics, tiers);
-        this.windowSeconds = SettingGroups.windowSeconds(rule);
-        this.policyField = HttpText.field(quotedPolicyName, ";q=", rule.limit(), ";w=", windowSeconds);
     }
 
     /**
@@ -145,35 +124,6 @@ public final class HttpPolicy {
     /** With {@code limits}: the entries, whose client keys {@link Dimensions#clientKeys} gives; otherwise null. */
     public Dimensions dimensions() {
         return dimensions;
-    }
-
-    /**
-     * The name answers carry for a decision: the policy's, or with {@code limits} the governing
-     * entry's as {@code <policy>/<entry>}, e.g. {@code api/user}.
-     */
-    public String nameFor(Decision decision) {
-        return dimensions == null ? policyName : policyName + "/" + decision.rule().name();
-    }
-
-    /** {@link #nameFor} as the draft's structured fields carry it. */
-    public String quotedNameFor(Decision decision) {
-        return dimensions == null ? quotedPolicyName : quotedEntryNames.get(decision.rule().name());
-    }
-
-    /** A decision's {@code RateLimit-Policy} field: made once for the policy's own limit, else for the decision's. */
-    public String policyFieldFor(Decision decision) {
-        return dimensions == null && decision.limit() == rule.limit() ? policyField
-                : HttpText.field(quotedNameFor(decision), ";q=", decision.limit(), ";w=", windowSecondsFor(decision));
-    }
-
-    /** The window, in whole seconds, of the rule a decision reports. */
-    public long windowSecondsFor(Decision decision) {
-        return dimensions == null ? windowSeconds : Durations.ceilSeconds(decision.rule().window());
-    }
-
-    /** The window as configured, of the rule a decision reports. */
-    public String windowTextFor(Decision decision) {
-        return dimensions == null ? windowText() : Durations.format(decision.rule().window());
     }
 
     /** A resolved key, or {@link #MISSING_KEY} when the request has none: the policy's shared bucket. */
@@ -305,11 +255,6 @@ public final class HttpPolicy {
     /** Whether the policy's counters are published as a JMX bean (default true). */
     public boolean jmx() {
         return jmx;
-    }
-
-    /** The window in whole seconds, rounded up, at least 1: the {@code w} of {@code RateLimit-Policy}. */
-    public long windowSeconds() {
-        return windowSeconds;
     }
 
     /** The window as configured, e.g. {@code 1m}. */
