@@ -64,10 +64,10 @@ public final class HttpAnswer {
 
     public HttpAnswer(HttpPolicy policy) {
         this.policy = policy;
-        this.byEntry = policy.dimensions() != null;
+        this.byEntry = policy.requests().dimensions() != null;
         this.quotedPolicyName = quoted(policy.policyName());
         if (byEntry) {
-            for (Rule entry : policy.dimensions().rules()) {
+            for (Rule entry : policy.requests().dimensions().rules()) {
                 quotedEntryNames.put(entry.name(), quoted(policy.policyName() + "/" + entry.name()));
             }
         }

@@ -8,6 +8,7 @@ import dev.ratelimit.http.answer.HttpAnswer;
 import dev.ratelimit.http.checks.TrafficChecks;
 import dev.ratelimit.http.settings.HttpPolicy;
 import dev.ratelimit.http.settings.PolicyLimiters;
+import dev.ratelimit.http.settings.PolicyRequests;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
@@ -29,6 +30,8 @@ public final class RateLimitPipeline {
     private static final long DRY_RUN_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final HttpPolicy policy;
+    /** Which requests the policy limits, and as which client. */
+    private final PolicyRequests requests;
     /** How the policy's decisions read over HTTP. */
     private final HttpAnswer answer;
     private final RateLimiter limiter;
@@ -56,12 +59,13 @@ public final class RateLimitPipeline {
      */
     public RateLimitPipeline(HttpPolicy policy, RateLimiter limiter, Map<String, RateLimiter> tierLimiters) {
         this.policy = policy;
+        this.requests = policy.requests();
         this.answer = new HttpAnswer(policy);
         this.limiter = limiter;
         this.tierLimiters = tierLimiters;
         this.marker = RateLimitPipeline.class.getName() + "." + policy.policyName() + "@"
                 + Integer.toHexString(System.identityHashCode(this));
-        this.checks = new TrafficChecks(policy.policyName(), policy.trustedProxies(), policy.readsClientAddress(),
+        this.checks = new TrafficChecks(policy.policyName(), requests.trustedProxies(), requests.readsClientAddress(),
                 System::nanoTime);
         this.charges = new UsageCharges(policy.policyName());
         this.waitingPlaces = policy.waiting() == null ? null : new WaitingPlaces(policy.waiting().maxDelayed());
@@ -77,28 +81,28 @@ public final class RateLimitPipeline {
      * the policy did not cover is not marked, so a forward from it to a covered path counts.
      */
     public Admission before(RequestView request) {
-        if (!policy.appliesTo(request.method(), request.path()) || !request.firstVisit(marker)
-                || policy.exempt(request)) {
+        if (!requests.appliesTo(request.method(), request.path()) || !request.firstVisit(marker)
+                || requests.exempt(request)) {
             return Admission.UNLIMITED;
         }
         checks.observe(request);
         RateLimiter decider;
         String clientKey = null;
         Decision decision;
-        if (policy.dimensions() != null) {
+        if (requests.dimensions() != null) {
             decider = limiter;
-            List<String> clientKeys = policy.dimensions().clientKeys(request);
+            List<String> clientKeys = requests.dimensions().clientKeys(request);
             for (int i = 0; i < clientKeys.size(); i++) {
-                if (HttpPolicy.MISSING_KEY.equals(clientKeys.get(i))) {
-                    checks.countedInSharedBucket(policy.dimensions().keyText(i));
+                if (PolicyRequests.MISSING_KEY.equals(clientKeys.get(i))) {
+                    checks.countedInSharedBucket(requests.dimensions().keyText(i));
                 }
             }
             decision = limiter.tryAcquireEach(clientKeys);
         } else {
             decider = limiterFor(request);
-            clientKey = policy.clientKey(request);
-            if (HttpPolicy.MISSING_KEY.equals(clientKey)) {
-                checks.countedInSharedBucket(policy.keyDescription());
+            clientKey = requests.clientKey(request);
+            if (PolicyRequests.MISSING_KEY.equals(clientKey)) {
+                checks.countedInSharedBucket(requests.keyDescription());
             }
             decision = mayWait(request) ? delayable(decider, clientKey) : decider.tryAcquire(clientKey);
         }
@@ -273,7 +277,7 @@ public final class RateLimitPipeline {
         if (tierLimiters.isEmpty()) {
             return limiter;
         }
-        String tier = policy.tierOf(request);
+        String tier = requests.tierOf(request);
         RateLimiter tierLimiter = tier == null ? null : tierLimiters.get(tier);
         return tierLimiter != null ? tierLimiter : limiter;
     }
