@@ -109,7 +109,7 @@ public final class RateLimitPipeline {
         if (decision.allowed()) {
             // Adaptive limits watch how long admitted requests take (a wait for the turn is not the
             // handler's time); nobody else needs the clock read.
-            boolean timed = policy.adaptive() && !decision.delayed();
+            boolean timed = policy.limiters().adaptive() && !decision.delayed();
             return new Admission(answer, decision, false, timed, timed ? System.nanoTime() : 0,
                     policy.countStatus() == null && !policy.chargeAfter() && !decision.delayed() ? null : clientKey, decider);
         }

@@ -22,19 +22,8 @@ import java.util.function.Function;
  */
 public final class HttpPolicy {
     private final String policyName;
-    private final String keyPrefix;
     /** The rule; with {@code limits}, the first entry's. */
     private final Rule rule;
-    private final Transport transport;
-    private final FailurePolicy failurePolicy;
-    /** With {@code onRedisFailure=local}, the limit each node applies alone; otherwise null. */
-    private final Long localLimit;
-    private final boolean localDenyCache;
-    private final boolean leases;
-    private final boolean jmx;
-    /** {@code metrics=micrometer}: what makes each limiter's listener; null for {@code none}. */
-    private final MetricsBinding metrics;
-    private final AdaptiveLimit adaptive;
     private final RedisSettings redis;
     private final PolicyRequests requests;
     private final boolean enforce;
@@ -60,27 +49,27 @@ public final class HttpPolicy {
         this.requests = new PolicyRequests(proxies, dimensions, groups.keyResolver(proxies),
                 new RequestMatcher(in.get(Settings.METHODS), in.get(Settings.EXCLUDE_PATHS)), groups.tiers(),
                 in.get(Settings.EXEMPT_ADDRESSES), in.get(Settings.EXEMPT_ROLES));
-        this.transport = in.get(Settings.TRANSPORT);
-        this.failurePolicy = in.get(Settings.ON_REDIS_FAILURE);
-        this.localLimit = groups.localLimit(failurePolicy, rule);
+        Transport transport = in.get(Settings.TRANSPORT);
+        FailurePolicy failurePolicy = in.get(Settings.ON_REDIS_FAILURE);
+        Long localLimit = groups.localLimit(failurePolicy, rule);
         this.headerMode = in.get(Settings.HEADERS);
-        this.localDenyCache = in.get(Settings.LOCAL_DENY_CACHE);
-        this.leases = in.get(Settings.LEASES);
-        this.jmx = in.get(Settings.JMX);
-        this.metrics = MetricsBinding.of(in.get(Settings.METRICS), in.label(Settings.METRICS), in.classLoader());
-        this.adaptive = groups.adaptive();
+        boolean localDenyCache = in.get(Settings.LOCAL_DENY_CACHE);
+        boolean leases = in.get(Settings.LEASES);
+        boolean jmx = in.get(Settings.JMX);
+        MetricsBinding metrics = MetricsBinding.of(in.get(Settings.METRICS), in.label(Settings.METRICS), in.classLoader());
+        AdaptiveLimit adaptive = groups.adaptive();
         this.enforce = in.get(Settings.ENFORCE);
         this.statusCode = Math.toIntExact(in.get(Settings.STATUS_CODE));
         this.countStatus = groups.countStatus(rule);
         this.denialBody = DenialBody.configured(in);
         this.policyName = RedisKeys.checkKeyPart("policyName", in.policyName(), 1, RateLimiter.MAX_NAME_LENGTH);
-        this.keyPrefix = RedisKeys.checkKeyPart("keyPrefix", in.get(Settings.KEY_PREFIX), 0,
+        String keyPrefix = RedisKeys.checkKeyPart("keyPrefix", in.get(Settings.KEY_PREFIX), 0,
                 RateLimiter.MAX_NAME_LENGTH);
         SettingGroups.crossCheck(rules, transport, adaptive, leases, failurePolicy);
         this.waiting = groups.waiting(dimensions != null, rules, transport, leases);
         this.chargeAfter = groups.chargeAfter(rules, transport, leases);
         this.limiters = new PolicyLimiters(policyName, keyPrefix, rules, transport, failurePolicy, localLimit,
-                localDenyCache, leases, adaptive, metrics, requests.tiers());
+                localDenyCache, leases, jmx, adaptive, metrics, requests.tiers());
     }
 
     /**
@@ -103,7 +92,7 @@ public final class HttpPolicy {
         return requests;
     }
 
-    /** The limiters this policy runs: its rule's (or its {@code limits} entries') and each tier's. */
+    /** The limiters this policy runs (its rule's, or its {@code limits} entries', and each tier's), and how. */
     public PolicyLimiters limiters() {
         return limiters;
     }
@@ -154,29 +143,6 @@ public final class HttpPolicy {
         return headerMode;
     }
 
-    public FailurePolicy failurePolicy() {
-        return failurePolicy;
-    }
-
-    /** With {@code onRedisFailure=local}, the limit each node applies alone (default: the limit); otherwise null. */
-    public Long localLimit() {
-        return localLimit;
-    }
-
-    public boolean localDenyCache() {
-        return localDenyCache;
-    }
-
-    /** Whether limits adapt to load: then the pipeline reports how long admitted requests took. */
-    public boolean adaptive() {
-        return adaptive != null;
-    }
-
-    /** Whether the policy's counters are published as a JMX bean (default true). */
-    public boolean jmx() {
-        return jmx;
-    }
-
     /** The window as configured, e.g. {@code 1m}. */
     public String windowText() {
         return rule.calendar() != null ? "calendar " + rule.calendar() + " (" + rule.timeZone().getId() + ")"
@@ -192,10 +158,6 @@ public final class HttpPolicy {
                 + (rule.penalty() == null ? "" : ", penalty " + Durations.format(rule.penalty())) + (waiting == null ? "" : ", " + waiting)
                 + ", " + requests
                 + (chargeAfter ? ", chargeAfter true" : "") + ", enforce " + enforce + ", statusCode " + statusCode + (denialBody == null ? "" : ", " + denialBody)
-                + ", headers " + headerMode
-                + ", transport " + transport + ", onRedisFailure " + failurePolicy
-                + (localLimit == null ? "" : ", localLimit " + localLimit)
-                + ", localDenyCache " + (leases && localDenyCache ? "off (leases)" : localDenyCache) + (leases ? ", leases true" : "") + ", jmx " + jmx + (metrics == null ? "" : ", metrics " + metrics)
-                + (adaptive == null ? "" : ", " + adaptive) + ", keyPrefix '" + keyPrefix + "', redis " + redis;
+                + ", headers " + headerMode + ", " + limiters + ", redis " + redis;
     }
 }

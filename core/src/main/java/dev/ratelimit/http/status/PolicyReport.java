@@ -43,8 +43,8 @@ final class PolicyReport {
         HttpPolicy policy = runtime.policy();
         this.name = policy.policyName();
         this.configuration = policy.toString();
-        this.failurePolicy = policy.failurePolicy();
-        this.localLimit = policy.localLimit();
+        this.failurePolicy = policy.limiters().failurePolicy();
+        this.localLimit = policy.limiters().localLimit();
         this.configuredEnforce = policy.enforce();
         List<LimiterReport> all = new ArrayList<>();
         all.add(new LimiterReport(runtime.limiter(), null, configuredEnforce));

@@ -51,8 +51,8 @@ class HttpPolicyTest {
         assertThat(policy.enforce()).isTrue();
         assertThat(policy.statusCode()).isEqualTo(429);
         assertThat(policy.headerMode()).isEqualTo(HeaderMode.DRAFT);
-        assertThat(policy.failurePolicy()).isEqualTo(FailurePolicy.ALLOW);
-        assertThat(policy.localDenyCache()).isTrue();
+        assertThat(policy.limiters().failurePolicy()).isEqualTo(FailurePolicy.ALLOW);
+        assertThat(policy.limiters().localDenyCache()).isTrue();
         assertThat(policy.requests().clientKey(new FakeRequest().from("203.0.113.9"))).isEqualTo("203.0.113.9");
         assertThat(policy).hasToString("policy 'api': sliding-log 100 per 1m, cost 1, key ip, trustedProxies none, "
                 + "methods all, excludePaths none, enforce true, statusCode 429, headers draft, transport lua, "
@@ -242,9 +242,9 @@ class HttpPolicyTest {
 
     @Test
     void adaptiveLimitsAreOffUnlessAFloorIsGiven() {
-        assertThat(parse("limit", "1", "window", "1m").adaptive()).isFalse();
+        assertThat(parse("limit", "1", "window", "1m").limiters().adaptive()).isFalse();
         HttpPolicy adaptive = parse("limit", "100", "window", "1m", "adaptive", "25%", "adaptiveLatency", "200ms");
-        assertThat(adaptive.adaptive()).isTrue();
+        assertThat(adaptive.limiters().adaptive()).isTrue();
         assertThat(adaptive.toString()).contains(", adaptive, floor 25%, latency target 200ms,");
         assertThatThrownBy(() -> parse("limit", "1", "window", "1m", "adaptive", "lots"))
                 .hasMessage("init-param 'adaptive' must be off or the lowest limit as a percentage of the configured "
@@ -335,14 +335,14 @@ class HttpPolicyTest {
     @Test
     void localLimitIsTheLimitUnlessSetAndOnlyWithOnRedisFailureLocal() {
         HttpPolicy byDefault = parse("limit", "100", "window", "1m", "onRedisFailure", "local");
-        assertThat(byDefault.failurePolicy()).isEqualTo(FailurePolicy.LOCAL);
-        assertThat(byDefault.localLimit()).isEqualTo(100);
+        assertThat(byDefault.limiters().failurePolicy()).isEqualTo(FailurePolicy.LOCAL);
+        assertThat(byDefault.limiters().localLimit()).isEqualTo(100);
         assertThat(byDefault.toString()).contains(", onRedisFailure local, localLimit 100, ");
 
         HttpPolicy set = parser(Map.of("onRedisFailure", "local", "localLimit", "7")).parse(words("limit", "100",
                 "window", "1m", "algorithm", "token-bucket", "burst", "50"));
-        assertThat(set.localLimit()).isEqualTo(7);
-        assertThat(parse("limit", "100", "window", "1m").localLimit()).isNull();
+        assertThat(set.limiters().localLimit()).isEqualTo(7);
+        assertThat(parse("limit", "100", "window", "1m").limiters().localLimit()).isNull();
         assertThat(parse("limit", "100", "window", "1m").toString()).doesNotContain("localLimit");
 
         assertThatThrownBy(() -> parser(Map.of("localLimit", "7")).parse(words("limit", "100", "window", "1m",
