@@ -48,11 +48,6 @@ public final class RateLimitPipeline {
     private final WaitingPlaces waitingPlaces;
     private final AtomicLong lastDryRunLog = new AtomicLong(System.nanoTime() - DRY_RUN_LOG_INTERVAL_NANOS);
 
-    /** @param limiter built from the policy ({@link PolicyLimiters#newLimiter}) */
-    public RateLimitPipeline(HttpPolicy policy, RateLimiter limiter) {
-        this(policy, limiter, Collections.emptyMap());
-    }
-
     /**
      * @param limiter built from the policy ({@link PolicyLimiters#newLimiter})
      * @param tierLimiters the tiers' limiters ({@link PolicyLimiters#newTierLimiters})
@@ -104,7 +99,8 @@ public final class RateLimitPipeline {
             if (PolicyRequests.MISSING_KEY.equals(clientKey)) {
                 checks.countedInSharedBucket(requests.keyDescription());
             }
-            decision = mayWait(request) ? delayable(decider, clientKey) : decider.tryAcquire(clientKey);
+            decision = mayWait(request) ? waitingPlaces.tryAcquire(decider, clientKey, policy.waiting().maxDelay())
+                    : decider.tryAcquire(clientKey);
         }
         if (decision.allowed()) {
             // Adaptive limits watch how long admitted requests take (a wait for the turn is not the
@@ -132,36 +128,6 @@ public final class RateLimitPipeline {
      */
     private boolean mayWait(RequestView request) {
         return policy.waiting() != null && request.suspendable() && limiter.overrides().enforce(policy.enforce());
-    }
-
-    /**
-     * A try that may admit for an instant ahead, taking a place among this node's waiting requests
-     * first ({@link WaitingPlaces}: {@code maxDelayed}, and one client's share of them); the place
-     * is kept only by a delayed admission, until {@link #waitOver}. Without a place, the request is
-     * decided as if the policy had no {@code maxDelay}.
-     */
-    private Decision delayable(RateLimiter decider, String clientKey) {
-        WaitingPlaces.Outcome place = waitingPlaces.take(clientKey);
-        if (place != WaitingPlaces.Outcome.TAKEN) {
-            Decision decision = decider.tryAcquire(clientKey);
-            if (!decision.allowed()) {
-                waitingPlaces.refused(place);
-            }
-            return decision;
-        }
-        Decision decision;
-        try {
-            decision = decider.tryAcquire(clientKey, policy.waiting().maxDelay());
-        } catch (RuntimeException e) {
-            waitingPlaces.release(clientKey);
-            throw e;
-        }
-        if (decision.delayed()) {
-            waitingPlaces.delayed();
-        } else {
-            waitingPlaces.release(clientKey);
-        }
-        return decision;
     }
 
     /**
@@ -201,27 +167,15 @@ public final class RateLimitPipeline {
         return new Admission(answer, denial, true, false, 0, null, null);
     }
 
-    /** Requests waiting for their turn on this node now, with the decisions in flight that may end in a wait. */
-    public int waitingNow() {
-        return waitingPlaces == null ? 0 : waitingPlaces.now();
-    }
-
-    /** Requests admitted for an instant ahead so far, on this node. */
-    public long delayedSoFar() {
-        return waitingPlaces == null ? 0 : waitingPlaces.delayedSoFar();
-    }
-
-    /** Requests over the limit refused at once so far because {@code maxDelayed} were already waiting. */
-    public long refusedWithQueueFull() {
-        return waitingPlaces == null ? 0 : waitingPlaces.refusedFullSoFar();
-    }
-
     /**
-     * Requests over the limit refused at once so far because their client already held its share
-     * of the waiting places (as many as were still free).
+     * With {@code maxDelay}, on this node: requests waiting for their turn now (with the decisions in
+     * flight that may end in a wait), admitted for an instant ahead so far, and refused at once so far
+     * because {@code maxDelayed} were waiting, and because their client held its share of the places
+     * (as many as were still free); null without maxDelay.
      */
-    public long refusedOverClientShare() {
-        return waitingPlaces == null ? 0 : waitingPlaces.refusedShareSoFar();
+    public long[] waitingCounts() {
+        return waitingPlaces == null ? null : new long[] {waitingPlaces.now(), waitingPlaces.delayedSoFar(),
+            waitingPlaces.refusedFullSoFar(), waitingPlaces.refusedShareSoFar()};
     }
 
     /** {@link #after(Admission, int, Object)} of a handler that reported no usage. */

@@ -79,9 +79,7 @@ final class PolicyReport {
         this.refusal = firstRefusal;
         this.redisP99Micros = p99;
         this.warnings = runtime.pipeline().checks().warnings();
-        this.waiting = policy.waiting() == null ? null : new long[] {runtime.pipeline().waitingNow(),
-            runtime.pipeline().delayedSoFar(), runtime.pipeline().refusedWithQueueFull(),
-            runtime.pipeline().refusedOverClientShare()};
+        this.waiting = runtime.pipeline().waitingCounts();
         this.verdict = Verdict.of(this);
     }
 
