@@ -111,18 +111,14 @@ public final class PolicyLimiters {
     /**
      * A limiter per tier, in the listed order: the policy's rule at the tier's limit, under the
      * policy name {@code <policyName>.<tier>}, so each tier counts in keys of its own (a bucket's
-     * stored tokens are in units of its rate, and a client whose tier changes starts afresh).
+     * stored tokens are in units of its rate, and a client whose tier changes starts afresh); each
+     * with its {@code metrics} listener added to {@code bound}.
      */
-    public Map<String, RateLimiter> newTierLimiters(RedisStore store) {
-        return newTierLimiters(store, null, null);
-    }
-
-    /** {@link #newTierLimiters(RedisStore)}, each with its {@code metrics} listener added to {@code bound}. */
     public Map<String, RateLimiter> newTierLimiters(RedisStore store, String webapp, List<AutoCloseable> bound) {
         Map<String, RateLimiter> limiters = new LinkedHashMap<>();
         tierRules.forEach((tier, tierRule) -> limiters.put(tier, newLimiter(store, policyName + "." + tier, tierRule,
                 localLimit == null ? null : Math.max(1, localLimit * tierRule.limit() / rule.limit()),
-                bound == null ? null : metricsListener(webapp, bound), false)));
+                metricsListener(webapp, bound), false)));
         return limiters;
     }
 
