@@ -8,9 +8,9 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * This node's places for the requests of one policy that may wait for their turn ({@code maxDelay}):
- * {@code maxDelayed} in all, each held from before the decision (a decision in flight may end in a
- * wait) until the wait is over.
+ * This node's places for the requests of one policy that may wait for their turn ({@code maxDelay}),
+ * and the decision that takes one ({@link #tryAcquire}): {@code maxDelayed} in all, each held from
+ * before the decision (a decision in flight may end in a wait) until the wait is over.
  *
  * <p>One client's share is bounded, so that a client sending fast enough cannot leave every other
  * client a 429 where it would have waited: <em>a client takes a place only while it holds fewer
