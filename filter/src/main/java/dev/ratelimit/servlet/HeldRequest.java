@@ -135,7 +135,7 @@ final class HeldRequest implements AsyncListener {
         try {
             if (!response.isCommitted()) {
                 long retryAfter = Math.max(1, TimeUnit.NANOSECONDS.toSeconds(turnAtNanos - System.nanoTime() + 999_999_999));
-                byte[] body = HttpAnswer.waitEndedJson(delays.pipeline().policy(), why, retryAfter)
+                byte[] body = delays.pipeline().answer().waitEndedJson(why, retryAfter)
                         .getBytes(StandardCharsets.UTF_8);
                 response.setStatus(HttpServletResponse.SC_SERVICE_UNAVAILABLE);
                 response.setHeader("Retry-After", Long.toString(retryAfter));

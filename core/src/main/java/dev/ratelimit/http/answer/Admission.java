@@ -3,7 +3,6 @@ package dev.ratelimit.http.answer;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.http.pipeline.RateLimitPipeline;
-import dev.ratelimit.http.settings.HttpPolicy;
 
 /**
  * What the {@link RateLimitPipeline} decided for one request before its handler runs: not limited
@@ -19,7 +18,8 @@ public final class Admission {
     /** A request no policy limits: no headers, nothing to do afterwards. */
     public static final Admission UNLIMITED = new Admission(null, null, false, false, 0, null, null);
 
-    private final HttpPolicy policy;
+    /** How the policy's decisions read over HTTP. */
+    private final HttpAnswer answer;
     private final Decision decision;
     private final boolean denied;
     /** Whether the handler's time is measured (for adaptive limits), and from when, in nanoseconds. */
@@ -30,9 +30,9 @@ public final class Admission {
     /** The limiter that decided (the policy's or its tier's), to give the permits back to; or null. */
     private final RateLimiter limiter;
 
-    public Admission(HttpPolicy policy, Decision decision, boolean denied, boolean timed, long admittedAtNanos,
+    public Admission(HttpAnswer answer, Decision decision, boolean denied, boolean timed, long admittedAtNanos,
             String refundKey, RateLimiter limiter) {
-        this.policy = policy;
+        this.answer = answer;
         this.decision = decision;
         this.denied = denied;
         this.timed = timed;
@@ -51,7 +51,6 @@ public final class Admission {
         return denied;
     }
 
-    /** The limiter's decision, or null when the request was not limited. */
     /**
      * Whether the request was admitted for an instant ahead ({@code maxDelay}): the adapter holds it
      * until {@link Decision#delay()} has passed, then lets it through, and calls
@@ -61,6 +60,7 @@ public final class Admission {
         return decision != null && !denied && decision.delayed();
     }
 
+    /** The limiter's decision, or null when the request was not limited. */
     public Decision decision() {
         return decision;
     }
@@ -71,8 +71,8 @@ public final class Admission {
      */
     public void writeHeaders(HttpAnswer.HeaderSink headers) {
         if (decision != null) {
-            HttpAnswer.writeHeaders(decision, policy, headers);
-            if (delayed() && (policy.headerMode().draft() || policy.headerMode().legacy())) {
+            answer.writeHeaders(decision, headers);
+            if (delayed() && (answer.headerMode().draft() || answer.headerMode().legacy())) {
                 // How long the request waits for its turn before it runs, in whole milliseconds rounded up.
                 headers.set(DELAY_HEADER, Long.toString((decision.delay().toNanos() + 999_999) / 1_000_000));
             }
@@ -81,17 +81,17 @@ public final class Admission {
 
     /** The denial's status: the policy's {@code statusCode}, or 503 when Redis failed and {@code onRedisFailure=deny}. */
     public int denialStatus() {
-        return HttpAnswer.status(decision, policy);
+        return answer.status(decision);
     }
 
     /** The policy's {@code denialContentType} with {@code denialBody}, else {@value HttpAnswer#PROBLEM_JSON}. */
     public String denialContentType() {
-        return HttpAnswer.contentType(policy);
+        return answer.contentType();
     }
 
     /** The denial's body: the policy's {@code denialBody} filled in, else RFC 9457 problem+json. */
     public String denialBody() {
-        return HttpAnswer.body(decision, policy);
+        return answer.body(decision);
     }
 
     public boolean timed() {

@@ -1,16 +1,22 @@
 package dev.ratelimit.http.answer;
 
 import dev.ratelimit.Decision;
+import dev.ratelimit.Rule;
 import dev.ratelimit.http.settings.DenialBody;
 import dev.ratelimit.http.settings.HeaderMode;
 import dev.ratelimit.http.settings.HttpPolicy;
 import dev.ratelimit.http.settings.HttpText;
+import dev.ratelimit.support.Durations;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.function.BiConsumer;
 
 /**
- * How a {@link Decision} reads over HTTP, the same for the servlet filter and JAX-RS: rate-limit
- * headers on every limited answer, and for a denial the status, {@code Retry-After} and an RFC 9457
- * {@code application/problem+json} body.
+ * How a policy's {@link Decision}s read over HTTP, the same for the servlet filter and JAX-RS:
+ * rate-limit headers on every limited answer, and for a denial the status, {@code Retry-After} and
+ * an RFC 9457 {@code application/problem+json} body (or {@code denialBody}). What every answer
+ * repeats (the quoted names, the policy's own {@code RateLimit-Policy} field) is worked out once,
+ * when the policy starts. Immutable.
  */
 public final class HttpAnswer {
     /** The media type of a denial's body. */
@@ -45,7 +51,32 @@ public final class HttpAnswer {
         }
     }
 
-    private HttpAnswer() {
+    private final HttpPolicy policy;
+    /** With {@code limits}, answers name the governing entry: {@code <policy>/<entry>}. */
+    private final boolean byEntry;
+    private final String quotedPolicyName;
+    /** With {@code limits}: each entry's name in answers, quoted once; keyed by rule name. */
+    private final Map<String, String> quotedEntryNames = new HashMap<>();
+    private final long windowSeconds;
+    private final String windowText;
+    /** The {@code RateLimit-Policy} field of a decision under the policy's own limit: the same on every answer. */
+    private final String policyField;
+
+    public HttpAnswer(HttpPolicy policy) {
+        this.policy = policy;
+        this.byEntry = policy.requests().dimensions() != null;
+        this.quotedPolicyName = quoted(policy.policyName());
+        if (byEntry) {
+            for (Rule entry : policy.requests().dimensions().rules()) {
+                quotedEntryNames.put(entry.name(), quoted(policy.policyName() + "/" + entry.name()));
+            }
+        }
+        Rule rule = policy.rule();
+        // A calendar period's length varies (23 to 25 hours a day): the draft's w gets the usual one.
+        this.windowSeconds = rule.calendar() != null ? rule.calendar().usual().getSeconds()
+                : Durations.ceilSeconds(rule.window());
+        this.windowText = policy.windowText();
+        this.policyField = field(quotedPolicyName, ";q=", rule.limit(), ";w=", windowSeconds);
     }
 
     /**
@@ -53,7 +84,7 @@ public final class HttpAnswer {
      * failure policy denied. A denial the node made alone ({@code onRedisFailure=local}) is an
      * ordinary one: {@code statusCode}.
      */
-    public static int status(Decision decision, HttpPolicy policy) {
+    public int status(Decision decision) {
         return failedOpen(decision) ? 503 : policy.statusCode();
     }
 
@@ -68,7 +99,7 @@ public final class HttpAnswer {
      * headers: without Redis there is nothing true to say about the quota; a local one
      * ({@code onRedisFailure=local}) carries the node's own (its limit is {@code localLimit}).
      */
-    public static void writeHeaders(Decision decision, HttpPolicy policy, HeaderSink headers) {
+    public void writeHeaders(Decision decision, HeaderSink headers) {
         if (!decision.allowed()) {
             headers.set("Retry-After", Long.toString(decision.retryAfterSeconds()));
         }
@@ -79,8 +110,8 @@ public final class HttpAnswer {
         if (mode.draft()) {
             // On a denial t is the Retry-After value: the draft (-10) says Retry-After must not point earlier.
             long reset = decision.allowed() ? decision.resetAfterSeconds() : decision.retryAfterSeconds();
-            headers.add("RateLimit-Policy", policy.policyFieldFor(decision));
-            headers.add("RateLimit", HttpText.field(policy.quotedNameFor(decision), ";r=", decision.remaining(), ";t=", reset));
+            headers.add("RateLimit-Policy", policyFieldFor(decision));
+            headers.add("RateLimit", field(quotedNameFor(decision), ";r=", decision.remaining(), ";t=", reset));
         }
         if (mode.legacy()) {
             headers.set("X-RateLimit-Limit", Long.toString(decision.limit()));
@@ -94,18 +125,18 @@ public final class HttpAnswer {
      * when Redis failed), {@code title}, {@code status}, {@code detail}, {@code violated-policies} (not
      * for a Redis failure), {@code retryAfter}, {@code policy}.
      */
-    public static String problemJson(Decision decision, HttpPolicy policy) {
-        int status = status(decision, policy);
+    public String problemJson(Decision decision) {
+        int status = status(decision);
         long retryAfter = decision.retryAfterSeconds();
         boolean failedOpen = failedOpen(decision);
         String detail = failedOpen
                 ? "The rate limiter cannot reach Redis and policy '" + policy.policyName()
                         + "' is set to deny when that happens. Try again in " + seconds(retryAfter) + "."
-                : "Policy '" + policy.nameFor(decision) + "' allows " + decision.limit() + " requests per "
-                        + policy.windowTextFor(decision) + (decision.local() ? " on this server while the rate limiter cannot "
+                : "Policy '" + nameFor(decision) + "' allows " + decision.limit() + " requests per "
+                        + windowTextFor(decision) + (decision.local() ? " on this server while the rate limiter cannot "
                         + "reach Redis" : "") + ". Try again in " + seconds(retryAfter) + ".";
         String type = failedOpen ? TEMPORARY_REDUCED_CAPACITY : QUOTA_EXCEEDED;
-        String violated = failedOpen ? "" : ",\"violated-policies\":[" + json(policy.nameFor(decision)) + "]";
+        String violated = failedOpen ? "" : ",\"violated-policies\":[" + json(nameFor(decision)) + "]";
         return "{\"type\":" + json(type) + ",\"title\":" + json(title(status)) + ",\"status\":" + status
                 + ",\"detail\":" + json(detail) + violated + ",\"retryAfter\":" + retryAfter
                 + ",\"policy\":" + json(policy.policyName()) + "}";
@@ -119,7 +150,7 @@ public final class HttpAnswer {
      * @param why what happened, a sentence without its full stop
      * @param retryAfterSeconds the {@code Retry-After} sent with it, at least 1
      */
-    public static String waitEndedJson(HttpPolicy policy, String why, long retryAfterSeconds) {
+    public String waitEndedJson(String why, long retryAfterSeconds) {
         return "{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,\"detail\":"
                 + json(why + " while the request waited for its turn; its turn was given back. Try again in "
                         + seconds(retryAfterSeconds) + ".")
@@ -127,19 +158,62 @@ public final class HttpAnswer {
     }
 
     /** The media type of a denial's body: {@code denialContentType}, or {@link #PROBLEM_JSON}. */
-    public static String contentType(HttpPolicy policy) {
+    public String contentType() {
         DenialBody custom = policy.denialBody();
         return custom == null ? PROBLEM_JSON : custom.contentType();
     }
 
     /** The body of a denial: the policy's {@code denialBody} with its placeholders filled, or {@link #problemJson}. */
-    public static String body(Decision decision, HttpPolicy policy) {
+    public String body(Decision decision) {
         DenialBody custom = policy.denialBody();
         if (custom == null) {
-            return problemJson(decision, policy);
+            return problemJson(decision);
         }
-        return custom.render(policy.nameFor(decision), decision.limit(), policy.windowTextFor(decision),
-                decision.retryAfterSeconds(), status(decision, policy));
+        return custom.render(nameFor(decision), decision.limit(), windowTextFor(decision),
+                decision.retryAfterSeconds(), status(decision));
+    }
+
+    HeaderMode headerMode() {
+        return policy.headerMode();
+    }
+
+    /**
+     * The name answers carry for a decision: the policy's, or with {@code limits} the governing
+     * entry's as {@code <policy>/<entry>}, e.g. {@code api/user}.
+     */
+    private String nameFor(Decision decision) {
+        return byEntry ? policy.policyName() + "/" + decision.rule().name() : policy.policyName();
+    }
+
+    /** {@link #nameFor} as the draft's structured fields carry it. */
+    private String quotedNameFor(Decision decision) {
+        return byEntry ? quotedEntryNames.get(decision.rule().name()) : quotedPolicyName;
+    }
+
+    /** A decision's {@code RateLimit-Policy} field: made once for the policy's own limit, else for the decision's. */
+    private String policyFieldFor(Decision decision) {
+        return !byEntry && decision.limit() == policy.rule().limit() ? policyField : field(quotedNameFor(decision),
+                ";q=", decision.limit(), ";w=", byEntry ? Durations.ceilSeconds(decision.rule().window()) : windowSeconds);
+    }
+
+    /** The window as configured, of the rule a decision reports. */
+    private String windowTextFor(Decision decision) {
+        return byEntry ? Durations.format(decision.rule().window()) : windowText;
+    }
+
+    /** A structured-field string: the draft requires the policy name quoted. */
+    private static String quoted(String text) {
+        return '"' + text.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
+    }
+
+    /**
+     * {@code <name><first><a><second><b>}, e.g. a {@code RateLimit} field {@code "api";r=9;t=60},
+     * written once into a builder of its size: every limited answer carries two of these, and '+'
+     * (compiled for Java 8) would grow a 16-character builder for each.
+     */
+    private static String field(String name, String first, long a, String second, long b) {
+        return new StringBuilder(name.length() + first.length() + second.length() + 40)
+                .append(name).append(first).append(a).append(second).append(b).toString();
     }
 
     private static String seconds(long seconds) {

@@ -4,9 +4,11 @@ import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.http.RequestView;
 import dev.ratelimit.http.answer.Admission;
+import dev.ratelimit.http.answer.HttpAnswer;
 import dev.ratelimit.http.checks.TrafficChecks;
 import dev.ratelimit.http.settings.HttpPolicy;
 import dev.ratelimit.http.settings.PolicyLimiters;
+import dev.ratelimit.http.settings.PolicyRequests;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
@@ -28,6 +30,10 @@ public final class RateLimitPipeline {
     private static final long DRY_RUN_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final HttpPolicy policy;
+    /** Which requests the policy limits, and as which client. */
+    private final PolicyRequests requests;
+    /** How the policy's decisions read over HTTP. */
+    private final HttpAnswer answer;
     private final RateLimiter limiter;
     /** Each tier's limiter, by tier name; empty without tiers. */
     private final Map<String, RateLimiter> tierLimiters;
@@ -42,22 +48,19 @@ public final class RateLimitPipeline {
     private final WaitingPlaces waitingPlaces;
     private final AtomicLong lastDryRunLog = new AtomicLong(System.nanoTime() - DRY_RUN_LOG_INTERVAL_NANOS);
 
-    /** @param limiter built from the policy ({@link PolicyLimiters#newLimiter}) */
-    public RateLimitPipeline(HttpPolicy policy, RateLimiter limiter) {
-        this(policy, limiter, Collections.emptyMap());
-    }
-
     /**
      * @param limiter built from the policy ({@link PolicyLimiters#newLimiter})
      * @param tierLimiters the tiers' limiters ({@link PolicyLimiters#newTierLimiters})
      */
     public RateLimitPipeline(HttpPolicy policy, RateLimiter limiter, Map<String, RateLimiter> tierLimiters) {
         this.policy = policy;
+        this.requests = policy.requests();
+        this.answer = new HttpAnswer(policy);
         this.limiter = limiter;
         this.tierLimiters = tierLimiters;
         this.marker = RateLimitPipeline.class.getName() + "." + policy.policyName() + "@"
                 + Integer.toHexString(System.identityHashCode(this));
-        this.checks = new TrafficChecks(policy.policyName(), policy.trustedProxies(), policy.readsClientAddress(),
+        this.checks = new TrafficChecks(policy.policyName(), requests.trustedProxies(), requests.readsClientAddress(),
                 System::nanoTime);
         this.charges = new UsageCharges(policy.policyName());
         this.waitingPlaces = policy.waiting() == null ? null : new WaitingPlaces(policy.waiting().maxDelayed());
@@ -73,48 +76,49 @@ public final class RateLimitPipeline {
      * the policy did not cover is not marked, so a forward from it to a covered path counts.
      */
     public Admission before(RequestView request) {
-        if (!policy.appliesTo(request.method(), request.path()) || !request.firstVisit(marker)
-                || policy.exempt(request)) {
+        if (!requests.appliesTo(request.method(), request.path()) || !request.firstVisit(marker)
+                || requests.exempt(request)) {
             return Admission.UNLIMITED;
         }
         checks.observe(request);
         RateLimiter decider;
         String clientKey = null;
         Decision decision;
-        if (policy.dimensions() != null) {
+        if (requests.dimensions() != null) {
             decider = limiter;
-            List<String> clientKeys = policy.dimensions().clientKeys(request);
+            List<String> clientKeys = requests.dimensions().clientKeys(request);
             for (int i = 0; i < clientKeys.size(); i++) {
-                if (HttpPolicy.MISSING_KEY.equals(clientKeys.get(i))) {
-                    checks.countedInSharedBucket(policy.dimensions().keyText(i));
+                if (PolicyRequests.MISSING_KEY.equals(clientKeys.get(i))) {
+                    checks.countedInSharedBucket(requests.dimensions().keyText(i));
                 }
             }
             decision = limiter.tryAcquireEach(clientKeys);
         } else {
             decider = limiterFor(request);
-            clientKey = policy.clientKey(request);
-            if (HttpPolicy.MISSING_KEY.equals(clientKey)) {
-                checks.countedInSharedBucket(policy.keyDescription());
+            clientKey = requests.clientKey(request);
+            if (PolicyRequests.MISSING_KEY.equals(clientKey)) {
+                checks.countedInSharedBucket(requests.keyDescription());
             }
-            decision = mayWait(request) ? delayable(decider, clientKey) : decider.tryAcquire(clientKey);
+            decision = mayWait(request) ? waitingPlaces.tryAcquire(decider, clientKey, policy.waiting().maxDelay())
+                    : decider.tryAcquire(clientKey);
         }
         if (decision.allowed()) {
             // Adaptive limits watch how long admitted requests take (a wait for the turn is not the
             // handler's time); nobody else needs the clock read.
-            boolean timed = policy.adaptive() && !decision.delayed();
-            return new Admission(policy, decision, false, timed, timed ? System.nanoTime() : 0,
+            boolean timed = policy.limiters().adaptive() && !decision.delayed();
+            return new Admission(answer, decision, false, timed, timed ? System.nanoTime() : 0,
                     policy.countStatus() == null && !policy.chargeAfter() && !decision.delayed() ? null : clientKey, decider);
         }
         // enforce as configured, unless an operator overrides it live (read with the decision's rules).
         if (!limiter.overrides().enforce(policy.enforce())) {
             logDryRunDenial();
-            return new Admission(policy, decision, false, false, 0, null, null);
+            return new Admission(answer, decision, false, false, 0, null, null);
         }
         if (log.isDebugEnabled()) {
             log.debug("Rate limit policy '{}' denied {} {}: {}", policy.policyName(), request.method(),
                     request.path(), decision);
         }
-        return new Admission(policy, decision, true, false, 0, null, null);
+        return new Admission(answer, decision, true, false, 0, null, null);
     }
 
     /**
@@ -124,36 +128,6 @@ public final class RateLimitPipeline {
      */
     private boolean mayWait(RequestView request) {
         return policy.waiting() != null && request.suspendable() && limiter.overrides().enforce(policy.enforce());
-    }
-
-    /**
-     * A try that may admit for an instant ahead, taking a place among this node's waiting requests
-     * first ({@link WaitingPlaces}: {@code maxDelayed}, and one client's share of them); the place
-     * is kept only by a delayed admission, until {@link #waitOver}. Without a place, the request is
-     * decided as if the policy had no {@code maxDelay}.
-     */
-    private Decision delayable(RateLimiter decider, String clientKey) {
-        WaitingPlaces.Outcome place = waitingPlaces.take(clientKey);
-        if (place != WaitingPlaces.Outcome.TAKEN) {
-            Decision decision = decider.tryAcquire(clientKey);
-            if (!decision.allowed()) {
-                waitingPlaces.refused(place);
-            }
-            return decision;
-        }
-        Decision decision;
-        try {
-            decision = decider.tryAcquire(clientKey, policy.waiting().maxDelay());
-        } catch (RuntimeException e) {
-            waitingPlaces.release(clientKey);
-            throw e;
-        }
-        if (decision.delayed()) {
-            waitingPlaces.delayed();
-        } else {
-            waitingPlaces.release(clientKey);
-        }
-        return decision;
     }
 
     /**
@@ -190,35 +164,18 @@ public final class RateLimitPipeline {
         waitOver(delayed, false);
         Decision waited = delayed.decision();
         Decision denial = Decision.of(false, waited.rule(), 0, waited.delay(), waited.resetAfter());
-        return new Admission(policy, denial, true, false, 0, null, null);
-    }
-
-    /** Requests waiting for their turn on this node now, with the decisions in flight that may end in a wait. */
-    public int waitingNow() {
-        return waitingPlaces == null ? 0 : waitingPlaces.now();
-    }
-
-    /** Clients holding a waiting place on this node now. */
-    public int waitingClients() {
-        return waitingPlaces == null ? 0 : waitingPlaces.clients();
-    }
-
-    /** Requests admitted for an instant ahead so far, on this node. */
-    public long delayedSoFar() {
-        return waitingPlaces == null ? 0 : waitingPlaces.delayedSoFar();
-    }
-
-    /** Requests over the limit refused at once so far because {@code maxDelayed} were already waiting. */
-    public long refusedWithQueueFull() {
-        return waitingPlaces == null ? 0 : waitingPlaces.refusedFullSoFar();
+        return new Admission(answer, denial, true, false, 0, null, null);
     }
 
     /**
-     * Requests over the limit refused at once so far because their client already held its share
-     * of the waiting places (as many as were still free).
+     * With {@code maxDelay}, on this node: requests waiting for their turn now (with the decisions in
+     * flight that may end in a wait), admitted for an instant ahead so far, and refused at once so far
+     * because {@code maxDelayed} were waiting, and because their client held its share of the places
+     * (as many as were still free); null without maxDelay.
      */
-    public long refusedOverClientShare() {
-        return waitingPlaces == null ? 0 : waitingPlaces.refusedShareSoFar();
+    public long[] waitingCounts() {
+        return waitingPlaces == null ? null : new long[] {waitingPlaces.now(), waitingPlaces.delayedSoFar(),
+            waitingPlaces.refusedFullSoFar(), waitingPlaces.refusedShareSoFar()};
     }
 
     /** {@link #after(Admission, int, Object)} of a handler that reported no usage. */
@@ -274,7 +231,7 @@ public final class RateLimitPipeline {
         if (tierLimiters.isEmpty()) {
             return limiter;
         }
-        String tier = policy.tierOf(request);
+        String tier = requests.tierOf(request);
         RateLimiter tierLimiter = tier == null ? null : tierLimiters.get(tier);
         return tierLimiter != null ? tierLimiter : limiter;
     }
@@ -287,6 +244,11 @@ public final class RateLimitPipeline {
     /** What this policy's traffic shows about its configuration, for the status page. */
     public TrafficChecks checks() {
         return checks;
+    }
+
+    /** How the policy's decisions read over HTTP: for answers the adapter writes itself. */
+    public HttpAnswer answer() {
+        return answer;
     }
 
     /** The policy this pipeline applies. */

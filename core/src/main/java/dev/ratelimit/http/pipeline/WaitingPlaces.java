@@ -1,13 +1,16 @@
 package dev.ratelimit.http.pipeline;
 
+import dev.ratelimit.Decision;
+import dev.ratelimit.RateLimiter;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * This node's places for the requests of one policy that may wait for their turn ({@code maxDelay}):
- * {@code maxDelayed} in all, each held from before the decision (a decision in flight may end in a
- * wait) until the wait is over.
+ * This node's places for the requests of one policy that may wait for their turn ({@code maxDelay}),
+ * and the decision that takes one ({@link #tryAcquire}): {@code maxDelayed} in all, each held from
+ * before the decision (a decision in flight may end in a wait) until the wait is over.
  *
  * <p>One client's share is bounded, so that a client sending fast enough cannot leave every other
  * client a 429 where it would have waited: <em>a client takes a place only while it holds fewer
@@ -36,6 +39,35 @@ final class WaitingPlaces {
 
     WaitingPlaces(int maxDelayed) {
         this.max = maxDelayed;
+    }
+
+    /**
+     * A try that may admit for an instant ahead, taking a place for it first; the place is kept only
+     * by a delayed admission, until its wait is over ({@link #release}). Without a place, the request
+     * is decided as if the policy had no {@code maxDelay}.
+     */
+    Decision tryAcquire(RateLimiter decider, String client, Duration maxDelay) {
+        Outcome place = take(client);
+        if (place != Outcome.TAKEN) {
+            Decision decision = decider.tryAcquire(client);
+            if (!decision.allowed()) {
+                refused(place);
+            }
+            return decision;
+        }
+        Decision decision;
+        try {
+            decision = decider.tryAcquire(client, maxDelay);
+        } catch (RuntimeException e) {
+            release(client);
+            throw e;
+        }
+        if (decision.delayed()) {
+            delayed.incrementAndGet();
+        } else {
+            release(client);
+        }
+        return decision;
     }
 
     /** Takes a place for the client's next decision, if one is free and the client's share allows it. */
@@ -73,11 +105,6 @@ final class WaitingPlaces {
     /** Counts a request over the limit refused at once because it found no place ({@code FULL} or {@code SHARE_HELD}). */
     void refused(Outcome why) {
         (why == Outcome.FULL ? refusedFull : refusedShare).incrementAndGet();
-    }
-
-    /** Counts a decision that admitted a request for an instant ahead. */
-    void delayed() {
-        delayed.incrementAndGet();
     }
 
     /** Places held now: requests waiting, and decisions that may end in a wait. */

@@ -92,11 +92,11 @@ public final class Dimensions {
         return rules;
     }
 
-    /** The request's client key in each dimension, in the listed order; {@link HttpPolicy#MISSING_KEY} for none. */
+    /** The request's client key in each dimension, in the listed order; {@link PolicyRequests#MISSING_KEY} for none. */
     public List<String> clientKeys(RequestView request) {
         List<String> clientKeys = new ArrayList<>(keys.size());
         for (KeySpec key : keys) {
-            clientKeys.add(HttpPolicy.keyOrMissing(key.resolve(request)));
+            clientKeys.add(PolicyRequests.keyOrMissing(key.resolve(request)));
         }
         return clientKeys;
     }

@@ -1,62 +1,31 @@
 package dev.ratelimit.http.settings;
 
 import dev.ratelimit.AdaptiveLimit;
-import dev.ratelimit.Decision;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RedisSettings;
 import dev.ratelimit.Rule;
 import dev.ratelimit.Transport;
-import dev.ratelimit.http.KeyResolver;
-import dev.ratelimit.http.RequestView;
-import dev.ratelimit.http.client.AddressBlocks;
-import dev.ratelimit.http.client.KeySpec;
-import dev.ratelimit.http.client.Tiers;
 import dev.ratelimit.http.client.TrustedProxies;
 import dev.ratelimit.support.Durations;
 import dev.ratelimit.support.Immutable;
 import dev.ratelimit.support.RedisKeys;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Function;
 
 /**
- * One rate-limit policy for HTTP requests, as the {@link Settings} describe it: the rule, which
- * requests it limits, how a request becomes a client key, how answers look, and where Redis is.
- * Read and validated in one place, {@link PolicyReader}, so the servlet filter and JAX-RS accept
- * the same settings with the same messages. Immutable.
+ * One rate-limit policy for HTTP requests, as the {@link Settings} describe it: its name and rule,
+ * how it enforces and answers, and where Redis is; which requests it limits and as which client
+ * are its {@link #requests()}, the limiters it runs its {@link #limiters()}. Read and validated in
+ * one place, {@link PolicyReader}, so the servlet filter and JAX-RS accept the same settings with
+ * the same messages. Immutable.
  */
 public final class HttpPolicy {
-    /** The client key of requests that have no value for their key (a shared bucket). */
-    public static final String MISSING_KEY = "#missing";
-
     private final String policyName;
-    private final String keyPrefix;
     /** The rule; with {@code limits}, the first entry's. */
     private final Rule rule;
-    /** Every rule: the rule, or one per {@code limits} entry. */
-    private final List<Rule> rules;
-    /** With {@code limits}: the entries' rules and keys; otherwise null. */
-    private final Dimensions dimensions;
-    private final Transport transport;
-    private final FailurePolicy failurePolicy;
-    /** With {@code onRedisFailure=local}, the limit each node applies alone; otherwise null. */
-    private final Long localLimit;
-    private final boolean localDenyCache;
-    private final boolean leases;
-    private final boolean jmx;
-    /** {@code metrics=micrometer}: what makes each limiter's listener; null for {@code none}. */
-    private final MetricsBinding metrics;
-    private final AdaptiveLimit adaptive;
     private final RedisSettings redis;
-    private final TrustedProxies trustedProxies;
-    private final KeyResolver keyResolver;
-    private final RequestMatcher matcher;
-    private final Tiers tiers;
-    private final AddressBlocks exemptAddresses;
-    private final List<String> exemptRoles;
+    private final PolicyRequests requests;
     private final boolean enforce;
     private final int statusCode;
     /** {@code countStatus}: null when every answer counts. */
@@ -65,13 +34,6 @@ public final class HttpPolicy {
     private final HeaderMode headerMode;
     /** {@code denialBody}: null for the problem+json default. */
     private final DenialBody denialBody;
-    /** What every answer's headers repeat, worked out once: the quoted name and the window in seconds. */
-    private final String quotedPolicyName;
-    /** With {@code limits}: each entry's name in answers, quoted once; keyed by rule name. */
-    private final Map<String, String> quotedEntryNames;
-    private final long windowSeconds;
-    /** The {@code RateLimit-Policy} field of a decision under the policy's own limit: the same on every answer. */
-    private final String policyField;
     private final PolicyLimiters limiters;
     private final Waiting waiting;
 
@@ -79,47 +41,35 @@ public final class HttpPolicy {
     HttpPolicy(PolicyReader in) {
         SettingGroups groups = new SettingGroups(in);
         this.redis = groups.redisSettings();
-        this.trustedProxies = in.get(Settings.TRUSTED_PROXIES).withHeader(in.get(Settings.FORWARDED_HEADER))
+        TrustedProxies proxies = in.get(Settings.TRUSTED_PROXIES).withHeader(in.get(Settings.FORWARDED_HEADER))
                 .withIpv6Prefix(Math.toIntExact(in.get(Settings.IPV6_PREFIX)));
-        this.dimensions = groups.dimensions(trustedProxies);
-        this.rules = dimensions != null ? dimensions.rules() : Immutable.listOf(groups.rule());
+        Dimensions dimensions = groups.dimensions(proxies);
+        List<Rule> rules = dimensions != null ? dimensions.rules() : Immutable.listOf(groups.rule());
         this.rule = rules.get(0);
-        this.keyResolver = groups.keyResolver(trustedProxies);
-        this.matcher = new RequestMatcher(in.get(Settings.METHODS), in.get(Settings.EXCLUDE_PATHS));
-        this.tiers = groups.tiers();
-        this.exemptAddresses = in.get(Settings.EXEMPT_ADDRESSES);
-        this.exemptRoles = in.get(Settings.EXEMPT_ROLES);
-        this.transport = in.get(Settings.TRANSPORT);
-        this.failurePolicy = in.get(Settings.ON_REDIS_FAILURE);
-        this.localLimit = groups.localLimit(failurePolicy, rule);
+        this.requests = new PolicyRequests(proxies, dimensions, groups.keyResolver(proxies),
+                new RequestMatcher(in.get(Settings.METHODS), in.get(Settings.EXCLUDE_PATHS)), groups.tiers(),
+                in.get(Settings.EXEMPT_ADDRESSES), in.get(Settings.EXEMPT_ROLES));
+        Transport transport = in.get(Settings.TRANSPORT);
+        FailurePolicy failurePolicy = in.get(Settings.ON_REDIS_FAILURE);
+        Long localLimit = groups.localLimit(failurePolicy, rule);
         this.headerMode = in.get(Settings.HEADERS);
-        this.localDenyCache = in.get(Settings.LOCAL_DENY_CACHE);
-        this.leases = in.get(Settings.LEASES);
-        this.jmx = in.get(Settings.JMX);
-        this.metrics = MetricsBinding.of(in.get(Settings.METRICS), in.label(Settings.METRICS), in.classLoader());
-        this.adaptive = groups.adaptive();
+        boolean localDenyCache = in.get(Settings.LOCAL_DENY_CACHE);
+        boolean leases = in.get(Settings.LEASES);
+        boolean jmx = in.get(Settings.JMX);
+        MetricsBinding metrics = MetricsBinding.of(in.get(Settings.METRICS), in.label(Settings.METRICS), in.classLoader());
+        AdaptiveLimit adaptive = groups.adaptive();
         this.enforce = in.get(Settings.ENFORCE);
         this.statusCode = Math.toIntExact(in.get(Settings.STATUS_CODE));
         this.countStatus = groups.countStatus(rule);
         this.denialBody = DenialBody.configured(in);
         this.policyName = RedisKeys.checkKeyPart("policyName", in.policyName(), 1, RateLimiter.MAX_NAME_LENGTH);
-        this.keyPrefix = RedisKeys.checkKeyPart("keyPrefix", in.get(Settings.KEY_PREFIX), 0,
+        String keyPrefix = RedisKeys.checkKeyPart("keyPrefix", in.get(Settings.KEY_PREFIX), 0,
                 RateLimiter.MAX_NAME_LENGTH);
         SettingGroups.crossCheck(rules, transport, adaptive, leases, failurePolicy);
         this.waiting = groups.waiting(dimensions != null, rules, transport, leases);
         this.chargeAfter = groups.chargeAfter(rules, transport, leases);
-        this.quotedPolicyName = HttpText.quoted(policyName);
-        Map<String, String> entryNames = new LinkedHashMap<>();
-        if (dimensions != null) {
-            for (Rule entry : rules) {
-                entryNames.put(entry.name(), HttpText.quoted(policyName + "/" + entry.name()));
-            }
-        }
-        this.quotedEntryNames = Collections.unmodifiableMap(entryNames);
         this.limiters = new PolicyLimiters(policyName, keyPrefix, rules, transport, failurePolicy, localLimit,
-                localDenyCache, leases, adaptive, metrics, tiers);
-        this.windowSeconds = SettingGroups.windowSeconds(rule);
-        this.policyField = HttpText.field(quotedPolicyName, ";q=", rule.limit(), ";w=", windowSeconds);
+                localDenyCache, leases, jmx, adaptive, metrics, requests.tiers());
     }
 
     /**
@@ -137,109 +87,18 @@ public final class HttpPolicy {
         return new PolicyReader(labels);
     }
 
-    /** Whether a request with this method and path (without the context path) is limited at all. */
-    public boolean appliesTo(String method, String path) {
-        return matcher.matches(method, path);
+    /** Which requests the policy limits, and as which client. */
+    public PolicyRequests requests() {
+        return requests;
     }
 
-    /** With {@code limits}: the entries, whose client keys {@link Dimensions#clientKeys} gives; otherwise null. */
-    public Dimensions dimensions() {
-        return dimensions;
-    }
-
-    /**
-     * The name answers carry for a decision: the policy's, or with {@code limits} the governing
-     * entry's as {@code <policy>/<entry>}, e.g. {@code api/user}.
-     */
-    public String nameFor(Decision decision) {
-        return dimensions == null ? policyName : policyName + "/" + decision.rule().name();
-    }
-
-    /** {@link #nameFor} as the draft's structured fields carry it. */
-    public String quotedNameFor(Decision decision) {
-        return dimensions == null ? quotedPolicyName : quotedEntryNames.get(decision.rule().name());
-    }
-
-    /** A decision's {@code RateLimit-Policy} field: made once for the policy's own limit, else for the decision's. */
-    public String policyFieldFor(Decision decision) {
-        return dimensions == null && decision.limit() == rule.limit() ? policyField
-                : HttpText.field(quotedNameFor(decision), ";q=", decision.limit(), ";w=", windowSecondsFor(decision));
-    }
-
-    /** The window, in whole seconds, of the rule a decision reports. */
-    public long windowSecondsFor(Decision decision) {
-        return dimensions == null ? windowSeconds : Durations.ceilSeconds(decision.rule().window());
-    }
-
-    /** The window as configured, of the rule a decision reports. */
-    public String windowTextFor(Decision decision) {
-        return dimensions == null ? windowText() : Durations.format(decision.rule().window());
-    }
-
-    /** A resolved key, or {@link #MISSING_KEY} when the request has none: the policy's shared bucket. */
-    static String keyOrMissing(String key) {
-        return key == null || key.isEmpty() ? MISSING_KEY : key;
-    }
-
-    /** The request's client key; {@link #MISSING_KEY} when it has none. */
-    public String clientKey(RequestView request) {
-        String key = keyResolver.resolve(request);
-        return keyOrMissing(key);
-    }
-
-    /**
-     * The client key of a client that sends {@code value} (see {@link KeyResolver#keyOfValue}), or
-     * null when none of this policy's clients can send it.
-     */
-    public String clientKeyOfValue(String value) {
-        return keyResolver.keyOfValue(value);
-    }
-
-    /** How clients are keyed, as configured: {@code ip}, {@code ip+header:X-Api-Key}, a resolver class. */
-    public String keyDescription() {
-        return String.valueOf(keyResolver);
-    }
-
-    /** The limiters this policy runs: its rule's (or its {@code limits} entries') and each tier's. */
+    /** The limiters this policy runs (its rule's, or its {@code limits} entries', and each tier's), and how. */
     public PolicyLimiters limiters() {
         return limiters;
     }
 
-    /** The request's tier ({@code tiers}, {@code tierFrom}), or null: the policy's own limit. */
-    public String tierOf(RequestView request) {
-        return tiers.isEmpty() ? null : tiers.of(request);
-    }
-
-    /**
-     * Whether the request is exempt: its client address (resolved as for the {@code ip} key, through
-     * the trusted proxies) is in {@code exemptAddresses}, or its user has one of {@code exemptRoles}.
-     */
-    public boolean exempt(RequestView request) {
-        if (!exemptAddresses.isEmpty() && exemptAddresses.contains(trustedProxies.client(request))) {
-            return true;
-        }
-        for (String role : exemptRoles) {
-            if (request.isUserInRole(role)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     public String policyName() {
         return policyName;
-    }
-
-    /** The proxies whose forwarding header is believed, with that header. */
-    public TrustedProxies trustedProxies() {
-        return trustedProxies;
-    }
-
-    /** Whether the client's address matters: {@code ip} in its key or a {@code limits} entry's, or {@code exemptAddresses} (not known of a {@code keyResolverClass}: false). */
-    public boolean readsClientAddress() {
-        boolean keyed = dimensions != null ? dimensions.readsAddress()
-                : keyResolver instanceof KeySpec && ((KeySpec) keyResolver).readsAddress();
-        return keyed || !exemptAddresses.isEmpty();
     }
 
     public Rule rule() {
@@ -284,39 +143,6 @@ public final class HttpPolicy {
         return headerMode;
     }
 
-    public FailurePolicy failurePolicy() {
-        return failurePolicy;
-    }
-
-    /** With {@code onRedisFailure=local}, the limit each node applies alone (default: the limit); otherwise null. */
-    public Long localLimit() {
-        return localLimit;
-    }
-
-    public boolean localDenyCache() {
-        return localDenyCache;
-    }
-
-    /** Whether limits adapt to load: then the pipeline reports how long admitted requests took. */
-    public boolean adaptive() {
-        return adaptive != null;
-    }
-
-    /** Whether the policy's counters are published as a JMX bean (default true). */
-    public boolean jmx() {
-        return jmx;
-    }
-
-    /** The window in whole seconds, rounded up, at least 1: the {@code w} of {@code RateLimit-Policy}. */
-    public long windowSeconds() {
-        return windowSeconds;
-    }
-
-    /** The policy name as the draft's structured fields carry it: quoted, with escapes. */
-    String quotedPolicyName() {
-        return quotedPolicyName;
-    }
-
     /** The window as configured, e.g. {@code 1m}. */
     public String windowText() {
         return rule.calendar() != null ? "calendar " + rule.calendar() + " (" + rule.timeZone().getId() + ")"
@@ -326,24 +152,12 @@ public final class HttpPolicy {
     /** The effective configuration, one line, without secrets: for the startup log and the JMX bean. */
     @Override
     public String toString() {
-        return "policy '" + policyName + "': " + (dimensions != null ? rule.algorithm() + " limits " + dimensions
+        return "policy '" + policyName + "': " + (requests.dimensions() != null ? rule.algorithm() + " limits " + requests.dimensions()
                 : rule.algorithm() + " " + rule.limit() + " per " + windowText())
                 + (rule.algorithm().usesBurst() ? ", burst " + rule.burst() : "") + ", cost " + rule.cost()
                 + (rule.penalty() == null ? "" : ", penalty " + Durations.format(rule.penalty())) + (waiting == null ? "" : ", " + waiting)
-                + ", key " + keyResolver + ", trustedProxies " + trustedProxies
-                + (trustedProxies.header() == Settings.FORWARDED_HEADER.defaultValue() ? ""
-                        : ", forwardedHeader " + trustedProxies.header())
-                + (trustedProxies.ipv6Prefix() == TrustedProxies.DEFAULT_IPV6_PREFIX ? ""
-                        : ", ipv6Prefix " + trustedProxies.ipv6Prefix())
-                + ", " + matcher
-                + (tiers.isEmpty() ? "" : ", tiers " + tiers)
-                + (exemptAddresses.isEmpty() ? "" : ", exemptAddresses " + exemptAddresses)
-                + (exemptRoles.isEmpty() ? "" : ", exemptRoles " + String.join(",", exemptRoles))
+                + ", " + requests
                 + (chargeAfter ? ", chargeAfter true" : "") + ", enforce " + enforce + ", statusCode " + statusCode + (denialBody == null ? "" : ", " + denialBody)
-                + ", headers " + headerMode
-                + ", transport " + transport + ", onRedisFailure " + failurePolicy
-                + (localLimit == null ? "" : ", localLimit " + localLimit)
-                + ", localDenyCache " + (leases && localDenyCache ? "off (leases)" : localDenyCache) + (leases ? ", leases true" : "") + ", jmx " + jmx + (metrics == null ? "" : ", metrics " + metrics)
-                + (adaptive == null ? "" : ", " + adaptive) + ", keyPrefix '" + keyPrefix + "', redis " + redis;
+                + ", headers " + headerMode + ", " + limiters + ", redis " + redis;
     }
 }

@@ -18,7 +18,8 @@ import java.util.Map;
 /**
  * The limiters an HTTP policy runs, built alike from its settings: one for its rule (or its
  * {@code limits} entries, decided together) and one per tier, each with the {@code metrics}
- * listener when asked for. Immutable; each call builds new limiters.
+ * listener when asked for; and whether their counters are published as a JMX bean. Immutable;
+ * each call builds new limiters.
  */
 public final class PolicyLimiters {
     private final String policyName;
@@ -33,6 +34,7 @@ public final class PolicyLimiters {
     private final Long localLimit;
     private final boolean localDenyCache;
     private final boolean leases;
+    private final boolean jmx;
     private final AdaptiveLimit adaptive;
     /** {@code metrics=micrometer}: what makes each limiter's listener; null for {@code none}. */
     private final MetricsBinding metrics;
@@ -40,8 +42,8 @@ public final class PolicyLimiters {
     private final Map<String, Rule> tierRules;
 
     PolicyLimiters(String policyName, String keyPrefix, List<Rule> rules, Transport transport,
-            FailurePolicy failurePolicy, Long localLimit, boolean localDenyCache, boolean leases, AdaptiveLimit adaptive,
-            MetricsBinding metrics, Tiers tiers) {
+            FailurePolicy failurePolicy, Long localLimit, boolean localDenyCache, boolean leases, boolean jmx,
+            AdaptiveLimit adaptive, MetricsBinding metrics, Tiers tiers) {
         this.policyName = policyName;
         this.keyPrefix = keyPrefix;
         this.rules = Immutable.copyOf(rules);
@@ -51,9 +53,33 @@ public final class PolicyLimiters {
         this.localLimit = localLimit;
         this.localDenyCache = localDenyCache;
         this.leases = leases;
+        this.jmx = jmx;
         this.adaptive = adaptive;
         this.metrics = metrics;
         this.tierRules = tierRules(rule, tiers);
+    }
+
+    public FailurePolicy failurePolicy() {
+        return failurePolicy;
+    }
+
+    /** With {@code onRedisFailure=local}, the limit each node applies alone (default: the limit); otherwise null. */
+    public Long localLimit() {
+        return localLimit;
+    }
+
+    public boolean localDenyCache() {
+        return localDenyCache;
+    }
+
+    /** Whether limits adapt to load: then the pipeline reports how long admitted requests took. */
+    public boolean adaptive() {
+        return adaptive != null;
+    }
+
+    /** Whether the policy's counters are published as a JMX bean (default true). */
+    public boolean jmx() {
+        return jmx;
     }
 
     /** A limiter for this policy over the given Redis (without the listener of {@code metrics}, nor a warm-up). */
@@ -85,18 +111,14 @@ public final class PolicyLimiters {
     /**
      * A limiter per tier, in the listed order: the policy's rule at the tier's limit, under the
      * policy name {@code <policyName>.<tier>}, so each tier counts in keys of its own (a bucket's
-     * stored tokens are in units of its rate, and a client whose tier changes starts afresh).
+     * stored tokens are in units of its rate, and a client whose tier changes starts afresh); each
+     * with its {@code metrics} listener added to {@code bound}.
      */
-    public Map<String, RateLimiter> newTierLimiters(RedisStore store) {
-        return newTierLimiters(store, null, null);
-    }
-
-    /** {@link #newTierLimiters(RedisStore)}, each with its {@code metrics} listener added to {@code bound}. */
     public Map<String, RateLimiter> newTierLimiters(RedisStore store, String webapp, List<AutoCloseable> bound) {
         Map<String, RateLimiter> limiters = new LinkedHashMap<>();
         tierRules.forEach((tier, tierRule) -> limiters.put(tier, newLimiter(store, policyName + "." + tier, tierRule,
                 localLimit == null ? null : Math.max(1, localLimit * tierRule.limit() / rule.limit()),
-                bound == null ? null : metricsListener(webapp, bound), false)));
+                metricsListener(webapp, bound), false)));
         return limiters;
     }
 
@@ -129,5 +151,15 @@ public final class PolicyLimiters {
             rules.put(tier, builder.cost(rule.cost()).penalty(rule.penalty()).build());
         });
         return Collections.unmodifiableMap(rules);
+    }
+
+    /** Its part of the policy's startup line: {@code transport lua, onRedisFailure allow, ...}. */
+    @Override
+    public String toString() {
+        return "transport " + transport + ", onRedisFailure " + failurePolicy
+                + (localLimit == null ? "" : ", localLimit " + localLimit)
+                + ", localDenyCache " + (leases && localDenyCache ? "off (leases)" : localDenyCache) + (leases ? ", leases true" : "")
+                + ", jmx " + jmx + (metrics == null ? "" : ", metrics " + metrics)
+                + (adaptive == null ? "" : ", " + adaptive) + ", keyPrefix '" + keyPrefix + "'";
     }
 }

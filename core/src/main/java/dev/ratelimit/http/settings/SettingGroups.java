@@ -18,7 +18,6 @@ import dev.ratelimit.rules.LeaseRules;
 import dev.ratelimit.rules.LocalRules;
 import dev.ratelimit.rules.PenaltyRules;
 import dev.ratelimit.rules.TransactionRules;
-import dev.ratelimit.support.Durations;
 import dev.ratelimit.support.Immutable;
 import java.time.Duration;
 import java.time.ZoneId;
@@ -70,12 +69,6 @@ final class SettingGroups {
             LeaseRules.check(rules, transport, adaptive);
         }
         PenaltyRules.check(rules, transport, leases, failurePolicy);
-    }
-
-    /** The rule's window in whole seconds, for the draft's {@code w}. */
-    static long windowSeconds(Rule rule) {
-        // A calendar period's length varies (23 to 25 hours a day): the draft's w gets the usual one.
-        return rule.calendar() != null ? rule.calendar().usual().getSeconds() : Durations.ceilSeconds(rule.window());
     }
 
     /**

@@ -43,8 +43,8 @@ final class PolicyReport {
         HttpPolicy policy = runtime.policy();
         this.name = policy.policyName();
         this.configuration = policy.toString();
-        this.failurePolicy = policy.failurePolicy();
-        this.localLimit = policy.localLimit();
+        this.failurePolicy = policy.limiters().failurePolicy();
+        this.localLimit = policy.limiters().localLimit();
         this.configuredEnforce = policy.enforce();
         List<LimiterReport> all = new ArrayList<>();
         all.add(new LimiterReport(runtime.limiter(), null, configuredEnforce));
@@ -79,9 +79,7 @@ final class PolicyReport {
         this.refusal = firstRefusal;
         this.redisP99Micros = p99;
         this.warnings = runtime.pipeline().checks().warnings();
-        this.waiting = policy.waiting() == null ? null : new long[] {runtime.pipeline().waitingNow(),
-            runtime.pipeline().delayedSoFar(), runtime.pipeline().refusedWithQueueFull(),
-            runtime.pipeline().refusedOverClientShare()};
+        this.waiting = runtime.pipeline().waitingCounts();
         this.verdict = Verdict.of(this);
     }
 

@@ -45,7 +45,7 @@ public final class OneClient implements ClientOperations {
      */
     @Override
     public Map<String, Decision> peek(String value) {
-        if (policy.dimensions() != null) {
+        if (policy.requests().dimensions() != null) {
             return Collections.singletonMap(limiter.policyName(), limiter.peekEach(clientOfEveryEntry(value)));
         }
         String key = key(value);
@@ -71,7 +71,7 @@ public final class OneClient implements ClientOperations {
         List<String> names = new ArrayList<>();
         // The key's digest names the client: its address or user name is personal data, and a log outlives the reset.
         String named;
-        if (policy.dimensions() != null) {
+        if (policy.requests().dimensions() != null) {
             List<String> keys = dimensionKeys(value);
             if (keys.stream().allMatch(key -> key == null)) {
                 throw new IllegalArgumentException("no entry of policy '" + policy.policyName() + "' counts a client by that value");
@@ -100,7 +100,7 @@ public final class OneClient implements ClientOperations {
      * @throws IllegalArgumentException when the value names no client of the policy, saying why
      */
     public String keyOf(String value) {
-        if (policy.dimensions() == null) {
+        if (policy.requests().dimensions() == null) {
             return key(value);
         }
         return String.join(" + ", clientOfEveryEntry(value));
@@ -115,7 +115,7 @@ public final class OneClient implements ClientOperations {
      *     that sends the value can have ({@code alice} for {@code by ip}); never the value
      */
     private List<String> clientOfEveryEntry(String value) {
-        Dimensions dimensions = policy.dimensions();
+        Dimensions dimensions = policy.requests().dimensions();
         List<String> keys = dimensionKeys(value);
         for (int i = 0; i < keys.size(); i++) {
             if (dimensions.countsAll(i)) {
@@ -130,16 +130,16 @@ public final class OneClient implements ClientOperations {
     }
 
     private String key(String value) {
-        String key = policy.clientKeyOfValue(value);
+        String key = policy.requests().clientKeyOfValue(value);
         if (key == null) {
-            throw new IllegalArgumentException("policy '" + policy.policyName() + "' keys clients by " + policy.keyDescription()
+            throw new IllegalArgumentException("policy '" + policy.policyName() + "' keys clients by " + policy.requests().keyDescription()
                     + ", and no such client sends that value");
         }
         return key;
     }
 
     private List<String> dimensionKeys(String value) {
-        return new ArrayList<>(policy.dimensions().clientKeysOfValue(value));
+        return new ArrayList<>(policy.requests().dimensions().clientKeysOfValue(value));
     }
 
     private List<RateLimiter> limiters() {

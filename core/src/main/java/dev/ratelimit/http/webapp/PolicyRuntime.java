@@ -65,7 +65,7 @@ public final class PolicyRuntime implements AutoCloseable {
             throw e;
         }
         PolicyRuntime runtime = new PolicyRuntime(policy, registry, limiter, tierLimiters, meters);
-        if (policy.jmx()) {
+        if (policy.limiters().jmx()) {
             try {
                 runtime.bean = RateLimiterJmx.register(limiter, webapp, policy.toString(), policy.enforce(),
                         runtime.oneClient());

@@ -30,6 +30,7 @@ public final class Webapp {
 
     private final RedisStoreRegistry registry;
     private final Running running;
+    /** The {@code webapp} of its JMX beans: the context path, {@code /} for the root. */
     private final String jmxName;
     private final Map<String, String> defaults;
     /** {@code ServletContext.getResourceAsStream}, or null outside a servlet container. */
@@ -94,11 +95,6 @@ public final class Webapp {
     /** The Redis clients its policies share. */
     public RedisStoreRegistry registry() {
         return registry;
-    }
-
-    /** The {@code webapp} of its JMX beans: the context path, {@code /} for the root. */
-    public String jmxName() {
-        return jmxName;
     }
 
     /** Its {@code ratelimit.<name>} context-params, without the prefix. */

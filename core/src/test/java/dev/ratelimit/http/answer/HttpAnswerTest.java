@@ -21,7 +21,7 @@ class HttpAnswerTest {
 
     private static List<String> headers(Decision decision, HttpPolicy policy) {
         List<String> written = new ArrayList<>();
-        HttpAnswer.writeHeaders(decision, policy, new HttpAnswer.HeaderSink() {
+        new HttpAnswer(policy).writeHeaders(decision, new HttpAnswer.HeaderSink() {
             @Override
             public void add(String name, String value) {
                 written.add(name + ": " + value);
@@ -80,8 +80,8 @@ class HttpAnswerTest {
     @Test
     void aDenialBodyIsProblemJson() {
         HttpPolicy draft = policy("draft");
-        assertThat(HttpAnswer.status(denied(draft), draft)).isEqualTo(429);
-        assertThat(HttpAnswer.problemJson(denied(draft), draft)).isEqualTo("{\"type\":"
+        assertThat(new HttpAnswer(draft).status(denied(draft))).isEqualTo(429);
+        assertThat(new HttpAnswer(draft).problemJson(denied(draft))).isEqualTo("{\"type\":"
                 + "\"https://iana.org/assignments/http-problem-types#quota-exceeded\","
                 + "\"title\":\"Too Many Requests\",\"status\":429,\"detail\":\"Policy 'api' allows 100 requests per 1m. "
                 + "Try again in 3 seconds.\",\"violated-policies\":[\"api\"],\"retryAfter\":3,\"policy\":\"api\"}");
@@ -91,9 +91,9 @@ class HttpAnswerTest {
     void aDegradedDenialIs503WithoutQuotaHeaders() {
         HttpPolicy draft = policy("both");
         Decision degraded = Decision.degraded(false, draft.rule(), Duration.ofSeconds(1));
-        assertThat(HttpAnswer.status(degraded, draft)).isEqualTo(503);
+        assertThat(new HttpAnswer(draft).status(degraded)).isEqualTo(503);
         assertThat(headers(degraded, draft)).containsExactly("Retry-After: 1");
-        assertThat(HttpAnswer.problemJson(degraded, draft)).contains("\"title\":\"Service Unavailable\"",
+        assertThat(new HttpAnswer(draft).problemJson(degraded)).contains("\"title\":\"Service Unavailable\"",
                 "\"status\":503", "cannot reach Redis",
                 "\"type\":\"https://iana.org/assignments/http-problem-types#temporary-reduced-capacity\"")
                 .doesNotContain("violated-policies");
@@ -113,8 +113,8 @@ class HttpAnswerTest {
         assertThat(headers(denied, both)).containsExactly("Retry-After: 42", "RateLimit-Policy: \"api\";q=3;w=60",
                 "RateLimit: \"api\";r=0;t=42", "X-RateLimit-Limit: 3", "X-RateLimit-Remaining: 0",
                 "X-RateLimit-Reset: 59");
-        assertThat(HttpAnswer.status(denied, both)).isEqualTo(429);
-        assertThat(HttpAnswer.problemJson(denied, both)).isEqualTo("{\"type\":"
+        assertThat(new HttpAnswer(both).status(denied)).isEqualTo(429);
+        assertThat(new HttpAnswer(both).problemJson(denied)).isEqualTo("{\"type\":"
                 + "\"https://iana.org/assignments/http-problem-types#quota-exceeded\","
                 + "\"title\":\"Too Many Requests\",\"status\":429,\"detail\":\"Policy 'api' allows 3 requests per 1m "
                 + "on this server while the rate limiter cannot reach Redis. Try again in 42 seconds.\","

@@ -191,8 +191,8 @@ class UntrustedProxyCheckTest {
         }
         HttpPolicy policy = HttpPolicy.parser("init-param '%s'").defaultPolicyName("api", "the filter-name")
                 .parse(settings);
-        TrafficChecks checks = new TrafficChecks(policy.policyName(), policy.trustedProxies(),
-                policy.readsClientAddress(), now::get);
+        TrafficChecks checks = new TrafficChecks(policy.policyName(), policy.requests().trustedProxies(),
+                policy.requests().readsClientAddress(), now::get);
 
         send(checks, 100, i -> forwarded(PROXY, i));
 

@@ -35,7 +35,7 @@ class RateLimitPipelineTest {
         }
         HttpPolicy policy = HttpPolicy.parser("init-param '%s'").defaultPolicyName("api", "the filter-name")
                 .parse(settings);
-        return new RateLimitPipeline(policy, policy.limiters().newLimiter(TestStores.over(redis)));
+        return new RateLimitPipeline(policy, policy.limiters().newLimiter(TestStores.over(redis)), Map.of());
     }
 
     private static FakeRequest request(String method, String path) {

@@ -43,24 +43,24 @@ class DenialBodyTest {
         FILES.put("/t.any", "{policy}");
 
         HttpPolicy html = policy(DenialBodyTest::file, "denialBody", "/t.html");
-        assertThat(HttpAnswer.contentType(html)).isEqualTo("text/html");
-        assertThat(HttpAnswer.body(denied(html), html)).isEqualTo("p&lt;&amp;&gt;&quot;&#39;|5|1m|3|429|{other}|{");
+        assertThat(new HttpAnswer(html).contentType()).isEqualTo("text/html");
+        assertThat(new HttpAnswer(html).body(denied(html))).isEqualTo("p&lt;&amp;&gt;&quot;&#39;|5|1m|3|429|{other}|{");
         HttpPolicy json = policy(DenialBodyTest::file, "denialBody", "/t.json");
-        assertThat(HttpAnswer.contentType(json)).isEqualTo("application/json");
-        assertThat(HttpAnswer.body(denied(json), json)).isEqualTo("\"p<&>\\\"'\"");
+        assertThat(new HttpAnswer(json).contentType()).isEqualTo("application/json");
+        assertThat(new HttpAnswer(json).body(denied(json))).isEqualTo("\"p<&>\\\"'\"");
         HttpPolicy text = policy(DenialBodyTest::file, "denialBody", "/t.txt");
-        assertThat(HttpAnswer.body(denied(text), text)).isEqualTo("p<&>\"'");
+        assertThat(new HttpAnswer(text).body(denied(text))).isEqualTo("p<&>\"'");
         HttpPolicy xml = policy(DenialBodyTest::file, "denialBody", "/t.any", "denialContentType",
                 "application/problem+xml; charset=UTF-8");
-        assertThat(HttpAnswer.contentType(xml)).isEqualTo("application/problem+xml; charset=UTF-8");
-        assertThat(HttpAnswer.body(denied(xml), xml)).isEqualTo("p&lt;&amp;&gt;&quot;&#39;");
+        assertThat(new HttpAnswer(xml).contentType()).isEqualTo("application/problem+xml; charset=UTF-8");
+        assertThat(new HttpAnswer(xml).body(denied(xml))).isEqualTo("p&lt;&amp;&gt;&quot;&#39;");
     }
 
     @Test
     void withoutDenialBodyTheAnswerIsProblemJson() {
         HttpPolicy plain = policy(DenialBodyTest::file);
-        assertThat(HttpAnswer.contentType(plain)).isEqualTo(HttpAnswer.PROBLEM_JSON);
-        assertThat(HttpAnswer.body(denied(plain), plain)).isEqualTo(HttpAnswer.problemJson(denied(plain), plain));
+        assertThat(new HttpAnswer(plain).contentType()).isEqualTo(HttpAnswer.PROBLEM_JSON);
+        assertThat(new HttpAnswer(plain).body(denied(plain))).isEqualTo(new HttpAnswer(plain).problemJson(denied(plain)));
     }
 
     @Test

@@ -51,9 +51,9 @@ class HttpPolicyTest {
         assertThat(policy.enforce()).isTrue();
         assertThat(policy.statusCode()).isEqualTo(429);
         assertThat(policy.headerMode()).isEqualTo(HeaderMode.DRAFT);
-        assertThat(policy.failurePolicy()).isEqualTo(FailurePolicy.ALLOW);
-        assertThat(policy.localDenyCache()).isTrue();
-        assertThat(policy.clientKey(new FakeRequest().from("203.0.113.9"))).isEqualTo("203.0.113.9");
+        assertThat(policy.limiters().failurePolicy()).isEqualTo(FailurePolicy.ALLOW);
+        assertThat(policy.limiters().localDenyCache()).isTrue();
+        assertThat(policy.requests().clientKey(new FakeRequest().from("203.0.113.9"))).isEqualTo("203.0.113.9");
         assertThat(policy).hasToString("policy 'api': sliding-log 100 per 1m, cost 1, key ip, trustedProxies none, "
                 + "methods all, excludePaths none, enforce true, statusCode 429, headers draft, transport lua, "
                 + "onRedisFailure allow, localDenyCache true, jmx true, keyPrefix 'ratelimit:', redis redis://localhost:6379 "
@@ -83,32 +83,32 @@ class HttpPolicyTest {
                 + "ipv6Prefix 48, methods all,");
         FakeRequest request = new FakeRequest().from("10.0.0.1")
                 .header("Forwarded", "for=\"[2001:db8:1:2::3]\"").header("X-Forwarded-For", "198.51.100.4");
-        assertThat(policy.clientKey(request)).isEqualTo("2001:db8:1::/48");
+        assertThat(policy.requests().clientKey(request)).isEqualTo("2001:db8:1::/48");
         HttpPolicy defaults = parse("limit", "1", "window", "1m", "trustedProxies", "10.0.0.0/8",
                 "forwardedHeader", "X-FORWARDED-FOR", "ipv6Prefix", "64");
         assertThat(defaults.toString()).contains(", trustedProxies 10.0.0.0/8, methods all,");
-        assertThat(defaults.clientKey(request)).isEqualTo("198.51.100.4");
+        assertThat(defaults.requests().clientKey(request)).isEqualTo("198.51.100.4");
     }
 
     @Test
     void methodsAndExcludedPathsDecideWhatIsLimited() {
         HttpPolicy policy = parse("limit", "1", "window", "1s", "methods", "POST", "excludePaths", "/health,/static/*");
-        assertThat(policy.appliesTo("POST", "/api/orders")).isTrue();
-        assertThat(policy.appliesTo("GET", "/api/orders")).isFalse();
-        assertThat(policy.appliesTo("POST", "/health")).isFalse();
-        assertThat(policy.appliesTo("POST", "/health/deep")).as("exact only").isTrue();
-        assertThat(policy.appliesTo("POST", "/static")).isFalse();
-        assertThat(policy.appliesTo("POST", "/static/app.js")).isFalse();
-        assertThat(policy.appliesTo("POST", "/staticky")).isTrue();
+        assertThat(policy.requests().appliesTo("POST", "/api/orders")).isTrue();
+        assertThat(policy.requests().appliesTo("GET", "/api/orders")).isFalse();
+        assertThat(policy.requests().appliesTo("POST", "/health")).isFalse();
+        assertThat(policy.requests().appliesTo("POST", "/health/deep")).as("exact only").isTrue();
+        assertThat(policy.requests().appliesTo("POST", "/static")).isFalse();
+        assertThat(policy.requests().appliesTo("POST", "/static/app.js")).isFalse();
+        assertThat(policy.requests().appliesTo("POST", "/staticky")).isTrue();
     }
 
     @Test
     void limitingGetLimitsHeadToo() {
         HttpPolicy policy = parse("limit", "1", "window", "1s", "methods", "get");
-        assertThat(policy.appliesTo("GET", "/")).isTrue();
-        assertThat(policy.appliesTo("HEAD", "/")).as("HEAD runs the GET handler").isTrue();
-        assertThat(policy.appliesTo("POST", "/")).isFalse();
-        assertThat(parse("limit", "1", "window", "1s", "methods", "POST").appliesTo("HEAD", "/")).isFalse();
+        assertThat(policy.requests().appliesTo("GET", "/")).isTrue();
+        assertThat(policy.requests().appliesTo("HEAD", "/")).as("HEAD runs the GET handler").isTrue();
+        assertThat(policy.requests().appliesTo("POST", "/")).isFalse();
+        assertThat(parse("limit", "1", "window", "1s", "methods", "POST").requests().appliesTo("HEAD", "/")).isFalse();
     }
 
     @Test
@@ -242,9 +242,9 @@ class HttpPolicyTest {
 
     @Test
     void adaptiveLimitsAreOffUnlessAFloorIsGiven() {
-        assertThat(parse("limit", "1", "window", "1m").adaptive()).isFalse();
+        assertThat(parse("limit", "1", "window", "1m").limiters().adaptive()).isFalse();
         HttpPolicy adaptive = parse("limit", "100", "window", "1m", "adaptive", "25%", "adaptiveLatency", "200ms");
-        assertThat(adaptive.adaptive()).isTrue();
+        assertThat(adaptive.limiters().adaptive()).isTrue();
         assertThat(adaptive.toString()).contains(", adaptive, floor 25%, latency target 200ms,");
         assertThatThrownBy(() -> parse("limit", "1", "window", "1m", "adaptive", "lots"))
                 .hasMessage("init-param 'adaptive' must be off or the lowest limit as a percentage of the configured "
@@ -298,8 +298,8 @@ class HttpPolicyTest {
     @Test
     void keyResolverClassIsLoadedAndExcludesKey() {
         HttpPolicy policy = parse("limit", "1", "window", "1m", "keyResolverClass", TenantKey.class.getName());
-        assertThat(policy.clientKey(new FakeRequest().header("X-Tenant", "acme"))).isEqualTo("tenant-acme");
-        assertThat(policy.clientKey(new FakeRequest())).isEqualTo(HttpPolicy.MISSING_KEY);
+        assertThat(policy.requests().clientKey(new FakeRequest().header("X-Tenant", "acme"))).isEqualTo("tenant-acme");
+        assertThat(policy.requests().clientKey(new FakeRequest())).isEqualTo(PolicyRequests.MISSING_KEY);
         assertThatThrownBy(() -> parse("limit", "1", "window", "1m", "keyResolverClass", "com.example.Nope"))
                 .hasMessage("init-param 'keyResolverClass' must name a public class implementing "
                         + "dev.ratelimit.http.KeyResolver with a public no-argument constructor, but was "
@@ -335,14 +335,14 @@ class HttpPolicyTest {
     @Test
     void localLimitIsTheLimitUnlessSetAndOnlyWithOnRedisFailureLocal() {
         HttpPolicy byDefault = parse("limit", "100", "window", "1m", "onRedisFailure", "local");
-        assertThat(byDefault.failurePolicy()).isEqualTo(FailurePolicy.LOCAL);
-        assertThat(byDefault.localLimit()).isEqualTo(100);
+        assertThat(byDefault.limiters().failurePolicy()).isEqualTo(FailurePolicy.LOCAL);
+        assertThat(byDefault.limiters().localLimit()).isEqualTo(100);
         assertThat(byDefault.toString()).contains(", onRedisFailure local, localLimit 100, ");
 
         HttpPolicy set = parser(Map.of("onRedisFailure", "local", "localLimit", "7")).parse(words("limit", "100",
                 "window", "1m", "algorithm", "token-bucket", "burst", "50"));
-        assertThat(set.localLimit()).isEqualTo(7);
-        assertThat(parse("limit", "100", "window", "1m").localLimit()).isNull();
+        assertThat(set.limiters().localLimit()).isEqualTo(7);
+        assertThat(parse("limit", "100", "window", "1m").limiters().localLimit()).isNull();
         assertThat(parse("limit", "100", "window", "1m").toString()).doesNotContain("localLimit");
 
         assertThatThrownBy(() -> parser(Map.of("localLimit", "7")).parse(words("limit", "100", "window", "1m",

@@ -150,15 +150,15 @@ class OneClientIT {
     void aResetFreesTheInFlightLeasesOfAClientWhoseRequestsHang() {
         PolicyRuntime exports = start("inflight", "jmx", "false", "algorithm", "concurrency", "limit", "2", "window", "2m");
         Supplier<FakeRequest> client = () -> new FakeRequest().from("198.51.100.4");
-        Decision hung1 = exports.limiter().tryAcquire(exports.policy().clientKeyOfValue("198.51.100.4"));
-        Decision hung2 = exports.limiter().tryAcquire(exports.policy().clientKeyOfValue("198.51.100.4"));
+        Decision hung1 = exports.limiter().tryAcquire(exports.policy().requests().clientKeyOfValue("198.51.100.4"));
+        Decision hung2 = exports.limiter().tryAcquire(exports.policy().requests().clientKeyOfValue("198.51.100.4"));
         assertThat(hung1.allowed() && hung2.allowed()).isTrue();
         assertThat(admitted(exports, client)).as("both leases held").isFalse();
         assertThat(exports.oneClient().peek("198.51.100.4").get("inflight").remaining()).isZero();
 
         exports.oneClient().reset("198.51.100.4", "test");
 
-        Decision fresh = exports.limiter().tryAcquire(exports.policy().clientKeyOfValue("198.51.100.4"));
+        Decision fresh = exports.limiter().tryAcquire(exports.policy().requests().clientKeyOfValue("198.51.100.4"));
         assertThat(fresh.allowed()).as("the leases are gone").isTrue();
         exports.limiter().release(hung1);
         exports.limiter().release(hung2);
