@@ -44,7 +44,7 @@ final class FormPost {
         if (read instanceof FormPost) {
             return (FormPost) read;
         }
-        long declared = request.getContentLengthLong();
+        long declared = ContainerApi.contentLength(request);
         if (!FormFields.readable(request.getMethod(), request.getContentType(), declared)) {
             return null;
         }

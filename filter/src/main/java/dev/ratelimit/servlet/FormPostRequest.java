@@ -183,28 +183,45 @@ final class FormPostRequest extends HttpServletRequestWrapper {
         /**
          * The container calls the listener for its own stream, which the filter already read to its end
          * or near: so the bytes read ahead are offered first, before the container says all is read.
+         * The listener is made by a method typed {@code ReadListener}: so verifying this class needs
+         * no {@code ReadListener}, which Servlet 3.0 (Tomcat 7) lacks; there no application calls this.
          */
         @Override
         public void setReadListener(ReadListener listener) {
-            rest.setReadListener(new ReadListener() {
-                @Override
-                public void onDataAvailable() throws IOException {
-                    listener.onDataAvailable();
-                }
+            rest.setReadListener(ReadAhead.around(this, listener));
+        }
+    }
 
-                @Override
-                public void onAllDataRead() throws IOException {
-                    if (position < form.body.length) {
-                        listener.onDataAvailable();
-                    }
-                    listener.onAllDataRead();
-                }
+    /** The application's listener, called on the container's stream, with the bytes read ahead offered first. */
+    private static final class ReadAhead implements ReadListener {
+        private final Replay replay;
+        private final ReadListener listener;
 
-                @Override
-                public void onError(Throwable failure) {
-                    listener.onError(failure);
-                }
-            });
+        private ReadAhead(Replay replay, ReadListener listener) {
+            this.replay = replay;
+            this.listener = listener;
+        }
+
+        static ReadListener around(Replay replay, ReadListener listener) {
+            return new ReadAhead(replay, listener);
+        }
+
+        @Override
+        public void onDataAvailable() throws IOException {
+            listener.onDataAvailable();
+        }
+
+        @Override
+        public void onAllDataRead() throws IOException {
+            if (replay.position < replay.form.body.length) {
+                listener.onDataAvailable();
+            }
+            listener.onAllDataRead();
+        }
+
+        @Override
+        public void onError(Throwable failure) {
+            listener.onError(failure);
         }
     }
 }

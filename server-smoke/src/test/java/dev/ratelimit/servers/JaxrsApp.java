@@ -6,7 +6,7 @@ import java.util.List;
 
 /**
  * A JAX-RS 2.1 application on Jersey 2 with {@code @RateLimited} resources, as a javax team
- * writes one for Tomcat 8.5 and 9 or Jetty 9.4 on Java 8: the resource compiled for Java 8
+ * writes one for Tomcat 7, 8.5 and 9 or Jetty 9.4 on Java 8: the resource compiled for Java 8
  * against the JAX-RS API and {@code ratelimit-jaxrs-javax}, Jersey's servlet in web.xml with
  * {@code RateLimitFeature} among its providers.
  */

@@ -6,20 +6,21 @@ import java.nio.file.Path;
 /**
  * A server line a legacy team runs, as its standalone distribution: which servlet namespace its
  * WARs are written for, how it is started, and on which JVM. The lines that still run on Java 8
- * (Tomcat 8.5 and 9, Jetty 9.4) run on the JRE named by {@value #JAVA_8_PROPERTY} when the build
+ * (Tomcat 7, 8.5 and 9, Jetty 9.4) run on the JRE named by {@value #JAVA_8_PROPERTY} when the build
  * is given one ({@code .ci/runtimes} fetches a real OpenJDK 8), else on the build's own JVM.
  */
 enum ServerLine {
-    TOMCAT_8_5("Tomcat 8.5", Namespace.JAVAX, "ratelimit.smoke.tomcat85", null, true),
-    TOMCAT_9("Tomcat 9", Namespace.JAVAX, "ratelimit.smoke.tomcat9", null, true),
-    JETTY_9_4("Jetty 9.4", Namespace.JAVAX, "ratelimit.smoke.jetty94", "deploy", true),
-    JETTY_10("Jetty 10", Namespace.JAVAX, "ratelimit.smoke.jetty10", "deploy", false),
-    JETTY_12_EE8("Jetty 12 ee8", Namespace.JAVAX, "ratelimit.smoke.jetty120", "ee8-deploy", false),
-    TOMCAT_10_0("Tomcat 10.0", Namespace.JAKARTA, "ratelimit.smoke.tomcat100", null, false),
-    TOMCAT_10_1("Tomcat 10.1", Namespace.JAKARTA, "ratelimit.smoke.tomcat101", null, false),
-    JETTY_11("Jetty 11", Namespace.JAKARTA, "ratelimit.smoke.jetty11", "deploy", false),
-    JETTY_12_EE9("Jetty 12 ee9", Namespace.JAKARTA, "ratelimit.smoke.jetty120", "ee9-deploy", false),
-    JETTY_12_EE10("Jetty 12 ee10", Namespace.JAKARTA, "ratelimit.smoke.jetty120", "ee10-deploy", false);
+    TOMCAT_7("Tomcat 7", Descriptor.SERVLET_3_0, "ratelimit.smoke.tomcat7", null, true),
+    TOMCAT_8_5("Tomcat 8.5", Descriptor.SERVLET_3_1, "ratelimit.smoke.tomcat85", null, true),
+    TOMCAT_9("Tomcat 9", Descriptor.SERVLET_3_1, "ratelimit.smoke.tomcat9", null, true),
+    JETTY_9_4("Jetty 9.4", Descriptor.SERVLET_3_1, "ratelimit.smoke.jetty94", "deploy", true),
+    JETTY_10("Jetty 10", Descriptor.SERVLET_3_1, "ratelimit.smoke.jetty10", "deploy", false),
+    JETTY_12_EE8("Jetty 12 ee8", Descriptor.SERVLET_3_1, "ratelimit.smoke.jetty120", "ee8-deploy", false),
+    TOMCAT_10_0("Tomcat 10.0", Descriptor.SERVLET_5_0, "ratelimit.smoke.tomcat100", null, false),
+    TOMCAT_10_1("Tomcat 10.1", Descriptor.SERVLET_5_0, "ratelimit.smoke.tomcat101", null, false),
+    JETTY_11("Jetty 11", Descriptor.SERVLET_5_0, "ratelimit.smoke.jetty11", "deploy", false),
+    JETTY_12_EE9("Jetty 12 ee9", Descriptor.SERVLET_5_0, "ratelimit.smoke.jetty120", "ee9-deploy", false),
+    JETTY_12_EE10("Jetty 12 ee10", Descriptor.SERVLET_5_0, "ratelimit.smoke.jetty120", "ee10-deploy", false);
 
     /** A Java 8 JRE's home for the lines that run on Java 8; unset, they run on the build's JVM. */
     static final String JAVA_8_PROPERTY = "ratelimit.smoke.java8";
@@ -29,15 +30,43 @@ enum ServerLine {
         JAVAX, JAKARTA
     }
 
+    /**
+     * The {@code <web-app>} a user of the line writes: Tomcat 7 implements Servlet 3.0, so its users
+     * write a 3.0 descriptor (the schema of the java.sun.com namespace); the other javax lines take
+     * 3.1, the jakarta ones 5.0.
+     */
+    enum Descriptor {
+        SERVLET_3_0(Namespace.JAVAX, "<web-app xmlns=\"http://java.sun.com/xml/ns/javaee\" version=\"3.0\">"),
+        SERVLET_3_1(Namespace.JAVAX, "<web-app xmlns=\"http://xmlns.jcp.org/xml/ns/javaee\" version=\"3.1\">"),
+        SERVLET_5_0(Namespace.JAKARTA, "<web-app xmlns=\"https://jakarta.ee/xml/ns/jakartaee\" version=\"5.0\">");
+
+        private final Namespace namespace;
+        private final String header;
+
+        Descriptor(Namespace namespace, String header) {
+            this.namespace = namespace;
+            this.header = header;
+        }
+
+        Namespace namespace() {
+            return namespace;
+        }
+
+        /** The opening {@code <web-app>} element of a web.xml of this version. */
+        String header() {
+            return header;
+        }
+    }
+
     private final String label;
-    private final Namespace namespace;
+    private final Descriptor descriptor;
     private final String homeProperty;
     private final String jettyDeployModule;
     private final boolean runsOnJava8;
 
-    ServerLine(String label, Namespace namespace, String homeProperty, String jettyDeployModule, boolean runsOnJava8) {
+    ServerLine(String label, Descriptor descriptor, String homeProperty, String jettyDeployModule, boolean runsOnJava8) {
         this.label = label;
-        this.namespace = namespace;
+        this.descriptor = descriptor;
         this.homeProperty = homeProperty;
         this.jettyDeployModule = jettyDeployModule;
         this.runsOnJava8 = runsOnJava8;
@@ -63,7 +92,12 @@ enum ServerLine {
     }
 
     Namespace namespace() {
-        return namespace;
+        return descriptor.namespace();
+    }
+
+    /** The web.xml version the line's users write. */
+    Descriptor descriptor() {
+        return descriptor;
     }
 
     boolean isJetty() {

@@ -3,6 +3,7 @@ package dev.ratelimit.servers;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.servers.LegacyApp.JedisLine;
+import dev.ratelimit.servers.ServerLine.Descriptor;
 import dev.ratelimit.servers.ServerLine.Namespace;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.testing.AclUsers;
@@ -16,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
@@ -43,11 +45,13 @@ import redis.clients.jedis.Jedis;
 
 /**
  * README's web.xml, in a WAR built as README says, deployed into the standalone distribution of
- * every server line: Tomcat 8.5 and 9, Jetty 9.4, 10 and 12 ee8 (javax), Tomcat 10.0 and 10.1,
- * Jetty 11 and 12 ee9 (jakarta), the Java 8 lines on a real Java 8 when the build gives one. Each
- * server is its own JVM with its own Redis ACL user, so Redis' {@code CLIENT LIST} tells whose
- * connections are whose; all share one Redis. Beside it, issue 38's legacy WAR, which carries its
- * own old Jedis: with the plain jars, and with the all-in-one jar.
+ * every server line: Tomcat 7 (in a Servlet 3.0 web.xml), 8.5 and 9, Jetty 9.4, 10 and 12 ee8
+ * (javax), Tomcat 10.0 and 10.1, Jetty 11 and 12 ee9 (jakarta), the Java 8 lines on a real Java 8
+ * when the build gives one. Each server is its own JVM with its own Redis ACL user, so Redis'
+ * {@code CLIENT LIST} tells whose connections are whose; all share one Redis. Beside it, issue 38's
+ * legacy WAR, which carries its own old Jedis: with the plain jars, and with the all-in-one jar;
+ * and on Tomcat 7 an application on the filter's paths that Servlet 3.1 servers do not prove
+ * safe on 3.0 ({@link Servlet30App}).
  */
 class ServerLinesSmokeIT {
     @RegisterExtension
@@ -134,6 +138,14 @@ class ServerLinesSmokeIT {
                         .contextParam(KEY_PREFIX, redis.key("jaxrs:")).contextParam("ratelimit.redisTimeout", "5s"));
             }
         }
+        for (StandaloneServer server : servers.values()) {
+            ServerLine line = server.line();
+            if (line.descriptor() == Descriptor.SERVLET_3_0) {
+                deploy(server, "servlet30", readme.withServlet(Servlet30App.declaration(),
+                                Servlet30App.compiled(line, bases.resolve("servlet30-classes")))
+                        .contextParam(KEY_PREFIX, redis.key(line.name() + ":servlet30:")));
+            }
+        }
         Map<Namespace, Path> libs = quickStartLibs.join();
         for (Map.Entry<ServerLine, Namespace> target : QUICK_START_SERVERS.entrySet()) {
             Namespace namespace = target.getValue();
@@ -161,6 +173,10 @@ class ServerLinesSmokeIT {
         for (StandaloneServer server : servers.values()) {
             for (String app : serving) {
                 eventually(server + " serves " + app, () -> status(server.app(app).resolve("api/health")),
+                        status -> status == 200, server);
+            }
+            if (server.line().descriptor() == Descriptor.SERVLET_3_0) {
+                eventually(server + " serves servlet30", () -> status(server.app("servlet30").resolve("api/health")),
                         status -> status == 200, server);
             }
             if (server.line().namespace() == Namespace.JAVAX) {
@@ -399,7 +415,7 @@ class ServerLinesSmokeIT {
     }
 
     /**
-     * The javax JAX-RS adapter on Jersey 2 in every javax server (Tomcat 8.5 and 9 and Jetty 9.4 on
+     * The javax JAX-RS adapter on Jersey 2 in every javax server (Tomcat 7, 8.5 and 9 and Jetty 9.4 on
      * a real Java 8 in {@code .ci/run}): an unannotated method gets no headers, the annotated one is
      * exact across all of them and refuses with the filter's answer, and a hostile key is decided.
      */
@@ -429,8 +445,87 @@ class ServerLinesSmokeIT {
         }
     }
 
+    /** The lines whose users write a Servlet 3.0 web.xml: Tomcat 7. */
+    static List<ServerLine> servlet30Lines() {
+        return Arrays.stream(ServerLine.values()).filter(line -> line.descriptor() == Descriptor.SERVLET_3_0)
+                .toList();
+    }
+
     /**
-     * The Java 8 lines (Tomcat 8.5 and 9, Jetty 9.4) run on the Java 8 JVM the build was given
+     * Servlet 3.0 (Tomcat 7): README's login rule reads {@code user} from the form body, and the
+     * login servlet still reads the form whole through {@code getReader()}. Both failed there with a
+     * 500 before: the length of the body was asked with Servlet 3.1's {@code getContentLengthLong}
+     * (a NoSuchMethodError), and the stream that gives the body back could not be loaded without
+     * 3.1's {@code ReadListener}.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("servlet30Lines")
+    void onServlet30AFormReadForTheKeyReachesTheServletWhole(ServerLine line) {
+        StandaloneServer server = servers.get(line);
+        URI login = server.app("servlet30").resolve("login");
+        for (int i = 0; i < 3; i++) {
+            HttpResponse<String> read = Http.postForm(login, "user=carol&password=wrong");
+            assertThat(read.statusCode()).as(() -> "post " + read + " " + read.body() + server.log()).isEqualTo(200);
+            assertThat(read.body()).isEqualTo("read user=carol&password=wrong");
+        }
+        assertThat(Http.postForm(login, "user=carol&password=wrong").statusCode()).as("carol spent her burst of 3")
+                .isEqualTo(429);
+        assertThat(Http.postForm(login, "user=dave&password=wrong").body()).as("another user, the same address")
+                .isEqualTo("read user=dave&password=wrong");
+        assertThat(server.log()).as("no request ended in an exception").doesNotContain("threw exception")
+                .doesNotContain("NoSuchMethodError").doesNotContain("NoClassDefFoundError")
+                .doesNotContain("ClassNotFoundException");
+    }
+
+    /**
+     * Servlet 3.0 (Tomcat 7): the docs' "wait for the turn" web.xml as written. Of 15 requests at
+     * once against its 10 per 2 s, none is refused: those over the limit are suspended with the
+     * container's {@code AsyncContext} and dispatched again at their turn ({@code X-RateLimit-Delay}).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("servlet30Lines")
+    void onServlet30AMaxDelayRequestWaitsForItsTurnInsteadOfA429(ServerLine line) {
+        StandaloneServer server = servers.get(line);
+        List<CompletableFuture<HttpResponse<String>>> answers = new ArrayList<>();
+        for (int i = 0; i < 15; i++) {
+            answers.add(Http.CLIENT.sendAsync(HttpRequest.newBuilder(server.app("servlet30").resolve("export/orders"))
+                    .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString()));
+        }
+        List<Long> delays = new ArrayList<>();
+        for (CompletableFuture<HttpResponse<String>> answer : answers) {
+            HttpResponse<String> response = answer.join();
+            assertThat(response.statusCode()).as(() -> response + " " + response.body() + server.log()).isEqualTo(200);
+            assertThat(response.body()).isEqualTo("/export");
+            response.headers().firstValue("X-RateLimit-Delay").ifPresent(delay -> delays.add(Long.parseLong(delay)));
+        }
+        assertThat(delays).as("requests that waited for their turn, in ms").isNotEmpty()
+                .allSatisfy(delay -> assertThat(delay).isBetween(1L, 10_000L));
+        assertThat(server.log()).doesNotContain("NOT_ASYNC_SUPPORTED").doesNotContain("NO_ASYNC_DISPATCHER")
+                .as("no request ended in an exception").doesNotContain("threw exception");
+    }
+
+    /**
+     * Servlet 3.0 (Tomcat 7): README's "charge after" filter in front of a report that says it cost
+     * 5: the next request finds the 4 more charged after the first response; the status page tells.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("servlet30Lines")
+    void onServlet30AnAfterChargeAndTheStatusPageWork(ServerLine line) {
+        URI app = servers.get(line).app("servlet30");
+        HttpResponse<String> first = Http.get(app.resolve("report"));
+        assertThat(first.statusCode()).isEqualTo(200);
+        assertThat(first.headers().firstValue("RateLimit")).hasValueSatisfying(r -> assertThat(r).startsWith("\"charge\";r=99;"));
+        HttpResponse<String> next = Http.get(app.resolve("report"));
+        assertThat(next.headers().firstValue("RateLimit")).as("4 charged after the first, 1 taken by this one")
+                .hasValueSatisfying(r -> assertThat(r).startsWith("\"charge\";r=" + (100 - Servlet30App.REPORT_USAGE - 1) + ";"));
+
+        HttpResponse<String> status = Http.get(app.resolve("ratelimit/status?format=json"));
+        assertThat(status.statusCode()).isEqualTo(200);
+        assertThat(status.body()).contains("\"afterCharges\":2,\"permitsCharged\":8");
+    }
+
+    /**
+     * The Java 8 lines (Tomcat 7, 8.5 and 9, Jetty 9.4) run on the Java 8 JVM the build was given
      * ({@code .ci/run} gives a real OpenJDK 8), the others on the build's own: what each printed.
      */
     @ParameterizedTest(name = "{0}")
@@ -472,7 +567,7 @@ class ServerLinesSmokeIT {
     }
 
     private static void deploy(StandaloneServer server, String name, SmokeWar war) throws IOException {
-        server.deploy(war.writeTo(server.staging(), name, server.line().namespace(), webappLib()));
+        server.deploy(war.writeTo(server.staging(), name, server.line().descriptor(), webappLib()));
     }
 
     private static String legacy(JedisLine jedis) {

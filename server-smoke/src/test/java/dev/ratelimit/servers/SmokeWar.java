@@ -2,6 +2,7 @@ package dev.ratelimit.servers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.servers.ServerLine.Descriptor;
 import dev.ratelimit.servers.ServerLine.Namespace;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -116,13 +117,15 @@ final class SmokeWar {
         return copy;
     }
 
-    /** Writes the exploded WAR as {@code into/name} for a server of {@code namespace}. */
-    Path writeTo(Path into, String name, Namespace namespace, Path webappLib) throws IOException {
+    /**
+     * Writes the exploded WAR as {@code into/name} with a web.xml of version {@code descriptor}, and
+     * the jars of its namespace.
+     */
+    Path writeTo(Path into, String name, Descriptor descriptor, Path webappLib) throws IOException {
+        Namespace namespace = descriptor.namespace();
         Path war = Files.createDirectories(into.resolve(name));
         Path webInf = Files.createDirectories(war.resolve("WEB-INF"));
-        String header = namespace == Namespace.JAVAX
-                ? "<web-app xmlns=\"http://xmlns.jcp.org/xml/ns/javaee\" version=\"3.1\">"
-                : "<web-app xmlns=\"https://jakarta.ee/xml/ns/jakartaee\" version=\"5.0\">";
+        String header = descriptor.header();
         StringBuilder added = new StringBuilder();
         contextParams.forEach((param, value) -> added.append("<context-param><param-name>").append(param)
                 .append("</param-name><param-value>").append(value).append("</param-value></context-param>\n"));

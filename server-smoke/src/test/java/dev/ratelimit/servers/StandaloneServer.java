@@ -56,17 +56,32 @@ final class StandaloneServer implements AutoCloseable {
      */
     static StandaloneServer start(ServerLine line, Path base, String redisUrl) throws IOException {
         Files.createDirectories(base.resolve("webapps"));
-        int port = freePort();
-        List<String> command = line.isJetty() ? jetty(line, base, port) : tomcat(line, base, port);
-        Path log = base.resolve("console.log");
-        ProcessBuilder builder = new ProcessBuilder(command).directory(base.toFile())
-                .redirectErrorStream(true).redirectOutput(log.toFile());
-        builder.environment().put("REDIS_URL", redisUrl);
-        Process process = builder.start();
-        LIVE.add(process);
-        StandaloneServer server = new StandaloneServer(line, base, port, log, process);
-        server.awaitHttp();
-        return server;
+        for (int attempt = 1; ; attempt++) {
+            int port = freePort();
+            List<String> command = line.isJetty() ? jetty(line, base, port) : tomcat(line, base, port);
+            Path log = base.resolve("console.log");
+            ProcessBuilder builder = new ProcessBuilder(command).directory(base.toFile())
+                    .redirectErrorStream(true).redirectOutput(log.toFile());
+            builder.environment().put("REDIS_URL", redisUrl);
+            Process process = builder.start();
+            LIVE.add(process);
+            StandaloneServer server = new StandaloneServer(line, base, port, log, process);
+            if (server.awaitHttp()) {
+                return server;
+            }
+            // Another process took the free port before the server bound it (other servers start
+            // beside it, other builds run on the machine): again on another port.
+            String printed = server.log();
+            try {
+                server.close();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+            if (attempt == 3) {
+                throw new IllegalStateException(line + " could not bind a free port three times:\n" + printed);
+            }
+        }
     }
 
     private static List<String> javaCommand(ServerLine line) {
@@ -220,19 +235,44 @@ final class StandaloneServer implements AutoCloseable {
         }
     }
 
-    private void awaitHttp() throws IOException {
+    /**
+     * Waits until this server listens on its port: the port answers and the server's log says its
+     * own connector started there (a port that answers may be another process' that took it after
+     * {@link #freePort}). False when the server could not bind the port.
+     */
+    private boolean awaitHttp() throws IOException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (System.nanoTime() < deadline) {
+            String printed = log();
+            if (BIND_FAILED.matcher(printed).find()) {
+                return false;
+            }
             if (!process.isAlive()) {
-                throw new IllegalStateException(line + " exited with " + process.exitValue() + ":\n" + log());
+                throw new IllegalStateException(line + " exited with " + process.exitValue() + ":\n" + printed);
             }
-            try (Socket socket = new Socket("127.0.0.1", port)) {
-                return;
-            } catch (IOException notYet) {
-                sleep(100);
+            if (startedOnPort(printed)) {
+                try (Socket socket = new Socket("127.0.0.1", port)) {
+                    return true;
+                } catch (IOException notYet) {
+                    // logged before it accepts: a moment more
+                }
             }
+            sleep(100);
         }
         throw new IllegalStateException(line + " did not open port " + port + " within 90 s:\n" + log());
+    }
+
+    /** What Tomcat ({@code BindException}, Address already in use) and Jetty ({@code Failed to bind}) print when the port is taken. */
+    private static final Pattern BIND_FAILED = Pattern.compile("BindException|Address already in use|Failed to bind");
+
+    /**
+     * Whether the log shows this server's connector started on its port: Tomcat's {@code Starting
+     * ProtocolHandler ["http-nio-127.0.0.1-<port>"]} (7: {@code http-bio-}), Jetty's {@code Started
+     * ServerConnector@…{HTTP/1.1, (http/1.1)}{127.0.0.1:<port>}}.
+     */
+    private boolean startedOnPort(String printed) {
+        return printed.lines().anyMatch(line -> line.contains("Starting ProtocolHandler") && line.contains("-127.0.0.1-" + port + "\"]")
+                || line.contains("Started ") && line.contains("ServerConnector@") && line.contains("{127.0.0.1:" + port + "}"));
     }
 
     @Override
