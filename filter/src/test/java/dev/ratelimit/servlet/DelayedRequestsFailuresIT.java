@@ -113,14 +113,16 @@ class DelayedRequestsFailuresIT {
     void aFilterAheadAnsweringTheTurnsDispatchNeverSwitchesDelayingOffWhereTheDescriptorMapsAsync(Kind kind)
             throws Exception {
         String prefix = redis.keyPrefix() + "ahead-" + kind + ":";
-        URI target = deploy(kind, "/ahead", "expired-login", params(prefix, "limit", "1", "window", "1s", "maxDelay", "5s"),
-                true);
+        URI target = deploy(kind, "/ahead", "expired-login",
+                params(prefix, "limit", "1", "window", "500ms", "maxDelay", "5s"), true);
         String log = CapturedLog.during(() -> {
-            for (int i = 0; i < 4; i++) {
-                List<HttpResponse<String>> expired = pair(target, "expired-" + i, "X-Expired", "yes");
-                assertThat(expired).extracting(HttpResponse::statusCode).as("one at once; one answered 401 at its turn")
-                        .containsExactlyInAnyOrder(200, 401);
+            List<CompletableFuture<HttpResponse<String>>> expired = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                expired.add(send(target, "expired-" + i / 2, "X-Expired", "yes"));
             }
+            assertThat(expired.stream().map(CompletableFuture::join).map(HttpResponse::statusCode))
+                    .as("each of four clients: one at once, one answered 401 at its turn")
+                    .containsExactlyInAnyOrder(200, 200, 200, 200, 401, 401, 401, 401);
             List<HttpResponse<String>> other = pair(target, "other");
             assertThat(other).extracting(HttpResponse::statusCode).as("another client still waits for its turn")
                     .containsExactly(200, 200);
@@ -135,7 +137,7 @@ class DelayedRequestsFailuresIT {
     void withoutADescriptorOneDispatchAnsweredAheadDoesNotSwitchDelayingOff(Kind kind) throws Exception {
         String prefix = redis.keyPrefix() + "nodescriptor-" + kind + ":";
         URI target = deploy(kind, "/nodescriptor", "expired-login",
-                params(prefix, "limit", "1", "window", "1s", "maxDelay", "5s"), false);
+                params(prefix, "limit", "1", "window", "500ms", "maxDelay", "5s"), false);
         assertThat(pair(target, "expired", "X-Expired", "yes")).extracting(HttpResponse::statusCode)
                 .containsExactlyInAnyOrder(200, 401);
         List<HttpResponse<String>> other = pair(target, "other");
@@ -148,10 +150,16 @@ class DelayedRequestsFailuresIT {
     void aTurnTheContainerCannotResumeIsAnswered503AndGivesItsPermitsBackLoggedOnce(Kind kind) throws Exception {
         String prefix = redis.keyPrefix() + "failing-" + kind + ":";
         URI target = deploy(kind, "/failing", "failing-attributes",
-                params(prefix, "algorithm", "gcra", "limit", "1", "window", "2s", "maxDelay", "5s"), true);
+                params(prefix, "algorithm", "gcra", "limit", "1", "window", "500ms", "maxDelay", "5s"), true);
         String log = CapturedLog.during(() -> {
-            for (String client : List.of("first", "second")) {
-                List<HttpResponse<String>> two = pair(target, client);
+            List<String> clients = List.of("first", "second");
+            List<List<CompletableFuture<HttpResponse<String>>>> pairs = new ArrayList<>();
+            for (String client : clients) {
+                pairs.add(List.of(send(target, client), send(target, client)));
+            }
+            for (int c = 0; c < clients.size(); c++) {
+                String client = clients.get(c);
+                List<HttpResponse<String>> two = pairs.get(c).stream().map(CompletableFuture::join).collect(Collectors.toList());
                 assertThat(two).extracting(HttpResponse::statusCode).containsExactlyInAnyOrder(200, 503);
                 HttpResponse<String> failed = two.stream().filter(r -> r.statusCode() == 503).findFirst().orElseThrow();
                 assertThat(failed.headers().firstValue("Retry-After")).isPresent();
@@ -159,7 +167,7 @@ class DelayedRequestsFailuresIT {
                         type -> assertThat(type).startsWith("application/problem+json"));
                 assertThat(failed.body()).contains("\"status\":503", "could not resume the request",
                         "its turn was given back", "\"policy\":\"waiting\"");
-                // Given back, its turn is free now: the next request runs at once (kept, it would wait 2 s).
+                // Given back, its turn is free now: the next request runs at once (kept, it would wait 500 ms).
                 HttpResponse<String> next = send(target, client).join();
                 assertThat(next.statusCode()).isEqualTo(200);
                 assertThat(delayed(next)).as("the failed turn was given back").isFalse();
@@ -195,9 +203,9 @@ class DelayedRequestsFailuresIT {
     void oneGreedyClientLeavesWaitingPlacesForTheOthers(Kind kind) throws Exception {
         String prefix = redis.keyPrefix() + "greedy-" + kind + ":";
         URI target = deploy(kind, "/greedy", "expired-login",
-                params(prefix, "limit", "1", "window", "3s", "maxDelay", "30s", "maxDelayed", "4"), true);
+                params(prefix, "limit", "1", "window", "2s", "maxDelay", "30s", "maxDelayed", "4"), true);
         assertThat(send(target, "greedy").join().statusCode()).isEqualTo(200);
-        // Seven over the limit at once: without a share, the four places would all be its own (3 to 12 s ahead).
+        // Seven over the limit at once: without a share, the four places would all be its own (2 to 8 s ahead).
         List<CompletableFuture<HttpResponse<String>>> greedy = new ArrayList<>();
         for (int i = 0; i < 7; i++) {
             greedy.add(send(target, "greedy"));
@@ -206,7 +214,7 @@ class DelayedRequestsFailuresIT {
         while (greedy.stream().filter(CompletableFuture::isDone).count() < 5 && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
-        // While its places are held (3 and 6 s), each other client sends one request and then one over its limit.
+        // While its places are held (2 and 4 s), each other client sends one request and then one over its limit.
         List<CompletableFuture<HttpResponse<String>>> othersWaiting = new ArrayList<>();
         for (String other : List.of("other-1", "other-2")) {
             assertThat(send(target, other).join().statusCode()).isEqualTo(200);
