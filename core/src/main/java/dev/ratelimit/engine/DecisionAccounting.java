@@ -16,9 +16,10 @@ import java.util.function.LongSupplier;
 /**
  * What a limiter counts and tells: decisions handed out, Redis latency and failures, its
  * {@link DecisionListener}, and the failure log line (at most one per interval, so a dead Redis
- * does not flood the log). Thread-safe.
+ * does not flood the log). The first stage of the chain: it counts every decision handed out,
+ * whoever made it; none when the call throws. The other stages count what they see through it. Thread-safe.
  */
-public final class DecisionAccounting {
+public final class DecisionAccounting extends Stage {
     private static final long FAILURE_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(5);
     private static final int MOST_DENIED_SHOWN = 10;
 
@@ -63,10 +64,23 @@ public final class DecisionAccounting {
     private final DeniedKeys deniedKeys = new DeniedKeys();
     private final AtomicLong lastFailureLog = new AtomicLong(System.nanoTime() - FAILURE_LOG_INTERVAL_NANOS);
 
-    public DecisionAccounting(String policyName, DecisionListener listener, LongSupplier wallClock) {
+    DecisionAccounting(String policyName, DecisionListener listener, LongSupplier wallClock) {
         this.policyName = policyName;
         this.wallClock = wallClock;
         this.listener = listener;
+    }
+
+    @Override
+    void decide(List<Call> calls) {
+        next.decide(calls);
+        for (Call call : calls) {
+            if (call.decision == null) {
+                return;
+            }
+        }
+        for (Call call : calls) {
+            handedOut(call.key, call.decision, call.cached);
+        }
     }
 
     /**
@@ -74,7 +88,7 @@ public final class DecisionAccounting {
      *
      * @param cachedDenial whether the local deny cache answered it (counted by {@link #cachedDenial()})
      */
-    void handedOut(String key, Decision decision, boolean cachedDenial) {
+    private void handedOut(String key, Decision decision, boolean cachedDenial) {
         (decision.allowed() ? allowed : denied).incrementAndGet();
         if (decision.degraded()) {
             degraded.incrementAndGet();
