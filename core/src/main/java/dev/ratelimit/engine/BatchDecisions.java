@@ -102,14 +102,27 @@ final class BatchDecisions {
                     + "client, so it is not batched); call tryAcquire for each key instead");
         }
         RulesInForce.Applied current = inForce.current();
-        List<Call> calls = new ArrayList<>(clients.size());
-        for (int i = 0; i < clients.size(); i++) {
-            Call call = new Call(current, clients.get(i), keys.of(clients.get(i)), permits.get(i), true);
-            call.batched = true;
-            calls.add(call);
+        Call[] calls = new Call[clients.size()];
+        for (int i = 0; i < calls.length; i++) {
+            calls[i] = new Call(current, clients.get(i), keys.of(clients.get(i)), permits.get(i), true);
         }
-        chain.decide(calls);
-        List<Decision> decisions = new ArrayList<>(calls.size());
+        chain.decide(new Calls() {
+            @Override
+            public int size() {
+                return calls.length;
+            }
+
+            @Override
+            public Call get(int index) {
+                return calls[index];
+            }
+
+            @Override
+            public boolean batch() {
+                return true;
+            }
+        });
+        List<Decision> decisions = new ArrayList<>(calls.length);
         for (Call call : calls) {
             decisions.add(call.answer());
         }

@@ -7,39 +7,36 @@ import java.util.List;
 
 /**
  * One client's decision on its way through the {@link Stage}s: what was asked and, once a stage
- * decided it, the answer. A single decision is a list of one; a batch, one per client, under the
- * same rules. Confined to the caller's thread.
+ * decided it, the answer. A single decision is its own list of one, so it costs this object alone;
+ * a batch has one per client, under the same rules. As a {@link ClientCost} it finds its remembered
+ * denial. Confined to the caller's thread.
  */
-final class Call {
+final class Call extends ClientCost implements Calls {
     /** The rules in force when it was asked, and their evaluator. */
     final RulesInForce.Applied rules;
-    /** The client as the caller named it: for the listeners, the logs and the deny cache. */
-    final String key;
     final List<String> redisKeys;
-    /** The caller's permits, or 0 for each rule's cost. */
-    final long callerPermits;
     /** Per rule, the permits sent: what a receipt gives back. */
     long[] permits;
     /** False for a peek, which takes nothing. */
     boolean consume;
     /** Above 0, over the limit the permits are taken for the instant they free up within this wait. */
     long maxDelayMicros;
-    /** One of a batch ({@code tryAcquireAll}): sent in one pipeline with the others, never lent to. */
-    boolean batched;
     /** Set by the stage named: {@link OverCapacity}, {@link Evaluation}, {@link RememberedDenials}. */
     boolean overCapacity;
     boolean sent;
     boolean cached;
-    String cacheKey;
     Decision decision;
     /** Why Redis did not decide it, until the failure policy answers it. */
     RedisFailureException failure;
 
+    /**
+     * @param key the client as the caller named it: for the listeners, the logs and the deny cache
+     * @param callerPermits the caller's permits, or 0 for each rule's cost
+     */
     Call(RulesInForce.Applied rules, String key, List<String> redisKeys, long callerPermits, boolean consume) {
+        super(key, callerPermits);
         this.rules = rules;
-        this.key = key;
         this.redisKeys = redisKeys;
-        this.callerPermits = callerPermits;
         this.consume = consume;
         this.permits = callerPermits == 0 ? rules.costs : new long[rules.costs.length];
         if (callerPermits != 0) {
@@ -53,5 +50,20 @@ final class Call {
             throw failure;
         }
         return decision;
+    }
+
+    @Override
+    public int size() {
+        return 1;
+    }
+
+    @Override
+    public Call get(int index) {
+        return this;
+    }
+
+    @Override
+    public boolean batch() {
+        return false;
     }
 }

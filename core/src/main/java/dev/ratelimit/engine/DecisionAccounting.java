@@ -71,14 +71,15 @@ public final class DecisionAccounting extends Stage {
     }
 
     @Override
-    void decide(List<Call> calls) {
+    void decide(Calls calls) {
         next.decide(calls);
-        for (Call call : calls) {
-            if (call.decision == null) {
+        for (int i = 0; i < calls.size(); i++) {
+            if (calls.get(i).decision == null) {
                 return;
             }
         }
-        for (Call call : calls) {
+        for (int i = 0; i < calls.size(); i++) {
+            Call call = calls.get(i);
             handedOut(call.key, call.decision, call.cached);
         }
     }

@@ -7,7 +7,6 @@ import dev.ratelimit.redis.RedisGateway;
 import dev.ratelimit.rules.DelayRules;
 import dev.ratelimit.support.EvictionFinding;
 import java.time.Duration;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -124,7 +123,7 @@ public final class DecisionEngine {
     private Decision decide(String key, List<String> redisKeys, long permits, long maxDelayMicros) {
         Call call = new Call(inForce.current(), key, redisKeys, permits, true);
         call.maxDelayMicros = maxDelayMicros;
-        accounting.decide(Collections.singletonList(call));
+        accounting.decide(call);
         return call.answer();
     }
 
@@ -167,7 +166,7 @@ public final class DecisionEngine {
     /** The client's state under the rules last applied: from Redis, or the failure policy's answer. */
     private Decision peek(String key, List<String> redisKeys) {
         Call call = new Call(inForce.last(), key, redisKeys, 0, false);
-        onFailure.decide(Collections.singletonList(call));
+        onFailure.decide(call);
         return call.answer();
     }
 

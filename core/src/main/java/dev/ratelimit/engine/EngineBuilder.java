@@ -124,7 +124,7 @@ public final class EngineBuilder {
         if (quota != null) {
             stages.add(new QuotaLeaseAdmission(quota, accounting));
         } else if (denyCache && !concurrency) {
-            stages.add(new RememberedDenials(new LocalDenyCache(DecisionEngine.LOCAL_DENY_CACHE_SIZE, nanoClock), accounting));
+            stages.add(new RememberedDenials(new LocalDenyCache<>(DecisionEngine.LOCAL_DENY_CACHE_SIZE, nanoClock), accounting));
         }
         stages.add(new OverCapacity(inForce));
         stages.add(onFailure);

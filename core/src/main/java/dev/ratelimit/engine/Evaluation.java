@@ -24,9 +24,9 @@ class Evaluation extends Stage {
     }
 
     @Override
-    final void decide(List<Call> calls) {
+    final void decide(Calls calls) {
         long start = System.nanoTime();
-        if (calls.get(0).batched ? sendAll(calls) : sendOne(calls.get(0))) {
+        if (calls.batch() ? sendAll(calls) : sendOne(calls.get(0))) {
             // One sample per round trip: a batch's is not one per key, which would weigh batches over calls.
             accounting.redisAnswered(System.nanoTime() - start);
         }
@@ -50,10 +50,11 @@ class Evaluation extends Stage {
         }
     }
 
-    private boolean sendAll(List<Call> calls) {
+    private boolean sendAll(Calls calls) {
         Evaluator evaluator = calls.get(0).rules.evaluator;
         List<ScriptCall> scripts = new ArrayList<>(calls.size());
-        for (Call call : calls) {
+        for (int i = 0; i < calls.size(); i++) {
+            Call call = calls.get(i);
             if (call.decision == null) {
                 call.sent = true;
                 scripts.add(evaluator.call(call.redisKeys, call.permits, call.consume));
@@ -65,7 +66,8 @@ class Evaluation extends Stage {
         List<ScriptCall.Outcome> outcomes = gateway.evalAll(scripts);
         boolean answered = false;
         int next = 0;
-        for (Call call : calls) {
+        for (int i = 0; i < calls.size(); i++) {
+            Call call = calls.get(i);
             if (call.sent) {
                 try {
                     call.decision = evaluator.decision(call.redisKeys, call.permits, outcomes.get(next++).reply());

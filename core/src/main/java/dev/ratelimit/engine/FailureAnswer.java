@@ -42,9 +42,10 @@ public final class FailureAnswer extends Stage {
 
     /** In the calls' order: one Redis answered clears the local state, one it failed gets the policy's answer. */
     @Override
-    void decide(List<Call> calls) {
+    void decide(Calls calls) {
         next.decide(calls);
-        for (Call call : calls) {
+        for (int i = 0; i < calls.size(); i++) {
+            Call call = calls.get(i);
             if (call.failure != null) {
                 accounting.redisFailed(call.key, call.failure, policy);
                 if (policy != null) {

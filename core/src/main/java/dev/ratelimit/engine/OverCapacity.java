@@ -3,7 +3,6 @@ package dev.ratelimit.engine;
 import dev.ratelimit.Decision;
 import dev.ratelimit.scripts.DecisionAccess;
 import java.time.Duration;
-import java.util.List;
 
 /**
  * Permits above a rule scaled down (adaptive limits, a lower live limit) cannot be admitted until
@@ -18,9 +17,10 @@ final class OverCapacity extends Stage {
     }
 
     @Override
-    void decide(List<Call> calls) {
+    void decide(Calls calls) {
         boolean over = false;
-        for (Call call : calls) {
+        for (int c = 0; c < calls.size(); c++) {
+            Call call = calls.get(c);
             for (int i = 0; i < call.permits.length && call.decision == null && !call.overCapacity; i++) {
                 if (call.permits[i] > call.rules.rules.get(i).capacity()) {
                     call.overCapacity = true;

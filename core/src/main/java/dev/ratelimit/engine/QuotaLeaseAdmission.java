@@ -23,9 +23,9 @@ final class QuotaLeaseAdmission extends Stage {
     }
 
     @Override
-    void decide(List<Call> calls) {
-        Call call = calls.get(0);
-        if (!call.batched) {
+    void decide(Calls calls) {
+        if (!calls.batch()) {
+            Call call = calls.get(0);
             Decision leased = quota.admit(call.redisKeys.get(0), call.permits[0]);
             if (leased != null) {
                 accounting.leaseAdmission();

@@ -12,22 +12,20 @@ import java.util.List;
  * what Redis admits. A delayed call is answered only by a denial longer than its wait.
  */
 final class RememberedDenials extends Stage {
-    private final LocalDenyCache cache;
+    private final LocalDenyCache<ClientCost> cache;
     private final DecisionAccounting accounting;
 
-    RememberedDenials(LocalDenyCache cache, DecisionAccounting accounting) {
+    RememberedDenials(LocalDenyCache<ClientCost> cache, DecisionAccounting accounting) {
         this.cache = cache;
         this.accounting = accounting;
     }
 
     @Override
-    void decide(List<Call> calls) {
+    void decide(Calls calls) {
         boolean ask = false;
-        for (Call call : calls) {
-            // Sized once: compiled for Java 8, '+' would grow a 16-character builder for every request.
-            call.cacheKey = new StringBuilder(call.key.length() + 21).append(call.key).append('\n')
-                    .append(call.callerPermits).toString();
-            Decision denial = cache.get(call.cacheKey);
+        for (int i = 0; i < calls.size(); i++) {
+            Call call = calls.get(i);
+            Decision denial = cache.get(call);
             if (denial != null && (call.maxDelayMicros == 0
                     || denial.retryAfter().compareTo(Duration.ofNanos(call.maxDelayMicros * 1000)) > 0)) {
                 accounting.cachedDenial();
@@ -43,20 +41,22 @@ final class RememberedDenials extends Stage {
         // Redis' retry-after runs from its script's instant, which comes after this, not from the reply.
         long askedAt = cache.now();
         next.decide(calls);
-        for (Call call : calls) {
-            if (!call.cached && call.decision != null) {
-                cache.put(call.cacheKey, call.decision, askedAt);
+        for (int i = 0; i < calls.size(); i++) {
+            Call call = calls.get(i);
+            if (!call.cached && call.decision != null && !call.decision.allowed()) {
+                // A key of its own: the cache must not hold on to the call.
+                cache.put(new ClientCost(call.key, call.callerPermits), call.decision, askedAt);
             }
         }
     }
 
     @Override
     void forgetDenials(String key) {
-        cache.forget(key == null ? "" : key + '\n');
+        cache.forget(denied -> key == null || denied.key.equals(key));
     }
 
     @Override
     void forgetAll(boolean rulesChanged) {
-        cache.forget("");
+        cache.forget(denied -> true);
     }
 }

@@ -1,7 +1,6 @@
 package dev.ratelimit.engine;
 
 import dev.ratelimit.scripts.Evaluator;
-import java.util.List;
 import java.util.function.Consumer;
 
 /**
@@ -18,7 +17,7 @@ abstract class Stage {
     Stage next;
 
     /** Decides what this stage decides of the calls; a call another stage decided is left alone. */
-    abstract void decide(List<Call> calls);
+    abstract void decide(Calls calls);
 
     /** The client's keys are about to be deleted here (a reset): what was kept of it goes. */
     void forgetClient(String redisKey) {
