@@ -159,7 +159,7 @@ public final class NodeGateway implements RedisGateway {
 
     /** One call in a round trip of its own. */
     private List<Long> evalAlone(LuaScript script, List<String> keys, List<String> args) {
-        Object reply = route(keys.isEmpty() ? "" : keys.get(0), "running " + script, (connection, asking) -> {
+        Object reply = route(keys.isEmpty() ? "" : keys.get(0), script.running, (connection, asking) -> {
             try {
                 ask(connection, asking);
                 return connection.executeCommand(commands.evalsha(script.sha1(), keys, args));
