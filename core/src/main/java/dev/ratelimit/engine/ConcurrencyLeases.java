@@ -8,6 +8,7 @@ import dev.ratelimit.redis.RedisGateway;
 import dev.ratelimit.scripts.DecisionAccess;
 import dev.ratelimit.scripts.Evaluator;
 import dev.ratelimit.scripts.LuaEvaluator;
+import dev.ratelimit.support.LogThrottle;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -20,13 +21,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * seconds, like the limiter's others. Thread-safe.
  */
 final class ConcurrencyLeases extends Evaluation {
-    private static final long LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(5);
-
     private final String policyName;
     private final RedisGateway gateway;
     private final LeaseIds ids = new LeaseIds();
     private final AtomicLong failures = new AtomicLong();
-    private final AtomicLong lastLog = new AtomicLong(System.nanoTime() - LOG_INTERVAL_NANOS);
+    private final LogThrottle failureLog = new LogThrottle(5, TimeUnit.SECONDS);
 
     ConcurrencyLeases(String policyName, RedisGateway gateway, DecisionAccounting accounting) {
         super(gateway, accounting);
@@ -55,9 +54,7 @@ final class ConcurrencyLeases extends Evaluation {
         } catch (RuntimeException e) {
             // RedisFailureException above all; whatever it is, the lease's timeout frees it.
             long count = failures.incrementAndGet();
-            long now = System.nanoTime();
-            long last = lastLog.get();
-            if (now - last >= LOG_INTERVAL_NANOS && lastLog.compareAndSet(last, now)) {
+            if (failureLog.due()) {
                 LimiterLog.LOG.warn("Rate limit policy '{}' could not release a lease in Redis; it stays in flight until its "
                         + "window passes (release failures so far: {}): {}", policyName, count, e.toString());
             }

@@ -5,6 +5,7 @@ import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.RedisFailureException;
 import dev.ratelimit.scripts.DecisionAccess;
 import dev.ratelimit.support.LatencySamples;
+import dev.ratelimit.support.LogThrottle;
 import dev.ratelimit.support.RedisKeys;
 import java.util.List;
 import java.util.Set;
@@ -20,7 +21,6 @@ import java.util.function.LongSupplier;
  * whoever made it; none when the call throws. The other stages count what they see through it. Thread-safe.
  */
 public final class DecisionAccounting extends Stage {
-    private static final long FAILURE_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(5);
     private static final int MOST_DENIED_SHOWN = 10;
 
     /** The last five minutes as this node saw them: per-second counts and the most denied keys. */
@@ -62,7 +62,7 @@ public final class DecisionAccounting extends Stage {
     private final LongSupplier wallClock;
     private final ActivityRing perSecond = new ActivityRing();
     private final DeniedKeys deniedKeys = new DeniedKeys();
-    private final AtomicLong lastFailureLog = new AtomicLong(System.nanoTime() - FAILURE_LOG_INTERVAL_NANOS);
+    private final LogThrottle failureLog = new LogThrottle(5, TimeUnit.SECONDS);
 
     DecisionAccounting(String policyName, DecisionListener listener, LongSupplier wallClock) {
         this.policyName = policyName;
@@ -159,9 +159,7 @@ public final class DecisionAccounting extends Stage {
         if (failurePolicy == null) {
             return;
         }
-        long now = System.nanoTime();
-        long last = lastFailureLog.get();
-        if (now - last >= FAILURE_LOG_INTERVAL_NANOS && lastFailureLog.compareAndSet(last, now)) {
+        if (failureLog.due()) {
             LimiterLog.LOG.warn("Rate limit policy '{}' {}; onRedisFailure={} decides (failures so far: {}): {}",
                     policyName, e.redisAnswered() ? "gets error replies from Redis" : "cannot reach Redis", failurePolicy,
                     failures, e.getMessage());
