@@ -78,11 +78,6 @@ public final class StatusReport {
                 policies, client);
     }
 
-    /** The number of policies it covers. */
-    public int policyCount() {
-        return policies.size();
-    }
-
     /** One self-contained HTML page (also well-formed XML): inline CSS and SVG, no script. */
     public String html() {
         return HtmlStatusPage.render(this);

@@ -96,11 +96,6 @@ public final class Webapp {
         return registry;
     }
 
-    /** The {@code webapp} of its JMX beans: the context path, {@code /} for the root. */
-    public String jmxName() {
-        return jmxName;
-    }
-
     /** Its {@code ratelimit.<name>} context-params, without the prefix. */
     public Map<String, String> defaults() {
         return defaults;
