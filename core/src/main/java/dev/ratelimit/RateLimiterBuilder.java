@@ -218,10 +218,19 @@ public final class RateLimiterBuilder {
 
     /** The engine of the limiter being built, over its checked rules. */
     DecisionEngine engine(List<Rule> checkedRules) {
-        return new EngineBuilder(keyPrefix, policyName, checkedRules, transport, store.gateway(), store.evictions())
-                .onFailure(failurePolicy, localRules).denyCache(localDenyCache).quotaLeases(quotaLeases)
-                .adaptive(adaptive, adaptive == null ? null : adaptive.load()).listener(listener())
-                .clocks(nanoClock, wallClock).warmUp(warmUp).build();
+        EngineBuilder engine = new EngineBuilder(keyPrefix, policyName, checkedRules, transport, store.gateway(),
+                store.evictions());
+        engine.failurePolicy = failurePolicy;
+        engine.localRules = localRules;
+        engine.denyCache = localDenyCache;
+        engine.quotaLeases = quotaLeases;
+        engine.adaptive = adaptive;
+        engine.load = adaptive == null ? null : adaptive.load();
+        engine.listener = listener();
+        engine.nanoClock = nanoClock;
+        engine.wallClock = wallClock;
+        engine.warmUp = warmUp;
+        return engine.build();
     }
 
     /**

@@ -18,23 +18,29 @@ import java.util.function.LongSupplier;
  * not there, so no stage asks whether it applies. A new stage is its class and its place there.
  */
 public final class EngineBuilder {
-        final String policyName;
+    final String policyName;
     final ClientKeys keys;
     final List<Rule> rules;
     final Transport transport;
     final RedisGateway gateway;
     /** The store's watch on its Redis's eviction settings, read now when due, then by decisions. */
     final EvictionWatch evictions;
-    private FailurePolicy failurePolicy;
-    private List<Rule> localRules;
-    private boolean denyCache = true;
-    boolean quotaLeases;
-    private AdaptiveLimit adaptive;
-    private AdaptiveLimit.LoadSource load;
-    private DecisionListener listener = DecisionListener.NONE;
-    private LongSupplier nanoClock = System::nanoTime;
-    private LongSupplier wallClock = System::currentTimeMillis;
-    boolean warmUp;
+    /** The failure policy; null to throw. */
+    public FailurePolicy failurePolicy;
+    /** The rules at their local limit, for {@link FailurePolicy#LOCAL}; else ignored. */
+    public List<Rule> localRules;
+    /** Whether to remember denials in the JVM: never with leases of either kind. */
+    public boolean denyCache = true;
+    /** Whether to lend busy clients quota ahead of use ({@code LeaseRules}, checked by the caller). */
+    public boolean quotaLeases;
+    /** Null when the configured rules always apply; then {@link #load} is unused. */
+    public AdaptiveLimit adaptive;
+    public AdaptiveLimit.LoadSource load;
+    public DecisionListener listener = DecisionListener.NONE;
+    public LongSupplier nanoClock = System::nanoTime;
+    public LongSupplier wallClock = System::currentTimeMillis;
+    /** Whether to ready Redis for the first decisions before returning ({@link LimiterWarmUp}). */
+    public boolean warmUp;
     // Assembled by build(), for the engine to take.
     DecisionAccounting accounting;
     LiveOverrides overrides;
@@ -42,6 +48,7 @@ public final class EngineBuilder {
     FailureAnswer onFailure;
     ConcurrencyLeases concurrencyLeases;
 
+    /** The parts every engine has; the rest are public fields, set before {@link #build}. */
     public EngineBuilder(String keyPrefix, String policyName, List<Rule> rules, Transport transport,
             RedisGateway gateway, EvictionWatch evictions) {
         this.policyName = policyName;
@@ -50,49 +57,6 @@ public final class EngineBuilder {
         this.transport = transport;
         this.gateway = gateway;
         this.evictions = evictions;
-    }
-
-    /** @param localRules the rules at their local limit, for {@link FailurePolicy#LOCAL}; else ignored */
-    public EngineBuilder onFailure(FailurePolicy failurePolicy, List<Rule> localRules) {
-        this.failurePolicy = failurePolicy;
-        this.localRules = localRules;
-        return this;
-    }
-
-    /** Whether to remember denials in the JVM: never with leases of either kind. */
-    public EngineBuilder denyCache(boolean denyCache) {
-        this.denyCache = denyCache;
-        return this;
-    }
-
-    /** Whether to lend busy clients quota ahead of use ({@code LeaseRules}, checked by the caller). */
-    public EngineBuilder quotaLeases(boolean quotaLeases) {
-        this.quotaLeases = quotaLeases;
-        return this;
-    }
-
-    /** @param adaptive null when the configured rules always apply; then load is unused */
-    public EngineBuilder adaptive(AdaptiveLimit adaptive, AdaptiveLimit.LoadSource load) {
-        this.adaptive = adaptive;
-        this.load = load;
-        return this;
-    }
-
-    public EngineBuilder listener(DecisionListener listener) {
-        this.listener = listener;
-        return this;
-    }
-
-    public EngineBuilder clocks(LongSupplier nanoClock, LongSupplier wallClock) {
-        this.nanoClock = nanoClock;
-        this.wallClock = wallClock;
-        return this;
-    }
-
-    /** Whether to ready Redis for the first decisions before returning ({@link LimiterWarmUp}). */
-    public EngineBuilder warmUp(boolean warmUp) {
-        this.warmUp = warmUp;
-        return this;
     }
 
     public DecisionEngine build() {
@@ -124,7 +88,8 @@ public final class EngineBuilder {
         if (quota != null) {
             stages.add(new QuotaLeaseAdmission(quota, accounting));
         } else if (denyCache && !concurrency) {
-            stages.add(new RememberedDenials(new LocalDenyCache<>(DecisionEngine.LOCAL_DENY_CACHE_SIZE, nanoClock), accounting));
+            stages.add(new RememberedDenials(new LocalDenyCache<>(DecisionEngine.LOCAL_DENY_CACHE_SIZE, nanoClock),
+                    accounting));
         }
         stages.add(new OverCapacity(inForce));
         stages.add(onFailure);
