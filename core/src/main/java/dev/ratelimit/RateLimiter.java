@@ -40,7 +40,7 @@ public final class RateLimiter {
     /** The most denials one limiter remembers in the JVM. */
     public static final int LOCAL_DENY_CACHE_SIZE = DecisionEngine.LOCAL_DENY_CACHE_SIZE;
     /** The most clients one limiter tracks on its own while Redis cannot be asked ({@link FailurePolicy#LOCAL}). */
-    public static final int LOCAL_LIMITER_SIZE = 10_000;
+    public static final int LOCAL_LIMITER_SIZE = FailureAnswer.LOCAL_LIMITER_SIZE;
     /** What a degraded denial tells the client to wait. */
     public static final Duration DEGRADED_RETRY_AFTER = FailureAnswer.DEGRADED_RETRY_AFTER;
 

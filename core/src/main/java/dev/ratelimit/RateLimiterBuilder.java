@@ -2,10 +2,9 @@ package dev.ratelimit;
 
 import dev.ratelimit.claim.Lease;
 import dev.ratelimit.claim.Receipt;
-import dev.ratelimit.engine.ClientKeys;
 import dev.ratelimit.engine.DecisionEngine;
 import dev.ratelimit.engine.DecisionListener;
-import dev.ratelimit.engine.FailureAnswer;
+import dev.ratelimit.engine.EngineBuilder;
 import dev.ratelimit.rules.LeaseRules;
 import dev.ratelimit.rules.PenaltyRules;
 import dev.ratelimit.rules.LocalRules;
@@ -65,7 +64,6 @@ public final class RateLimiterBuilder {
     Transport transport = Transport.LUA;
     FailurePolicy failurePolicy;
     Long localLimit;
-    int localLimiterSize = RateLimiter.LOCAL_LIMITER_SIZE;
     /** Worked out by {@link #build()}: the rules at their local limit, for {@link FailurePolicy#LOCAL}. */
     List<Rule> localRules;
     boolean localDenyCache = true;
@@ -218,10 +216,21 @@ public final class RateLimiterBuilder {
         return this;
     }
 
-    /** The most clients the local limiter tracks; {@link RateLimiter#LOCAL_LIMITER_SIZE} unless set; for tests. */
-    RateLimiterBuilder localLimiterSize(int localLimiterSize) {
-        this.localLimiterSize = localLimiterSize;
-        return this;
+    /** The engine of the limiter being built, over its checked rules. */
+    DecisionEngine engine(List<Rule> checkedRules) {
+        EngineBuilder engine = new EngineBuilder(keyPrefix, policyName, checkedRules, transport, store.gateway(),
+                store.evictions());
+        engine.failurePolicy = failurePolicy;
+        engine.localRules = localRules;
+        engine.denyCache = localDenyCache;
+        engine.quotaLeases = quotaLeases;
+        engine.adaptive = adaptive;
+        engine.load = adaptive == null ? null : adaptive.load();
+        engine.listener = listener();
+        engine.nanoClock = nanoClock;
+        engine.wallClock = wallClock;
+        engine.warmUp = warmUp;
+        return engine.build();
     }
 
     /**
@@ -229,15 +238,6 @@ public final class RateLimiterBuilder {
      *     repeat, the rules mix algorithms, the transport cannot run the rules, or
      *     {@code localLimit} is out of range or set without {@link FailurePolicy#LOCAL}
      */
-    /** The engine of the limiter being built, over its checked rules. */
-    DecisionEngine engine(List<Rule> checkedRules) {
-        FailureAnswer onFailure = new FailureAnswer(failurePolicy, checkedRules, localRules, localLimiterSize, nanoClock,
-                wallClock);
-        return new DecisionEngine(policyName, new ClientKeys(keyPrefix, policyName, checkedRules), checkedRules,
-                transport, store.gateway(), onFailure, localDenyCache, quotaLeases, adaptive,
-                adaptive == null ? null : adaptive.load(), listener(), nanoClock, wallClock, store.evictions(), warmUp);
-    }
-
     public RateLimiter build() {
         RedisKeys.checkKeyPart("policyName", policyName, 1, RateLimiter.MAX_NAME_LENGTH);
         RedisKeys.checkKeyPart("keyPrefix", keyPrefix, 0, RateLimiter.MAX_NAME_LENGTH);

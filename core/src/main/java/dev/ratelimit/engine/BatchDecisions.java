@@ -1,121 +1,80 @@
 package dev.ratelimit.engine;
 
 import dev.ratelimit.Decision;
-import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RedisFailureException;
 import dev.ratelimit.Rule;
 import dev.ratelimit.Transport;
-import dev.ratelimit.local.LocalDenyCache;
-import dev.ratelimit.redis.RedisGateway;
-import dev.ratelimit.redis.ScriptCall;
-import dev.ratelimit.scripts.LuaEvaluator;
 import dev.ratelimit.support.RedisKeys;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 
 /**
  * {@link RateLimiter#tryAcquireAll}: many clients decided in one round trip (one per Cluster node),
- * each exactly as {@code tryAcquire} decides it alone. Kept apart so that {@code RateLimiter} reads
- * as the single decision, and so that the steps of one ({@code acquireOnce}, {@code take},
- * {@code decide}) are here once more, in order: the deny cache first, then the scripts of all the
- * others sent together, then each reply or failure turned into that client's decision.
+ * each exactly as {@code tryAcquire} decides it alone, by the same chain of {@link Stage}s: a batch
+ * is a list of calls where a single decision is a list of one. This checks the batch and reads
+ * the answers back.
  *
  * <p>Every entry is checked before anything is sent, so a bad one takes nothing from the others.
  * Thread-safe, as the limiter.
  */
-public final class BatchDecisions {
-    /** One client of a batch and what becomes of it. */
-    private static final class Entry {
-        final String key;
-        /** The caller's permits, or 0 for each rule's cost, as in {@code RateLimiter}. */
-        final long permits;
-        final List<String> redisKeys;
-        /** Permits above a rule scaled down by adaptive limits: peeked at, and denied, as {@code take} does. */
-        boolean overCapacity;
-        /** The permits sent per rule: what a receipt must give back. */
-        long[] sentPermits;
-        Decision decision;
-        /** Whether the local deny cache gave the decision. */
-        boolean cached;
-
-        Entry(String key, long permits, List<String> redisKeys) {
-            this.key = key;
-            this.permits = permits;
-            this.redisKeys = redisKeys;
-        }
-
-        String cacheKey() {
-            return key + '\n' + permits;
-        }
-    }
-
+final class BatchDecisions {
     private final List<Rule> rules;
     private final Transport transport;
-    private final RedisGateway gateway;
     private final RulesInForce inForce;
-    private final FailurePolicy failurePolicy;
-    private final FailureAnswer onFailure;
-    private final LocalDenyCache denyCache;
-    private final DecisionAccounting accounting;
-    private final Function<String, List<String>> redisKeys;
+    /** The chain's first stage. */
+    private final Stage chain;
+    private final ClientKeys keys;
 
-    /** @param denyCache null when the limiter has none */
-    public BatchDecisions(List<Rule> rules, Transport transport, RedisGateway gateway, RulesInForce inForce,
-            FailurePolicy failurePolicy, FailureAnswer onFailure, LocalDenyCache denyCache,
-            DecisionAccounting accounting, Function<String, List<String>> redisKeys) {
+    BatchDecisions(List<Rule> rules, Transport transport, RulesInForce inForce, Stage chain, ClientKeys keys) {
         this.rules = rules;
         this.transport = transport;
-        this.gateway = gateway;
         this.inForce = inForce;
-        this.failurePolicy = failurePolicy;
-        this.onFailure = onFailure;
-        this.denyCache = denyCache;
-        this.accounting = accounting;
-        this.redisKeys = redisKeys;
+        this.chain = chain;
+        this.keys = keys;
     }
 
     /** See {@link RateLimiter#tryAcquireAll(Map)}. */
-    public Map<String, Decision> tryAcquireAll(Map<String, Long> permitsByKey) {
+    Map<String, Decision> tryAcquireAll(Map<String, Long> permitsByKey) {
         if (permitsByKey == null) {
             throw new IllegalArgumentException("permitsByKey must be a map of client keys to permits, but was null");
         }
-        List<Entry> entries = new ArrayList<>(permitsByKey.size());
+        List<String> clients = new ArrayList<>(permitsByKey.size());
+        List<Long> permits = new ArrayList<>(permitsByKey.size());
         for (Map.Entry<String, Long> each : permitsByKey.entrySet()) {
-            entries.add(entry("a key of permitsByKey", each.getKey(), each.getValue()));
+            check("a key of permitsByKey", each.getKey(), each.getValue());
+            clients.add(each.getKey());
+            permits.add(each.getValue());
         }
-        List<Decision> decisions = decide(entries);
+        List<Decision> decisions = decide(clients, permits);
         Map<String, Decision> byKey = new LinkedHashMap<>();
-        for (int i = 0; i < entries.size(); i++) {
-            byKey.put(entries.get(i).key, decisions.get(i));
+        for (int i = 0; i < clients.size(); i++) {
+            byKey.put(clients.get(i), decisions.get(i));
         }
         return Collections.unmodifiableMap(byKey);
     }
 
     /** See {@link RateLimiter#tryAcquireAll(List)}. */
-    public List<Decision> tryAcquireAll(List<String> keys) {
-        if (keys == null) {
+    List<Decision> tryAcquireAll(List<String> clients) {
+        if (clients == null) {
             throw new IllegalArgumentException("keys must be a list of client keys, but was null");
         }
-        List<Entry> entries = new ArrayList<>(keys.size());
-        for (int i = 0; i < keys.size(); i++) {
-            entries.add(entry("keys[" + i + "]", keys.get(i), 0L));
+        for (int i = 0; i < clients.size(); i++) {
+            check("keys[" + i + "]", clients.get(i), 0L);
         }
-        return Collections.unmodifiableList(decide(entries));
+        return Collections.unmodifiableList(decide(clients, Collections.nCopies(clients.size(), 0L)));
     }
 
     /**
      * Checks a client of the batch, before anything is sent.
      *
      * @param what how the caller named it, for messages
-     * @param permits null (checked) or the caller's permits; 0 for each rule's cost
+     * @param permits null (refused) or the caller's permits; 0 for each rule's cost
      */
-    private Entry entry(String what, String key, Long permits) {
+    private void check(String what, String key, Long permits) {
         RedisKeys.checkClientKey(what, key);
         if (permits == null || permits != 0) {
             for (Rule rule : rules) {
@@ -125,17 +84,16 @@ public final class BatchDecisions {
                 }
             }
         }
-        return new Entry(key, permits, redisKeys.apply(key));
     }
 
     /**
-     * Decides the checked entries, in their order.
+     * Decides the checked clients, in their order.
      *
      * @throws RedisFailureException the first failure, when no failure policy is set; the calls
      *     Redis answered took their permits
      */
-    private List<Decision> decide(List<Entry> checked) {
-        if (checked.isEmpty()) {
+    private List<Decision> decide(List<String> clients, List<Long> permits) {
+        if (clients.isEmpty()) {
             return new ArrayList<>();
         }
         if (transport != Transport.LUA) {
@@ -144,70 +102,29 @@ public final class BatchDecisions {
                     + "client, so it is not batched); call tryAcquire for each key instead");
         }
         RulesInForce.Applied current = inForce.current();
-        LuaEvaluator evaluator = (LuaEvaluator) current.evaluator;
-        List<Entry> toRedis = new ArrayList<>(checked.size());
-        List<ScriptCall> calls = new ArrayList<>(checked.size());
-        for (Entry entry : checked) {
-            entry.decision = denyCache == null ? null : denyCache.get(entry.cacheKey());
-            if (entry.decision != null) {
-                accounting.cachedDenial();
-                entry.cached = true;
-                continue;
-            }
-            long[] permits = current.costs;
-            if (entry.permits != 0) {
-                permits = new long[current.rules.size()];
-                Arrays.fill(permits, entry.permits);
-            }
-            for (int i = 0; i < permits.length; i++) {
-                entry.overCapacity |= permits[i] > current.rules.get(i).capacity();
-            }
-            toRedis.add(entry);
-            entry.sentPermits = entry.overCapacity ? current.costs : permits;
-            calls.add(evaluator.call(entry.redisKeys, entry.sentPermits, !entry.overCapacity));
+        Call[] calls = new Call[clients.size()];
+        for (int i = 0; i < calls.length; i++) {
+            calls[i] = new Call(current, clients.get(i), keys.of(clients.get(i)), permits.get(i), true);
         }
-        if (!calls.isEmpty()) {
-            // As DecisionFlow: a remembered denial counts from before the scripts ran, not from their replies.
-            long askedAt = denyCache == null ? 0 : denyCache.now();
-            long start = System.nanoTime();
-            List<ScriptCall.Outcome> outcomes = gateway.evalAll(calls);
-            long took = System.nanoTime() - start;
-            RedisFailureException unanswered = null;
-            boolean answered = false;
-            for (int i = 0; i < toRedis.size(); i++) {
-                Entry entry = toRedis.get(i);
-                try {
-                    entry.decision = evaluator.decision(entry.redisKeys, entry.sentPermits, outcomes.get(i).reply());
-                    onFailure.redisAnswered();
-                    answered = true;
-                } catch (RedisFailureException e) {
-                    accounting.redisFailed(entry.key, e, failurePolicy);
-                    if (failurePolicy == null) {
-                        unanswered = unanswered == null ? e : unanswered;
-                        continue;
-                    }
-                    entry.decision = onFailure.decide(e, entry.redisKeys.get(0), entry.overCapacity ? 0 : entry.permits,
-                            !entry.overCapacity);
-                }
-                if (entry.overCapacity) {
-                    entry.decision = DecisionFlow.deniedUntilLimitsRise(entry.decision, inForce.untilNextAdaptation());
-                }
-                if (denyCache != null) {
-                    denyCache.put(entry.cacheKey(), entry.decision, askedAt);
-                }
+        chain.decide(new Calls() {
+            @Override
+            public int size() {
+                return calls.length;
             }
-            if (answered) {
-                // One sample per batch, its round trip(s): not one per key, which would weigh batches over calls.
-                accounting.redisAnswered(took);
+
+            @Override
+            public Call get(int index) {
+                return calls[index];
             }
-            if (unanswered != null) {
-                throw unanswered;
+
+            @Override
+            public boolean batch() {
+                return true;
             }
-        }
-        List<Decision> decisions = new ArrayList<>(checked.size());
-        for (Entry entry : checked) {
-            accounting.handedOut(entry.key, entry.decision, entry.cached);
-            decisions.add(entry.decision);
+        });
+        List<Decision> decisions = new ArrayList<>(calls.length);
+        for (Call call : calls) {
+            decisions.add(call.answer());
         }
         return decisions;
     }

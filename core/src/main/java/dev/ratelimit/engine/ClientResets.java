@@ -1,37 +1,25 @@
 package dev.ratelimit.engine;
 
-import dev.ratelimit.local.LocalDenyCache;
-import dev.ratelimit.redis.RedisGateway;
-import dev.ratelimit.scripts.LuaEvaluator;
 import dev.ratelimit.support.RedisKeys;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A limiter's client resets ({@code RateLimiter.reset} and {@code resetEach}): the client's keys
- * deleted in one call, what this node keeps of it forgotten, then the reset marked for the other
- * nodes. Kept apart from {@link DecisionEngine} so that both ways of naming a client reset alike: with
- * quota leases a reset must leave its guard and forget this node's leases, whichever way it came.
- * Thread-safe.
+ * A limiter's client resets ({@code RateLimiter.reset} and {@code resetEach}): what this node
+ * lent against the client forgotten, its keys deleted in one call, its remembered denials
+ * forgotten, then the reset marked for the other nodes. Kept apart from {@link DecisionEngine} so
+ * that both ways of naming a client reset alike. Thread-safe.
  */
 final class ClientResets {
     private final ClientKeys keys;
-    private final RedisGateway gateway;
-    private final FailureAnswer onFailure;
-    /** Null when denials are not remembered. */
-    private final LocalDenyCache denyCache;
-    /** Null unless busy clients are lent quota ahead of use. */
-    private final QuotaLeases quota;
+    /** The decision's stages: each forgets what it keeps of the client. */
+    private final Stage chain;
     private final RulesInForce inForce;
     private final LiveOverrides overrides;
 
-    ClientResets(ClientKeys keys, RedisGateway gateway, FailureAnswer onFailure, LocalDenyCache denyCache,
-            QuotaLeases quota, RulesInForce inForce, LiveOverrides overrides) {
+    ClientResets(ClientKeys keys, Stage chain, RulesInForce inForce, LiveOverrides overrides) {
         this.keys = keys;
-        this.gateway = gateway;
-        this.onFailure = onFailure;
-        this.denyCache = denyCache;
-        this.quota = quota;
+        this.chain = chain;
         this.inForce = inForce;
         this.overrides = overrides;
     }
@@ -66,42 +54,25 @@ final class ClientResets {
         if (!redisKeys.isEmpty()) {
             forget(redisKeys);
         }
-        if (denyCache != null) {
-            denyCache.forget("");
-        }
+        forgetDenials(null);
         overrides.markClientReset();
     }
 
-    /** Forgets the denials remembered for the client, of every cost: they may no longer hold. */
+    /** Forgets the denials remembered for the client, of every cost (null: of every client): they may no longer hold. */
     void forgetDenials(String key) {
-        if (denyCache != null) {
-            denyCache.forget(key + '\n');
-        }
+        chain.each(stage -> stage.forgetDenials(key));
     }
 
     /**
-     * Deletes one decision's keys, in one call, and forgets what this node keeps beside them: the
-     * local limiter's count; with quota leases (one rule, so one key) the lease and rests held here,
-     * and in Redis a guard that no rest of a lease lent before passes, or another node's rest would
-     * land in the fresh state (over scripts, also without leases: refunds read it); and the first key's
-     * penalty box, had its rule a penalty now or before.
+     * Deletes one decision's keys and the first key's penalty box (had its rule a penalty now or
+     * before), in one call, after what this node keeps beside them is forgotten (the local limiter's
+     * count, the quota lease): the evaluator leaves a guard that no rest of a lease lent before, no
+     * refund of an admission taken before passes, or it would land in the fresh state (refund.lua).
      */
     private void forget(List<String> redisKeys) {
-        onFailure.forget(redisKeys.get(0));
-        if (quota != null) {
-            quota.forget(redisKeys.get(0));
-            ((LuaEvaluator) inForce.last().evaluator).forgetLeasedClient(redisKeys, QuotaLeases.RESET_GUARD);
-            return;
-        }
+        chain.each(stage -> stage.forgetClient(redisKeys.get(0)));
         List<String> withBox = new ArrayList<>(redisKeys);
         withBox.add(RedisKeys.penaltyBox(redisKeys.get(0)));
-        if (inForce.last().evaluator instanceof LuaEvaluator) {
-            // The guard too: a refund of an admission taken before the reset (countStatus, a usage
-            // below the cost) finds it and gives nothing into the fresh state (refund.lua).
-            ((LuaEvaluator) inForce.last().evaluator).forgetLeasedClient(withBox, QuotaLeases.RESET_GUARD);
-        } else {
-            // Without scripts nothing is ever given back: no guard to leave.
-            gateway.delete(withBox);
-        }
+        inForce.last().evaluator.forgetClient(withBox, QuotaLeases.RESET_GUARD);
     }
 }

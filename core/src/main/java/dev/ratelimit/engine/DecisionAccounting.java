@@ -5,6 +5,7 @@ import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.RedisFailureException;
 import dev.ratelimit.scripts.DecisionAccess;
 import dev.ratelimit.support.LatencySamples;
+import dev.ratelimit.support.LogThrottle;
 import dev.ratelimit.support.RedisKeys;
 import java.util.List;
 import java.util.Set;
@@ -16,10 +17,10 @@ import java.util.function.LongSupplier;
 /**
  * What a limiter counts and tells: decisions handed out, Redis latency and failures, its
  * {@link DecisionListener}, and the failure log line (at most one per interval, so a dead Redis
- * does not flood the log). Thread-safe.
+ * does not flood the log). The first stage of the chain: it counts every decision handed out,
+ * whoever made it; none when the call throws. The other stages count what they see through it. Thread-safe.
  */
-public final class DecisionAccounting {
-    private static final long FAILURE_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(5);
+public final class DecisionAccounting extends Stage {
     private static final int MOST_DENIED_SHOWN = 10;
 
     /** The last five minutes as this node saw them: per-second counts and the most denied keys. */
@@ -61,12 +62,26 @@ public final class DecisionAccounting {
     private final LongSupplier wallClock;
     private final ActivityRing perSecond = new ActivityRing();
     private final DeniedKeys deniedKeys = new DeniedKeys();
-    private final AtomicLong lastFailureLog = new AtomicLong(System.nanoTime() - FAILURE_LOG_INTERVAL_NANOS);
+    private final LogThrottle failureLog = new LogThrottle(5, TimeUnit.SECONDS);
 
-    public DecisionAccounting(String policyName, DecisionListener listener, LongSupplier wallClock) {
+    DecisionAccounting(String policyName, DecisionListener listener, LongSupplier wallClock) {
         this.policyName = policyName;
         this.wallClock = wallClock;
         this.listener = listener;
+    }
+
+    @Override
+    void decide(Calls calls) {
+        next.decide(calls);
+        for (int i = 0; i < calls.size(); i++) {
+            if (calls.get(i).decision == null) {
+                return;
+            }
+        }
+        for (int i = 0; i < calls.size(); i++) {
+            Call call = calls.get(i);
+            handedOut(call.key, call.decision, call.cached);
+        }
     }
 
     /**
@@ -74,7 +89,7 @@ public final class DecisionAccounting {
      *
      * @param cachedDenial whether the local deny cache answered it (counted by {@link #cachedDenial()})
      */
-    void handedOut(String key, Decision decision, boolean cachedDenial) {
+    private void handedOut(String key, Decision decision, boolean cachedDenial) {
         (decision.allowed() ? allowed : denied).incrementAndGet();
         if (decision.degraded()) {
             degraded.incrementAndGet();
@@ -144,9 +159,7 @@ public final class DecisionAccounting {
         if (failurePolicy == null) {
             return;
         }
-        long now = System.nanoTime();
-        long last = lastFailureLog.get();
-        if (now - last >= FAILURE_LOG_INTERVAL_NANOS && lastFailureLog.compareAndSet(last, now)) {
+        if (failureLog.due()) {
             LimiterLog.LOG.warn("Rate limit policy '{}' {}; onRedisFailure={} decides (failures so far: {}): {}",
                     policyName, e.redisAnswered() ? "gets error replies from Redis" : "cannot reach Redis", failurePolicy,
                     failures, e.getMessage());

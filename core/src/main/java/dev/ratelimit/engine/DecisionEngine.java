@@ -1,128 +1,91 @@
 package dev.ratelimit.engine;
 
-import dev.ratelimit.AdaptiveLimit;
 import dev.ratelimit.Decision;
 import dev.ratelimit.FailurePolicy;
-import dev.ratelimit.Rule;
-import dev.ratelimit.Transport;
-import dev.ratelimit.claim.Receipt;
-import dev.ratelimit.local.LocalDenyCache;
 import dev.ratelimit.redis.EvictionWatch;
 import dev.ratelimit.redis.RedisGateway;
 import dev.ratelimit.rules.DelayRules;
-import dev.ratelimit.scripts.LuaEvaluator;
 import dev.ratelimit.support.EvictionFinding;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
 
 /**
  * One limiter's decision machinery, behind {@code RateLimiter}: the API checks its arguments and
- * documents the promise; this keeps the parts and routes each call to them. Single client calls go
- * through {@link DecisionFlow}, batches through {@link BatchDecisions}, refunds and leases through
- * {@link Refunds} and {@link Leases}; {@link RulesInForce} says which rules apply now and
- * {@link FailureAnswer} what a Redis failure gets. Thread-safe.
+ * documents the promise; this routes each call. Every decision, single or batch ({@link BatchDecisions}),
+ * runs the one chain of {@link Stage}s {@link EngineBuilder} assembled; a peek enters it at the
+ * failure answer, as it takes nothing. Refunds go through {@link Refunds}, resets through
+ * {@link ClientResets}; {@link RulesInForce} says which rules apply now. Thread-safe.
  */
 public final class DecisionEngine {
     /** The most denials one limiter remembers in the JVM. */
     public static final int LOCAL_DENY_CACHE_SIZE = 10_000;
-    /** Unused lease parts given back in one pipeline when a node stops. */
-    private static final int GIVE_BACK_BATCH = 256;
 
     private final String policyName;
     private final ClientKeys keys;
     private final RedisGateway gateway;
     private final FailureAnswer onFailure;
     private final LiveOverrides overrides;
-    /** Null unless the rules hold leases ({@code concurrency}). */
-    private final Leases leases;
-    /** Null when denials are not remembered. */
-    private final LocalDenyCache denyCache;
-    /** Null unless busy clients are lent quota ahead of use. */
-    private final QuotaLeases quota;
+    private final ConcurrencyLeases concurrencyLeases;
+    /** Whether the rules are of {@code concurrency}: each admission holds a concurrency lease. */
+    private final boolean concurrency;
     private final RulesInForce inForce;
-    /** The store's: whether its Redis may evict the limiter's keys. */
     private final EvictionWatch evictions;
     private final DecisionAccounting accounting;
     private final Refunds refunds;
-    private final DecisionFlow flow;
     private final BatchDecisions batches;
     private final ClientResets resets;
     private final String delayRefusal; // why these rules cannot delay a request (DelayRules.refusal), or null
 
-    /**
-     * @param onFailure what a Redis failure gets: the failure policy, with the local limiter
-     * @param localDenyCache whether to remember denials in the JVM (never with leases of either kind)
-     * @param quotaLeases whether to lend busy clients quota ahead of use ({@code LeaseRules.supports}
-     *     the rules, transport lua, no adaptive limits: checked by the builder)
-     * @param adaptive null when the configured rules always apply
-     * @param evictions the store's watch on its Redis's eviction settings, read now when due (the
-     *     store's first limiter reads while the application starts), then by decisions
-     * @param warmUp whether to ready Redis for the first decisions before returning ({@link LimiterWarmUp})
-     */
-    public DecisionEngine(String policyName, ClientKeys keys, List<Rule> rules, Transport transport,
-            RedisGateway gateway, FailureAnswer onFailure, boolean localDenyCache, boolean quotaLeases,
-            AdaptiveLimit adaptive, AdaptiveLimit.LoadSource load, DecisionListener listener, LongSupplier nanoClock,
-            LongSupplier wallClock, EvictionWatch evictions, boolean warmUp) {
-        this.policyName = policyName;
-        this.keys = keys;
-        this.gateway = gateway;
-        this.onFailure = onFailure;
-        this.overrides = new LiveOverrides(keys.prefix(), policyName, gateway,
-                OverridesExchange.of(transport, gateway), limit -> RulesInForce.atLimit(rules, limit), nanoClock,
-                this::clientResetSomewhere);
-        this.leases = rules.get(0).algorithm().holdsLeases() ? new Leases(policyName, gateway) : null;
-        // A lease (of concurrency, or a quota lease another node holds) may be given back long before
-        // a denial's retry-after: a cached denial would deny what Redis admits.
-        this.denyCache = localDenyCache && leases == null && !quotaLeases
-                ? new LocalDenyCache(LOCAL_DENY_CACHE_SIZE, nanoClock) : null;
-        this.quota = quotaLeases ? new QuotaLeases(rules.get(0), nanoClock) : null;
-        // Denials remembered and quota lent under the old limit may no longer hold once it changes.
-        this.inForce = new RulesInForce(policyName, rules, transport, gateway, adaptive, load, nanoClock, overrides,
-                this::rulesChanged, evictions);
-        this.evictions = evictions;
-        this.delayRefusal = DelayRules.refusal(rules, transport, quotaLeases);
-        this.accounting = new DecisionAccounting(policyName, listener, wallClock);
-        this.refunds = new Refunds(policyName, rules, quotaLeases);
-        FailurePolicy failurePolicy = onFailure.policy();
-        this.flow = new DecisionFlow(inForce, failurePolicy, onFailure, denyCache, accounting, leases, quota);
-        this.batches = new BatchDecisions(rules, transport, gateway, inForce, failurePolicy, onFailure, denyCache,
-                accounting, keys::of);
-        this.resets = new ClientResets(keys, gateway, onFailure, denyCache, quota, inForce, overrides);
+    DecisionEngine(EngineBuilder parts) {
+        this.policyName = parts.policyName;
+        this.keys = parts.keys;
+        this.gateway = parts.gateway;
+        this.onFailure = parts.onFailure;
+        this.overrides = parts.overrides;
+        this.concurrencyLeases = parts.concurrencyLeases;
+        this.inForce = parts.inForce;
+        this.evictions = parts.evictions;
+        this.accounting = parts.accounting;
+        this.concurrency = parts.rules.get(0).algorithm().holdsLeases();
+        this.delayRefusal = DelayRules.refusal(parts.rules, parts.transport, parts.quotaLeases);
+        this.refunds = new Refunds(policyName, parts.rules, parts.quotaLeases);
+        this.batches = new BatchDecisions(parts.rules, parts.transport, inForce, accounting, keys);
+        this.resets = new ClientResets(keys, accounting, inForce, overrides);
         // After the warm-up, whose connections it finds ready; not after one Redis did not answer, which
         // would only cost the start another timeout (the first decision due reads it instead).
-        if (!warmUp || LimiterWarmUp.run(policyName, gateway, inForce.last().evaluator, overrides, failurePolicy)) {
+        if (!parts.warmUp || LimiterWarmUp.run(policyName, gateway, inForce.last().evaluator, overrides,
+                onFailure.policy())) {
             evictions.checkIfDue();
         }
     }
 
     /** Each rule's cost. */
     public Decision acquire(String key) {
-        return flow.acquire(key, keys.of(key), 0);
+        return decide(key, keys.of(key), 0, 0);
     }
 
-    /** The caller's permits, checked against every rule's capacity first. */
     /** Each rule's cost, now or, over the limit, for the instant it frees up within maxDelay. */
     public Decision acquire(String key, Duration maxDelay) {
         DelayRules.checkCall(delayRefusal, maxDelay);
-        return flow.acquire(key, keys.of(key), 0, maxDelay.toNanos() / 1000);
+        return decide(key, keys.of(key), 0, maxDelay.toNanos() / 1000);
     }
 
+    /** The caller's permits, checked against every rule's capacity first. */
     public Decision acquire(String key, long permits) {
         keys.checkPermits(permits);
-        return flow.acquire(key, keys.of(key), permits);
+        return decide(key, keys.of(key), permits, 0);
     }
 
     /** Each rule's cost, each rule counting the client at the same index. */
     public Decision acquireEach(List<String> clientKeys) {
-        checkOnePerRule(clientKeys, keys.rules());
+        checkOnePerRule(clientKeys);
         if (onFailure.policy() == FailurePolicy.LOCAL) {
             throw new IllegalStateException("onRedisFailure=local limits one client per decision; policy '"
                     + policyName + "' decides one client per rule: use allow or deny");
         }
-        return flow.acquire(String.join(" + ", clientKeys), keys.ofEach(clientKeys), 0);
+        return decide(String.join(" + ", clientKeys), keys.ofEach(clientKeys), 0, 0);
     }
 
     /**
@@ -138,7 +101,7 @@ public final class DecisionEngine {
         keys.checkPermits(permits);
         long deadline = System.nanoTime() + maxWait.toNanos();
         while (true) {
-            Decision decision = flow.acquire(key, redisKeys, permits);
+            Decision decision = decide(key, redisKeys, permits, 0);
             if (decision.allowed() || (decision.degraded() && !decision.local())) {
                 return decision;
             }
@@ -151,40 +114,60 @@ public final class DecisionEngine {
         }
     }
 
+    /**
+     * One client's decision through the chain, under the rules in force now.
+     *
+     * @param permits the caller's permits, or 0 for each rule's cost
+     * @param maxDelayMicros 0 for a plain try; else the rules are ones that can reserve (DelayRules)
+     */
+    private Decision decide(String key, List<String> redisKeys, long permits, long maxDelayMicros) {
+        Call call = new Call(inForce.current(), key, redisKeys, permits, true);
+        call.maxDelayMicros = maxDelayMicros;
+        accounting.decide(call);
+        return call.answer();
+    }
+
     public Map<String, Decision> acquireAll(Map<String, Long> permitsByKey) {
-        refuseLeasesInBatches();
+        refuseConcurrencyLeasesInBatches();
         return batches.tryAcquireAll(permitsByKey);
     }
 
     public List<Decision> acquireAll(List<String> clientKeys) {
-        refuseLeasesInBatches();
+        refuseConcurrencyLeasesInBatches();
         return batches.tryAcquireAll(clientKeys);
     }
 
     /** @throws IllegalArgumentException unless {@code clientKeys} holds one key per rule */
-    public static void checkOnePerRule(List<String> clientKeys, int rules) {
-        if (clientKeys == null || clientKeys.size() != rules) {
-            throw new IllegalArgumentException("clientKeys must hold one key per rule (" + rules + "), but was "
+    private void checkOnePerRule(List<String> clientKeys) {
+        if (clientKeys == null || clientKeys.size() != keys.rules()) {
+            throw new IllegalArgumentException("clientKeys must hold one key per rule (" + keys.rules() + "), but was "
                     + clientKeys);
         }
     }
 
-    /** A batch holds no leases: each admission of concurrency needs its own, released by its own request. */
-    private void refuseLeasesInBatches() {
-        if (leases != null) {
+    /** A batch holds no concurrency leases: each admission needs its own, released by its own request. */
+    private void refuseConcurrencyLeasesInBatches() {
+        if (concurrency) {
             throw new UnsupportedOperationException("batches take no leases, but policy '" + policyName
                     + "' uses algorithm concurrency: decide each request with tryAcquire and release it");
         }
     }
 
     public Decision peek(String key) {
-        return flow.peek(key, keys.of(key));
+        return peek(key, keys.of(key));
     }
 
     /** Each rule's client's state without taking anything, each rule reading the client at its index. */
     public Decision peekEach(List<String> clientKeys) {
-        checkOnePerRule(clientKeys, keys.rules());
-        return flow.peek(String.join(" + ", clientKeys), keys.ofEach(clientKeys));
+        checkOnePerRule(clientKeys);
+        return peek(String.join(" + ", clientKeys), keys.ofEach(clientKeys));
+    }
+
+    /** The client's state under the rules last applied: from Redis, or the failure policy's answer. */
+    private Decision peek(String key, List<String> redisKeys) {
+        Call call = new Call(inForce.last(), key, redisKeys, 0, false);
+        onFailure.decide(call);
+        return call.answer();
     }
 
     /** Forgets each rule's client given one, as {@link #reset} forgets one ({@link ClientResets}). */
@@ -221,60 +204,19 @@ public final class DecisionEngine {
     }
 
     /**
-     * A node reset some client: the denials remembered here and the quota lent here may be that
-     * client's, and no longer hold. Which client is not known, so all go; Redis answers again.
-     */
-    private void clientResetSomewhere() {
-        if (denyCache != null) {
-            denyCache.forget("");
-        }
-        if (quota != null) {
-            quota.dropAll();
-        }
-    }
-
-    private void rulesChanged() {
-        if (denyCache != null) {
-            denyCache.forget("");
-        }
-        if (quota != null) {
-            quota.settleAll();
-        }
-    }
-
-    /**
-     * Ends every quota lease this node holds and gives back what it did not use, a pipeline at a
-     * time; a failure leaves the rest counted until their window frees them. For a node that stops.
+     * Ends every quota lease this node holds and gives back what it did not use; a failure leaves
+     * the rest counted until their window frees them. For a node that stops.
      *
-     * @return how many leases gave something back
+     * @return how many quota leases gave something back
      */
     public int giveBackLeases() {
-        if (quota == null) {
-            return 0;
-        }
-        quota.settleAll();
-        int back = 0;
-        try {
-            List<Receipt> batch;
-            while (!(batch = quota.takeUnused(GIVE_BACK_BATCH)).isEmpty()) {
-                back += ((LuaEvaluator) inForce.last().evaluator).giveBackAll(batch);
-            }
-        } catch (RuntimeException e) {
-            LimiterLog.LOG.warn("Rate limit quota leases could not all be given back; they stay counted until their "
-                    + "window passes: {}", e.toString());
-        }
-        return back;
-    }
-
-    /** Clients this node holds a quota lease for (or saw lately), 0 without leases. */
-    public int quotaLeases() {
-        return quota == null ? 0 : quota.size();
+        int[] back = new int[1];
+        accounting.each(stage -> back[0] += stage.giveBack(inForce.last().evaluator));
+        return back[0];
     }
 
     public void release(Decision decision) {
-        if (leases != null) {
-            leases.release(decision);
-        }
+        concurrencyLeases.release(decision);
     }
 
     public DecisionAccounting accounting() {

@@ -2,8 +2,6 @@ package dev.ratelimit.engine;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.FailurePolicy;
-import dev.ratelimit.RateLimiter;
-import dev.ratelimit.RedisFailureException;
 import dev.ratelimit.Rule;
 import dev.ratelimit.local.LocalLimiter;
 import java.time.Duration;
@@ -12,42 +10,58 @@ import java.util.List;
 import java.util.function.LongSupplier;
 
 /**
- * What a limiter hands out when Redis cannot be asked, by its {@link FailurePolicy}: a failure
- * thrown, a degraded admission or denial, or, for {@link FailurePolicy#LOCAL}, the node's own
- * {@link LocalLimiter}, whose state it drops as soon as Redis answers again. Kept apart so that
- * {@link RateLimiter} reads as the Redis path. Thread-safe.
+ * The stage that answers what Redis could not decide, by the {@link FailurePolicy}: a degraded
+ * admission or denial, or, for {@link FailurePolicy#LOCAL}, the node's own {@link LocalLimiter},
+ * whose state it drops as soon as Redis answers again; without a policy the failure stays, for
+ * the caller to throw once the calls Redis answered are settled. Every failure is counted and
+ * logged ({@link DecisionAccounting#redisFailed}). A peek enters the chain here. Thread-safe.
  */
-public final class FailureAnswer {
+public final class FailureAnswer extends Stage {
     /** What a degraded denial tells the client to wait. */
     public static final Duration DEGRADED_RETRY_AFTER = Duration.ofSeconds(1);
+    /** The most clients one limiter tracks on its own while Redis cannot be asked ({@link FailurePolicy#LOCAL}). */
+    public static final int LOCAL_LIMITER_SIZE = 10_000;
 
     private final FailurePolicy policy;
     private final Rule firstRule;
     private final LocalLimiter local;
+    private final DecisionAccounting accounting;
 
     /**
      * @param policy null to throw
      * @param localRules the rules at their local limit, for {@link FailurePolicy#LOCAL}; else ignored
      */
-    public FailureAnswer(FailurePolicy policy, List<Rule> rules, List<Rule> localRules, int maxLocalKeys,
-            LongSupplier nanoClock, LongSupplier wallClock) {
+    FailureAnswer(FailurePolicy policy, List<Rule> rules, List<Rule> localRules, LongSupplier nanoClock,
+            LongSupplier wallClock, DecisionAccounting accounting) {
         this.policy = policy;
         this.firstRule = rules.get(0);
-        this.local = policy == FailurePolicy.LOCAL ? new LocalLimiter(localRules, maxLocalKeys, nanoClock, wallClock)
-                : null;
+        this.local = policy == FailurePolicy.LOCAL
+                ? new LocalLimiter(localRules, LOCAL_LIMITER_SIZE, nanoClock, wallClock) : null;
+        this.accounting = accounting;
+    }
+
+    /** In the calls' order: one Redis answered clears the local state, one it failed gets the policy's answer. */
+    @Override
+    void decide(Calls calls) {
+        next.decide(calls);
+        for (int i = 0; i < calls.size(); i++) {
+            Call call = calls.get(i);
+            if (call.failure != null) {
+                accounting.redisFailed(call.key, call.failure, policy);
+                if (policy != null) {
+                    call.decision = answer(call.redisKeys.get(0), call.consume ? call.callerPermits : 0, call.consume);
+                }
+            } else if (call.sent) {
+                redisAnswered();
+            }
+        }
     }
 
     /**
-     * The answer to a request Redis could not decide.
-     *
-     * @param localKey the client's first Redis key: bounded in length, and what {@link #forget} gets
+     * @param localKey the client's first Redis key: bounded in length, and what {@link #forgetClient} gets
      * @param callerPermits the caller's permits, or 0 for each rule's cost
-     * @throws RedisFailureException the failure itself, when no policy is set
      */
-    Decision decide(RedisFailureException failure, String localKey, long callerPermits, boolean consume) {
-        if (policy == null) {
-            throw failure;
-        }
+    private Decision answer(String localKey, long callerPermits, boolean consume) {
         if (local == null) {
             return Decision.degraded(policy == FailurePolicy.ALLOW, firstRule, DEGRADED_RETRY_AFTER);
         }
@@ -60,7 +74,7 @@ public final class FailureAnswer {
     }
 
     /** Redis answered: whatever the node decided alone is forgotten, so Redis alone decides again. */
-    void redisAnswered() {
+    private void redisAnswered() {
         if (local != null && local.holdsState()) {
             local.clear();
         }
@@ -72,7 +86,8 @@ public final class FailureAnswer {
     }
 
     /** A client reset: its local state goes too. */
-    public void forget(String localKey) {
+    @Override
+    void forgetClient(String localKey) {
         if (local != null) {
             local.forget(localKey);
         }

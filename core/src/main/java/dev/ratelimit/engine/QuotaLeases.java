@@ -5,7 +5,6 @@ import dev.ratelimit.Decision;
 import dev.ratelimit.Rule;
 import dev.ratelimit.claim.QuotaGrant;
 import dev.ratelimit.claim.Receipt;
-import dev.ratelimit.scripts.DecisionAccess;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;

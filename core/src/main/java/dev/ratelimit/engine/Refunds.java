@@ -7,6 +7,7 @@ import dev.ratelimit.Rule;
 import dev.ratelimit.claim.Receipt;
 import dev.ratelimit.rules.ChargeRules;
 import dev.ratelimit.scripts.DecisionAccess;
+import dev.ratelimit.support.LogThrottle;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -20,11 +21,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * may have run. Thread-safe.
  */
 public final class Refunds {
-    private static final long FAILURE_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final String policyName;
     private final AtomicLong failures = new AtomicLong();
-    private final AtomicLong lastFailureLog = new AtomicLong(System.nanoTime() - FAILURE_LOG_INTERVAL_NANOS);
+    /** At most one failure line per few seconds, refunds and charges together. */
+    private final LogThrottle failureLog = new LogThrottle(5, TimeUnit.SECONDS);
     /** After-charges that took permits past the admission's, and those permits. */
     private final AtomicLong charges = new AtomicLong();
     private final AtomicLong permitsCharged = new AtomicLong();
@@ -59,7 +60,7 @@ public final class Refunds {
             return counted(receipt.giveBack());
         } catch (RedisFailureException e) {
             long count = failures.incrementAndGet();
-            if (logDue()) {
+            if (failureLog.due()) {
                 LimiterLog.LOG.warn("Rate limit policy '{}' cannot give permits back to Redis; they stay counted until their "
                         + "window or bucket frees them (refunds failed so far: {}): {}", policyName, count,
                         e.getMessage());
@@ -102,7 +103,7 @@ public final class Refunds {
             return charged;
         } catch (RedisFailureException e) {
             long count = chargeFailures.incrementAndGet();
-            if (logDue()) {
+            if (failureLog.due()) {
                 LimiterLog.LOG.warn("Rate limit policy '{}' cannot charge a request's usage to Redis; the client keeps "
                         + "what its admission took (charges failed so far: {}): {}", policyName, count, e.getMessage());
             }
@@ -129,13 +130,6 @@ public final class Refunds {
                     + ", the key's are " + keys);
         }
         return receipt.claim() ? receipt : null;
-    }
-
-    /** At most one failure line per few seconds, refunds and charges together. */
-    private boolean logDue() {
-        long now = System.nanoTime();
-        long last = lastFailureLog.get();
-        return now - last >= FAILURE_LOG_INTERVAL_NANOS && lastFailureLog.compareAndSet(last, now);
     }
 
     /**

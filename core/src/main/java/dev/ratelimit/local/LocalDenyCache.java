@@ -7,6 +7,7 @@ import java.util.Iterator;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 /**
  * Remembers denials in the JVM until their retry-after, so that a client hammering a limit costs
@@ -17,9 +18,11 @@ import java.util.function.LongSupplier;
  * Bounded: past {@code maxEntries} expired entries are dropped, and if none has expired new denials
  * are simply not remembered. A full cache is scanned for expired entries only once the earliest of
  * them can have expired, so a flood of new clients into a full cache costs no scan per denial.
+ *
+ * @param <K> a client and its cost, as the caller keys them
  */
-public final class LocalDenyCache {
-    private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
+public final class LocalDenyCache<K> {
+    private final ConcurrentHashMap<K, Entry> entries = new ConcurrentHashMap<>();
     private final int maxEntries;
     private final LongSupplier nanoClock;
     /** When the earliest entry expires, at the soonest: before then a scan frees nothing. */
@@ -49,7 +52,7 @@ public final class LocalDenyCache {
     }
 
     /** The remembered denial for this client and cost with its waits shortened by the time passed, or null. */
-    public Decision get(String key) {
+    public Decision get(K key) {
         Entry entry = entries.get(key);
         if (entry == null) {
             return null;
@@ -77,7 +80,7 @@ public final class LocalDenyCache {
      *
      * @param askedAt {@link #now()} before the call that brought it was sent
      */
-    public void put(String key, Decision denial, long askedAt) {
+    public void put(K key, Decision denial, long askedAt) {
         if (denial.allowed() || denial.degraded() || denial.retryAfter().isZero()) {
             return;
         }
@@ -93,9 +96,9 @@ public final class LocalDenyCache {
         nextExpiry.accumulateAndGet(entry.until, Math::min);
     }
 
-    /** Forgets every remembered denial of keys starting with the prefix (a client reset). */
-    public void forget(String keyPrefix) {
-        entries.keySet().removeIf(key -> key.startsWith(keyPrefix));
+    /** Forgets every remembered denial whose key matches (a client reset). */
+    public void forget(Predicate<? super K> matches) {
+        entries.keySet().removeIf(matches);
     }
 
     /** How many denials are remembered. */

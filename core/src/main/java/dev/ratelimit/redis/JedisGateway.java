@@ -51,7 +51,7 @@ public final class JedisGateway implements RedisGateway {
 
     @Override
     public List<Long> eval(LuaScript script, List<String> keys, List<String> args) {
-        return call("running " + script,
+        return call(script.running,
                 () -> toLongs(followingRedirects(() -> evalOrLoad(script, keys, args)), script));
     }
 

@@ -22,6 +22,8 @@ public final class LuaScript {
     private final LuaScript batchForm;
     /** A limiter script's arguments per rule; 0 for other scripts. */
     private final int argsPerRule;
+    /** What a failure says the call was doing: built once, not for every call. */
+    final String running;
 
     private LuaScript(String name, String source) {
         this(name, source, null, 0);
@@ -33,6 +35,7 @@ public final class LuaScript {
         this.sha1 = sha1Hex(source);
         this.batchForm = batchForm;
         this.argsPerRule = argsPerRule;
+        this.running = "running " + name + ".lua";
     }
 
     /** The part that runs several independent one-rule decisions, appended instead of the driver for the batch form. */

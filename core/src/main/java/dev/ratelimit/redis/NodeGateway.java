@@ -3,7 +3,6 @@ package dev.ratelimit.redis;
 import dev.ratelimit.RedisFailureException;
 import dev.ratelimit.support.Durations;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -159,7 +158,7 @@ public final class NodeGateway implements RedisGateway {
 
     /** One call in a round trip of its own. */
     private List<Long> evalAlone(LuaScript script, List<String> keys, List<String> args) {
-        Object reply = route(keys.isEmpty() ? "" : keys.get(0), "running " + script, (connection, asking) -> {
+        Object reply = route(keys.isEmpty() ? "" : keys.get(0), script.running, (connection, asking) -> {
             try {
                 ask(connection, asking);
                 return connection.executeCommand(commands.evalsha(script.sha1(), keys, args));
@@ -330,14 +329,15 @@ public final class NodeGateway implements RedisGateway {
                     + " instead of an array", null, true);
         }
         List<?> values = (List<?>) reply;
-        List<Long> longs = new ArrayList<>(values.size());
-        for (Object value : values) {
-            if (!(value instanceof Long)) {
+        for (int i = 0; i < values.size(); i++) {
+            if (!(values.get(i) instanceof Long)) {
                 throw new RedisFailureException("Redis at " + description + " answered " + script + " with " + reply
                         + " instead of integers", null, true);
             }
-            longs.add((Long) value);
         }
+        // Every element checked, and the reply's list is this call's alone: no copy on every decision.
+        @SuppressWarnings("unchecked")
+        List<Long> longs = (List<Long>) values;
         return longs;
     }
 

@@ -2,6 +2,7 @@ package dev.ratelimit.redis;
 
 import dev.ratelimit.RedisFailureException;
 import dev.ratelimit.support.Durations;
+import dev.ratelimit.support.LogThrottle;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -44,7 +45,6 @@ import org.slf4j.LoggerFactory;
 final class SlidingLogTurns {
     /** Most requests decided in one transaction: bounds one MULTI's commands and the wait of its last reply. */
     static final int MAX_BATCH = 64;
-    private static final long LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
     private static final Logger LOG = LoggerFactory.getLogger("dev.ratelimit.RedisStore");
 
     private final long patienceNanos;
@@ -52,7 +52,7 @@ final class SlidingLogTurns {
     /** Keys with a decision under way, each with the requests waiting for their turn; touched only in compute. */
     private final ConcurrentMap<String, ArrayDeque<Waiter>> lines = new ConcurrentHashMap<>();
     private final AtomicLong contended = new AtomicLong();
-    private final AtomicLong lastLog = new AtomicLong(System.nanoTime() - LOG_INTERVAL_NANOS);
+    private final LogThrottle contentionLog = new LogThrottle(1, TimeUnit.MINUTES);
 
     /**
      * @param patience how long a request waits for its turn, and a transaction tries while other
@@ -253,9 +253,7 @@ final class SlidingLogTurns {
 
     private void contended(int requests) {
         long denials = contended.addAndGet(requests);
-        long now = System.nanoTime();
-        long last = lastLog.get();
-        if (now - last >= LOG_INTERVAL_NANOS && lastLog.compareAndSet(last, now)) {
+        if (contentionLog.due()) {
             LOG.warn("Redis at {} [TRANSACTION_CONTENTION]: under transport=transaction, {} sliding-log requests so far"
                     + " were denied without being decided, as they could not be decided within {}: other nodes kept"
                     + " changing the same client's log, or one client sent more requests at once than Redis could"

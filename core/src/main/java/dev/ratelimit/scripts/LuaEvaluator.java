@@ -123,16 +123,17 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
      * when that is at most {@code maxDelayMicros} away: a {@link Decision#delayed()} admission
      * (limiter-penalty.lua). The caller checked that the rule's algorithm can reserve (DelayRules).
      */
+    @Override
     public Decision decideDelaying(List<String> keys, long[] permits, long maxDelayMicros) {
         ScriptCall call = call(keys, permits, "1D" + maxDelayMicros, null);
         return decision(keys, permits, gateway.eval(call.script, call.keys, call.args));
     }
 
     /** The call {@link #decide} makes, for a batch to send with others ({@link RedisGateway#evalAll}). */
+    @Override
     public ScriptCall call(List<String> keys, long[] permits, boolean consume) {
         return call(keys, permits, consume ? "1" : "0", null);
     }
-
 
     /** @param mode '1' to consume, '0' to peek, 'L&lt;ask&gt;:&lt;lifetime&gt;' to consume and lease (limiter-driver.lua) */
     private ScriptCall call(List<String> keys, long[] permits, String mode, String lease) {
@@ -163,18 +164,6 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
         return new ScriptCall(script, keys, args);
     }
 
-    /** A decision and, when Redis granted one with it, the quota lease taken. */
-    public static final class Leased {
-        public final Decision decision;
-        /** Null unless Redis granted a lease. */
-        public final QuotaGrant grant;
-
-        Leased(Decision decision, QuotaGrant grant) {
-            this.decision = decision;
-            this.grant = grant;
-        }
-    }
-
     /**
      * Takes the permits of one rule for one key and asks for a quota lease of up to {@code ask}
      * permits more, for at most {@code lifetimeMicros} (limiter-driver.lua). The unused parts of
@@ -184,6 +173,7 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
      * @param returns receipts this evaluator issued (the unused parts of its leases)
      * @throws dev.ratelimit.RedisFailureException if the decision cannot be made
      */
+    @Override
     public Leased decideLeasing(List<String> keys, long[] permits, long ask, long lifetimeMicros,
             List<Receipt> returns) {
         // Without an ask, a plain call: it may travel joined with others (BatchedCalls).
@@ -218,6 +208,7 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
      * that consumed carries a receipt for {@link #giveBack} (the driver adds each rule's stamp, then
      * each rule's life).
      */
+    @Override
     public Decision decision(List<String> keys, long[] permits, List<Long> reply) {
         Decision decision = governing(reply);
         if (reply.get(0) == DELAYED) {
@@ -246,6 +237,7 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
      *
      * @return how many gave something back
      */
+    @Override
     public int giveBackAll(List<Receipt> receipts) {
         List<ScriptCall> calls = new ArrayList<>(receipts.size());
         for (Receipt receipt : receipts) {
@@ -294,12 +286,9 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
         return issuer.refunds.call(receipt, leaseRest, charge);
     }
 
-    /**
-     * Forgets a client that quota leases may have been lent to: deletes its keys and leaves its
-     * reset guard for {@code guard}, in one call ({@code client-reset.lua}), so that no lease's rest
-     * given back late lands in its fresh state.
-     */
-    public void forgetLeasedClient(List<String> keys, Duration guard) {
+    /** In one call, {@code client-reset.lua}: no rest of a quota lease, no refund given back late passes the guard. */
+    @Override
+    public void forgetClient(List<String> keys, Duration guard) {
         List<String> withGuard = new ArrayList<>(keys);
         withGuard.add(RedisKeys.resetGuard(keys.get(0)));
         gateway.eval(CLIENT_RESET_SCRIPT, withGuard, Collections.singletonList(Long.toString(guard.toMillis())));

@@ -50,6 +50,12 @@ public final class TransactionEvaluator implements Evaluator {
         return Decision.of(allowed, rule, rule.limit() - count, allowed ? Duration.ZERO : left, left);
     }
 
+    /** Without scripts nothing is ever given back: no guard to leave. */
+    @Override
+    public void forgetClient(List<String> keys, Duration guard) {
+        gateway.delete(keys);
+    }
+
     private static Duration micros(long micros) {
         return Duration.ofNanos(TimeUnit.MICROSECONDS.toNanos(micros));
     }

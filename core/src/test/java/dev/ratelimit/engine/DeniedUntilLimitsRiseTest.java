@@ -17,7 +17,7 @@ class DeniedUntilLimitsRiseTest {
     @Test
     void itWaitsForTheLaterOfTheNextAdaptationAndTheClearState() {
         Decision state = Decision.of(true, RULE, 10, Duration.ZERO, Duration.ofMillis(200));
-        Decision denied = DecisionFlow.deniedUntilLimitsRise(state, Duration.ofSeconds(1));
+        Decision denied = OverCapacity.deniedUntilLimitsRise(state, Duration.ofSeconds(1));
         assertThat(denied.allowed()).isFalse();
         assertThat(denied.retryAfter()).isEqualTo(Duration.ofSeconds(1));
         assertThat(denied.penalized()).isFalse();
@@ -27,7 +27,7 @@ class DeniedUntilLimitsRiseTest {
     void aClientInThePenaltyBoxStaysThereAndIsNotBoxedAnew() {
         Decision boxed = DecisionAccess.penalized(Decision.of(false, RULE, 0, Duration.ofSeconds(20),
                 Duration.ofSeconds(20)), false);
-        Decision denied = DecisionFlow.deniedUntilLimitsRise(boxed, Duration.ofSeconds(1));
+        Decision denied = OverCapacity.deniedUntilLimitsRise(boxed, Duration.ofSeconds(1));
         assertThat(denied.penalized()).as("still a refusal by the box").isTrue();
         assertThat(DecisionAccess.opensPenalty(denied)).isFalse();
         assertThat(denied.retryAfter()).as("until the box ends").isEqualTo(Duration.ofSeconds(20));

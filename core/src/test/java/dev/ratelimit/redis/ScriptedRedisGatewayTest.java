@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.RedisFailureException;
 import dev.ratelimit.Rule;
+import dev.ratelimit.scripts.Evaluator;
 import dev.ratelimit.scripts.LuaEvaluator;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -98,7 +99,7 @@ class ScriptedRedisGatewayTest {
     @Test
     void aLeaseIsTakenAndGivenBackByTheProductionScripts() {
         LuaEvaluator evaluator = new LuaEvaluator(redis, List.of(GCRA));
-        LuaEvaluator.Leased leased = evaluator.decideLeasing(List.of("c"), new long[] {1}, 100, 500_000, List.of());
+        Evaluator.Leased leased = evaluator.decideLeasing(List.of("c"), new long[] {1}, 100, 500_000, List.of());
         assertThat(leased.grant.permits()).as("a quarter of the 9 left").isEqualTo(2);
         long now = redis.nanoTime() / 1000;
         assertThat(redis.command("GET", "c")).isEqualTo("-" + (now + 3_000_000) + " " + now);
@@ -126,7 +127,7 @@ class ScriptedRedisGatewayTest {
     @Test
     void refundsHeldRunWhenReleasedAndAReplayedOneTwice() {
         LuaEvaluator evaluator = new LuaEvaluator(redis, List.of(GCRA));
-        LuaEvaluator.Leased leased = evaluator.decideLeasing(List.of("c"), new long[] {1}, 100, 500_000, List.of());
+        Evaluator.Leased leased = evaluator.decideLeasing(List.of("c"), new long[] {1}, 100, 500_000, List.of());
         long now = redis.nanoTime() / 1000;
         List<ScriptedRedisGateway.Outcome> heard = new ArrayList<>();
         redis.observe(call -> heard.add(call.outcome()));
@@ -141,7 +142,7 @@ class ScriptedRedisGatewayTest {
         assertThat(evaluator.giveBackAll(List.of(leased.grant.ticket(1)))).as("gcra refuses the same rest again: its "
                 + "permits are no longer in the state").isZero();
         LuaEvaluator windows = new LuaEvaluator(redis, List.of(Rule.of(Algorithm.FIXED_WINDOW, 100, Duration.ofMinutes(1))));
-        LuaEvaluator.Leased window = windows.decideLeasing(List.of("d"), new long[] {1}, 100, 500_000, List.of());
+        Evaluator.Leased window = windows.decideLeasing(List.of("d"), new long[] {1}, 100, 500_000, List.of());
         assertThat(redis.command("GET", "d")).as("1 and a lease of 24").isEqualTo("25");
         redis.faults().replayNextRefund();
         windows.giveBackAll(List.of(window.grant.ticket(1)));
@@ -167,7 +168,7 @@ class ScriptedRedisGatewayTest {
     @Test
     void aRestartLosesEveryKeyAndAHeldRefundMayNeverLand() {
         LuaEvaluator evaluator = new LuaEvaluator(redis, List.of(GCRA));
-        LuaEvaluator.Leased leased = evaluator.decideLeasing(List.of("c"), new long[] {1}, 100, 500_000, List.of());
+        Evaluator.Leased leased = evaluator.decideLeasing(List.of("c"), new long[] {1}, 100, 500_000, List.of());
         List<ScriptedRedisGateway.Outcome> heard = new ArrayList<>();
         redis.observe(call -> heard.add(call.outcome()));
         redis.faults().holdRefunds(true);
