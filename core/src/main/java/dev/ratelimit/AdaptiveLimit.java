@@ -1,7 +1,7 @@
 package dev.ratelimit;
 
-import dev.ratelimit.support.BadArgument;
-import dev.ratelimit.support.Durations;
+import dev.ratelimit.internal.support.BadArgument;
+import dev.ratelimit.internal.support.Durations;
 import java.lang.management.ManagementFactory;
 import java.lang.management.OperatingSystemMXBean;
 import java.time.Duration;

@@ -1,8 +1,8 @@
 package dev.ratelimit;
 
-import dev.ratelimit.support.Immutable;
-import dev.ratelimit.support.BucketUnits;
-import dev.ratelimit.support.ConfigNames;
+import dev.ratelimit.internal.support.BucketUnits;
+import dev.ratelimit.internal.support.ConfigNames;
+import dev.ratelimit.internal.support.Immutable;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;

@@ -1,6 +1,6 @@
 package dev.ratelimit;
 
-import dev.ratelimit.support.ConfigNames;
+import dev.ratelimit.internal.support.ConfigNames;
 import java.time.DayOfWeek;
 import java.time.Duration;
 import java.time.LocalDate;

@@ -1,8 +1,8 @@
 package dev.ratelimit;
 
-import dev.ratelimit.claim.Lease;
-import dev.ratelimit.claim.Receipt;
-import dev.ratelimit.support.Durations;
+import dev.ratelimit.internal.claim.Lease;
+import dev.ratelimit.internal.claim.Receipt;
+import dev.ratelimit.internal.support.Durations;
 import java.time.Duration;
 import java.util.Objects;
 

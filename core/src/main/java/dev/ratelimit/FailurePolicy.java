@@ -1,6 +1,6 @@
 package dev.ratelimit;
 
-import dev.ratelimit.support.ConfigNames;
+import dev.ratelimit.internal.support.ConfigNames;
 
 /**
  * What a limiter answers when Redis cannot be asked (down, slow past the timeout, erroring, or the

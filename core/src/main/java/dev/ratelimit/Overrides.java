@@ -1,6 +1,6 @@
 package dev.ratelimit;
 
-import dev.ratelimit.engine.LiveOverrides;
+import dev.ratelimit.internal.engine.LiveOverrides;
 import java.time.Duration;
 
 /**

@@ -1,10 +1,10 @@
 package dev.ratelimit;
 
-import dev.ratelimit.engine.DecisionAccounting;
-import dev.ratelimit.engine.DecisionEngine;
-import dev.ratelimit.engine.DeniedKeys;
-import dev.ratelimit.engine.FailureAnswer;
-import dev.ratelimit.support.Immutable;
+import dev.ratelimit.internal.engine.DecisionAccounting;
+import dev.ratelimit.internal.engine.DecisionEngine;
+import dev.ratelimit.internal.engine.DeniedKeys;
+import dev.ratelimit.internal.engine.FailureAnswer;
+import dev.ratelimit.internal.support.Immutable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,16 +1,16 @@
 package dev.ratelimit;
 
-import dev.ratelimit.claim.Lease;
-import dev.ratelimit.claim.Receipt;
-import dev.ratelimit.engine.DecisionEngine;
-import dev.ratelimit.engine.DecisionListener;
-import dev.ratelimit.engine.EngineBuilder;
-import dev.ratelimit.rules.LeaseRules;
-import dev.ratelimit.rules.PenaltyRules;
-import dev.ratelimit.rules.LocalRules;
-import dev.ratelimit.scripts.DecisionAccess;
-import dev.ratelimit.support.BadArgument;
-import dev.ratelimit.support.RedisKeys;
+import dev.ratelimit.internal.claim.Lease;
+import dev.ratelimit.internal.claim.Receipt;
+import dev.ratelimit.internal.engine.DecisionEngine;
+import dev.ratelimit.internal.engine.DecisionListener;
+import dev.ratelimit.internal.engine.EngineBuilder;
+import dev.ratelimit.internal.rules.LeaseRules;
+import dev.ratelimit.internal.rules.LocalRules;
+import dev.ratelimit.internal.rules.PenaltyRules;
+import dev.ratelimit.internal.scripts.DecisionAccess;
+import dev.ratelimit.internal.support.BadArgument;
+import dev.ratelimit.internal.support.RedisKeys;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -1,8 +1,8 @@
 package dev.ratelimit;
 
-import dev.ratelimit.support.EvictionFinding;
-import dev.ratelimit.support.LatencySamples;
-import dev.ratelimit.support.ServerIdentity;
+import dev.ratelimit.internal.support.EvictionFinding;
+import dev.ratelimit.internal.support.LatencySamples;
+import dev.ratelimit.internal.support.ServerIdentity;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package dev.ratelimit;
 
-import dev.ratelimit.support.Immutable;
+import dev.ratelimit.internal.support.Immutable;
 import java.time.Instant;
 import java.util.List;
 

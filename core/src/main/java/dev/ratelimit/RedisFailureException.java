@@ -1,6 +1,6 @@
 package dev.ratelimit;
 
-import dev.ratelimit.support.RedisRefusals;
+import dev.ratelimit.internal.support.RedisRefusals;
 
 /**
  * Redis could not be asked or did not answer properly: a timeout, a lost connection, an error

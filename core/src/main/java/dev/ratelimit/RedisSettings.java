@@ -1,9 +1,9 @@
 package dev.ratelimit;
 
-import dev.ratelimit.support.BadArgument;
-import dev.ratelimit.support.Durations;
-import dev.ratelimit.support.Immutable;
-import dev.ratelimit.support.RedisAddress;
+import dev.ratelimit.internal.support.BadArgument;
+import dev.ratelimit.internal.support.Durations;
+import dev.ratelimit.internal.support.Immutable;
+import dev.ratelimit.internal.support.RedisAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;

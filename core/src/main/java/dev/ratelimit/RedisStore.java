@@ -1,13 +1,13 @@
 package dev.ratelimit;
 
-import dev.ratelimit.redis.CircuitBreaker;
-import dev.ratelimit.redis.CircuitBreakingGateway;
-import dev.ratelimit.redis.EvictionWatch;
-import dev.ratelimit.redis.JedisGateway;
-import dev.ratelimit.redis.NodeGateway;
-import dev.ratelimit.redis.RedisGateway;
-import dev.ratelimit.redis.StoreAccess;
-import dev.ratelimit.support.ClientLibraries;
+import dev.ratelimit.internal.redis.CircuitBreaker;
+import dev.ratelimit.internal.redis.CircuitBreakingGateway;
+import dev.ratelimit.internal.redis.EvictionWatch;
+import dev.ratelimit.internal.redis.JedisGateway;
+import dev.ratelimit.internal.redis.NodeGateway;
+import dev.ratelimit.internal.redis.RedisGateway;
+import dev.ratelimit.internal.redis.StoreAccess;
+import dev.ratelimit.internal.support.ClientLibraries;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;

@@ -1,10 +1,10 @@
 package dev.ratelimit;
 
-import dev.ratelimit.support.Arguments;
-import dev.ratelimit.support.BadArgument;
-import dev.ratelimit.support.BucketUnits;
-import dev.ratelimit.support.Durations;
-import dev.ratelimit.support.RedisKeys;
+import dev.ratelimit.internal.support.Arguments;
+import dev.ratelimit.internal.support.BadArgument;
+import dev.ratelimit.internal.support.BucketUnits;
+import dev.ratelimit.internal.support.Durations;
+import dev.ratelimit.internal.support.RedisKeys;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.time.ZoneId;

@@ -1,6 +1,6 @@
 package dev.ratelimit;
 
-import dev.ratelimit.support.ConfigNames;
+import dev.ratelimit.internal.support.ConfigNames;
 
 /** How a decision travels to Redis. */
 public enum Transport {

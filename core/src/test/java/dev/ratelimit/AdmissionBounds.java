@@ -1,6 +1,6 @@
 package dev.ratelimit;
 
-import dev.ratelimit.engine.RulesInForce;
+import dev.ratelimit.internal.engine.RulesInForce;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;

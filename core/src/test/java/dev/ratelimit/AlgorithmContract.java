@@ -3,8 +3,8 @@ package dev.ratelimit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ratelimit.redis.NodeGateway;
-import dev.ratelimit.redis.StoreAccess;
+import dev.ratelimit.internal.redis.NodeGateway;
+import dev.ratelimit.internal.redis.StoreAccess;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -18,7 +18,7 @@ class CapturedErrTest {
                 "\tat redis.clients.jedis.Connection.connect(Connection.java:1)",
                 "[MasterListener-mymaster-[127.0.0.1:26379]] WARN redis.clients.jedis.SentinelPool - Lost connection to "
                         + "Sentinel 127.0.0.1:26379. Sleeping 5000ms and retrying.",
-                "[main] INFO dev.ratelimit.http.webapp.PolicyRuntime - Rate limit policy 'api' stopped",
+                "[main] INFO dev.ratelimit.internal.http.webapp.PolicyRuntime - Rate limit policy 'api' stopped",
                 "");
 
         String ours = LibraryLog.ours(written);

@@ -2,7 +2,7 @@ package dev.ratelimit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.redis.EvictionWatch;
+import dev.ratelimit.internal.redis.EvictionWatch;
 import dev.ratelimit.testing.RedisClusterExtension;
 import dev.ratelimit.testing.ServerProduct;
 import java.time.Duration;

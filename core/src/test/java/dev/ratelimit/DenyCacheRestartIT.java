@@ -2,7 +2,7 @@ package dev.ratelimit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.engine.LiveOverrides;
+import dev.ratelimit.internal.engine.LiveOverrides;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;

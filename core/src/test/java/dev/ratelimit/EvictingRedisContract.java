@@ -3,11 +3,11 @@ package dev.ratelimit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.http.FakeRequest;
-import dev.ratelimit.http.settings.HttpPolicy;
 import dev.ratelimit.http.status.StatusReport;
-import dev.ratelimit.http.webapp.PolicyRuntime;
-import dev.ratelimit.jmx.RateLimiterJmx;
-import dev.ratelimit.redis.EvictionWatch;
+import dev.ratelimit.internal.http.settings.HttpPolicy;
+import dev.ratelimit.internal.http.webapp.PolicyRuntime;
+import dev.ratelimit.internal.jmx.RateLimiterJmx;
+import dev.ratelimit.internal.redis.EvictionWatch;
 import dev.ratelimit.testing.AclUser;
 import dev.ratelimit.testing.AclUsers;
 import dev.ratelimit.testing.RedisServerExtension;

@@ -2,9 +2,9 @@ package dev.ratelimit;
 
 import dev.ratelimit.EffectiveHistory.Event;
 import dev.ratelimit.EffectiveHistory.Kind;
-import dev.ratelimit.redis.ScriptedRedisGateway;
-import dev.ratelimit.redis.ScriptedRedisGateway.Executed;
-import dev.ratelimit.redis.ScriptedRedisGateway.Outcome;
+import dev.ratelimit.internal.redis.ScriptedRedisGateway;
+import dev.ratelimit.internal.redis.ScriptedRedisGateway.Executed;
+import dev.ratelimit.internal.redis.ScriptedRedisGateway.Outcome;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.IdentityHashMap;

@@ -1,7 +1,7 @@
 package dev.ratelimit;
 
 import dev.ratelimit.EffectiveHistory.Event;
-import dev.ratelimit.redis.ScriptedRedisGateway;
+import dev.ratelimit.internal.redis.ScriptedRedisGateway;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;

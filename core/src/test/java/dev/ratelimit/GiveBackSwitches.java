@@ -1,7 +1,7 @@
 package dev.ratelimit;
 
-import dev.ratelimit.rules.ChargeRules;
-import dev.ratelimit.rules.DelayRules;
+import dev.ratelimit.internal.rules.ChargeRules;
+import dev.ratelimit.internal.rules.DelayRules;
 import java.util.List;
 import java.util.Locale;
 

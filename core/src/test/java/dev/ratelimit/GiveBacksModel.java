@@ -2,8 +2,8 @@ package dev.ratelimit;
 
 import dev.ratelimit.EffectiveHistory.Event;
 import dev.ratelimit.EffectiveHistory.Kind;
-import dev.ratelimit.redis.ScriptedRedisGateway;
-import dev.ratelimit.support.RedisKeys;
+import dev.ratelimit.internal.redis.ScriptedRedisGateway;
+import dev.ratelimit.internal.support.RedisKeys;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,6 +1,6 @@
 package dev.ratelimit;
 
-import dev.ratelimit.redis.ScriptedRedisGateway;
+import dev.ratelimit.internal.redis.ScriptedRedisGateway;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
 package dev.ratelimit;
 
-import dev.ratelimit.redis.ScriptedRedisGateway;
-import dev.ratelimit.redis.ScriptedRedisGateway.Executed;
-import dev.ratelimit.redis.ScriptedRedisGateway.Outcome;
+import dev.ratelimit.internal.redis.ScriptedRedisGateway;
+import dev.ratelimit.internal.redis.ScriptedRedisGateway.Executed;
+import dev.ratelimit.internal.redis.ScriptedRedisGateway.Outcome;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,8 +1,8 @@
 package dev.ratelimit;
 
-import dev.ratelimit.engine.RulesInForce;
-import dev.ratelimit.redis.ScriptedRedisGateway;
-import dev.ratelimit.scripts.LuaEvaluator;
+import dev.ratelimit.internal.engine.RulesInForce;
+import dev.ratelimit.internal.redis.ScriptedRedisGateway;
+import dev.ratelimit.internal.scripts.LuaEvaluator;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,6 +1,6 @@
 package dev.ratelimit;
 
-import dev.ratelimit.redis.ScriptedRedisGateway;
+import dev.ratelimit.internal.redis.ScriptedRedisGateway;
 import java.util.Random;
 import java.util.function.IntConsumer;
 

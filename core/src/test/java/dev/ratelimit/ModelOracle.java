@@ -1,7 +1,7 @@
 package dev.ratelimit;
 
-import dev.ratelimit.engine.RulesInForce;
-import dev.ratelimit.redis.ScriptedRedisGateway;
+import dev.ratelimit.internal.engine.RulesInForce;
+import dev.ratelimit.internal.redis.ScriptedRedisGateway;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;

@@ -2,7 +2,7 @@ package dev.ratelimit;
 
 import dev.ratelimit.EffectiveHistory.Event;
 import dev.ratelimit.EffectiveHistory.Kind;
-import dev.ratelimit.engine.RulesInForce;
+import dev.ratelimit.internal.engine.RulesInForce;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -2,7 +2,7 @@ package dev.ratelimit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.scripts.DecisionAccess;
+import dev.ratelimit.internal.scripts.DecisionAccess;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -3,7 +3,7 @@ package dev.ratelimit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ratelimit.support.RedisKeys;
+import dev.ratelimit.internal.support.RedisKeys;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.time.Duration;
 import java.util.Collections;

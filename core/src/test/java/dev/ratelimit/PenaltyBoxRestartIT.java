@@ -2,7 +2,7 @@ package dev.ratelimit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.support.RedisKeys;
+import dev.ratelimit.internal.support.RedisKeys;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

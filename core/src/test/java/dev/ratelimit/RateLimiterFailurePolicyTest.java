@@ -3,7 +3,7 @@ package dev.ratelimit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.ratelimit.redis.InMemoryRedisGateway;
+import dev.ratelimit.internal.redis.InMemoryRedisGateway;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -2,9 +2,9 @@ package dev.ratelimit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.redis.InMemoryRedisGateway.Call;
-import dev.ratelimit.redis.InMemoryRedisGateway;
-import dev.ratelimit.redis.ScriptedRedisGateway;
+import dev.ratelimit.internal.redis.InMemoryRedisGateway;
+import dev.ratelimit.internal.redis.InMemoryRedisGateway.Call;
+import dev.ratelimit.internal.redis.ScriptedRedisGateway;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -3,9 +3,9 @@ package dev.ratelimit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ratelimit.redis.CircuitBreaker;
-import dev.ratelimit.redis.CircuitBreakingGateway;
-import dev.ratelimit.redis.InMemoryRedisGateway;
+import dev.ratelimit.internal.redis.CircuitBreaker;
+import dev.ratelimit.internal.redis.CircuitBreakingGateway;
+import dev.ratelimit.internal.redis.InMemoryRedisGateway;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,11 +2,11 @@ package dev.ratelimit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.redis.InMemoryRedisGateway;
-import dev.ratelimit.redis.LuaScript;
-import dev.ratelimit.redis.RedisGateway;
-import dev.ratelimit.redis.ScriptCall;
-import dev.ratelimit.redis.WarmUp;
+import dev.ratelimit.internal.redis.InMemoryRedisGateway;
+import dev.ratelimit.internal.redis.LuaScript;
+import dev.ratelimit.internal.redis.RedisGateway;
+import dev.ratelimit.internal.redis.ScriptCall;
+import dev.ratelimit.internal.redis.WarmUp;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

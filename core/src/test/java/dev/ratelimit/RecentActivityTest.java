@@ -2,8 +2,8 @@ package dev.ratelimit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.redis.InMemoryRedisGateway;
-import dev.ratelimit.support.RedisKeys;
+import dev.ratelimit.internal.redis.InMemoryRedisGateway;
+import dev.ratelimit.internal.support.RedisKeys;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;

@@ -74,7 +74,7 @@ class RedisConnectionSettingsIT {
             } finally {
                 threads.shutdownNow();
             }
-            assertThat(((dev.ratelimit.redis.NodeGateway) dev.ratelimit.redis.StoreAccess.gateway(store))
+            assertThat(((dev.ratelimit.internal.redis.NodeGateway) dev.ratelimit.internal.redis.StoreAccess.gateway(store))
                     .coalescedCalls()).as("decisions queued and travelled together").isPositive();
         }
     }

@@ -114,7 +114,7 @@ abstract class RedisOutageContract {
             assertThat(recovery).as("exact limiting resumes").isLessThanOrEqualTo(Duration.ofSeconds(2));
             assertExact(allowing, "after-restart");
             assertThat(redis().client().scriptExists(
-                    dev.ratelimit.scripts.LuaScriptAccess.sha1(Algorithm.SLIDING_LOG), "any"))
+                    dev.ratelimit.internal.scripts.LuaScriptAccess.sha1(Algorithm.SLIDING_LOG), "any"))
                     .as("the restarted Redis had no script: it was loaded again").isTrue();
         }
     }

@@ -1,6 +1,6 @@
 package dev.ratelimit;
 
-import dev.ratelimit.redis.RedisGateway;
+import dev.ratelimit.internal.redis.RedisGateway;
 
 /** Stores over a gateway a test made (an in-memory fake), for tests in every package. */
 public final class TestStores {

@@ -3,8 +3,8 @@ package dev.ratelimit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ratelimit.redis.InMemoryRedisGateway;
-import dev.ratelimit.redis.InMemoryRedisGateway.Call;
+import dev.ratelimit.internal.redis.InMemoryRedisGateway;
+import dev.ratelimit.internal.redis.InMemoryRedisGateway.Call;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

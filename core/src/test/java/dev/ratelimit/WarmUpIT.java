@@ -2,7 +2,7 @@ package dev.ratelimit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.scripts.LuaEvaluator;
+import dev.ratelimit.internal.scripts.LuaEvaluator;
 import dev.ratelimit.testing.AclUser;
 import dev.ratelimit.testing.FaultProxy;
 import dev.ratelimit.testing.RedisServerExtension;

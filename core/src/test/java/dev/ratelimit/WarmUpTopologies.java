@@ -1,7 +1,7 @@
 package dev.ratelimit;
 
 
-import dev.ratelimit.scripts.LuaEvaluator;
+import dev.ratelimit.internal.scripts.LuaEvaluator;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;

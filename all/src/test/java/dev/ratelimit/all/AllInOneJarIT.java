@@ -90,7 +90,7 @@ class AllInOneJarIT {
         URL[] webInfLib = {warLib("jedis-2.9.0.jar"), warLib("commons-pool2-2.4.2.jar"), JAR.toUri().toURL(),
             warLib("slf4j-api-1.7.36.jar")};
         try (URLClassLoader webapp = new URLClassLoader(webInfLib, ClassLoader.getPlatformClassLoader())) {
-            Class<?> libraries = webapp.loadClass("dev.ratelimit.support.ClientLibraries");
+            Class<?> libraries = webapp.loadClass("dev.ratelimit.internal.support.ClientLibraries");
             assertThat(libraries.getMethod("problem", ClassLoader.class).invoke(null, webapp))
                     .as("no REDIS_CLIENT_CLASH beside the WAR's own Jedis").isNull();
 

@@ -3,7 +3,7 @@ package dev.ratelimit.bench;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.Rule;
 import dev.ratelimit.bench.peers.Peers;
-import dev.ratelimit.redis.LuaScript;
+import dev.ratelimit.internal.redis.LuaScript;
 import java.util.ArrayList;
 import java.util.List;
 import org.openjdk.jmh.annotations.Benchmark;

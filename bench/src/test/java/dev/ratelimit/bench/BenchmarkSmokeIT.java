@@ -9,7 +9,7 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RedisSettings;
 import dev.ratelimit.RedisStore;
 import dev.ratelimit.Rule;
-import dev.ratelimit.redis.LuaScript;
+import dev.ratelimit.internal.redis.LuaScript;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.util.List;
 import org.junit.jupiter.api.Test;

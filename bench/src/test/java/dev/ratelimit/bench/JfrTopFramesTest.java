@@ -17,7 +17,7 @@ class JfrTopFramesTest {
 
     @Test
     void aSampleIsTheLimitersWhenItsCodeIsTheNearestCallerAboveTheChain() {
-        assertThat(JfrTopFrames.limiterFrame(List.of("java.util.HashMap", "dev.ratelimit.support.RedisKeys", FILTER,
+        assertThat(JfrTopFrames.limiterFrame(List.of("java.util.HashMap", "dev.ratelimit.internal.support.RedisKeys", FILTER,
                 CHAIN))).as("the limiter's own work").isEqualTo(1);
         assertThat(JfrTopFrames.limiterFrame(List.of("org.apache.catalina.connector.Response", FILTER, CHAIN)))
                 .as("a header the filter writes").isEqualTo(1);
@@ -37,7 +37,7 @@ class JfrTopFramesTest {
                     List.of(), List.of()));
             rows.add(new HttpBench.Row("`gcra`", clients, 20_000, 0.8, 3, 50, 15, 0.3, 14, 0, 0));
             profiles.add(new JfrTopFrames.Summary(400, 100, List.of("java.util.HashMap.getNode", "sun.nio.ch.IOUtil.write"),
-                    List.of(40L, 10L), List.of("dev.ratelimit.support.RedisKeys.digest"), List.of(30L)));
+                    List.of(40L, 10L), List.of("dev.ratelimit.internal.support.RedisKeys.digest"), List.of(30L)));
         }
         HttpBench.Report report = new HttpBench.Report(ZonedDateTime.of(2026, 11, 28, 13, 0, 0, 0, ZoneOffset.UTC),
                 BenchmarkReport.HTTP_COMMAND, "wrk", Duration.ofSeconds(5), Duration.ofSeconds(3), Duration.ofSeconds(5),
@@ -47,7 +47,7 @@ class JfrTopFramesTest {
 
         assertThat(page).startsWith("# Where the server's CPU goes, per HTTP row\n").contains("## 10,000 clients",
                 "## 100 clients", "### `gcra`\n\n400 samples, 25 % the limiter's.",
-                "| 10.0 % | `java.util.HashMap.getNode` | | 7.5 % | `dev.ratelimit.support.RedisKeys.digest` |",
+                "| 10.0 % | `java.util.HashMap.getNode` | | 7.5 % | `dev.ratelimit.internal.support.RedisKeys.digest` |",
                 "| 2.5 % | `sun.nio.ch.IOUtil.write` | |  |  |", "### no filter\n\n200 samples, 0 % the limiter's.");
     }
 }

@@ -1,15 +1,15 @@
 package dev.ratelimit.counter;
 
-import dev.ratelimit.support.Immutable;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.RedisStore;
 import dev.ratelimit.RedisFailureException;
-import dev.ratelimit.support.Arguments;
-import dev.ratelimit.redis.RedisGateway;
-import dev.ratelimit.redis.StoreAccess;
-import dev.ratelimit.redis.LuaScript;
-import dev.ratelimit.support.RedisKeys;
+import dev.ratelimit.RedisStore;
+import dev.ratelimit.internal.redis.LuaScript;
+import dev.ratelimit.internal.redis.RedisGateway;
+import dev.ratelimit.internal.redis.StoreAccess;
+import dev.ratelimit.internal.support.Arguments;
+import dev.ratelimit.internal.support.Immutable;
+import dev.ratelimit.internal.support.RedisKeys;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -2,10 +2,10 @@ package dev.ratelimit.counter;
 
 import dev.ratelimit.RedisFailureException;
 import dev.ratelimit.RedisStore;
-import dev.ratelimit.redis.LuaScript;
-import dev.ratelimit.support.Durations;
-import dev.ratelimit.support.Immutable;
-import dev.ratelimit.support.RedisKeys;
+import dev.ratelimit.internal.redis.LuaScript;
+import dev.ratelimit.internal.support.Durations;
+import dev.ratelimit.internal.support.Immutable;
+import dev.ratelimit.internal.support.RedisKeys;
 import java.time.Duration;
 
 /**

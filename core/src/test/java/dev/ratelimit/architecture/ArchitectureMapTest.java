@@ -29,9 +29,11 @@ class ArchitectureMapTest {
     private static final Pattern FILE = Pattern.compile("[A-Za-z0-9_./-]+\\.(?:md|lua|java|xml|properties)");
     /** In the picture: a name of two humps or more, optionally with a member ({@code RateLimitPipeline.before}). */
     private static final Pattern PICTURED_TYPE = Pattern.compile("\\b[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*(?:\\.[a-z][A-Za-z]*)?\\b");
-    /** In the picture: a package below dev.ratelimit or dev.ratelimit.http, written {@code .engine}. */
+    /** In the picture: a package below one of {@link #PICTURE_ROOTS}, written {@code .engine}. */
     private static final Pattern PICTURED_PACKAGE = Pattern.compile("(?m)^\\s+\\.([a-z]+)\\s");
     private static final Path CORE = ROOT.resolve("core/src/main/java");
+    private static final List<String> PICTURE_ROOTS = List.of("dev/ratelimit", "dev/ratelimit/http",
+            "dev/ratelimit/internal", "dev/ratelimit/internal/http");
     /** Types of the libraries the map mentions, not ours. */
     private static final Set<String> FOREIGN = Set.of("UnifiedJedis", "JavaScript");
 
@@ -51,8 +53,7 @@ class ArchitectureMapTest {
             Matcher subPackage = PICTURED_PACKAGE.matcher(fence.group(1));
             while (subPackage.find()) {
                 String name = subPackage.group(1);
-                if (!Files.isDirectory(CORE.resolve("dev/ratelimit").resolve(name))
-                        && !Files.isDirectory(CORE.resolve("dev/ratelimit/http").resolve(name))) {
+                if (PICTURE_ROOTS.stream().noneMatch(root -> Files.isDirectory(CORE.resolve(root).resolve(name)))) {
                     missing.add("." + name + " (pictured package)");
                 }
             }

@@ -57,7 +57,7 @@ class CoreArchitectureTest {
 
     @Test
     void theCoreKnowsNoServletJaxRsOrMicrometerType() {
-        assertThat(CORE.containPackage("dev.ratelimit.engine")).as("the core's classes were read").isTrue();
+        assertThat(CORE.containPackage("dev.ratelimit.internal.engine")).as("the core's classes were read").isTrue();
         assertThat(CORE.containPackage("dev.ratelimit.testing")).as("and test-support's were not").isFalse();
         noClasses().should().dependOnClassesThat().resideInAnyPackage("jakarta.servlet..", "javax.servlet..",
                 "jakarta.ws.rs..", "javax.ws.rs..", "io.micrometer..")
@@ -67,7 +67,7 @@ class CoreArchitectureTest {
 
     @Test
     void onlyRedisStoreAndTheTransportSeeJedis() {
-        noClasses().that().resideOutsideOfPackage("dev.ratelimit.redis..")
+        noClasses().that().resideOutsideOfPackage("dev.ratelimit.internal.redis..")
                 .and().doNotHaveFullyQualifiedName("dev.ratelimit.RedisStore")
                 .should().dependOnClassesThat().resideInAnyPackage("redis.clients..")
                 .because("one narrow seam lies between the limiter and Redis (RedisGateway)")
@@ -77,12 +77,12 @@ class CoreArchitectureTest {
     @Test
     void theLayersHold() {
         layeredArchitecture().consideringOnlyDependenciesInLayers()
-                .layer("HTTP").definedBy("dev.ratelimit.http..", "dev.ratelimit.jmx..")
+                .layer("HTTP").definedBy("dev.ratelimit.http..", "dev.ratelimit.internal.jmx..")
                 .layer("API").definedBy(ENTRY_POINT.or(JavaClass.Predicates.resideInAPackage("dev.ratelimit.counter")))
-                .layer("Engine").definedBy("dev.ratelimit.engine..", "dev.ratelimit.local..", "dev.ratelimit.scripts..")
-                .layer("Transport").definedBy("dev.ratelimit.redis..")
+                .layer("Engine").definedBy("dev.ratelimit.internal.engine..", "dev.ratelimit.internal.local..", "dev.ratelimit.internal.scripts..")
+                .layer("Transport").definedBy("dev.ratelimit.internal.redis..")
                 .layer("Values").definedBy(API_VALUE.or(JavaClass.Predicates.resideInAnyPackage(
-                        "dev.ratelimit.claim..", "dev.ratelimit.rules..", "dev.ratelimit.support..")))
+                        "dev.ratelimit.internal.claim..", "dev.ratelimit.internal.rules..", "dev.ratelimit.internal.support..")))
                 .whereLayer("HTTP").mayNotBeAccessedByAnyLayer()
                 .whereLayer("API").mayOnlyBeAccessedByLayers("HTTP")
                 .whereLayer("Engine").mayOnlyBeAccessedByLayers("API")

@@ -2,7 +2,7 @@ package dev.ratelimit.counter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.redis.LuaScript;
+import dev.ratelimit.internal.redis.LuaScript;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.util.ArrayList;
 import java.util.List;

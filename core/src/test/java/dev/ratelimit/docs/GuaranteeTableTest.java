@@ -2,8 +2,8 @@ package dev.ratelimit.docs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.http.settings.Setting;
-import dev.ratelimit.http.settings.Settings;
+import dev.ratelimit.internal.http.settings.Setting;
+import dev.ratelimit.internal.http.settings.Settings;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,8 +1,8 @@
 package dev.ratelimit.servlet;
 
 import dev.ratelimit.http.Usage;
-import dev.ratelimit.http.answer.Admission;
-import dev.ratelimit.http.pipeline.RateLimitPipeline;
+import dev.ratelimit.internal.http.answer.Admission;
+import dev.ratelimit.internal.http.pipeline.RateLimitPipeline;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.ServletRequest;

@@ -1,7 +1,7 @@
 package dev.ratelimit.servlet;
 
-import dev.ratelimit.http.answer.Admission;
-import dev.ratelimit.http.pipeline.RateLimitPipeline;
+import dev.ratelimit.internal.http.answer.Admission;
+import dev.ratelimit.internal.http.pipeline.RateLimitPipeline;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.ServletRegistration;
 import jakarta.servlet.ServletRequest;

@@ -1,6 +1,6 @@
 package dev.ratelimit.servlet;
 
-import dev.ratelimit.http.client.FormFields;
+import dev.ratelimit.internal.http.client.FormFields;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServletRequest;

@@ -1,7 +1,7 @@
 package dev.ratelimit.servlet;
 
-import dev.ratelimit.http.answer.Admission;
-import dev.ratelimit.http.answer.HttpAnswer;
+import dev.ratelimit.internal.http.answer.Admission;
+import dev.ratelimit.internal.http.answer.HttpAnswer;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;

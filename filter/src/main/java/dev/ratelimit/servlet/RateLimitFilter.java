@@ -1,13 +1,13 @@
 package dev.ratelimit.servlet;
 
 import dev.ratelimit.http.Usage;
-import dev.ratelimit.http.answer.Admission;
-import dev.ratelimit.http.answer.HttpAnswer;
-import dev.ratelimit.http.settings.HttpPolicy;
-import dev.ratelimit.http.webapp.PolicyRuntime;
-import dev.ratelimit.http.pipeline.RateLimitPipeline;
-import dev.ratelimit.http.settings.Settings;
-import dev.ratelimit.http.webapp.Webapp;
+import dev.ratelimit.internal.http.answer.Admission;
+import dev.ratelimit.internal.http.answer.HttpAnswer;
+import dev.ratelimit.internal.http.pipeline.RateLimitPipeline;
+import dev.ratelimit.internal.http.settings.HttpPolicy;
+import dev.ratelimit.internal.http.settings.Settings;
+import dev.ratelimit.internal.http.webapp.PolicyRuntime;
+import dev.ratelimit.internal.http.webapp.Webapp;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;

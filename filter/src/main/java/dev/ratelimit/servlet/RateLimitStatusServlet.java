@@ -1,7 +1,7 @@
 package dev.ratelimit.servlet;
 
-import dev.ratelimit.http.webapp.Webapp;
 import dev.ratelimit.http.status.StatusReport;
+import dev.ratelimit.internal.http.webapp.Webapp;
 import jakarta.servlet.ServletContext;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;

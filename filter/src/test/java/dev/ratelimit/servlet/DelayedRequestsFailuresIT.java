@@ -4,7 +4,7 @@ import static dev.ratelimit.servlet.MiniJson.map;
 import static dev.ratelimit.servlet.MiniJson.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.http.answer.Admission;
+import dev.ratelimit.internal.http.answer.Admission;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;

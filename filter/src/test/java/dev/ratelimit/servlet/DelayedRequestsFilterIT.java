@@ -4,7 +4,7 @@ import static dev.ratelimit.servlet.MiniJson.map;
 import static dev.ratelimit.servlet.MiniJson.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.http.answer.Admission;
+import dev.ratelimit.internal.http.answer.Admission;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
@@ -92,7 +92,7 @@ class DelayedRequestsFilterIT {
             boolean inTheFilter = false;
             for (StackTraceElement frame : thread.getValue()) {
                 String type = frame.getClassName();
-                if (type.startsWith("dev.ratelimit.redis.") || type.startsWith("redis.clients.")) {
+                if (type.startsWith("dev.ratelimit.internal.redis.") || type.startsWith("redis.clients.")) {
                     // Waiting for Redis' reply to a decision: a busy machine delivers the burst's late.
                     return false;
                 }

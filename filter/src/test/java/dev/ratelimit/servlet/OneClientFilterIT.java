@@ -3,7 +3,7 @@ package dev.ratelimit.servlet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.Overrides;
-import dev.ratelimit.jmx.RateLimiterJmx;
+import dev.ratelimit.internal.jmx.RateLimiterJmx;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;

@@ -2,12 +2,12 @@ package dev.ratelimit.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.jmx.RateLimiterJmx;
+import dev.ratelimit.internal.jmx.RateLimiterJmx;
+import dev.ratelimit.internal.support.RedisKeys;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
 import dev.ratelimit.servlet.containers.WebApp;
-import dev.ratelimit.support.RedisKeys;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.lang.management.ManagementFactory;
 import java.net.URI;

@@ -5,8 +5,8 @@ import static dev.ratelimit.servlet.MiniJson.map;
 import static dev.ratelimit.servlet.MiniJson.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.jmx.RateLimiterJmx;
-import dev.ratelimit.support.RedisKeys;
+import dev.ratelimit.internal.jmx.RateLimiterJmx;
+import dev.ratelimit.internal.support.RedisKeys;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;

@@ -1,6 +1,6 @@
 package dev.ratelimit.jaxrs;
 
-import dev.ratelimit.http.settings.Settings;
+import dev.ratelimit.internal.http.settings.Settings;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Function;

@@ -1,7 +1,7 @@
 package dev.ratelimit.jaxrs;
 
 import dev.ratelimit.http.RequestView;
-import dev.ratelimit.http.client.FormFields;
+import dev.ratelimit.internal.http.client.FormFields;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpSession;
 import jakarta.ws.rs.container.ContainerRequestContext;

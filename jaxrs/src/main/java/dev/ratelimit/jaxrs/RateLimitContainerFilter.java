@@ -1,9 +1,9 @@
 package dev.ratelimit.jaxrs;
 
 import dev.ratelimit.http.Usage;
-import dev.ratelimit.http.answer.Admission;
-import dev.ratelimit.http.answer.HttpAnswer;
-import dev.ratelimit.http.pipeline.RateLimitPipeline;
+import dev.ratelimit.internal.http.answer.Admission;
+import dev.ratelimit.internal.http.answer.HttpAnswer;
+import dev.ratelimit.internal.http.pipeline.RateLimitPipeline;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;

@@ -1,9 +1,9 @@
 package dev.ratelimit.jaxrs;
 
-import dev.ratelimit.http.settings.HttpPolicy;
-import dev.ratelimit.http.webapp.PolicyRuntime;
-import dev.ratelimit.http.settings.Settings;
-import dev.ratelimit.http.webapp.Webapp;
+import dev.ratelimit.internal.http.settings.HttpPolicy;
+import dev.ratelimit.internal.http.settings.Settings;
+import dev.ratelimit.internal.http.webapp.PolicyRuntime;
+import dev.ratelimit.internal.http.webapp.Webapp;
 import jakarta.annotation.PreDestroy;
 import jakarta.servlet.ServletContext;
 import jakarta.ws.rs.Priorities;
@@ -13,8 +13,8 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.FeatureContext;
 import jakarta.ws.rs.ext.Provider;
 import java.lang.reflect.Method;
-import java.util.Collections;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Collectors;

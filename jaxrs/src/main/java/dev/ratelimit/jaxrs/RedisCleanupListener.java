@@ -1,6 +1,6 @@
 package dev.ratelimit.jaxrs;
 
-import dev.ratelimit.http.webapp.Webapp;
+import dev.ratelimit.internal.http.webapp.Webapp;
 import jakarta.servlet.ServletContextEvent;
 import jakarta.servlet.ServletContextListener;
 

@@ -3,7 +3,7 @@ package dev.ratelimit.jaxrs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ratelimit.jmx.RateLimiterJmx;
+import dev.ratelimit.internal.jmx.RateLimiterJmx;
 import dev.ratelimit.servlet.RateLimitFilter;
 import dev.ratelimit.servlet.RateLimitStatusServlet;
 import dev.ratelimit.servlet.containers.DeploymentFailedException;

@@ -17,9 +17,9 @@ import java.util.List;
  */
 public final class AdapterRules {
     /** The core's implementation: the engine, local decisions, scripts, transport and shared values. */
-    public static final List<String> CORE_INTERNALS = Arrays.asList("dev.ratelimit.engine..",
-            "dev.ratelimit.local..", "dev.ratelimit.scripts..", "dev.ratelimit.redis..", "dev.ratelimit.claim..",
-            "dev.ratelimit.rules..", "dev.ratelimit.support..");
+    public static final List<String> CORE_INTERNALS = Arrays.asList("dev.ratelimit.internal.engine..",
+            "dev.ratelimit.internal.local..", "dev.ratelimit.internal.scripts..", "dev.ratelimit.internal.redis..", "dev.ratelimit.internal.claim..",
+            "dev.ratelimit.internal.rules..", "dev.ratelimit.internal.support..");
 
     private AdapterRules() {
     }

@@ -2,9 +2,9 @@ package dev.ratelimit.http.status;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.RedisFailureException;
-import dev.ratelimit.http.webapp.OneClient;
-import dev.ratelimit.http.webapp.PolicyRuntime;
-import dev.ratelimit.support.Immutable;
+import dev.ratelimit.internal.http.webapp.OneClient;
+import dev.ratelimit.internal.http.webapp.PolicyRuntime;
+import dev.ratelimit.internal.support.Immutable;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

@@ -4,7 +4,7 @@ import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimiterStats;
 import dev.ratelimit.RecentActivity;
 import dev.ratelimit.Rule;
-import dev.ratelimit.http.checks.ConfigWarning;
+import dev.ratelimit.internal.http.checks.ConfigWarning;
 import java.util.Iterator;
 import java.util.Map;
 

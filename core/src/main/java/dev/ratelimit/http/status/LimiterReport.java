@@ -5,8 +5,8 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimiterStats;
 import dev.ratelimit.RecentActivity;
 import dev.ratelimit.Rule;
-import dev.ratelimit.support.Durations;
-import dev.ratelimit.support.Immutable;
+import dev.ratelimit.internal.support.Durations;
+import dev.ratelimit.internal.support.Immutable;
 import java.util.List;
 
 /**

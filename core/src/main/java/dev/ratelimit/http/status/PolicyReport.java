@@ -2,10 +2,10 @@ package dev.ratelimit.http.status;
 
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.http.checks.ConfigWarning;
-import dev.ratelimit.http.settings.HttpPolicy;
-import dev.ratelimit.http.webapp.PolicyRuntime;
-import dev.ratelimit.support.Immutable;
+import dev.ratelimit.internal.http.checks.ConfigWarning;
+import dev.ratelimit.internal.http.settings.HttpPolicy;
+import dev.ratelimit.internal.http.webapp.PolicyRuntime;
+import dev.ratelimit.internal.support.Immutable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package dev.ratelimit.http.status;
 
-import dev.ratelimit.http.webapp.PolicyRuntime;
-import dev.ratelimit.support.Immutable;
+import dev.ratelimit.internal.http.webapp.PolicyRuntime;
+import dev.ratelimit.internal.support.Immutable;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -45,7 +45,7 @@ public final class StatusReport {
      * Takes the snapshot now.
      *
      * @param contextPath the webapp's context path, empty for the root (shown as {@code /})
-     * @param runtimes its running policies, e.g. {@link dev.ratelimit.http.webapp.Webapp#runningPolicies}; shown
+     * @param runtimes its running policies, e.g. {@link dev.ratelimit.internal.http.webapp.Webapp#runningPolicies}; shown
      *     sorted by policy name
      */
     public static StatusReport of(String contextPath, List<PolicyRuntime> runtimes) {
@@ -59,7 +59,7 @@ public final class StatusReport {
      * by {@code clientValue}.
      *
      * @param clientValue what the client sends (an address, a user name, an API key), as
-     *     {@link dev.ratelimit.http.webapp.OneClient} takes it; null for no lookup
+     *     {@link dev.ratelimit.internal.http.webapp.OneClient} takes it; null for no lookup
      * @throws IllegalArgumentException if {@code clientValue} is empty
      */
     public static StatusReport of(String contextPath, List<PolicyRuntime> runtimes, String clientValue) {

@@ -2,8 +2,8 @@ package dev.ratelimit.http.status;
 
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.RateLimiterStats;
-import dev.ratelimit.http.checks.ConfigWarning;
-import dev.ratelimit.support.EvictionFinding;
+import dev.ratelimit.internal.http.checks.ConfigWarning;
+import dev.ratelimit.internal.support.EvictionFinding;
 import java.util.Locale;
 
 /**

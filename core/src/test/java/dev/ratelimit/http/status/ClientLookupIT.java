@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.RedisStoreRegistry;
 import dev.ratelimit.http.FakeRequest;
-import dev.ratelimit.http.settings.HttpPolicy;
-import dev.ratelimit.http.webapp.PolicyRuntime;
-import dev.ratelimit.support.RedisKeys;
+import dev.ratelimit.internal.http.settings.HttpPolicy;
+import dev.ratelimit.internal.http.webapp.PolicyRuntime;
+import dev.ratelimit.internal.support.RedisKeys;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.util.HashMap;
 import java.util.List;

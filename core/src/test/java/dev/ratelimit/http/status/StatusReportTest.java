@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.RedisStoreRegistry;
 import dev.ratelimit.http.FakeRequest;
-import dev.ratelimit.http.settings.HttpPolicy;
-import dev.ratelimit.http.webapp.PolicyRuntime;
+import dev.ratelimit.internal.http.settings.HttpPolicy;
+import dev.ratelimit.internal.http.webapp.PolicyRuntime;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -1,8 +1,0 @@
-/**
- * The decision engine behind {@code RateLimiter}: {@link dev.ratelimit.engine.EngineBuilder}
- * assembles one limiter's parts and the chain of stages every decision runs (single or batch),
- * {@link dev.ratelimit.engine.DecisionEngine} routes each call, {@link dev.ratelimit.engine.RulesInForce}
- * says which rules apply now (live overrides, adaptive limits), and refunds, resets, both kinds of
- * lease and the accounting of the last five minutes live here too. Not API.
- */
-package dev.ratelimit.engine;

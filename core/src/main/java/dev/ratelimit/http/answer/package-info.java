@@ -1,6 +1,0 @@
-/**
- * The answer over HTTP: an {@link dev.ratelimit.http.answer.Admission} is what the pipeline decided
- * for a request, and {@link dev.ratelimit.http.answer.HttpAnswer} how a decision reads as headers,
- * status and body (problem+json or the configured denial body). Not API.
- */
-package dev.ratelimit.http.answer;

@@ -1,6 +1,0 @@
-/**
- * A web application's policies: {@link dev.ratelimit.http.webapp.Webapp} (its shared Redis clients,
- * JMX name and {@code ratelimit.*} context-params) and {@link dev.ratelimit.http.webapp.PolicyRuntime}
- * (one policy started, registered and closed). Not API.
- */
-package dev.ratelimit.http.webapp;

@@ -1,0 +1,94 @@
+package dev.ratelimit.internal.engine;
+
+import dev.ratelimit.Rule;
+import dev.ratelimit.internal.support.Immutable;
+import dev.ratelimit.internal.support.RedisKeys;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A limiter's Redis keys for a client, and the permits its rules can ever take: the checks every
+ * way of deciding shares, so their messages agree. Immutable.
+ */
+final class ClientKeys {
+    private final String keyPrefix;
+    private final String policyName;
+    private final List<Rule> rules;
+
+    public ClientKeys(String keyPrefix, String policyName, List<Rule> rules) {
+        this.keyPrefix = keyPrefix;
+        this.policyName = policyName;
+        this.rules = Immutable.copyOf(rules);
+    }
+
+    /** How many rules there are: one client key each when each rule counts a client of its own. */
+    public int rules() {
+        return rules.size();
+    }
+
+    /** The prefix of every key. */
+    public String prefix() {
+        return keyPrefix;
+    }
+
+    /**
+     * The Redis key(s) of a client: {@code <keyPrefix><policyName>:{<clientKey>}}, with
+     * {@code :<rule name>} after it for each rule when there are several.
+     *
+     * @throws IllegalArgumentException if the key is null or empty
+     */
+    public List<String> of(String key) {
+        String base = RedisKeys.key(keyPrefix, policyName, RedisKeys.checkClientKey("key", key));
+        if (rules.size() == 1) {
+            return Immutable.listOf(base);
+        }
+        List<String> keys = new ArrayList<>(rules.size());
+        for (Rule rule : rules) {
+            keys.add(base + ':' + rule.name());
+        }
+        return keys;
+    }
+
+    /**
+     * One key per rule, each rule counting a client of its own, under the policy's hash tag.
+     *
+     * @param clientKeys one client key per rule, in the rules' order; checked for size by the caller
+     * @throws IllegalArgumentException if a key is null or empty
+     */
+    public List<String> ofEach(List<String> clientKeys) {
+        List<String> keys = new ArrayList<>(rules.size());
+        for (int i = 0; i < rules.size(); i++) {
+            keys.add(ofRule(i, clientKeys.get(i)));
+        }
+        return keys;
+    }
+
+    /**
+     * The key of one rule's client, when each rule counts a client of its own.
+     *
+     * @throws IllegalArgumentException if the key is null or empty
+     */
+    public String ofRule(int rule, String clientKey) {
+        return RedisKeys.dimensionKey(keyPrefix, policyName, rules.get(rule).name(),
+                RedisKeys.checkClientKey("clientKeys", clientKey));
+    }
+
+    /**
+     * Permits are checked against the configured rules: a request no rule could ever allow is a
+     * caller's bug.
+     *
+     * @throws IllegalArgumentException naming the rule whose capacity the permits pass
+     */
+    public void checkPermits(long permits) {
+        for (Rule rule : rules) {
+            if (rule.algorithm().holdsLeases() && permits != 1) {
+                throw new IllegalArgumentException("permits must be 1 for algorithm " + rule.algorithm()
+                        + " (a request holds one lease while it is served), but was " + permits);
+            }
+            if (permits < 1 || permits > rule.capacity()) {
+                throw new IllegalArgumentException("permits must be between 1 and " + rule.capacity()
+                        + " (the capacity of rule " + rule.name() + "), but was " + permits);
+            }
+        }
+    }
+}

@@ -1,0 +1,143 @@
+package dev.ratelimit.internal.engine;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.Rule;
+import dev.ratelimit.internal.claim.QuotaGrant;
+import dev.ratelimit.internal.claim.Receipt;
+import dev.ratelimit.internal.scripts.DecisionAccess;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * One client's quota lease on this node ({@link QuotaLeases}): what it may still admit, what it
+ * admitted, and what it says to ask for next. Thread-safe.
+ */
+final class QuotaLease implements Receipt.Issuer {
+    private final QuotaLeases owner;
+    final String key;
+    private final QuotaGrant grant;
+    private final List<String> keys;
+    /** What each admission's receipt is made from ({@link Receipt#withPermits}): the keys copied once, not per admission. */
+    private final Receipt receipts;
+    private final long granted;
+    final long expiresAt;
+    /** When the round trip that took the lease went out. */
+    private final long sentAt;
+    /** Whether the client came back quickly before that round trip too ({@link #settleForNext}). */
+    private final boolean paced;
+    /** Whether the client came back quickly after it: the next lease's {@link #paced}. */
+    volatile boolean quickReturn;
+    /** Redis's answer to the admission that took the lease: the rule in force, what was left, the reset. */
+    private final Decision atGrant;
+    private long left;
+    private long used;
+    private boolean settled;
+    /**
+     * For gcra and token-bucket, when the client's state would be clear again had each admission
+     * from the lease been decided by Redis at its instant: each moves it on by its permits'
+     * interval, from now if it was already past. What their {@code Reset} says.
+     */
+    private long clearAt;
+    /** How far one permit moves {@link #clearAt} on, under the rule in force at the grant; 0 unless gcra or token-bucket. */
+    private final long clearingPerPermit;
+
+    QuotaLease(QuotaLeases owner, String key, Decision admission, QuotaGrant grant, long expiresAt, long sentAt,
+            boolean paced) {
+        this.owner = owner;
+        this.key = key;
+        this.paced = paced;
+        this.grant = grant;
+        this.keys = grant == null ? null : grant.keys();
+        this.receipts = keys == null ? null : new Receipt(this, keys, new long[] {1}, new long[] {0});
+        this.granted = grant == null ? 0 : grant.permits();
+        this.left = granted;
+        this.expiresAt = expiresAt;
+        this.sentAt = sentAt;
+        this.atGrant = admission;
+        this.clearAt = sentAt + admission.resetAfter().toNanos();
+        this.clearingPerPermit = owner.refilling ? QuotaLeases.perPermitNanos(admission.rule()) : 0;
+        if (granted > 0) {
+            owner.lent(this, true);
+        }
+    }
+
+    synchronized Decision admit(long permits, long now) {
+        if (settled || now - expiresAt >= 0 || left < permits) {
+            return null;
+        }
+        left -= permits;
+        used += permits;
+        Rule inForce = atGrant.rule();
+        if (clearingPerPermit > 0) {
+            clearAt = Math.max(clearAt, now) + permits * clearingPerPermit;
+        }
+        Duration reset = owner.sliding ? inForce.window() : Duration.ofNanos(Math.max(0, clearAt - now));
+        Decision admission = Decision.of(true, inForce, atGrant.remaining() - used, Duration.ZERO, reset);
+        return DecisionAccess.withReceipt(admission, receipts.withPermits(permits));
+    }
+
+    /**
+     * Ends the lease and says what to ask for next: nothing unless the client's pace since the
+     * round trip that took this lease (that admission and the lease's since) predicts at least
+     * {@link QuotaLeases#MIN_EXPECTED} admissions in a lease's life, and it did so the time before too;
+     * else twice what it held if all of it was used, or what was used, and never more than the
+     * pace predicts.
+     */
+    synchronized long settleForNext(long now) {
+        if (settled) {
+            // Another request of the client is asking: one ask at a time.
+            return 0;
+        }
+        settle(now);
+        // Over the whole time since: a lease used to its end took a lease's life, and a client
+        // back after a long pause has a pace near nothing.
+        long since = Math.max(1, now - sentAt);
+        long expected = (used + 1) * owner.lifetimeNanos / since;
+        quickReturn = expected >= QuotaLeases.MIN_EXPECTED;
+        if (!quickReturn || !paced) {
+            return 0;
+        }
+        long grown = used >= granted ? Math.max(1, 2 * granted) : used;
+        return Math.min(QuotaLeases.MAX_ASK, Math.min(expected, grown));
+    }
+
+    /** Ends the lease: what is left goes back with a later round trip. */
+    synchronized void settle(long now) {
+        if (settled) {
+            return;
+        }
+        settled = true;
+        if (granted > 0) {
+            owner.lent(this, false);
+        }
+        if (left > 0) {
+            owner.giveBackLater(key, grant.ticket(left), expiresAt);
+            left = 0;
+        }
+    }
+
+    synchronized void drop() {
+        if (!settled && granted > 0) {
+            owner.lent(this, false);
+        }
+        settled = true;
+        left = 0;
+    }
+
+    /** Whether the lease is live with permits lent: a call that asked nothing must not replace it. */
+    synchronized boolean holdsPermits() {
+        return !settled && left > 0;
+    }
+
+    /** A refund of an admission made from this lease: back into the lease while it lives. */
+    @Override
+    public synchronized boolean giveBack(Receipt receipt) {
+        long permits = receipt.permits(0);
+        if (settled || owner.now() - expiresAt >= 0 || permits > used) {
+            return false;
+        }
+        left += permits;
+        used -= permits;
+        return true;
+    }
+}

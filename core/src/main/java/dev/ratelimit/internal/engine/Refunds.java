@@ -1,0 +1,142 @@
+package dev.ratelimit.internal.engine;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.RedisFailureException;
+import dev.ratelimit.Rule;
+import dev.ratelimit.internal.claim.Receipt;
+import dev.ratelimit.internal.rules.ChargeRules;
+import dev.ratelimit.internal.scripts.DecisionAccess;
+import dev.ratelimit.internal.support.LogThrottle;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Settles an admission after the work it admitted: gives its permits back ({@link RateLimiter#refund})
+ * or charges its real cost ({@link RateLimiter#charge}), kept apart so that {@link RateLimiter} reads
+ * as the decision path. A receipt is spent once, whether the call reached Redis or not: a refund
+ * that fails leaves the permits counted (the limiter then errs toward denying, never toward
+ * admitting more), a charge that fails leaves what the admission took; neither is retried, since it
+ * may have run. Thread-safe.
+ */
+final class Refunds {
+
+    private final String policyName;
+    private final AtomicLong failures = new AtomicLong();
+    /** At most one failure line per few seconds, refunds and charges together. */
+    private final LogThrottle failureLog = new LogThrottle(5, TimeUnit.SECONDS);
+    /** After-charges that took permits past the admission's, and those permits. */
+    private final AtomicLong charges = new AtomicLong();
+    private final AtomicLong permitsCharged = new AtomicLong();
+    private final AtomicLong chargeFailures = new AtomicLong();
+    /**
+     * Give-backs Redis answered but applied nothing of: their permits had left the client's state
+     * (a window passed, a reset, a restart), or could not be placed exactly (refund.lua), so they
+     * stay taken until the state frees them.
+     */
+    private final AtomicLong kept = new AtomicLong();
+    /** Why the limiter's rules cannot be charged (ChargeRules), or null; and their capacity. */
+    private final String chargeConflict;
+    private final long chargeCapacity;
+
+    /** @param quotaLeases whether the limiter lends quota: then it refuses every charge ({@link ChargeRules}) */
+    public Refunds(String policyName, List<Rule> rules, boolean quotaLeases) {
+        this.policyName = policyName;
+        this.chargeConflict = ChargeRules.conflict(rules, quotaLeases);
+        this.chargeCapacity = rules.get(0).capacity();
+    }
+
+    /**
+     * @param keys the client's Redis keys, which must be the receipt's
+     * @return whether something was given back
+     */
+    public boolean refund(List<String> keys, Decision decision) {
+        Receipt receipt = claim(keys, decision);
+        if (receipt == null) {
+            return false;
+        }
+        try {
+            return counted(receipt.giveBack());
+        } catch (RedisFailureException e) {
+            long count = failures.incrementAndGet();
+            if (failureLog.due()) {
+                LimiterLog.LOG.warn("Rate limit policy '{}' cannot give permits back to Redis; they stay counted until their "
+                        + "window or bucket frees them (refunds failed so far: {}): {}", policyName, count,
+                        e.getMessage());
+            }
+            return false;
+        }
+    }
+
+    /**
+     * Settles an admission of one rule at {@code usage} permits: gives back what it took beyond, or
+     * charges what usage passes it by (refund.lua's charges).
+     *
+     * @param keys the client's Redis keys, which must be the receipt's
+     * @param usage from 0 to the rule's capacity
+     * @return whether the client's state changed
+     * @throws IllegalStateException when the rules, or quota leases, cannot keep a debt ({@link ChargeRules})
+     */
+    public boolean charge(List<String> keys, Decision decision, long usage) {
+        if (chargeConflict != null) {
+            throw new IllegalStateException("policy '" + policyName + "' cannot charge usage: " + chargeConflict);
+        }
+        if (usage < 0 || usage > chargeCapacity) {
+            throw new IllegalArgumentException("usage must be between 0 and " + chargeCapacity
+                    + " (the rule's capacity), but was " + usage);
+        }
+        Receipt receipt = claim(keys, decision);
+        if (receipt == null || usage == receipt.permits(0)) {
+            return false;
+        }
+        long taken = receipt.permits(0);
+        try {
+            if (usage < taken) {
+                return counted(receipt.withPermits(taken - usage).giveBack());
+            }
+            boolean charged = receipt.withPermits(usage - taken).charge();
+            if (charged) {
+                charges.incrementAndGet();
+                permitsCharged.addAndGet(usage - taken);
+            }
+            return charged;
+        } catch (RedisFailureException e) {
+            long count = chargeFailures.incrementAndGet();
+            if (failureLog.due()) {
+                LimiterLog.LOG.warn("Rate limit policy '{}' cannot charge a request's usage to Redis; the client keeps "
+                        + "what its admission took (charges failed so far: {}): {}", policyName, count, e.getMessage());
+            }
+            return false;
+        }
+    }
+
+    /** Counts a give-back Redis applied nothing of. */
+    private boolean counted(boolean givenBack) {
+        if (!givenBack) {
+            kept.incrementAndGet();
+        }
+        return givenBack;
+    }
+
+    /** The receipt to settle, spent now; null when there is none or it was spent. */
+    private static Receipt claim(List<String> keys, Decision decision) {
+        Receipt receipt = DecisionAccess.receipt(decision);
+        if (receipt == null) {
+            return null;
+        }
+        if (!receipt.keys().equals(keys)) {
+            throw new IllegalArgumentException("decision was not made for this key: its keys are " + receipt.keys()
+                    + ", the key's are " + keys);
+        }
+        return receipt.claim() ? receipt : null;
+    }
+
+    /**
+     * After-charges that took permits past their admission's; their permits; those that failed; and
+     * give-backs (refunds, usages below the cost) Redis applied nothing of.
+     */
+    public long[] charges() {
+        return new long[] {charges.get(), permitsCharged.get(), chargeFailures.get(), kept.get()};
+    }
+}

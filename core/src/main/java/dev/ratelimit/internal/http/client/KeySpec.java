@@ -1,0 +1,231 @@
+package dev.ratelimit.internal.http.client;
+
+import dev.ratelimit.http.KeyResolver;
+import dev.ratelimit.http.RequestView;
+import dev.ratelimit.internal.support.BadArgument;
+import dev.ratelimit.internal.support.Immutable;
+import dev.ratelimit.internal.support.RedisKeys;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
+
+/**
+ * The built-in key words, parsed once: {@code ip}, {@code user}, {@code session}, {@code global},
+ * {@code header:NAME}, {@code param:NAME} (the query string, then a form body), {@code cookie:NAME},
+ * joined with {@code +} as in {@code ip+header:X-Api-Key}.
+ *
+ * <p>A request that lacks a part of a key of several words is keyed by the parts it has and
+ * {@link #ABSENT} in place of the missing one: {@code ip+param:user} without a user is limited per
+ * address, never in a bucket every such client shares. Only a request that has none of its key's
+ * parts has no key (null), and the policy counts it in its shared bucket.
+ *
+ * <p>Values of {@code session}, {@code header:}, {@code param:} and {@code cookie:} may be secrets
+ * (API keys, session ids, tokens): they are replaced by their digest here, before the key reaches
+ * Redis (where {@code SCAN}, {@code MONITOR} and RDB files would show it) or the local deny cache.
+ * {@code ip} and {@code user} stay readable, for operators.
+ */
+public final class KeySpec implements KeyResolver {
+    /** The one key every client of {@code key=global} shares. */
+    public static final String GLOBAL = "global";
+
+    /**
+     * What stands for a part a request lacks, in a key of several words: {@code 203.0.113.7+%none}.
+     * No value can give it, since a {@code %} inside a value is always written {@code %25}.
+     */
+    public static final String ABSENT = "%none";
+
+    private final String text;
+    private final List<Part> parts;
+    /** Whether a word is {@code ip}: the key is then only as good as the trusted proxies. */
+    private final boolean readsAddress;
+
+    /** One key word: what it reads of a request, and the same for a value an operator gives. */
+    private interface Part {
+        String of(RequestView request);
+
+        /** The part of the key of a client that sends {@code value}, or null when none can. */
+        String ofValue(String value);
+
+        static Part of(Function<RequestView, String> read, UnaryOperator<String> value) {
+            return new Part() {
+                @Override
+                public String of(RequestView request) {
+                    return read.apply(request);
+                }
+
+                @Override
+                public String ofValue(String given) {
+                    return value.apply(given);
+                }
+            };
+        }
+    }
+
+    private KeySpec(String text, List<Part> parts, boolean readsAddress) {
+        this.text = text;
+        this.parts = parts;
+        this.readsAddress = readsAddress;
+    }
+
+    /**
+     * @param spec e.g. {@code ip+header:X-Api-Key}
+     * @param proxies whose forwarding headers {@code ip} believes
+     * @throws IllegalArgumentException naming the bad part
+     */
+    public static KeySpec parse(String spec, TrustedProxies proxies) {
+        if (spec == null || spec.trim().isEmpty()) {
+            throw bad(spec, "it is empty");
+        }
+        List<Part> parts = new ArrayList<>();
+        boolean readsAddress = false;
+        for (String word : spec.trim().split("\\+", -1)) {
+            parts.add(part(word.trim(), spec, proxies));
+            readsAddress |= word.trim().equalsIgnoreCase("ip");
+        }
+        return new KeySpec(spec.trim(), Immutable.copyOf(parts), readsAddress);
+    }
+
+    private static Part part(String word, String spec, TrustedProxies proxies) {
+        int colon = word.indexOf(':');
+        String kind = (colon < 0 ? word : word.substring(0, colon)).toLowerCase(Locale.ROOT);
+        String name = colon < 0 ? null : word.substring(colon + 1).trim();
+        if (colon < 0) {
+            switch (kind) {
+                case "ip":
+                    return Part.of(proxies::clientAddress, value -> {
+                        byte[] address = TrustedProxies.literal(value);
+                        return address == null ? null : IpLiteral.key(address, proxies.ipv6Prefix());
+                    });
+                case "user":
+                    return Part.of(RequestView::userName, KeySpec::nonEmpty);
+                case "session":
+                    return Part.of(request -> secret(request.sessionId()), KeySpec::secret);
+                case "global":
+                    // One bucket for all: no value names a client of it, so no operator resets it as one.
+                    return Part.of(request -> GLOBAL, value -> null);
+                default:
+                    throw bad(spec, "'" + word + "' is not a key word");
+            }
+        }
+        if (name.isEmpty()) {
+            throw bad(spec, "'" + word + "' names no " + kind);
+        }
+        switch (kind) {
+            case "header":
+                return Part.of(request -> secret(request.header(name)), KeySpec::secret);
+            case "param":
+                return Part.of(request -> secret(parameter(request, name)), KeySpec::secret);
+            case "cookie":
+                return Part.of(request -> secret(request.cookie(name)), KeySpec::secret);
+            default:
+                throw bad(spec, "'" + word + "' is not a key word");
+        }
+    }
+
+    /** A query-string parameter, else the same field of a form body (a browser's login form posts it there). */
+    private static String parameter(RequestView request, String name) {
+        String value = request.queryParameter(name);
+        return value != null ? value : request.formParameter(name);
+    }
+
+    private static String nonEmpty(String value) {
+        return value == null || value.isEmpty() ? null : value;
+    }
+
+    /** A value that may be a secret, as its digest: bounded, and unreadable in Redis. */
+    private static String secret(String value) {
+        return value == null || value.isEmpty() ? null : RedisKeys.digest(value);
+    }
+
+    private static IllegalArgumentException bad(String spec, String why) {
+        return new BadArgument("key", "key must be ip, user, session, global, header:NAME, param:NAME or "
+                + "cookie:NAME, joined with '+', but was '" + spec + "' (" + why + ")");
+    }
+
+    /**
+     * The parts' values joined with {@code +} ({@code %} and {@code +} inside a value escaped, so
+     * that two different requests never make the same key), {@link #ABSENT} for a part the request
+     * lacks; null when it lacks every part.
+     */
+    @Override
+    public String resolve(RequestView request) {
+        if (parts.size() == 1) {
+            // Every request comes here: the one-word key allocates nothing.
+            return nonEmpty(parts.get(0).of(request));
+        }
+        List<String> values = new ArrayList<>(parts.size());
+        for (Part part : parts) {
+            values.add(part.of(request));
+        }
+        return join(values);
+    }
+
+    /**
+     * {@inheritDoc} A key of several words takes one value per word, joined with {@code +} in the
+     * words' order, {@code %} and {@code +} inside a value written {@code %25} and {@code %2B}:
+     * {@code 203.0.113.7+my%2Bkey} for {@code ip+header:X-Api-Key}. An empty value stands for a part
+     * the client does not send: {@code 203.0.113.7+} is the address's requests without an API key.
+     */
+    @Override
+    public String keyOfValue(String value) {
+        if (value == null || value.isEmpty()) {
+            return null;
+        }
+        if (parts.size() == 1) {
+            return parts.get(0).ofValue(value);
+        }
+        String[] given = value.split("\\+", -1);
+        if (given.length != parts.size()) {
+            return null;
+        }
+        List<String> values = new ArrayList<>(parts.size());
+        for (int i = 0; i < given.length; i++) {
+            if (given[i].isEmpty()) {
+                values.add(null);
+                continue;
+            }
+            String part = parts.get(i).ofValue(given[i].replace("%2B", "+").replace("%2b", "+").replace("%25", "%"));
+            if (part == null) {
+                // A value this word can never read (no address for ip): no client sends it.
+                return null;
+            }
+            values.add(part);
+        }
+        return join(values);
+    }
+
+    /** Several words' values as one key, {@link #ABSENT} for each one missing; null if all are. */
+    private static String join(List<String> values) {
+        StringBuilder key = new StringBuilder();
+        boolean any = false;
+        for (String value : values) {
+            if (key.length() > 0) {
+                key.append('+');
+            }
+            if (value == null || value.isEmpty()) {
+                key.append(ABSENT);
+            } else {
+                any = true;
+                key.append(value.replace("%", "%25").replace("+", "%2B"));
+            }
+        }
+        return any ? key.toString() : null;
+    }
+
+    /** Whether a word is {@code ip}: whether the key reads the client's address, through the trusted proxies. */
+    public boolean readsAddress() {
+        return readsAddress;
+    }
+
+    /** Whether every client counts as one: the key is {@code global} alone, whose key is {@link #GLOBAL}. */
+    public boolean countsAll() {
+        return text.equalsIgnoreCase(GLOBAL);
+    }
+
+    @Override
+    public String toString() {
+        return text;
+    }
+}

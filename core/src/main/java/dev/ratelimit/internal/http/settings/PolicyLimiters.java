@@ -1,0 +1,165 @@
+package dev.ratelimit.internal.http.settings;
+
+import dev.ratelimit.AdaptiveLimit;
+import dev.ratelimit.FailurePolicy;
+import dev.ratelimit.RateLimitListener;
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.RateLimiterBuilder;
+import dev.ratelimit.RedisStore;
+import dev.ratelimit.Rule;
+import dev.ratelimit.Transport;
+import dev.ratelimit.internal.http.client.Tiers;
+import dev.ratelimit.internal.support.Immutable;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The limiters an HTTP policy runs, built alike from its settings: one for its rule (or its
+ * {@code limits} entries, decided together) and one per tier, each with the {@code metrics}
+ * listener when asked for; and whether their counters are published as a JMX bean. Immutable;
+ * each call builds new limiters.
+ */
+public final class PolicyLimiters {
+    private final String policyName;
+    private final String keyPrefix;
+    /** The rule; with {@code limits}, the first entry's. */
+    private final Rule rule;
+    /** Every rule: the rule, or one per {@code limits} entry. */
+    private final List<Rule> rules;
+    private final Transport transport;
+    private final FailurePolicy failurePolicy;
+    /** With {@code onRedisFailure=local}, the limit each node applies alone; otherwise null. */
+    private final Long localLimit;
+    private final boolean localDenyCache;
+    private final boolean leases;
+    private final boolean jmx;
+    private final AdaptiveLimit adaptive;
+    /** {@code metrics=micrometer}: what makes each limiter's listener; null for {@code none}. */
+    private final MetricsBinding metrics;
+    /** Each tier's rule: the policy's rule at the tier's limit. */
+    private final Map<String, Rule> tierRules;
+
+    PolicyLimiters(String policyName, String keyPrefix, List<Rule> rules, Transport transport,
+            FailurePolicy failurePolicy, Long localLimit, boolean localDenyCache, boolean leases, boolean jmx,
+            AdaptiveLimit adaptive, MetricsBinding metrics, Tiers tiers) {
+        this.policyName = policyName;
+        this.keyPrefix = keyPrefix;
+        this.rules = Immutable.copyOf(rules);
+        this.rule = rules.get(0);
+        this.transport = transport;
+        this.failurePolicy = failurePolicy;
+        this.localLimit = localLimit;
+        this.localDenyCache = localDenyCache;
+        this.leases = leases;
+        this.jmx = jmx;
+        this.adaptive = adaptive;
+        this.metrics = metrics;
+        this.tierRules = tierRules(rule, tiers);
+    }
+
+    public FailurePolicy failurePolicy() {
+        return failurePolicy;
+    }
+
+    /** With {@code onRedisFailure=local}, the limit each node applies alone (default: the limit); otherwise null. */
+    public Long localLimit() {
+        return localLimit;
+    }
+
+    public boolean localDenyCache() {
+        return localDenyCache;
+    }
+
+    /** Whether limits adapt to load: then the pipeline reports how long admitted requests took. */
+    public boolean adaptive() {
+        return adaptive != null;
+    }
+
+    /** Whether the policy's counters are published as a JMX bean (default true). */
+    public boolean jmx() {
+        return jmx;
+    }
+
+    /** A limiter for this policy over the given Redis (without the listener of {@code metrics}, nor a warm-up). */
+    public RateLimiter newLimiter(RedisStore store) {
+        return newLimiter(store, policyName, rule, localLimit, null, false);
+    }
+
+    /**
+     * A limiter for this policy, with the listener {@code metrics} asks for, which is added to
+     * {@code bound} to be closed (its meters removed) with the policy; Redis is readied for its
+     * first requests ({@link RateLimiterBuilder#warmUp(boolean)}). The tiers' limiters share its
+     * connections and its script, and read their overrides with their first request.
+     */
+    public RateLimiter newLimiter(RedisStore store, String webapp, List<AutoCloseable> bound) {
+        return newLimiter(store, policyName, rule, localLimit, metricsListener(webapp, bound), true);
+    }
+
+    private RateLimitListener metricsListener(String webapp, List<AutoCloseable> bound) {
+        if (metrics == null) {
+            return null;
+        }
+        RateLimitListener listener = metrics.listener(webapp);
+        if (listener instanceof AutoCloseable) {
+            bound.add((AutoCloseable) listener);
+        }
+        return listener;
+    }
+
+    /**
+     * A limiter per tier, in the listed order: the policy's rule at the tier's limit, under the
+     * policy name {@code <policyName>.<tier>}, so each tier counts in keys of its own (a bucket's
+     * stored tokens are in units of its rate, and a client whose tier changes starts afresh); each
+     * with its {@code metrics} listener added to {@code bound}.
+     */
+    public Map<String, RateLimiter> newTierLimiters(RedisStore store, String webapp, List<AutoCloseable> bound) {
+        Map<String, RateLimiter> limiters = new LinkedHashMap<>();
+        tierRules.forEach((tier, tierRule) -> limiters.put(tier, newLimiter(store, policyName + "." + tier, tierRule,
+                localLimit == null ? null : Math.max(1, localLimit * tierRule.limit() / rule.limit()),
+                metricsListener(webapp, bound), false)));
+        return limiters;
+    }
+
+    private RateLimiter newLimiter(RedisStore store, String name, Rule limit, Long local, RateLimitListener listener,
+            boolean warmUp) {
+        RateLimiterBuilder builder = RateLimiter.builder(store).policyName(name).keyPrefix(keyPrefix).warmUp(warmUp);
+        if (listener != null) {
+            builder.listener(listener);
+        }
+        for (Rule each : limit == rule ? rules : Immutable.listOf(limit)) {
+            builder.rule(each);
+        }
+        builder.transport(transport).onRedisFailure(failurePolicy).localDenyCache(localDenyCache).leases(leases)
+                .adaptive(adaptive);
+        if (local != null) {
+            builder.localLimit(local);
+        }
+        return builder.build();
+    }
+
+    /** The rule at each tier's limit; a bucket's burst scales in the same proportion (at least 1). */
+    private static Map<String, Rule> tierRules(Rule rule, Tiers tiers) {
+        Map<String, Rule> rules = new LinkedHashMap<>();
+        tiers.limits().forEach((tier, limit) -> {
+            Rule.Builder builder = rule.calendar() != null ? Rule.calendar(limit, rule.calendar(), rule.timeZone())
+                    : Rule.builder(rule.algorithm(), limit, rule.window());
+            if (rule.algorithm().usesBurst() && rule.burst() != rule.limit()) {
+                builder.burst(Math.max(1, (long) ((double) rule.burst() * limit / rule.limit())));
+            }
+            rules.put(tier, builder.cost(rule.cost()).penalty(rule.penalty()).build());
+        });
+        return Collections.unmodifiableMap(rules);
+    }
+
+    /** Its part of the policy's startup line: {@code transport lua, onRedisFailure allow, ...}. */
+    @Override
+    public String toString() {
+        return "transport " + transport + ", onRedisFailure " + failurePolicy
+                + (localLimit == null ? "" : ", localLimit " + localLimit)
+                + ", localDenyCache " + (leases && localDenyCache ? "off (leases)" : localDenyCache) + (leases ? ", leases true" : "")
+                + ", jmx " + jmx + (metrics == null ? "" : ", metrics " + metrics)
+                + (adaptive == null ? "" : ", " + adaptive) + ", keyPrefix '" + keyPrefix + "'";
+    }
+}

@@ -1,0 +1,290 @@
+package dev.ratelimit.internal.redis;
+
+import dev.ratelimit.RedisFailureException;
+import dev.ratelimit.internal.support.Durations;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import redis.clients.jedis.AbstractTransaction;
+import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.ConnectionPool;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
+import redis.clients.jedis.exceptions.JedisRedirectionException;
+
+/**
+ * {@link RedisGateway} over a caller's Jedis {@link UnifiedJedis} ({@code RedisStore.wrap}):
+ * standalone, Sentinel or Cluster alike, through the client's own routing and retries. Stores that
+ * make their own connections use {@link NodeGateway}, which keeps health per node.
+ */
+public final class JedisGateway implements RedisGateway {
+    /**
+     * How long a transaction decision waits for its turn, and keeps trying while other nodes change
+     * the same log: the caller's client has its own timeouts, which this gateway cannot read.
+     */
+    private static final Duration TRANSACTION_PATIENCE = Duration.ofSeconds(1);
+
+    private final UnifiedJedis jedis;
+    private final boolean owned;
+    private final String description;
+    /** A key's concurrent transaction decisions, one after another and together. */
+    private final SlidingLogTurns turns;
+
+    /**
+     * @param jedis the client to use
+     * @param owned whether {@link #close()} closes the client
+     * @param description where Redis is, for error messages; never holding a password
+     */
+    public JedisGateway(UnifiedJedis jedis, boolean owned, String description) {
+        this.jedis = jedis;
+        this.owned = owned;
+        this.description = description;
+        this.turns = new SlidingLogTurns(TRANSACTION_PATIENCE, description);
+    }
+
+    @Override
+    public List<Long> eval(LuaScript script, List<String> keys, List<String> args) {
+        return call(script.running,
+                () -> toLongs(followingRedirects(() -> evalOrLoad(script, keys, args)), script));
+    }
+
+    /**
+     * Runs a call, turning whatever the client throws into a {@link RedisFailureException}: the
+     * failure policy must decide, never a 500. An error reply (a script error, WRONGTYPE, READONLY,
+     * a value that is not a number) means Redis answered; anything else means it was not reached.
+     */
+    private <T> T call(String action, Supplier<T> body) {
+        try {
+            return body.get();
+        } catch (RedisFailureException e) {
+            throw e;
+        } catch (JedisDataException | NumberFormatException e) {
+            throw answeredWithError(action, e);
+        } catch (RuntimeException e) {
+            throw failure(action, e);
+        }
+    }
+
+    private Object evalOrLoad(LuaScript script, List<String> keys, List<String> args) {
+        try {
+            return jedis.evalsha(script.sha1(), keys, args);
+        } catch (JedisNoScriptException notLoaded) {
+            // Redis restarted, failed over or had SCRIPT FLUSH. Nothing ran, so running again is
+            // safe; EVAL loads the script and runs it in the same round trip.
+            return jedis.eval(script.source(), keys, args);
+        }
+    }
+
+    /** Pauses before following a redirect again: the slot map is being renewed by another thread. */
+    private static final long[] REDIRECT_PAUSES_MILLIS = {0, 2, 5, 10};
+
+    /**
+     * Runs a call, and again while Redis Cluster answers MOVED or ASK (a few times, with short
+     * pauses): the node refused, nothing ran, and the client renews its slot map, so a later try
+     * reaches the right node. Jedis renews the map under a try-lock, so a thread that lost the race
+     * may need a moment. No other failure is retried: after a timeout the call may have run.
+     */
+    private static <T> T followingRedirects(Supplier<T> call) {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return call.get();
+            } catch (RuntimeException e) {
+                if (!redirected(e) || attempt == REDIRECT_PAUSES_MILLIS.length) {
+                    throw e;
+                }
+                Durations.pause(REDIRECT_PAUSES_MILLIS[attempt]);
+            }
+        }
+    }
+
+    private static boolean redirected(Throwable e) {
+        if (e == null) {
+            return false;
+        }
+        if (e instanceof JedisRedirectionException) {
+            return true;
+        }
+        for (Throwable suppressed : e.getSuppressed()) {
+            if (redirected(suppressed)) {
+                return true;
+            }
+        }
+        return e.getCause() != e && redirected(e.getCause());
+    }
+
+    /**
+     * Redis could not be reached: whatever idles in the pools may predate a restart, and would fail
+     * one decision each. Only the clients that show their pools can be helped.
+     */
+    private void dropIdleConnections() {
+        try {
+            if (jedis instanceof RedisClient) {
+                ((RedisClient) jedis).getPool().clear();
+            } else if (jedis instanceof RedisClusterClient) {
+                for (ConnectionPool pool : ((RedisClusterClient) jedis).getClusterNodes().values()) {
+                    pool.clear();
+                }
+            }
+        } catch (RuntimeException ignored) {
+            // a closed pool: nothing idles there
+        }
+    }
+
+    @Override
+    public long[] incrementInWindow(String key, long permits, long windowMillis) {
+        return call("counting in a MULTI/EXEC transaction",
+                () -> WindowTransactions.increment(transactions(), key, permits, windowMillis));
+    }
+
+    @Override
+    public long[] readWindow(String key) {
+        return call("reading a counter in a MULTI/EXEC transaction",
+                () -> WindowTransactions.read(transactions(), key));
+    }
+
+    @Override
+    public long[] slidingLogInTransaction(String key, long permits, long limit, long windowMicros, boolean consume) {
+        // Each try on a pooled connection of its own, given back before any pause: see SlidingLogTurns.
+        return call("deciding a sliding log in a MULTI/EXEC transaction", () -> turns.decide(attempt -> {
+            try (AbstractTransaction transaction = jedis.transaction(false)) {
+                return attempt.apply(WatchedSession.over(transaction, key));
+            }
+        }, key, permits, limit, windowMicros, consume));
+    }
+
+    @Override
+    public List<byte[]> hashInTransaction(String key, boolean delete, List<String> pairs, List<String> fields) {
+        List<CommandArguments> commands = HashExchange.commands(key, delete, pairs, fields);
+        if (!HashExchange.writes(commands)) {
+            return call("reading a hash", () -> HashExchange.values(Collections.singletonList(
+                    followingRedirects(() -> jedis.executeCommand(commands.get(0)))), key));
+        }
+        return call("writing a hash in a MULTI/EXEC transaction", () -> {
+            try (AbstractTransaction transaction = jedis.transaction(false)) {
+                return HashExchange.values(WatchedSession.over(transaction, key).commit(commands), key);
+            }
+        });
+    }
+
+    /** Each transaction on a pooled connection of its own. */
+    private WindowTransactions.Source transactions() {
+        return watching -> jedis.transaction(!watching);
+    }
+
+    @Override
+    public void delete(List<String> keys) {
+        call("deleting keys", () -> followingRedirects(() -> jedis.del(keys.toArray(new String[0]))));
+    }
+
+    /**
+     * Best effort, as far as the caller's client shows its nodes: a {@code RedisClient}'s one node,
+     * a {@code RedisClusterClient}'s nodes that say they are masters (its list of nodes holds the
+     * replicas too), and any other client (a {@code RedisSentinelClient}) through its own routing,
+     * which sends INFO to the master.
+     */
+    @Override
+    public List<MemoryReading> readMemory() {
+        if (jedis instanceof RedisClusterClient) {
+            List<MemoryReading> readings = new ArrayList<>();
+            for (Map.Entry<String, ConnectionPool> node : ((RedisClusterClient) jedis).getClusterNodes().entrySet()) {
+                String where = description + " (node " + node.getKey() + ")";
+                MemoryReading reading = readOn(node.getKey(), where, node.getValue()::getResource, true);
+                if (reading != null) {
+                    readings.add(reading);
+                }
+            }
+            return readings;
+        }
+        if (jedis instanceof RedisClient) {
+            return Collections.singletonList(readOn(description, description, ((RedisClient) jedis).getPool()::getResource,
+                    false));
+        }
+        try {
+            // One command after another: such a client may have no pipeline (one built on a single
+            // connection throws for it), and this runs every 5 minutes at most.
+            String memory = jedis.info("memory");
+            String stats = jedis.info("stats");
+            return Collections.singletonList(MemoryReading.of(description, description, memory, stats,
+                    serverInfo()));
+        } catch (JedisDataException refused) {
+            return Collections.singletonList(MemoryReading.refused(description, description, refused.getMessage()));
+        } catch (RuntimeException unreachable) {
+            return Collections.singletonList(MemoryReading.unreached(description, description,
+                    String.valueOf(unreachable.getMessage())));
+        }
+    }
+
+    /** {@code INFO server} through the caller's client, or null when refused (see {@link MemoryReading#read}). */
+    private String serverInfo() {
+        try {
+            return jedis.info("server");
+        } catch (JedisDataException refused) {
+            return null;
+        }
+    }
+
+    /** One node's reading on a connection of its pool; null for a replica when {@code mastersOnly}. */
+    private static MemoryReading readOn(String node, String where, Supplier<Connection> pool, boolean mastersOnly) {
+        try (Connection connection = pool.get()) {
+            return MemoryReading.read(node, where, connection, mastersOnly);
+        } catch (RuntimeException unreachable) {
+            return MemoryReading.unreached(node, where, String.valueOf(unreachable.getMessage()));
+        }
+    }
+
+    @Override
+    public boolean supportsTransactions() {
+        return !(jedis instanceof RedisClusterClient);
+    }
+
+    @Override
+    public void close() {
+        if (owned) {
+            jedis.close();
+        }
+    }
+
+    /** Redis is there but refused: a script error, a read-only replica, a wrong type. */
+    private RedisFailureException answeredWithError(String action, RuntimeException cause) {
+        return new RedisFailureException("Redis at " + description + " refused " + action + ": " + cause.getMessage(),
+                cause, true);
+    }
+
+    private RedisFailureException failure(String action, RuntimeException cause) {
+        if (!redirected(cause)) {
+            dropIdleConnections();
+        }
+        if (redirected(cause)) {
+            // Redis is there; the cluster is moving slots. Not a reason to stop calling it.
+            return new RedisFailureException("Redis at " + description + " redirected " + action + " again and again: "
+                    + cause.getMessage(), cause, true);
+        }
+        return new RedisFailureException("Redis at " + description + " failed " + action + ": "
+                + (cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName()), cause);
+    }
+
+    private List<Long> toLongs(Object reply, LuaScript script) {
+        if (!(reply instanceof List)) {
+            throw new RedisFailureException("Redis at " + description + " answered " + script + " with " + reply
+                    + " instead of an array", null);
+        }
+        List<?> values = (List<?>) reply;
+        List<Long> longs = new ArrayList<>(values.size());
+        for (Object value : values) {
+            longs.add((Long) value);
+        }
+        return longs;
+    }
+
+    @Override
+    public String toString() {
+        return description;
+    }
+}

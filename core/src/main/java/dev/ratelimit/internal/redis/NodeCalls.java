@@ -1,0 +1,165 @@
+package dev.ratelimit.internal.redis;
+
+import dev.ratelimit.RedisFailureException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisException;
+
+/**
+ * One call on one node, past the node's breaker: the health kept per node ({@link NodeHealth}:
+ * breaker, quiet check, stale connections) and what a failure tells the slot map. The gateway's
+ * single calls and its pipelines both go through here, so a node's health hears of every call.
+ * Thread-safe.
+ */
+final class NodeCalls {
+    private final RedisNodes nodes;
+    private final Supplier<CircuitBreaker> newBreaker;
+    private final LongSupplier clock;
+    private final String description;
+    private final ConcurrentMap<String, NodeHealth> healthByNode = new ConcurrentHashMap<>();
+    /** Forgets what the gateway keeps per node besides health, once nodes left the slot map. */
+    private final Runnable forgetOtherNodeState;
+
+    NodeCalls(RedisNodes nodes, Supplier<CircuitBreaker> newBreaker, LongSupplier clock, String description,
+            Runnable forgetOtherNodeState) {
+        this.nodes = nodes;
+        this.newBreaker = newBreaker;
+        this.clock = clock;
+        this.description = description;
+        this.forgetOtherNodeState = forgetOtherNodeState;
+    }
+
+    /**
+     * One call on one node, through its breaker. Returns the result, throws the error reply as it
+     * came (the caller follows redirects), or a {@link RedisFailureException}.
+     */
+    <T> T onNode(HostAndPort node, boolean asking, String action, NodeConnections.Command<T> command) {
+        NodeHealth health = healthOf(node);
+        CircuitBreaker breaker = health.breaker;
+        // A node quiet for a while may have restarted meanwhile: the first caller checks it, the
+        // others wait for what it finds (as they wait for a probe after the breaker was open).
+        CircuitBreaker.Pass pass = breaker.pass(health.quiet(clock.getAsLong()));
+        if (!pass.allowed()) {
+            throw new NotSentFailure("Redis at " + where(node) + " " + breaker.refusal(pass), null);
+        }
+        boolean reported = false;
+        try {
+            T result = NodeConnections.run(nodes.pool(node), nodes.borrowed(), health, pass == CircuitBreaker.Pass.PROBE,
+                    asking, command);
+            health.answered(clock.getAsLong());
+            breaker.onSuccess();
+            reported = true;
+            return result;
+        } catch (JedisDataException answered) {
+            health.answered(clock.getAsLong());
+            breaker.onSuccess();
+            reported = true;
+            throw answered;
+        } catch (JedisException unreachable) {
+            try {
+                // Bounded by the breaker: a few times, then once per failed probe. Before the breaker
+                // hears of it: callers waiting for this probe's verdict then find the renewed slot map
+                // (a promoted replica) when they look again, instead of the old one.
+                nodes.unreachable(node);
+                if (nodes.cluster()) {
+                    forgetNodesNotInUse();
+                }
+            } finally {
+                breaker.onFailure();
+                reported = true;
+            }
+            String message = "Redis at " + where(node) + " failed " + action + ": "
+                    + (unreachable.getMessage() != null ? unreachable.getMessage() : unreachable.getClass().getSimpleName());
+            throw unreachable instanceof NodeConnections.NotSent ? new NotSentFailure(message, unreachable.getCause())
+                    : new RedisFailureException(message, unreachable);
+        } catch (NumberFormatException | ClassCastException e) {
+            health.answered(clock.getAsLong());
+            breaker.onSuccess();
+            reported = true;
+            throw new RedisFailureException("Redis at " + where(node) + " answered " + action
+                    + " with something unexpected: " + e.getMessage(), e, true);
+        } finally {
+            if (!reported) {
+                // Neither an answer nor a failure to reach it (a bug, an Error): a probe passes its turn on.
+                breaker.onInconclusive();
+            }
+        }
+    }
+
+    /**
+     * What a master says about evicting keys: a read no decision needs, so it stays off the node's
+     * record. It is sent only while the node's breaker is closed (the one probe after a
+     * failure belongs to a decision, which tells whether Redis is back), and tells the breaker
+     * nothing either way: a missed reading is tried again later, and must neither open the breaker
+     * nor count as the answer that closes it.
+     */
+    /** Every master's reading ({@link #readMemory(HostAndPort)}), one after another. */
+    List<MemoryReading> readMemory() {
+        List<MemoryReading> readings = new ArrayList<>();
+        for (HostAndPort master : nodes.masters()) {
+            readings.add(readMemory(master));
+        }
+        return readings;
+    }
+
+    MemoryReading readMemory(HostAndPort node) {
+        String address = node.toString();
+        NodeHealth health = healthOf(node);
+        CircuitBreaker.State state = health.breaker.state();
+        if (state != CircuitBreaker.State.CLOSED) {
+            return MemoryReading.unreached(address, where(node), "not asked while its circuit breaker is " + state);
+        }
+        try {
+            return NodeConnections.run(nodes.pool(node), nodes.borrowed(), health, health.quiet(clock.getAsLong()), false,
+                    (connection, asking) -> MemoryReading.read(address, where(node), connection, false));
+        } catch (JedisDataException refused) {
+            return MemoryReading.refused(address, where(node), refused.getMessage());
+        } catch (JedisException unreachable) {
+            return MemoryReading.unreached(address, where(node), String.valueOf(unreachable.getMessage()));
+        }
+    }
+
+    /** Where a call went, for messages: the settings' location, and the node when there are several. */
+    String where(HostAndPort node) {
+        return nodes.single() ? description : description + " (node " + node + ")";
+    }
+
+    NodeHealth healthOf(HostAndPort node) {
+        String address = node.toString();
+        NodeHealth known = healthByNode.get(address);
+        return known != null ? known : healthByNode.computeIfAbsent(address, a -> new NodeHealth(newBreaker.get(), clock.getAsLong(), nodes::slotsMoved));
+    }
+
+    void forgetNodesNotInUse() {
+        healthByNode.keySet().retainAll(nodes.inUse());
+        forgetOtherNodeState.run();
+    }
+
+    /** The worst breaker state among the nodes in use: OPEN, then HALF_OPEN, then CLOSED. */
+    String worstState() {
+        forgetNodesNotInUse();
+        CircuitBreaker.State worst = CircuitBreaker.State.CLOSED;
+        for (NodeHealth node : healthByNode.values()) {
+            CircuitBreaker.State state = node.breaker.state();
+            if (state == CircuitBreaker.State.OPEN || state == CircuitBreaker.State.HALF_OPEN && worst == CircuitBreaker.State.CLOSED) {
+                worst = state;
+            }
+        }
+        return worst.name();
+    }
+
+    /** A failure before any command went out: the call may be sent to another node. */
+    static final class NotSentFailure extends RedisFailureException {
+        private static final long serialVersionUID = 1L;
+
+        NotSentFailure(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+}

@@ -1,0 +1,219 @@
+package dev.ratelimit.internal.redis;
+
+import dev.ratelimit.RedisFailureException;
+import dev.ratelimit.internal.support.Durations;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import redis.clients.jedis.CommandObjects;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Protocol;
+import redis.clients.jedis.exceptions.JedisAskDataException;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisMovedDataException;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
+import redis.clients.jedis.exceptions.JedisRedirectionException;
+
+/**
+ * {@link NodeGateway#evalAll}: the calls grouped by node, and each node's group written on one of its
+ * connections as a pipeline (every EVALSHA sent, then every reply read): one round trip per node.
+ * The nodes are asked one after another, each past its own breaker with its own stale-connection
+ * check ({@link NodeGateway#onNode}), so a node down fails only its own calls.
+ *
+ * <p>A reply is judged as {@link NodeGateway} judges a single call's: NOSCRIPT is sent again at once
+ * with EVAL on the same connection (nothing ran); MOVED and ASK send the call to the node named in
+ * the next round, TRYAGAIN to the same one after a pause; a node's calls that never went out go to
+ * the node a renewed slot map names. Nothing that may have run is sent again: a timeout or a lost
+ * connection fails every call of that node's pipeline.
+ */
+final class PipelinedBatch {
+    private final NodeGateway gateway;
+    private final CommandObjects commands;
+    private final List<ScriptCall> calls;
+    private final ScriptCall.Outcome[] outcomes;
+
+    PipelinedBatch(NodeGateway gateway, CommandObjects commands, List<ScriptCall> calls) {
+        this.gateway = gateway;
+        this.commands = commands;
+        this.calls = calls;
+        this.outcomes = new ScriptCall.Outcome[calls.size()];
+    }
+
+    /** Where a group of calls goes: a node, and whether each call needs ASKING before it. */
+    private static final class Target {
+        final HostAndPort node;
+        final boolean asking;
+
+        Target(HostAndPort node, boolean asking) {
+            this.node = node;
+            this.asking = asking;
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Target && Objects.equals(node, ((Target) other).node)
+                    && asking == ((Target) other).asking;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hashCode(node) * 2 + (asking ? 1 : 0);
+        }
+    }
+
+    List<ScriptCall.Outcome> run() {
+        Map<Target, List<Integer>> pending = new LinkedHashMap<>();
+        for (int i = 0; i < calls.size(); i++) {
+            add(pending, new Target(gateway.nodes().nodeFor(calls.get(i).routingKey()), false), i);
+        }
+        long[] pauses = NodeGateway.REDIRECT_PAUSES_MILLIS;
+        for (int round = 0; !pending.isEmpty(); round++) {
+            boolean last = round == pauses.length - 1;
+            Map<Target, List<Integer>> next = new LinkedHashMap<>();
+            boolean tryAgain = false;
+            for (Map.Entry<Target, List<Integer>> group : pending.entrySet()) {
+                tryAgain |= send(group.getKey(), group.getValue(), last, next);
+            }
+            pending = next;
+            if (tryAgain && !last) {
+                Durations.pause(pauses[round + 1]);
+            }
+        }
+        List<ScriptCall.Outcome> all = new ArrayList<>(outcomes.length);
+        for (ScriptCall.Outcome outcome : outcomes) {
+            all.add(outcome);
+        }
+        return all;
+    }
+
+    /** Sends one node's calls; those to send again go to {@code next}. @return whether one said TRYAGAIN */
+    private boolean send(Target target, List<Integer> indices, boolean last, Map<Target, List<Integer>> next) {
+        HostAndPort node = target.node;
+        if (node == null) {
+            fail(indices, new RedisFailureException("Redis at " + gateway + " has no node serving "
+                    + calls.get(indices.get(0)).routingKey(), null));
+            return false;
+        }
+        Object[] replies;
+        try {
+            replies = gateway.calls().onNode(node, target.asking, "running " + indices.size() + " script call(s) in a pipeline",
+                    (connection, asking) -> pipeline(connection, node, indices, asking));
+        } catch (NodeCalls.NotSentFailure failed) {
+            // Nothing went out: a renewed slot map may name another node (a promoted replica).
+            if (last || !gateway.nodes().cluster()) {
+                fail(indices, failed);
+                return false;
+            }
+            gateway.nodes().awaitSlotMap();
+            for (int i : indices) {
+                HostAndPort now = gateway.nodes().nodeFor(calls.get(i).routingKey());
+                if (now == null || now.equals(node)) {
+                    outcomes[i] = ScriptCall.Outcome.failed(failed);
+                } else {
+                    add(next, new Target(now, false), i);
+                }
+            }
+            return false;
+        } catch (RedisFailureException failed) {
+            fail(indices, failed);
+            return false;
+        }
+        boolean tryAgain = false;
+        for (int j = 0; j < indices.size(); j++) {
+            int i = indices.get(j);
+            Object reply = replies[j];
+            if (reply instanceof JedisDataException) {
+                JedisDataException refused = (JedisDataException) reply;
+                boolean busy = refused.getMessage() != null && refused.getMessage().startsWith("TRYAGAIN");
+                if (!last && refused instanceof JedisRedirectionException) {
+                    add(next, new Target(((JedisRedirectionException) refused).getTargetNode(),
+                            refused instanceof JedisAskDataException), i);
+                } else if (!last && busy) {
+                    add(next, target, i);
+                    tryAgain = true;
+                } else {
+                    outcomes[i] = ScriptCall.Outcome.failed(new RedisFailureException("Redis at " + gateway.where(node)
+                            + " refused running " + calls.get(i).script + ": " + refused.getMessage(), refused, true));
+                }
+                continue;
+            }
+            try {
+                outcomes[i] = ScriptCall.Outcome.of(gateway.toLongs(reply, calls.get(i).script));
+            } catch (RedisFailureException unexpected) {
+                outcomes[i] = ScriptCall.Outcome.failed(unexpected);
+            }
+        }
+        return tryAgain;
+    }
+
+    /**
+     * Writes every call (ASKING before each when asked to), then reads every reply; error replies are
+     * kept as the reply, not thrown. Calls answered NOSCRIPT go out again with EVAL, in a second
+     * pipeline on the same connection.
+     */
+    private Object[] pipeline(Connection connection, HostAndPort node, List<Integer> indices, boolean asking) {
+        Object[] replies = exchange(connection, indices, asking, false);
+        List<Integer> notLoaded = new ArrayList<>();
+        boolean moved = false;
+        for (int j = 0; j < replies.length; j++) {
+            if (replies[j] instanceof JedisNoScriptException) {
+                notLoaded.add(j);
+            }
+            moved |= replies[j] instanceof JedisMovedDataException;
+        }
+        if (!notLoaded.isEmpty()) {
+            // Redis restarted, failed over or had SCRIPT FLUSH: those calls did not run. EVAL loads
+            // the script and runs the call in the same round trip.
+            List<Integer> again = new ArrayList<>(notLoaded.size());
+            for (int j : notLoaded) {
+                again.add(indices.get(j));
+            }
+            Object[] evaluated = exchange(connection, again, asking, true);
+            for (int k = 0; k < notLoaded.size(); k++) {
+                replies[notLoaded.get(k)] = evaluated[k];
+            }
+        }
+        if (moved) {
+            // As for a single call: the node that answered MOVED tells the new slot map.
+            gateway.calls().healthOf(node).moved(connection);
+        }
+        return replies;
+    }
+
+    private Object[] exchange(Connection connection, List<Integer> indices, boolean asking, boolean withSource) {
+        try {
+            for (int i : indices) {
+                ScriptCall call = calls.get(i);
+                if (asking) {
+                    connection.sendCommand(Protocol.Command.ASKING);
+                }
+                connection.sendCommand(withSource ? commands.eval(call.script.source(), call.keys, call.args).getArguments()
+                        : commands.evalsha(call.script.sha1(), call.keys, call.args).getArguments());
+            }
+            List<Object> read = connection.getMany(asking ? 2 * indices.size() : indices.size());
+            Object[] replies = new Object[indices.size()];
+            for (int j = 0; j < replies.length; j++) {
+                // Each ASKING's OK is passed over; an error there (no ASK state) shows in the call's reply.
+                replies[j] = read.get(asking ? 2 * j + 1 : j);
+            }
+            return replies;
+        } catch (RuntimeException e) {
+            // Replies of this pipeline may still be on the wire: never reuse the connection.
+            connection.setBroken();
+            throw e;
+        }
+    }
+
+    private void fail(List<Integer> indices, RedisFailureException failure) {
+        for (int i : indices) {
+            outcomes[i] = ScriptCall.Outcome.failed(failure);
+        }
+    }
+
+    private static void add(Map<Target, List<Integer>> groups, Target target, int index) {
+        groups.computeIfAbsent(target, t -> new ArrayList<>()).add(index);
+    }
+}

@@ -1,0 +1,73 @@
+package dev.ratelimit.internal.redis;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What a gateway's warm-up readied before the first decisions ({@link RedisGateway#warmUp}): the
+ * nodes, their connections checked and the scripts loaded, or the failure it stopped at. Immutable.
+ */
+public final class WarmUp {
+    /** A gateway with nothing of its own to ready (a caller's client, a test's fake). */
+    static final WarmUp NOTHING_TO_DO = new WarmUp(false, 0, 0, 0, 0, null, 0);
+
+    private final boolean done;
+    private final int nodes;
+    private final int connections;
+    private final int wantedConnections;
+    private final int scripts;
+    private final String failure;
+    private final long nanos;
+
+    private WarmUp(boolean done, int nodes, int connections, int wantedConnections, int scripts, String failure,
+            long nanos) {
+        this.done = done;
+        this.nodes = nodes;
+        this.connections = connections;
+        this.wantedConnections = wantedConnections;
+        this.scripts = scripts;
+        this.failure = failure;
+        this.nanos = nanos;
+    }
+
+    /**
+     * A warm-up that asked Redis.
+     *
+     * @param wantedConnections what it meant to open: its connections per node, on each node it reached
+     * @param failure why it stopped short, or null when every node answered
+     */
+    public static WarmUp of(int nodes, int connections, int wantedConnections, int scripts, String failure, long nanos) {
+        return new WarmUp(true, nodes, connections, wantedConnections, scripts, failure, nanos);
+    }
+
+    /** Whether Redis was asked at all: false for a gateway with nothing of its own to ready. */
+    public boolean done() {
+        return done;
+    }
+
+    /** Why it stopped short: Redis could not be reached or refused; null when every node answered. */
+    public String failure() {
+        return failure;
+    }
+
+    /** Connections checked with PING, on all nodes together. */
+    public int connections() {
+        return connections;
+    }
+
+    /** Scripts loaded (a limiter script and its batch form count as two). */
+    public int scripts() {
+        return scripts;
+    }
+
+    /** What was readied, for a log line: "3 of 3 connections checked on 1 node, 4 scripts loaded". */
+    public String summary() {
+        return connections + " of " + wantedConnections + " connections checked on " + nodes
+                + (nodes == 1 ? " node, " : " nodes, ") + scripts + (scripts == 1 ? " script" : " scripts") + " loaded";
+    }
+
+    @Override
+    public String toString() {
+        return "WarmUp(" + (!done ? "nothing to do" : summary() + " in " + TimeUnit.NANOSECONDS.toMillis(nanos) + " ms"
+                + (failure == null ? "" : "; failed: " + failure)) + ")";
+    }
+}

@@ -1,0 +1,135 @@
+package dev.ratelimit.internal.support;
+
+import java.io.UnsupportedEncodingException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URLDecoder;
+import java.util.List;
+
+/**
+ * The parts of {@code redis://[user:password@]host[:port][/database]} ({@code rediss://} for TLS),
+ * and {@code host:port} node lists, parsed and checked. Every message hides the user and password.
+ */
+public final class RedisAddress {
+    public final String host;
+    public final int port;
+    public final boolean tls;
+    /** The ACL user, or null for the default user. */
+    public final String user;
+    /** The password, or null. */
+    public final String password;
+    public final int database;
+    private final String redacted;
+
+    private RedisAddress(URI uri, String user, String password, int database) {
+        this.host = uri.getHost();
+        this.port = uri.getPort() == -1 ? 6379 : uri.getPort();
+        this.tls = "rediss".equals(uri.getScheme());
+        this.user = user;
+        this.password = password;
+        this.database = database;
+        this.redacted = hideUserInfo(uri.toString());
+    }
+
+    /**
+     * @throws BadArgument naming {@code redisUri}, with the password hidden
+     */
+    public static RedisAddress parse(String text) {
+        if (text == null) {
+            throw new BadArgument("redisUri", "redisUri must be a redis:// or rediss:// URI, but was null");
+        }
+        URI uri;
+        try {
+            uri = new URI(text.trim());
+        } catch (URISyntaxException e) {
+            throw malformed(text);
+        }
+        if (!"redis".equals(uri.getScheme()) && !"rediss".equals(uri.getScheme()) || uri.getHost() == null
+                || uri.getQuery() != null || uri.getFragment() != null) {
+            throw malformed(text);
+        }
+        String user = null;
+        String password = null;
+        String userInfo = uri.getRawUserInfo();
+        if (userInfo != null) {
+            int colon = userInfo.indexOf(':');
+            String rawUser = colon < 0 ? "" : userInfo.substring(0, colon);
+            String rawPassword = colon < 0 ? userInfo : userInfo.substring(colon + 1);
+            user = rawUser.isEmpty() ? null : percentDecode(rawUser);
+            password = rawPassword.isEmpty() ? null : percentDecode(rawPassword);
+        }
+        return new RedisAddress(uri, user, password, database(uri, text));
+    }
+
+    private static int database(URI uri, String text) {
+        String path = uri.getPath();
+        if (path == null || path.isEmpty() || "/".equals(path)) {
+            return 0;
+        }
+        try {
+            int database = Integer.parseInt(path.substring(1));
+            if (database >= 0) {
+                return database;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new BadArgument("redisUri", "redisUri database must be a number >= 0 after the last '/', but was '"
+                + hideUserInfo(text) + "'");
+    }
+
+    private static BadArgument malformed(String text) {
+        return new BadArgument("redisUri", "redisUri must look like redis://[user:password@]host[:port][/database] "
+                + "(rediss:// for TLS), but was '" + hideUserInfo(text) + "'");
+    }
+
+    /** URLDecoder would turn '+' into a blank, which is wrong for a password in a URI. */
+    private static String percentDecode(String raw) {
+        try {
+            return URLDecoder.decode(raw.replace("+", "%2B"), "UTF-8");
+        } catch (UnsupportedEncodingException e) {
+            throw new IllegalStateException("every JVM has UTF-8", e);
+        }
+    }
+
+    /**
+     * Hides whatever stands between the scheme and the last {@code @}, even in a URI that does not
+     * parse: {@code redis://u:p@h} and a mistyped {@code redis:/:secret@host} both lose their secret.
+     */
+    public static String hideUserInfo(String uri) {
+        return uri.replaceFirst("^([A-Za-z][A-Za-z0-9+.-]*:/*)?.*@", "$1****@");
+    }
+
+    /**
+     * @param name the setting, for the message, e.g. {@code redisClusterNodes}
+     * @throws BadArgument unless every node is {@code host:port} with a port from 1 to 65535
+     */
+    public static void checkNodes(String name, List<String> nodes) {
+        if (nodes == null || nodes.isEmpty()) {
+            throw new BadArgument(name, name + " must list host:port pairs separated by commas, but was "
+                    + (nodes == null ? "null" : "empty"));
+        }
+        for (String node : nodes) {
+            int colon = node.lastIndexOf(':');
+            boolean valid = colon > 0 && colon < node.length() - 1;
+            if (valid) {
+                try {
+                    int port = Integer.parseInt(node.substring(colon + 1));
+                    valid = port > 0 && port < 65536;
+                } catch (NumberFormatException e) {
+                    valid = false;
+                }
+            }
+            if (!valid) {
+                throw new BadArgument(name, name + " must list host:port pairs separated by commas, but '"
+                        + node + "' in '" + String.join(",", nodes) + "' is not one");
+            }
+        }
+    }
+
+    /** The URI with user and password replaced by {@code ****}. */
+    @Override
+    public String toString() {
+        return redacted;
+    }
+}

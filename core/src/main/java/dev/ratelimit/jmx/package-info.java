@@ -1,2 +1,0 @@
-/** Each policy's counters as a platform MXBean, registered at start and removed at stop. */
-package dev.ratelimit.jmx;
