@@ -12,8 +12,6 @@ import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Writes BENCHMARKS.md from one run's figures: machine, versions, date, command, every raw figure, every
@@ -64,7 +62,7 @@ final class BenchmarkMarkdown {
                 + "its own date and machine.\n\n");
         md.append("| | |\n|---|---|\n");
         md.append("| date | ").append(ZonedDateTime.now().format(DateTimeFormatter.RFC_1123_DATE_TIME)).append(" |\n");
-        md.append("| machine | ").append(machine()).append(" |\n");
+        md.append("| machine | ").append(Machine.describe()).append(" |\n");
         md.append("| JDK | ").append(System.getProperty("java.vm.name")).append(' ')
                 .append(System.getProperty("java.version")).append(" |\n");
         md.append("| Redis | ").append(measurements.redisVersion()).append(" on the same machine, over loopback |\n");
@@ -279,25 +277,5 @@ final class BenchmarkMarkdown {
             return String.format(Locale.ROOT, "%,.0f", value);
         }
         return String.format(Locale.ROOT, "%.2f", value);
-    }
-
-    /** Cores, CPU model, memory and OS of this machine, in one line. */
-    static String machine() {
-        String cpu = "?";
-        String memory = "?";
-        try {
-            Matcher model = Pattern.compile("model name\\s*:\\s*(.+)").matcher(Files.readString(Path.of("/proc/cpuinfo")));
-            if (model.find()) {
-                cpu = model.group(1).trim();
-            }
-            Matcher total = Pattern.compile("MemTotal:\\s*(\\d+) kB").matcher(Files.readString(Path.of("/proc/meminfo")));
-            if (total.find()) {
-                memory = Long.parseLong(total.group(1)) / 1024 / 1024 + " GiB";
-            }
-        } catch (IOException | RuntimeException e) {
-            // not Linux: the cores and OS still say something
-        }
-        return Runtime.getRuntime().availableProcessors() + " cores (" + cpu + "), " + memory + ", "
-                + System.getProperty("os.name") + " " + System.getProperty("os.version");
     }
 }

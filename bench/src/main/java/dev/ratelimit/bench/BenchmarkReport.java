@@ -91,7 +91,7 @@ public final class BenchmarkReport {
         String generator = System.getProperty(HttpLoad.PROPERTY, "");
         HttpBench.Report report;
         try (HttpLoad load = HttpLoad.choose(generator.isBlank() ? "auto" : generator)) {
-            report = HttpBench.fromSystemProperties(redisUri, smoke).report(load, command);
+            report = new HttpBench(redisUri, HttpRunShape.fromSystemProperties(smoke)).report(load, command);
         }
         if (profiles != null && !report.profiles().isEmpty()) {
             Files.writeString(profiles, new HttpBenchMarkdown(report).profilePage());

@@ -13,7 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import redis.clients.jedis.Jedis;
 
 /**
  * The filter over real HTTP. Three kinds of process: the benchmark's JVM (this class) only starts
@@ -54,18 +53,6 @@ final class HttpBench {
     static final String FLOOR = "floor: one EVALSHA `return 1`";
     /** What an asynchronous filter spends before any Redis I/O ({@link AsyncHopFilter}). */
     static final String ASYNC_HOP = "async hand-off alone, no Redis";
-    /** System properties that override the run's shape (see {@link #fromSystemProperties}). */
-    static final String FIRST_WARM_UP_PROPERTY = "bench.http.firstWarmUp";
-    static final String WARM_UP_PROPERTY = "bench.http.warmUp";
-    static final String MEASURE_PROPERTY = "bench.http.measure";
-    static final String ROUNDS_PROPERTY = "bench.http.rounds";
-    /** Each row's load in the warm-up round, before anything is measured. */
-    static final Duration FIRST_WARM_UP = Duration.ofSeconds(5);
-    /** Each row's own warm-up in every round, right before its measured part. */
-    static final Duration WARM_UP = Duration.ofSeconds(3);
-    static final Duration MEASURE = Duration.ofSeconds(5);
-    static final int ROUNDS = 3;
-
     /**
      * What one row measured, in its median round.
      *
@@ -83,42 +70,11 @@ final class HttpBench {
     }
 
     private final String redisUri;
-    private final Duration firstWarmUp;
-    private final Duration warmUp;
-    private final Duration measure;
-    private final int rounds;
-    /** Whether every row is profiled after the rounds. */
-    private final boolean profile;
+    private final HttpRunShape shape;
 
-    HttpBench(String redisUri, Duration firstWarmUp, Duration warmUp, Duration measure, int rounds, boolean profile) {
-        if (rounds < 1 || measure.isZero() || measure.isNegative() || warmUp.isNegative()
-                || firstWarmUp.isNegative()) {
-            throw new IllegalArgumentException("an HTTP run needs a measured part and at least one round, but was "
-                    + "first warm-up " + firstWarmUp + ", warm-up " + warmUp + ", measure " + measure + ", rounds "
-                    + rounds);
-        }
+    HttpBench(String redisUri, HttpRunShape shape) {
         this.redisUri = redisUri;
-        this.firstWarmUp = firstWarmUp;
-        this.warmUp = warmUp;
-        this.measure = measure;
-        this.rounds = rounds;
-        this.profile = profile;
-    }
-
-    /**
-     * A full run, or a smoke run (one round, no warm-up, a second per row) that only proves it works.
-     * The system properties {@value #FIRST_WARM_UP_PROPERTY}, {@value #WARM_UP_PROPERTY} and
-     * {@value #MEASURE_PROPERTY} (seconds, or ISO-8601 such as {@code PT8S}) and
-     * {@value #ROUNDS_PROPERTY} override the full run's shape.
-     */
-    static HttpBench fromSystemProperties(String redisUri, boolean smoke) {
-        if (smoke) {
-            return new HttpBench(redisUri, Duration.ZERO, Duration.ZERO, Duration.ofSeconds(1), 1, false);
-        }
-        String rounds = System.getProperty(ROUNDS_PROPERTY);
-        return new HttpBench(redisUri, duration(FIRST_WARM_UP_PROPERTY, FIRST_WARM_UP),
-                duration(WARM_UP_PROPERTY, WARM_UP), duration(MEASURE_PROPERTY, MEASURE),
-                blank(rounds) ? ROUNDS : Integer.parseInt(rounds.trim()), true);
+        this.shape = shape;
     }
 
     /** Every row for both kinds of traffic, in the order the report lists them. */
@@ -174,15 +130,15 @@ final class HttpBench {
      */
     Report report(HttpLoad load, String command) throws Exception {
         ZonedDateTime date = ZonedDateTime.now(ZoneOffset.UTC);
-        double loadBefore = loadAverage();
+        double loadBefore = Machine.loadAverage();
         long started = System.nanoTime();
         List<Setup> setups = setups();
         List<Row> rows;
         List<JfrTopFrames.Summary> profiles = List.of();
         Map<String, Row> generators = new LinkedHashMap<>();
-        try (HttpBenchServer.Handle server = HttpBenchServer.Handle.start(setups)) {
+        try (HttpBenchProcess server = HttpBenchProcess.start(setups)) {
             rows = runAll(server, setups, load);
-            if (profile) {
+            if (shape.profile()) {
                 profiles = profileAll(server, setups, load);
             }
             for (String kind : HttpLoad.wrkAvailable() ? List.of("wrk", "java") : List.of("java")) {
@@ -192,23 +148,23 @@ final class HttpBench {
             }
         }
         Duration took = Duration.ofNanos(System.nanoTime() - started);
-        return new Report(date, command, load.describe(), firstWarmUp, warmUp, measure, rounds,
+        return new Report(date, command, load.describe(), shape.firstWarmUp(), shape.warmUp(), shape.measure(), shape.rounds(),
                 new RedisMeasurements(false, redisUri).redisVersion(), rows, generators, took,
-                new double[] {loadBefore, loadAverage()}, profiles);
+                new double[] {loadBefore, Machine.loadAverage()}, profiles);
     }
 
     /**
      * Every row once more, its measured part recorded by JFR in the server: where its CPU went.
      * Apart from the rounds, so that the recording's cost is in none of their figures.
      */
-    private List<JfrTopFrames.Summary> profileAll(HttpBenchServer.Handle server, List<Setup> setups, HttpLoad load)
+    private List<JfrTopFrames.Summary> profileAll(HttpBenchProcess server, List<Setup> setups, HttpLoad load)
             throws Exception {
         Path dir = Files.createTempDirectory("http-bench-profiles");
         List<JfrTopFrames.Summary> profiles = new ArrayList<>();
         try {
             for (int i = 0; i < setups.size(); i++) {
                 Path recording = dir.resolve("row" + i + ".jfr");
-                load.run(server.uri(i), setups.get(i).clients(), warmUp, measure, new HttpLoad.Meter() {
+                load.run(server.uri(i), setups.get(i).clients(), shape.warmUp(), shape.measure(), new HttpLoad.Meter() {
                     @Override
                     public void start() throws IOException {
                         server.profile();
@@ -228,32 +184,23 @@ final class HttpBench {
         return profiles;
     }
 
-    /** The machine's load average over the last minute, NaN where the system does not say. */
-    static double loadAverage() {
-        try {
-            return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).split(" ")[0]);
-        } catch (IOException | RuntimeException e) {
-            return Double.NaN;
-        }
-    }
-
-    /** The warm-up round, then every setup {@link #rounds} times in turn: each row's median round. */
-    private List<Row> runAll(HttpBenchServer.Handle server, List<Setup> setups, HttpLoad load) throws Exception {
-        if (!firstWarmUp.isZero()) {
+    /** The warm-up round, then every setup as many times as the shape's rounds in turn: each row's median round. */
+    private List<Row> runAll(HttpBenchProcess server, List<Setup> setups, HttpLoad load) throws Exception {
+        if (!shape.firstWarmUp().isZero()) {
             for (int i = 0; i < setups.size(); i++) {
-                load.warm(server.uri(i), setups.get(i).clients(), firstWarmUp);
+                load.warm(server.uri(i), setups.get(i).clients(), shape.firstWarmUp());
             }
         }
         List<List<Row>> measured = new ArrayList<>();
         setups.forEach(setup -> measured.add(new ArrayList<>()));
-        for (int round = 1; round <= rounds; round++) {
+        for (int round = 1; round <= shape.rounds(); round++) {
             for (int i = 0; i < setups.size(); i++) {
                 Row row = run(server, setups, i, load);
                 measured.get(i).add(row);
                 System.err.printf(Locale.ROOT, "HTTP round %d/%d, %,d clients, %s: %,.0f requests/s, server %.1f µs, "
                         + "Redis %.1f µs, %.3f script calls, generator %.1f µs per request, GC %d ms, load %.2f%n",
-                        round, rounds, row.clients(), row.what(), row.requestsPerSecond(), row.serverMicros(),
-                        row.redisMicros(), row.redisCalls(), row.generatorMicros(), row.gcMillis(), loadAverage());
+                        round, shape.rounds(), row.clients(), row.what(), row.requestsPerSecond(), row.serverMicros(),
+                        row.redisMicros(), row.redisCalls(), row.generatorMicros(), row.gcMillis(), Machine.loadAverage());
             }
         }
         List<Row> rows = new ArrayList<>();
@@ -274,12 +221,12 @@ final class HttpBench {
     }
 
     /** One row, once, on the shared server: its own warm-up, then the measured part. */
-    private Row run(HttpBenchServer.Handle server, List<Setup> setups, int index, HttpLoad load) throws Exception {
+    private Row run(HttpBenchProcess server, List<Setup> setups, int index, HttpLoad load) throws Exception {
         Setup setup = setups.get(index);
         URI uri = server.uri(index);
-        Counters before = new Counters();
-        Counters after = new Counters();
-        HttpLoad.Result result = load.run(uri, setup.clients(), warmUp, measure, new HttpLoad.Meter() {
+        ServerCounters before = new ServerCounters(redisUri);
+        ServerCounters after = new ServerCounters(redisUri);
+        HttpLoad.Result result = load.run(uri, setup.clients(), shape.warmUp(), shape.measure(), new HttpLoad.Meter() {
             @Override
             public void start() throws IOException {
                 before.read(server);
@@ -301,45 +248,5 @@ final class HttpBench {
                 (after.redisCpuSeconds - before.redisCpuSeconds) * 1e6 / requests,
                 (after.scriptCalls - before.scriptCalls) / requests, result.cpuSeconds() * 1e6 / requests,
                 after.serverGcMillis - before.serverGcMillis, 0);
-    }
-
-    /** The counters read where the measured part starts and ends. */
-    private final class Counters {
-        long serverCpuNanos;
-        long serverGcMillis;
-        double redisCpuSeconds;
-        long scriptCalls;
-
-        void read(HttpBenchServer.Handle server) throws IOException {
-            long[] cpu = server.cpu();
-            serverCpuNanos = cpu[0];
-            serverGcMillis = cpu[1];
-            redisCpuSeconds = CpuPerDecisionProfiler.redisCpuSeconds(redisUri);
-            scriptCalls = scriptCalls();
-        }
-    }
-
-    /** EVALSHA and EVAL calls Redis has run so far. */
-    private long scriptCalls() {
-        URI uri = URI.create(redisUri);
-        try (Jedis admin = new Jedis(uri.getHost(), uri.getPort())) {
-            Map<String, Long> stats = RedisMeasurements.commandStats(admin);
-            return stats.getOrDefault("evalsha", 0L) + stats.getOrDefault("eval", 0L);
-        }
-    }
-
-    /** Whether a property is unset: Maven forwards the ones it was not given as empty. */
-    private static boolean blank(String value) {
-        return value == null || value.isBlank();
-    }
-
-    private static Duration duration(String property, Duration otherwise) {
-        String value = System.getProperty(property);
-        if (blank(value)) {
-            return otherwise;
-        }
-        String trimmed = value.trim();
-        return trimmed.startsWith("P") ? Duration.parse(trimmed)
-                : Duration.ofMillis(Math.round(Double.parseDouble(trimmed) * 1000));
     }
 }

@@ -37,7 +37,7 @@ final class HttpBenchMarkdown {
         }
         md.append("| | |\n|---|---|\n");
         md.append("| date | ").append(report.date().format(DateTimeFormatter.RFC_1123_DATE_TIME)).append(" |\n");
-        md.append("| machine | ").append(BenchmarkMarkdown.machine()).append(" |\n");
+        md.append("| machine | ").append(Machine.describe()).append(" |\n");
         md.append("| JDK | ").append(System.getProperty("java.vm.name")).append(' ')
                 .append(System.getProperty("java.version")).append(" |\n");
         md.append("| Redis | ").append(report.redisVersion()).append(" on the same machine, over loopback |\n");

@@ -291,7 +291,7 @@ public final class LoadGenerator {
     /** One keep-alive connection: its request buffer, the answer being read, when the request left. */
     private static final class Connection {
         final ByteBuffer out = ByteBuffer.allocateDirect(1024);
-        final HttpAnswer answer = new HttpAnswer();
+        final ResponseReader answer = new ResponseReader();
         SocketChannel channel;
         SelectionKey key;
         long sentAt;

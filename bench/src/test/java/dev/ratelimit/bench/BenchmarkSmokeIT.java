@@ -1,7 +1,6 @@
 package dev.ratelimit.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.within;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.Decision;
@@ -12,6 +11,7 @@ import dev.ratelimit.Rule;
 import dev.ratelimit.internal.redis.LuaScript;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.UnifiedJedis;
@@ -59,15 +59,18 @@ class BenchmarkSmokeIT {
                     "leaky-bucket", "gcra"}) {
                 RateLimiter limiter = RateLimiter.builder(store).policyName("args-" + algorithm).localDenyCache(false)
                         .rule(Rule.of(Algorithm.fromConfigName(algorithm), 1_000_000_000L, BenchRedis.WINDOW)).build();
-                Decision ours = limiter.tryAcquire("client");
                 String source = LuaScript.limiter(algorithm).source();
+                long started = System.nanoTime();
+                Decision ours = limiter.tryAcquire("client");
                 @SuppressWarnings("unchecked")
                 List<Long> bare = (List<Long>) admin.eval(source, List.of(redis.key("bare-" + algorithm)),
                         ScriptBenchmark.admittedArgs(algorithm));
+                long between = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
                 assertThat(bare.get(1)).as(algorithm + " admitted").isEqualTo(1L);
                 assertThat(bare.get(2)).as(algorithm + " remaining").isEqualTo(ours.remaining());
+                // A window's reset shrinks by the time between the two calls (a loaded machine: tens of ms).
                 assertThat(bare.get(4) / 1000).as(algorithm + " reset, ms")
-                        .isCloseTo(ours.resetAfter().toMillis(), within(5L));
+                        .isBetween(ours.resetAfter().toMillis() - between - 2, ours.resetAfter().toMillis() + 2);
             }
         }
     }

@@ -14,7 +14,7 @@ class LoadGeneratorTest {
 
     @Test
     void anAnswerIsCompleteOnlyWhenItsBodyHasArrived() {
-        HttpAnswer answer = new HttpAnswer();
+        ResponseReader answer = new ResponseReader();
         byte[] bytes = OK.getBytes(StandardCharsets.US_ASCII);
         // In three pieces: inside the head's blank line, then one byte short of the body.
         int[] cuts = {OK.indexOf("\r\n\r\n") + 2, bytes.length - 1, bytes.length};
@@ -29,7 +29,7 @@ class LoadGeneratorTest {
 
     @Test
     void theStatusAndAnyCaseOfContentLengthAreRead() {
-        HttpAnswer answer = new HttpAnswer();
+        ResponseReader answer = new ResponseReader();
         String denied = "HTTP/1.1 429 \r\nRetry-After: 1\r\ncontent-LENGTH: 5\r\n\r\n{...}";
         answer.buffer.put(denied.getBytes(StandardCharsets.US_ASCII));
 
@@ -38,12 +38,12 @@ class LoadGeneratorTest {
 
     @Test
     void whatItCannotReadFailsTheRunInsteadOfBeingMiscounted() {
-        HttpAnswer chunked = new HttpAnswer();
+        ResponseReader chunked = new ResponseReader();
         chunked.buffer.put("HTTP/1.1 200 \r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n"
                 .getBytes(StandardCharsets.US_ASCII));
         assertThatThrownBy(chunked::complete).hasMessageContaining("chunked");
 
-        HttpAnswer twice = new HttpAnswer();
+        ResponseReader twice = new ResponseReader();
         twice.buffer.put((OK + OK).getBytes(StandardCharsets.US_ASCII));
         assertThatThrownBy(twice::complete).hasMessageContaining("not asked for");
     }

@@ -9,7 +9,7 @@ import java.nio.charset.StandardCharsets;
  * {@code Content-Length} (the benchmark's servlet and filters always send one); a chunked answer
  * fails the run rather than being misread.
  */
-final class HttpAnswer {
+final class ResponseReader {
     private static final byte[] CONTENT_LENGTH = "content-length:".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] TRANSFER_ENCODING = "transfer-encoding:".getBytes(StandardCharsets.US_ASCII);
 
