@@ -41,11 +41,11 @@ final class ConcurrencyLeases extends Evaluation {
         String lease = ids.next();
         Decision decision = evaluator.decide(call.redisKeys, call.permits, true, lease);
         return decision.allowed() && !decision.degraded()
-                ? DecisionAccess.withLease(decision, new Lease(call.redisKeys, lease)) : decision;
+                ? DecisionAccess.get().withLease(decision, new Lease(call.redisKeys, lease)) : decision;
     }
 
     void release(Decision decision) {
-        Lease lease = decision == null ? null : DecisionAccess.lease(decision);
+        Lease lease = decision == null ? null : DecisionAccess.get().lease(decision);
         if (lease == null || !lease.release()) {
             return;
         }

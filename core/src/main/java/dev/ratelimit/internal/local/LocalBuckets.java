@@ -4,24 +4,34 @@ import static dev.ratelimit.internal.local.LocalRuleState.REMAINING;
 import static dev.ratelimit.internal.local.LocalRuleState.answer;
 import static dev.ratelimit.internal.local.LocalRuleState.ceilDiv;
 
+import dev.ratelimit.internal.support.BucketUnits;
+
 /** The bucket algorithms' local states, for {@link LocalLimiter}: see {@link LocalRuleState}. */
 final class LocalBuckets {
     private LocalBuckets() {
     }
 
-    /** token-bucket.lua: tokens in units of 1/scale permit, refilled at rate units per µs. */
-    static final class TokenBucket extends LocalRuleState {
-        private final long capacity;
-        private final long scale;
-        private final long rate;
+    /** A bucket's size and pace in units of 1/scale permit ({@link BucketUnits}): rate units per µs. */
+    private abstract static class Bucket extends LocalRuleState {
+        final long capacity;
+        final long scale;
+        final long rate;
+
+        Bucket(long burst, BucketUnits units) {
+            this.capacity = burst * units.scale;
+            this.scale = units.scale;
+            this.rate = units.rate;
+        }
+    }
+
+    /** token-bucket.lua: tokens, refilled at rate units per µs. */
+    static final class TokenBucket extends Bucket {
         private boolean stored;
         private long tokens;
         private long at;
 
-        TokenBucket(long capacity, long scale, long rate) {
-            this.capacity = capacity;
-            this.scale = scale;
-            this.rate = rate;
+        TokenBucket(long burst, BucketUnits units) {
+            super(burst, units);
         }
 
         private long tokens(long now) {
@@ -59,18 +69,13 @@ final class LocalBuckets {
         }
     }
 
-    /** leaky-bucket.lua: a level in units of 1/scale permit, draining at rate units per µs. */
-    static final class LeakyBucket extends LocalRuleState {
-        private final long capacity;
-        private final long scale;
-        private final long rate;
+    /** leaky-bucket.lua: a level, draining at rate units per µs. */
+    static final class LeakyBucket extends Bucket {
         private long level;
         private long at;
 
-        LeakyBucket(long capacity, long scale, long rate) {
-            this.capacity = capacity;
-            this.scale = scale;
-            this.rate = rate;
+        LeakyBucket(long burst, BucketUnits units) {
+            super(burst, units);
         }
 
         private long level(long now) {

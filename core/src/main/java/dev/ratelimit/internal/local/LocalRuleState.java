@@ -54,8 +54,7 @@ abstract class LocalRuleState {
      * Makes fresh states of the rule's algorithm, with what they derive from the rule worked out
      * once. The one place in the local limiter that switches on algorithms, as the script names do
      * for Redis.
-     */
-    /**
+     *
      * @param epochMillis the wall clock, for a calendar rule's periods ({@code System::currentTimeMillis}
      *     outside tests)
      */
@@ -75,13 +74,11 @@ abstract class LocalRuleState {
                 return () -> new SlidingWindow(limit, window);
             case TOKEN_BUCKET: {
                 BucketUnits units = BucketUnits.of(limit, window);
-                long capacity = rule.burst() * units.scale;
-                return () -> new LocalBuckets.TokenBucket(capacity, units.scale, units.rate);
+                return () -> new LocalBuckets.TokenBucket(rule.burst(), units);
             }
             case LEAKY_BUCKET: {
                 BucketUnits units = BucketUnits.of(limit, window);
-                long capacity = rule.burst() * units.scale;
-                return () -> new LocalBuckets.LeakyBucket(capacity, units.scale, units.rate);
+                return () -> new LocalBuckets.LeakyBucket(rule.burst(), units);
             }
             case GCRA: {
                 long interval = ceilDiv(window, limit);
