@@ -11,74 +11,26 @@ final class LocalBuckets {
     private LocalBuckets() {
     }
 
-    /** A bucket's size and pace in units of 1/scale permit ({@link BucketUnits}): rate units per µs. */
-    private abstract static class Bucket extends LocalRuleState {
-        final long capacity;
-        final long scale;
-        final long rate;
+    /**
+     * token-bucket.lua and leaky-bucket.lua, which count alike: a level in units of 1/scale permit
+     * ({@link BucketUnits}), draining at rate units per µs; a token bucket's level is the tokens taken
+     * from it, so it holds {@code capacity - level} tokens and refills as the level drains.
+     */
+    static final class Bucket extends LocalRuleState {
+        private final long capacity;
+        private final long scale;
+        private final long rate;
+        private long level;
+        private long at;
 
         Bucket(long burst, BucketUnits units) {
             this.capacity = burst * units.scale;
             this.scale = units.scale;
             this.rate = units.rate;
         }
-    }
-
-    /** token-bucket.lua: tokens, refilled at rate units per µs. */
-    static final class TokenBucket extends Bucket {
-        private boolean stored;
-        private long tokens;
-        private long at;
-
-        TokenBucket(long burst, BucketUnits units) {
-            super(burst, units);
-        }
-
-        private long tokens(long now) {
-            if (!stored) {
-                return capacity;
-            }
-            // Refill only up to full, so that elapsed * rate never grows past what a long holds.
-            long elapsed = Math.max(0, now - at);
-            return elapsed >= ceilDiv(capacity - tokens, rate) ? capacity : tokens + elapsed * rate;
-        }
-
-        @Override
-        boolean check(long permits, boolean consume, long now, long[] reply, int at) {
-            long tokens = tokens(now);
-            long need = permits * scale;
-            long reset = ceilDiv(capacity - tokens, rate);
-            boolean allowed = tokens >= need;
-            answer(reply, at, allowed, tokens / scale, allowed ? 0 : ceilDiv(need - tokens, rate), reset);
-            return allowed;
-        }
-
-        @Override
-        void commit(long permits, long now, long[] reply, int at) {
-            long left = tokens(now) - permits * scale;
-            stored = true;
-            tokens = left;
-            this.at = now;
-            reply[at + REMAINING] = left / scale;
-            reply[at + RESET] = ceilDiv(capacity - left, rate);
-        }
-
-        @Override
-        boolean clear(long now) {
-            return tokens(now) == capacity;
-        }
-    }
-
-    /** leaky-bucket.lua: a level, draining at rate units per µs. */
-    static final class LeakyBucket extends Bucket {
-        private long level;
-        private long at;
-
-        LeakyBucket(long burst, BucketUnits units) {
-            super(burst, units);
-        }
 
         private long level(long now) {
+            // Drain only down to empty, so that elapsed * rate never grows past what a long holds.
             long elapsed = Math.max(0, now - at);
             return elapsed >= ceilDiv(level, rate) ? 0 : level - elapsed * rate;
         }

@@ -72,13 +72,10 @@ abstract class LocalRuleState {
                 return () -> new LocalSlidingLog(limit, window);
             case SLIDING_WINDOW:
                 return () -> new SlidingWindow(limit, window);
-            case TOKEN_BUCKET: {
-                BucketUnits units = BucketUnits.of(limit, window);
-                return () -> new LocalBuckets.TokenBucket(rule.burst(), units);
-            }
+            case TOKEN_BUCKET:
             case LEAKY_BUCKET: {
                 BucketUnits units = BucketUnits.of(limit, window);
-                return () -> new LocalBuckets.LeakyBucket(rule.burst(), units);
+                return () -> new LocalBuckets.Bucket(rule.burst(), units);
             }
             case GCRA: {
                 long interval = ceilDiv(window, limit);

@@ -64,7 +64,7 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
 
     @Override
     public Decision decide(List<String> keys, long[] permits, boolean consume, String lease) {
-        return calls.decision(keys, permits, eval(calls.decision(keys, permits, consume ? "1" : "0", lease)));
+        return calls.decision(keys, permits, eval(calls.call(keys, permits, consume ? "1" : "0", lease)));
     }
 
     /**
@@ -74,13 +74,12 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
      */
     @Override
     public Decision decideDelaying(List<String> keys, long[] permits, long maxDelayMicros) {
-        return calls.decision(keys, permits, eval(calls.decision(keys, permits, "1D" + maxDelayMicros, null)));
+        return calls.decision(keys, permits, eval(calls.call(keys, permits, "1D" + maxDelayMicros, null)));
     }
 
-    /** The call {@link #decide} makes, for a batch to send with others ({@link RedisGateway#evalAll}). */
     @Override
     public ScriptCall call(List<String> keys, long[] permits, boolean consume) {
-        return calls.decision(keys, permits, consume ? "1" : "0", null);
+        return calls.call(keys, permits, consume ? "1" : "0", null);
     }
 
     /**
@@ -96,7 +95,7 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
     public Leased decideLeasing(List<String> keys, long[] permits, long ask, long lifetimeMicros,
             List<Receipt> returns) {
         // Without an ask, a plain call: it may travel joined with others (BatchedCalls).
-        ScriptCall call = calls.decision(keys, permits, ask > 0 ? "L" + ask + ":" + lifetimeMicros : "1", null);
+        ScriptCall call = calls.call(keys, permits, ask > 0 ? "L" + ask + ":" + lifetimeMicros : "1", null);
         List<Long> reply;
         if (returns.isEmpty()) {
             reply = eval(call);
@@ -112,21 +111,11 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
         return new Leased(calls.decision(keys, permits, reply), calls.grant(keys, reply));
     }
 
-    /**
-     * The decision a reply to {@link #call} holds, as {@link #decide} would return it: an admission
-     * that consumed carries a receipt for {@link #giveBack}.
-     */
     @Override
     public Decision decision(List<String> keys, long[] permits, List<Long> reply) {
         return calls.decision(keys, permits, reply);
     }
 
-    /**
-     * Gives back the unused parts of quota leases this evaluator granted, in one round trip (one
-     * pipeline per node).
-     *
-     * @return how many gave something back
-     */
     @Override
     public int giveBackAll(List<Receipt> receipts) {
         List<ScriptCall> batch = new ArrayList<>(receipts.size());

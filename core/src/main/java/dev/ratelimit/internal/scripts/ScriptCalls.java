@@ -96,7 +96,7 @@ public final class ScriptCalls {
      *     '1D&lt;max delay&gt;' to consume or reserve (limiter-driver.lua)
      * @param lease a lease id an admission of {@code concurrency} records, or null
      */
-    ScriptCall decision(List<String> keys, long[] permits, String mode, String lease) {
+    ScriptCall call(List<String> keys, long[] permits, String mode, String lease) {
         List<String> args = new ArrayList<>(argCount);
         args.add(mode);
         for (int i = 0; i < ruleArgs.size(); i++) {
