@@ -75,12 +75,12 @@ abstract class LocalRuleState {
             case TOKEN_BUCKET:
             case LEAKY_BUCKET: {
                 BucketUnits units = BucketUnits.of(limit, window);
-                return () -> new LocalBuckets.Bucket(rule.burst(), units);
+                long capacity = rule.burst() * units.scale;
+                return () -> new LocalBucket(capacity, units.scale, units.rate);
             }
             case GCRA: {
                 long interval = ceilDiv(window, limit);
-                long tolerance = rule.burst() * interval;
-                return () -> new LocalBuckets.Gcra(interval, tolerance);
+                return () -> new LocalBucket(rule.burst() * interval, interval, 1);
             }
             default:
                 throw new IllegalArgumentException("no local state for algorithm " + rule.algorithm());
