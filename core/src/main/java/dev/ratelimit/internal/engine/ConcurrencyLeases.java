@@ -50,7 +50,7 @@ final class ConcurrencyLeases extends Evaluation {
             return;
         }
         try {
-            LuaEvaluator.release(gateway, lease.keys(), lease.id());
+            LuaEvaluator.release(gateway, lease.keys, lease.id);
         } catch (RuntimeException e) {
             // RedisFailureException above all; whatever it is, the lease's timeout frees it.
             long count = failures.incrementAndGet();

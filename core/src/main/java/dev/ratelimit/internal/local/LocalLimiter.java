@@ -26,8 +26,8 @@ import java.util.function.Supplier;
  * writes nothing, as in the scripts. Thread-safe (a lock per segment); time comes from the injected
  * monotonic clock, read under the lock and never earlier than the segment's last decision, so time
  * runs forward for every client whatever order callers arrive in, and no answer points past the
- * state's window (sliding-log caps what its same-microsecond stamps would add, as its script does). {@link #clear()} drops everything
- * once Redis answers again.
+ * state's window (sliding-log caps what its same-microsecond stamps would add, as its script does).
+ * {@link #clear()} drops everything once Redis answers again.
  */
 public final class LocalLimiter {
     /** Segments, so that concurrent clients rarely share a lock; one when the bound is small. */
