@@ -41,7 +41,8 @@ public final class Decision {
         this(allowed, rule, remaining, retryAfter, resetAfter, degraded, local, null, null, NO_PENALTY, Duration.ZERO);
     }
 
-    private Decision(boolean allowed, Rule rule, long remaining, Duration retryAfter, Duration resetAfter,
+    /** Every field; for {@code DecisionAccess}, which makes a script's decision in one object. */
+    Decision(boolean allowed, Rule rule, long remaining, Duration retryAfter, Duration resetAfter,
             boolean degraded, boolean local, Receipt receipt, Lease lease, byte penalty, Duration delay) {
         this.allowed = allowed;
         this.rule = Objects.requireNonNull(rule, "rule");
@@ -58,16 +59,6 @@ public final class Decision {
 
     /** This admission, holding the lease Redis recorded for it; for {@code DecisionAccess}. */
     Decision withLease(Lease lease) {
-        return new Decision(allowed, rule, remaining, retryAfter, resetAfter, degraded, local, receipt, lease, penalty, delay);
-    }
-
-    /** This decision, carrying what it took; for {@code DecisionAccess}. */
-    Decision withReceipt(Receipt receipt) {
-        return new Decision(allowed, rule, remaining, retryAfter, resetAfter, degraded, local, receipt, lease, penalty, delay);
-    }
-
-    /** This denial, as the penalty box gave it ({@link #OPENS_PENALTY} or {@link #IN_PENALTY}); for {@code DecisionAccess}. */
-    Decision withPenalty(byte penalty) {
         return new Decision(allowed, rule, remaining, retryAfter, resetAfter, degraded, local, receipt, lease, penalty, delay);
     }
 

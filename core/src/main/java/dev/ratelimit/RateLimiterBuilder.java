@@ -11,6 +11,7 @@ import dev.ratelimit.internal.rules.PenaltyRules;
 import dev.ratelimit.internal.scripts.DecisionAccess;
 import dev.ratelimit.internal.support.BadArgument;
 import dev.ratelimit.internal.support.RedisKeys;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -24,10 +25,23 @@ public final class RateLimiterBuilder {
     static {
         // The door through which the engine and the scripts attach to, and read from, a Decision
         // what it holds; installed here, by the API's entry point, so Decision names nothing above it.
-        DecisionAccess.install(new DecisionAccess.Bridge() {
+        DecisionAccess.install(new DecisionAccess() {
             @Override
-            public Decision withReceipt(Decision decision, Receipt receipt) {
-                return decision.withReceipt(receipt);
+            public Decision admission(Rule rule, long remaining, Duration delay, Duration resetAfter, Receipt receipt) {
+                return new Decision(true, rule, Math.max(0, remaining), Duration.ZERO, resetAfter, false, false, receipt,
+                        null, Decision.NO_PENALTY, delay);
+            }
+
+            @Override
+            public Decision penaltyDenial(Rule rule, long remaining, Duration retryAfter, Duration resetAfter,
+                    boolean opens) {
+                return new Decision(false, rule, Math.max(0, remaining), retryAfter, resetAfter, false, false, null, null,
+                        opens ? Decision.OPENS_PENALTY : Decision.IN_PENALTY, Duration.ZERO);
+            }
+
+            @Override
+            public boolean opensPenalty(Decision decision) {
+                return decision.penalty() == Decision.OPENS_PENALTY;
             }
 
             @Override
@@ -43,16 +57,6 @@ public final class RateLimiterBuilder {
             @Override
             public Lease lease(Decision decision) {
                 return decision.lease();
-            }
-
-            @Override
-            public Decision penalized(Decision decision, boolean opens) {
-                return decision.withPenalty(opens ? Decision.OPENS_PENALTY : Decision.IN_PENALTY);
-            }
-
-            @Override
-            public boolean opensPenalty(Decision decision) {
-                return decision.penalty() == Decision.OPENS_PENALTY;
             }
         });
     }

@@ -47,7 +47,7 @@ class OutboundThrottleIT {
             }
             calls.incrementAndGet();   // here the real HTTP call to the partner would go
             // (the test's own record: when Redis admitted it, the sliding log's entry in microseconds)
-            admittedAt.add(DecisionAccess.receipt(permit).stamp(0));
+            admittedAt.add(DecisionAccess.get().receipt(permit).stamp(0));
             return true;
         }
     }

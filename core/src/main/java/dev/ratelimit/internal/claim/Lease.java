@@ -10,23 +10,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * cost a round trip). Thread-safe.
  */
 public final class Lease {
-    private final List<String> keys;
-    private final String id;
+    /** The client's Redis keys the lease is recorded under. */
+    public final List<String> keys;
+    /** The id no other acquire, on any node, uses. */
+    public final String id;
     private final AtomicBoolean released = new AtomicBoolean();
 
     public Lease(List<String> keys, String id) {
         this.keys = keys;
         this.id = id;
-    }
-
-    /** The client's Redis keys the lease is recorded under. */
-    public List<String> keys() {
-        return keys;
-    }
-
-    /** The id no other acquire, on any node, uses. */
-    public String id() {
-        return id;
     }
 
     /** True the first time only: the caller then gives the lease back to Redis. */

@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * Thread-safe.
  */
 public final class Receipt {
-    /** Gives an admission's permits back: the evaluator (or local limiter) that took them. */
+    /** Gives an admission's permits back: the evaluator that took them, or the quota lease they came from. */
     public interface Issuer {
         /**
          * @return whether something was given back
@@ -23,7 +23,7 @@ public final class Receipt {
 
         /**
          * Takes the receipt's permits on top of what the admission took, past the limit too (an
-         * after-charge); an issuer that cannot keep a debt (a local limiter, a quota lease) charges nothing.
+         * after-charge); an issuer that cannot keep a debt (a quota lease) charges nothing.
          *
          * @return whether something was charged
          * @throws dev.ratelimit.RedisFailureException when Redis cannot be asked
@@ -47,7 +47,7 @@ public final class Receipt {
     /** 1 once claimed. */
     private volatile int spent;
 
-    /** A receipt of states that keep no life (a local limiter's, a quota lease's own admissions). */
+    /** A receipt of states that keep no life (a quota lease's own admissions). */
     public Receipt(Issuer issuer, List<String> keys, long[] permits, long[] stamps) {
         this(issuer, keys, permits, stamps, new long[permits.length]);
     }
@@ -101,7 +101,7 @@ public final class Receipt {
         return new Receipt(this, permits);
     }
 
-    /** Who gives the permits back: the evaluator (with the rules it decided under), the lease, the local limiter. */
+    /** Who gives the permits back: the evaluator (with the rules it decided under), or the quota lease. */
     public Issuer issuer() {
         return issuer;
     }

@@ -41,16 +41,16 @@ final class ConcurrencyLeases extends Evaluation {
         String lease = ids.next();
         Decision decision = evaluator.decide(call.redisKeys, call.permits, true, lease);
         return decision.allowed() && !decision.degraded()
-                ? DecisionAccess.withLease(decision, new Lease(call.redisKeys, lease)) : decision;
+                ? DecisionAccess.get().withLease(decision, new Lease(call.redisKeys, lease)) : decision;
     }
 
     void release(Decision decision) {
-        Lease lease = decision == null ? null : DecisionAccess.lease(decision);
+        Lease lease = decision == null ? null : DecisionAccess.get().lease(decision);
         if (lease == null || !lease.release()) {
             return;
         }
         try {
-            LuaEvaluator.release(gateway, lease.keys(), lease.id());
+            LuaEvaluator.release(gateway, lease.keys, lease.id);
         } catch (RuntimeException e) {
             // RedisFailureException above all; whatever it is, the lease's timeout frees it.
             long count = failures.incrementAndGet();

@@ -103,7 +103,7 @@ public final class DecisionAccounting extends Stage {
             delayedAdmissions.incrementAndGet();
         } else if (decision.penalized()) {
             penaltyDenials.incrementAndGet();
-            if (!cachedDenial && DecisionAccess.opensPenalty(decision)) {
+            if (!cachedDenial && DecisionAccess.get().opensPenalty(decision)) {
                 penalties.incrementAndGet();
             }
         }

@@ -51,10 +51,10 @@ final class OverCapacity extends Stage {
         }
         Duration retryAfter = state.resetAfter().compareTo(untilNextAdaptation) >= 0 ? state.resetAfter()
                 : untilNextAdaptation;
-        Decision denied = state.local()
-                ? Decision.local(false, state.rule(), state.remaining(), retryAfter, state.resetAfter())
-                : Decision.of(false, state.rule(), state.remaining(), retryAfter, state.resetAfter());
         // A client in the penalty box stays one there: the peek did not put it in, nor does this denial.
-        return state.penalized() ? DecisionAccess.penalized(denied, false) : denied;
+        return state.penalized() ? DecisionAccess.get().penaltyDenial(state.rule(), state.remaining(), retryAfter,
+                state.resetAfter(), false)
+                : state.local() ? Decision.local(false, state.rule(), state.remaining(), retryAfter, state.resetAfter())
+                : Decision.of(false, state.rule(), state.remaining(), retryAfter, state.resetAfter());
     }
 }

@@ -72,8 +72,8 @@ final class QuotaLease implements Receipt.Issuer {
             clearAt = Math.max(clearAt, now) + permits * clearingPerPermit;
         }
         Duration reset = owner.sliding ? inForce.window() : Duration.ofNanos(Math.max(0, clearAt - now));
-        Decision admission = Decision.of(true, inForce, atGrant.remaining() - used, Duration.ZERO, reset);
-        return DecisionAccess.withReceipt(admission, receipts.withPermits(permits));
+        return DecisionAccess.get().admission(inForce, atGrant.remaining() - used, Duration.ZERO, reset,
+                receipts.withPermits(permits));
     }
 
     /**

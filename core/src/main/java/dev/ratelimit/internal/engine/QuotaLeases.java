@@ -101,7 +101,7 @@ final class QuotaLeases {
     }
 
     /**
-     * @param rule the limiter's one rule ({@code LeaseRules.supports})
+     * @param rule the limiter's one rule (the one {@code LeaseRules.check} lets lend)
      * @param nanoClock a monotonic clock in nanoseconds, {@code System::nanoTime} outside tests
      */
     public QuotaLeases(Rule rule, LongSupplier nanoClock) {

@@ -121,7 +121,7 @@ final class Refunds {
 
     /** The receipt to settle, spent now; null when there is none or it was spent. */
     private static Receipt claim(List<String> keys, Decision decision) {
-        Receipt receipt = DecisionAccess.receipt(decision);
+        Receipt receipt = DecisionAccess.get().receipt(decision);
         if (receipt == null) {
             return null;
         }

@@ -63,11 +63,12 @@ public final class LocalDenyCache<K> {
             return null;
         }
         Decision denial = entry.denial;
-        long elapsed = now - entry.askedAt;
-        Decision shortened = Decision.of(false, denial.rule(), denial.remaining(), Duration.ofNanos(entry.until - now),
-                Duration.ofNanos(Math.max(0, denial.resetAfter().toNanos() - elapsed)));
+        Duration retryAfter = Duration.ofNanos(entry.until - now);
+        Duration resetAfter = Duration.ofNanos(Math.max(0, denial.resetAfter().toNanos() - (now - entry.askedAt)));
         // A refusal by the penalty box stays one: the client is still in the box, which this one does not open.
-        return denial.penalized() ? DecisionAccess.penalized(shortened, false) : shortened;
+        return denial.penalized()
+                ? DecisionAccess.get().penaltyDenial(denial.rule(), denial.remaining(), retryAfter, resetAfter, false)
+                : Decision.of(false, denial.rule(), denial.remaining(), retryAfter, resetAfter);
     }
 
     /** The clock entries are timed by: read it before a call to Redis is sent, and hand it to {@link #put}. */

@@ -3,6 +3,7 @@ package dev.ratelimit.internal.local;
 import dev.ratelimit.Decision;
 import dev.ratelimit.Rule;
 import dev.ratelimit.internal.rules.LocalRules;
+import dev.ratelimit.internal.scripts.ScriptCalls;
 import dev.ratelimit.internal.support.Immutable;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,8 +26,8 @@ import java.util.function.Supplier;
  * writes nothing, as in the scripts. Thread-safe (a lock per segment); time comes from the injected
  * monotonic clock, read under the lock and never earlier than the segment's last decision, so time
  * runs forward for every client whatever order callers arrive in, and no answer points past the
- * state's window (sliding-log caps what its same-microsecond stamps would add, as its script does). {@link #clear()} drops everything
- * once Redis answers again.
+ * state's window (sliding-log caps what its same-microsecond stamps would add, as its script does).
+ * {@link #clear()} drops everything once Redis answers again.
  */
 public final class LocalLimiter {
     /** Segments, so that concurrent clients rarely share a lock; one when the bound is small. */
@@ -79,15 +80,6 @@ public final class LocalLimiter {
                 front.remove();
             }
         }
-    }
-
-    /**
-     * @param rules the local rules ({@link LocalRules#scale}), all of one algorithm
-     * @param maxKeys the most clients tracked at once, at least 1
-     * @param nanoClock a monotonic clock in nanoseconds, {@code System::nanoTime} outside tests
-     */
-    public LocalLimiter(List<Rule> rules, int maxKeys, LongSupplier nanoClock) {
-        this(rules, maxKeys, nanoClock, System::currentTimeMillis);
     }
 
     /**
@@ -179,32 +171,13 @@ public final class LocalLimiter {
         return segments[segments.length == 1 ? 0 : (key.hashCode() & 0x7fffffff) % segments.length];
     }
 
-    /** As the Lua evaluator: denied, the denying rule that frees up last speaks; allowed, the one with fewest left. */
+    /** As the Lua evaluator ({@link ScriptCalls#governing}), but a {@link Decision#local()} one. */
     private Decision governing(long[] reply) {
         boolean allowed = reply[0] == 1;
-        int chosen = -1;
-        for (int i = 0; i < rules.size(); i++) {
-            int at = 1 + 4 * i;
-            if (chosen < 0) {
-                if (allowed || reply[at] == 0) {
-                    chosen = i;
-                }
-                continue;
-            }
-            int best = 1 + 4 * chosen;
-            boolean better = allowed ? reply[at + 1] < reply[best + 1]
-                    : reply[at] == 0 && reply[at + 2] > reply[best + 2];
-            if (better) {
-                chosen = i;
-            }
-        }
+        int chosen = ScriptCalls.governing(rules.size(), allowed, i -> reply[i]);
         int at = 1 + 4 * chosen;
-        Duration retryAfter = allowed ? Duration.ZERO : micros(reply[at + 2]);
-        return Decision.local(allowed, rules.get(chosen), reply[at + 1], retryAfter, micros(reply[at + 3]));
-    }
-
-    private static Duration micros(long micros) {
-        return Duration.ofNanos(Math.max(0, micros) * 1000);
+        Duration retryAfter = allowed ? Duration.ZERO : ScriptCalls.micros(reply[at + 2]);
+        return Decision.local(allowed, rules.get(chosen), reply[at + 1], retryAfter, ScriptCalls.micros(reply[at + 3]));
     }
 
     private static boolean cleared(LocalRuleState[] states, long now) {

@@ -54,8 +54,7 @@ abstract class LocalRuleState {
      * Makes fresh states of the rule's algorithm, with what they derive from the rule worked out
      * once. The one place in the local limiter that switches on algorithms, as the script names do
      * for Redis.
-     */
-    /**
+     *
      * @param epochMillis the wall clock, for a calendar rule's periods ({@code System::currentTimeMillis}
      *     outside tests)
      */
@@ -73,20 +72,15 @@ abstract class LocalRuleState {
                 return () -> new LocalSlidingLog(limit, window);
             case SLIDING_WINDOW:
                 return () -> new SlidingWindow(limit, window);
-            case TOKEN_BUCKET: {
-                BucketUnits units = BucketUnits.of(limit, window);
-                long capacity = rule.burst() * units.scale;
-                return () -> new LocalBuckets.TokenBucket(capacity, units.scale, units.rate);
-            }
+            case TOKEN_BUCKET:
             case LEAKY_BUCKET: {
                 BucketUnits units = BucketUnits.of(limit, window);
                 long capacity = rule.burst() * units.scale;
-                return () -> new LocalBuckets.LeakyBucket(capacity, units.scale, units.rate);
+                return () -> new LocalBucket(capacity, units.scale, units.rate);
             }
             case GCRA: {
                 long interval = ceilDiv(window, limit);
-                long tolerance = rule.burst() * interval;
-                return () -> new LocalBuckets.Gcra(interval, tolerance);
+                return () -> new LocalBucket(rule.burst() * interval, interval, 1);
             }
             default:
                 throw new IllegalArgumentException("no local state for algorithm " + rule.algorithm());

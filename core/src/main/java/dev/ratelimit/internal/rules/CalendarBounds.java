@@ -4,7 +4,7 @@ import dev.ratelimit.CalendarPeriod;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
-import java.util.concurrent.TimeUnit;
+import java.time.temporal.ChronoUnit;
 import java.util.function.LongSupplier;
 
 /**
@@ -69,7 +69,6 @@ public final class CalendarBounds {
     }
 
     private static long micros(ZonedDateTime at) {
-        Instant instant = at.toInstant();
-        return TimeUnit.SECONDS.toMicros(instant.getEpochSecond()) + instant.getNano() / 1000;
+        return ChronoUnit.MICROS.between(Instant.EPOCH, at);
     }
 }

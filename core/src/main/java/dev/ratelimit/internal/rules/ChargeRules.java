@@ -31,10 +31,6 @@ public final class ChargeRules {
     private static final Set<Algorithm> DEBTORS = EnumSet.of(Algorithm.GCRA, Algorithm.TOKEN_BUCKET,
             Algorithm.FIXED_WINDOW, Algorithm.SLIDING_LOG);
 
-    /** Why quota leases and an after-charge do not go together. */
-    private static final String LEASES = "leases (true): a node admits from its lease without asking Redis, so a "
-            + "debt charged on another node would not be seen";
-
     private ChargeRules() {
     }
 
@@ -44,15 +40,6 @@ public final class ChargeRules {
      * decides and refunds, only its charges are refused.
      */
     public static String conflict(List<Rule> rules, boolean quotaLeases) {
-        String conflict = conflict(rules);
-        return conflict == null && quotaLeases ? LEASES : conflict;
-    }
-
-    /**
-     * Why these rules cannot keep an after-charge's debt, whatever the transport; null when they can.
-     * Private: a caller asking about a limiter must say whether it lends quota.
-     */
-    private static String conflict(List<Rule> rules) {
         Rule rule = rules.get(0);
         return rules.size() > 1 ? "several rules (" + rules + "): each counts its own client, and one usage cannot "
                 + "be split among them"
@@ -61,17 +48,16 @@ public final class ChargeRules {
                 : rule.calendar() != null ? "a calendar period: its count cannot hold a debt; use window"
                 : !DEBTORS.contains(rule.algorithm()) ? "algorithm " + rule.algorithm().configName() + ": its state "
                 + "cannot hold a debt; use gcra, token-bucket, fixed-window or sliding-log"
+                : quotaLeases ? "leases (true): a node admits from its lease without asking Redis, so a debt charged "
+                + "on another node would not be seen"
                 : null;
     }
 
     /** @throws BadArgument naming {@code chargeAfter} when these settings cannot keep an after-charge */
     public static void check(List<Rule> rules, Transport transport, boolean quotaLeases) {
-        String conflict = conflict(rules);
-        if (conflict == null) {
-            conflict = transport != Transport.LUA ? "transport " + transport + ": its MULTI/EXEC decisions "
-                    + "cannot be settled after the response; use transport lua"
-                    : quotaLeases ? LEASES : null;
-        }
+        String conflict = transport != Transport.LUA && conflict(rules, false) == null ? "transport " + transport
+                + ": its MULTI/EXEC decisions cannot be settled after the response; use transport lua"
+                : conflict(rules, quotaLeases);
         if (conflict != null) {
             throw BadArgument.predicate("chargeAfter", "(true) cannot be combined with " + conflict);
         }

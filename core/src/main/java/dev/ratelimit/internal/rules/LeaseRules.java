@@ -18,19 +18,12 @@ public final class LeaseRules {
     private LeaseRules() {
     }
 
-    /** Whether leases can serve a limiter of these rules. */
-    public static boolean supports(List<Rule> rules) {
-        if (rules.size() != 1 || rules.get(0).calendar() != null) {
-            return false;
-        }
-        Algorithm algorithm = rules.get(0).algorithm();
-        return algorithm == Algorithm.FIXED_WINDOW || algorithm == Algorithm.SLIDING_LOG
-                || algorithm == Algorithm.TOKEN_BUCKET || algorithm == Algorithm.GCRA;
-    }
-
     /** @throws BadArgument naming {@code leases} unless they can serve these rules so */
     public static void check(List<Rule> rules, Transport transport, AdaptiveLimit adaptive) {
-        if (!supports(rules) || transport != Transport.LUA || adaptive != null) {
+        Algorithm algorithm = rules.get(0).algorithm();
+        boolean lends = rules.size() == 1 && rules.get(0).calendar() == null && (algorithm == Algorithm.FIXED_WINDOW
+                || algorithm == Algorithm.SLIDING_LOG || algorithm == Algorithm.TOKEN_BUCKET || algorithm == Algorithm.GCRA);
+        if (!lends || transport != Transport.LUA || adaptive != null) {
             throw new BadArgument("leases", "leases must be false unless there is one fixed-window, sliding-log, "
                     + "token-bucket or gcra rule over transport lua and no adaptive limits, but the rules were " + rules + " over transport "
                     + transport + (adaptive != null ? " with adaptive limits" : ""));

@@ -70,5 +70,4 @@ public final class LocalRules {
         BigInteger quotient = product.divide(BigInteger.valueOf(base));
         return quotient.bitLength() < 63 ? Math.max(1, quotient.longValue()) : Long.MAX_VALUE;
     }
-
 }

@@ -30,13 +30,7 @@ public final class PenaltyRules {
 
     /** @throws BadArgument naming {@code penalty} when a rule has one that these settings cannot keep */
     public static void check(List<Rule> rules, Transport transport, boolean quotaLeases, FailurePolicy failurePolicy) {
-        Rule penalized = null;
-        for (Rule rule : rules) {
-            if (rule.penalty() != null) {
-                penalized = rule;
-                break;
-            }
-        }
+        Rule penalized = rules.stream().filter(rule -> rule.penalty() != null).findFirst().orElse(null);
         if (penalized == null) {
             return;
         }

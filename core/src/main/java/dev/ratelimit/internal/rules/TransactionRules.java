@@ -26,5 +26,4 @@ public final class TransactionRules {
                     + "; use transport 'lua' for other algorithms and for several rules");
         }
     }
-
 }

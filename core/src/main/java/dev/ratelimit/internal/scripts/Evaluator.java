@@ -44,7 +44,7 @@ public interface Evaluator {
         throw scriptsOnly("a quota lease");
     }
 
-    /** Gives back the unused parts of quota leases in one round trip; how many gave something back. */
+    /** Gives back the unused parts of quota leases in one round trip (a pipeline per node); how many gave something back. */
     default int giveBackAll(List<Receipt> receipts) {
         throw scriptsOnly("a quota lease");
     }
@@ -54,7 +54,7 @@ public interface Evaluator {
         throw scriptsOnly("a batch");
     }
 
-    /** The decision a reply to {@link #call} holds. */
+    /** The decision a reply to {@link #call} holds, as {@link #decide(List, long[], boolean)} would return it. */
     default Decision decision(List<String> keys, long[] permits, List<Long> reply) {
         throw scriptsOnly("a batch");
     }

@@ -7,7 +7,6 @@ import dev.ratelimit.internal.redis.RedisGateway;
 import dev.ratelimit.internal.rules.TransactionRules;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A single rule decided with MULTI/EXEC instead of Lua, for Redis users and servers that may not
@@ -40,7 +39,7 @@ public final class TransactionEvaluator implements Evaluator {
         String key = keys.get(0);
         if (rule.algorithm() == Algorithm.SLIDING_LOG) {
             long[] outcome = gateway.slidingLogInTransaction(key, permits[0], rule.limit(), rule.windowMicros(), consume);
-            return Decision.of(outcome[0] == 1, rule, outcome[1], micros(outcome[2]), micros(outcome[3]));
+            return Decision.of(outcome[0] == 1, rule, outcome[1], ScriptCalls.micros(outcome[2]), ScriptCalls.micros(outcome[3]));
         }
         long[] state = consume ? gateway.incrementInWindow(key, permits[0], windowMillis) : gateway.readWindow(key);
         long count = state[0];
@@ -54,9 +53,5 @@ public final class TransactionEvaluator implements Evaluator {
     @Override
     public void forgetClient(List<String> keys, Duration guard) {
         gateway.delete(keys);
-    }
-
-    private static Duration micros(long micros) {
-        return Duration.ofNanos(TimeUnit.MICROSECONDS.toNanos(micros));
     }
 }

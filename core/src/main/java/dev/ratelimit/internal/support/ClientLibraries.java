@@ -11,7 +11,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
 
 /**
  * Whether the Redis client this library was built for is the one its class loader gives it. A WAR
@@ -32,11 +32,12 @@ public final class ClientLibraries {
     private static final String JEDIS_POM = "META-INF/maven/redis.clients/jedis/pom.properties";
     private static final String POOL_POM = "META-INF/maven/org.apache.commons/commons-pool2/pom.properties";
 
-    /** The class path does not change while the library is loaded: it is read once. */
-    private static final AtomicReference<String> OWN = new AtomicReference<>();
-    private static final String FINE = "";
-
     private ClientLibraries() {
+    }
+
+    /** The class path does not change while the library is loaded: it is read once, when first checked. */
+    private static final class OwnClassPath {
+        static final String PROBLEM = problem(ClientLibraries.class.getClassLoader());
     }
 
     /**
@@ -46,14 +47,8 @@ public final class ClientLibraries {
      *     commons-pool2 this library loads is not the one it needs, or comes from more than one jar
      */
     public static void check() {
-        String problem = OWN.get();
-        if (problem == null) {
-            String found = problem(ClientLibraries.class.getClassLoader());
-            OWN.compareAndSet(null, found == null ? FINE : found);
-            problem = OWN.get();
-        }
-        if (!FINE.equals(problem)) {
-            throw new IllegalStateException(problem);
+        if (OwnClassPath.PROBLEM != null) {
+            throw new IllegalStateException(OwnClassPath.PROBLEM);
         }
     }
 
@@ -67,13 +62,13 @@ public final class ClientLibraries {
         }
         if (jedisFrom.size() > 1) {
             wrong.add("Jedis classes come from " + jedisFrom.size() + " jars");
-        } else if (versions(loader, JEDIS_POM).size() > 1) {
+        } else if (severalVersions(loader, JEDIS_POM)) {
             // Ours win here, so the webapp's own Redis code runs on a Jedis it was not written for.
             wrong.add("there are two versions of Jedis");
         }
         if (poolFrom.size() > 1) {
             wrong.add("commons-pool2 classes come from " + poolFrom.size() + " jars");
-        } else if (versions(loader, POOL_POM).size() > 1) {
+        } else if (severalVersions(loader, POOL_POM)) {
             wrong.add("there are two versions of commons-pool2");
         }
         if (wrong.isEmpty()) {
@@ -113,19 +108,13 @@ public final class ClientLibraries {
 
     /** Each jar holding the library's Maven metadata, with its version: "jedis-2.9.0.jar (2.9.0)". */
     private static String copies(ClassLoader loader, String pom) {
-        List<String> found = new ArrayList<>();
-        for (String[] copy : metadata(loader, pom)) {
-            found.add(copy[0] + " (" + copy[1] + ")");
-        }
-        return found.isEmpty() ? "none found" : String.join(", ", found);
+        String found = metadata(loader, pom).stream().map(copy -> copy[0] + " (" + copy[1] + ")")
+                .collect(Collectors.joining(", "));
+        return found.isEmpty() ? "none found" : found;
     }
 
-    private static Set<String> versions(ClassLoader loader, String pom) {
-        Set<String> versions = new LinkedHashSet<>();
-        for (String[] copy : metadata(loader, pom)) {
-            versions.add(copy[1]);
-        }
-        return versions;
+    private static boolean severalVersions(ClassLoader loader, String pom) {
+        return metadata(loader, pom).stream().map(copy -> copy[1]).distinct().count() > 1;
     }
 
     /** {jar name, version} of each copy of the library's Maven metadata the loader sees. */

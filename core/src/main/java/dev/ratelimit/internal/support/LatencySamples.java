@@ -22,7 +22,21 @@ public final class LatencySamples {
 
     /** The recent samples, sorted once, for several percentiles at a time. */
     public Snapshot snapshot() {
-        return new Snapshot(sortedSamples());
+        int count = (int) Math.min(written.get(), ring.length());
+        long[] samples = new long[count];
+        for (int i = 0; i < count; i++) {
+            samples[i] = ring.get(i);
+        }
+        Arrays.sort(samples);
+        return new Snapshot(samples);
+    }
+
+    /**
+     * @param fraction e.g. 0.99
+     * @return that percentile of the recent samples in microseconds, or 0 when there are none
+     */
+    public long percentileMicros(double fraction) {
+        return snapshot().percentileMicros(fraction);
     }
 
     /** Recent samples, sorted: percentiles in microseconds, 0 when there are none. */
@@ -40,38 +54,12 @@ public final class LatencySamples {
 
         /** @param fraction e.g. 0.99 */
         public long percentileMicros(double fraction) {
-            return percentile(sorted, fraction);
+            int index = Math.min(sorted.length - 1, (int) Math.ceil(fraction * sorted.length) - 1);
+            return sorted.length == 0 ? 0 : sorted[Math.max(0, index)] / 1000;
         }
 
         public long maxMicros() {
             return sorted.length == 0 ? 0 : sorted[sorted.length - 1] / 1000;
         }
-    }
-
-    /**
-     * @param fraction e.g. 0.99
-     * @return that percentile of the recent samples in microseconds, or 0 when there are none
-     */
-    public long percentileMicros(double fraction) {
-        return percentile(sortedSamples(), fraction);
-    }
-
-    private long[] sortedSamples() {
-        int count = (int) Math.min(written.get(), ring.length());
-        long[] samples = new long[count];
-        for (int i = 0; i < count; i++) {
-            samples[i] = ring.get(i);
-        }
-        Arrays.sort(samples);
-        return samples;
-    }
-
-    private static long percentile(long[] sorted, double fraction) {
-        int count = sorted.length;
-        if (count == 0) {
-            return 0;
-        }
-        int index = Math.min(count - 1, (int) Math.ceil(fraction * count) - 1);
-        return sorted[Math.max(0, index)] / 1000;
     }
 }

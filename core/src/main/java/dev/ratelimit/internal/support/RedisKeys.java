@@ -90,13 +90,7 @@ public final class RedisKeys {
         if (clientKey.length() > MAX_CLIENT_KEY_BYTES || clientKey.charAt(0) == DIGEST_MARK) {
             return isDigest(clientKey) ? DIGEST_MARK + clientKey : digest(clientKey);
         }
-        for (int i = 0; i < clientKey.length(); i++) {
-            char c = clientKey.charAt(i);
-            if (c < ' ' || c > '~' || c == '{' || c == '}') {
-                return digest(clientKey);
-            }
-        }
-        return clientKey;
+        return printable(clientKey, true) ? clientKey : digest(clientKey);
     }
 
     /**
@@ -106,16 +100,18 @@ public final class RedisKeys {
      * bounded, and never more readable than what Redis holds.
      */
     public static String shownKey(String clientKey) {
-        if (clientKey.length() > MAX_CLIENT_KEY_BYTES) {
-            return digest(clientKey);
-        }
-        for (int i = 0; i < clientKey.length(); i++) {
-            char c = clientKey.charAt(i);
-            if (c < ' ' || c > '~') {
-                return digest(clientKey);
+        return clientKey.length() <= MAX_CLIENT_KEY_BYTES && printable(clientKey, false) ? clientKey : digest(clientKey);
+    }
+
+    /** Whether every character is printable ASCII, and with {@code withoutBraces} none a brace. */
+    private static boolean printable(String key, boolean withoutBraces) {
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            if (c < ' ' || c > '~' || withoutBraces && (c == '{' || c == '}')) {
+                return false;
             }
         }
-        return clientKey;
+        return true;
     }
 
     /**

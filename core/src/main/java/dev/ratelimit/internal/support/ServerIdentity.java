@@ -15,16 +15,14 @@ public final class ServerIdentity {
     private static final String VALKEY = "Valkey";
 
     /** Before a node has said, or when it may not run INFO. */
-    public static final ServerIdentity UNKNOWN = new ServerIdentity(REDIS, "", false);
+    public static final ServerIdentity UNKNOWN = new ServerIdentity(REDIS, "");
 
     private final String product;
     private final String version;
-    private final boolean known;
 
-    private ServerIdentity(String product, String version, boolean known) {
+    private ServerIdentity(String product, String version) {
         this.product = product;
         this.version = version;
-        this.known = known;
     }
 
     /**
@@ -57,9 +55,9 @@ public final class ServerIdentity {
         }
         if (serverName.toLowerCase(Locale.ROOT).equals("valkey")) {
             // Its redis_version is the Redis it answers as, not what runs: never shown as its version.
-            return new ServerIdentity(VALKEY, valkeyVersion, true);
+            return new ServerIdentity(VALKEY, valkeyVersion);
         }
-        return redisVersion.isEmpty() ? UNKNOWN : new ServerIdentity(REDIS, redisVersion, true);
+        return redisVersion.isEmpty() ? UNKNOWN : new ServerIdentity(REDIS, redisVersion);
     }
 
     /** {@code Redis} or {@code Valkey}; {@code Redis} while unknown, the word the settings use. */
@@ -72,9 +70,9 @@ public final class ServerIdentity {
         return version;
     }
 
-    /** Whether the server said which it is. */
+    /** Whether the server said which it is: Valkey, or Redis with its version. */
     public boolean known() {
-        return known;
+        return product.equals(VALKEY) || !version.isEmpty();
     }
 
     /**
@@ -91,17 +89,17 @@ public final class ServerIdentity {
             return false;
         }
         ServerIdentity that = (ServerIdentity) other;
-        return known == that.known && product.equals(that.product) && version.equals(that.version);
+        return product.equals(that.product) && version.equals(that.version);
     }
 
     @Override
     public int hashCode() {
-        return (product.hashCode() * 31 + version.hashCode()) * 31 + (known ? 1 : 0);
+        return product.hashCode() * 31 + version.hashCode();
     }
 
     /** {@link #name()}, or {@code unknown}: what the status page and JMX show. */
     @Override
     public String toString() {
-        return known ? name() : "unknown";
+        return known() ? name() : "unknown";
     }
 }

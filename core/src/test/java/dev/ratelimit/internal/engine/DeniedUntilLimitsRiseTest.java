@@ -25,11 +25,11 @@ class DeniedUntilLimitsRiseTest {
 
     @Test
     void aClientInThePenaltyBoxStaysThereAndIsNotBoxedAnew() {
-        Decision boxed = DecisionAccess.penalized(Decision.of(false, RULE, 0, Duration.ofSeconds(20),
-                Duration.ofSeconds(20)), false);
+        Decision boxed = DecisionAccess.get().penaltyDenial(RULE, 0, Duration.ofSeconds(20), Duration.ofSeconds(20),
+                false);
         Decision denied = OverCapacity.deniedUntilLimitsRise(boxed, Duration.ofSeconds(1));
         assertThat(denied.penalized()).as("still a refusal by the box").isTrue();
-        assertThat(DecisionAccess.opensPenalty(denied)).isFalse();
+        assertThat(DecisionAccess.get().opensPenalty(denied)).isFalse();
         assertThat(denied.retryAfter()).as("until the box ends").isEqualTo(Duration.ofSeconds(20));
     }
 }

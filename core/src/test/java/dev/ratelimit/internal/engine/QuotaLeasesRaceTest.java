@@ -64,7 +64,7 @@ class QuotaLeasesRaceTest {
     }
 
     private static long tagOf(Decision admission) {
-        String key = DecisionAccess.receipt(admission).keys().get(0);
+        String key = DecisionAccess.get().receipt(admission).keys().get(0);
         return Long.parseLong(key.substring("grant ".length()));
     }
 

@@ -206,7 +206,7 @@ class QuotaLeasesTest {
         Decision admitted = leases.admit("c", 1);
         assertThat(leases.admit("c", 1)).as("used up").isNull();
 
-        Receipt receipt = DecisionAccess.receipt(admitted);
+        Receipt receipt = DecisionAccess.get().receipt(admitted);
         assertThat(receipt.keys()).isEqualTo(KEYS);
         assertThat(receipt.claim()).isTrue();
         assertThat(receipt.giveBack()).isTrue();
@@ -220,7 +220,7 @@ class QuotaLeasesTest {
         Decision admitted = leases.admit("c", 1);
         advance(Duration.ofSeconds(2));
 
-        Receipt receipt = DecisionAccess.receipt(admitted);
+        Receipt receipt = DecisionAccess.get().receipt(admitted);
         receipt.claim();
 
         assertThat(receipt.giveBack()).isFalse();

@@ -53,7 +53,7 @@ class LocalLimiterParityIT {
             List<Rule> rules = rules(algorithm, ruleCount);
             FrozenClockScript script = new FrozenClockScript(redis.client(), rules.toArray(new Rule[0]));
             AtomicLong nanos = new AtomicLong(123_456_789L);
-            LocalLimiter local = new LocalLimiter(rules, 100, nanos::get);
+            LocalLimiter local = new LocalLimiter(rules, 100, nanos::get, System::currentTimeMillis);
             String[] keys = new String[ruleCount];
             for (int i = 0; i < ruleCount; i++) {
                 keys[i] = redis.key("parity-" + algorithm + "-" + ruleCount + ":" + i);

@@ -29,7 +29,7 @@ class LocalLimiterTest {
     private final AtomicLong nanos = new AtomicLong(-5_000_000_000L);
 
     private LocalLimiter limiter(int maxKeys, Rule... rules) {
-        return new LocalLimiter(List.of(rules), maxKeys, nanos::get);
+        return new LocalLimiter(List.of(rules), maxKeys, nanos::get, System::currentTimeMillis);
     }
 
     private LocalLimiter limiter(Rule... rules) {

@@ -2,7 +2,6 @@ package dev.ratelimit.internal.redis;
 
 import dev.ratelimit.RedisFailureException;
 import dev.ratelimit.internal.redis.RedisKeyspace.RedisError;
-import dev.ratelimit.internal.scripts.LuaEvaluator;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -72,7 +71,7 @@ public final class ScriptedRedisGateway implements RedisGateway {
         }
     }
 
-    private static final String REFUND_SHA1 = LuaEvaluator.refundScript().sha1();
+    private static final String REFUND_SHA1 = LuaScript.load("refund").sha1();
 
     private long nanos;
     private final RedisKeyspace keyspace = new RedisKeyspace(() -> nanos);

@@ -35,7 +35,7 @@ class ScriptedRedisGatewayParityIT {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    private static final LuaScript REFUND = LuaEvaluator.refundScript();
+    private static final LuaScript REFUND = LuaScript.load("refund");
     private static final LuaScript OVERRIDES = LuaScript.load("overrides");
     private static final Duration[] STEPS = {Duration.ZERO, Duration.ofNanos(1_000), Duration.ofNanos(999_000),
         Duration.ofMillis(1), Duration.ofMillis(37), Duration.ofMillis(250), Duration.ofSeconds(1),

@@ -42,7 +42,7 @@ class CalendarClockIT {
             String starts = new CalendarBounds(period, zone, jvmNow::toEpochMilli).text();
             List<String> args = List.of(consume ? "1" : "0", Long.toString(permits), Long.toString(limit), starts,
                     Long.toString(micros(redisNow)));
-            LuaScript script = LuaEvaluator.calendarScript();
+            LuaScript script = ScriptCalls.CALENDAR;
             @SuppressWarnings("unchecked")
             List<Long> reply = (List<Long>) redis.client().eval(script.source(), List.of(key), args);
             // An admission's receipt (the period, for refund.lua) follows; RefundClockIT checks it.

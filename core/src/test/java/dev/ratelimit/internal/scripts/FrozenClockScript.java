@@ -78,7 +78,7 @@ public final class FrozenClockScript {
 
     private List<Long> settle(String mode, long now, long permits, List<Long> admitted, String... keys) {
         assertThat(admitted).as("an admission's reply, with its receipts and lives").hasSizeGreaterThanOrEqualTo(1 + 6 * rules.size());
-        LuaScript refund = LuaEvaluator.refundScript();
+        LuaScript refund = ScriptCalls.REFUND;
         List<String> args = new ArrayList<>();
         args.add(mode + rules.get(0).algorithm().configName());
         args.add(Integer.toString(3 + rules.get(0).algorithm().scriptArguments(rules.get(0)).size()));
@@ -112,7 +112,7 @@ public final class FrozenClockScript {
      * the client's reset guard as the last key.
      */
     public List<Long> giveBackLease(long now, long permits, long receipt, long lentAt, long life, String key) {
-        LuaScript refund = LuaEvaluator.refundScript();
+        LuaScript refund = ScriptCalls.REFUND;
         Rule rule = rules.get(0);
         List<String> args = new ArrayList<>();
         args.add(rule.algorithm().configName() + " lease " + lentAt);
