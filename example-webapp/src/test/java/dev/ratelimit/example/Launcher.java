@@ -12,6 +12,7 @@ import java.time.Duration;
 import org.eclipse.jetty.ee10.webapp.WebAppContext;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.ClassMatcher;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
@@ -104,6 +105,9 @@ public final class Launcher implements AutoCloseable {
             WebAppContext webapp = new WebAppContext();
             webapp.setContextPath("/");
             webapp.setWar(war.toAbsolutePath().toString());
+            // The WAR logs through its own SLF4J binding, as in any container; the launcher's, on this
+            // class path for Jetty's lines, stays out of its sight, or SLF4J finds two bindings.
+            webapp.addHiddenClassMatcher(new ClassMatcher("org.slf4j."));
             // The WAR says ${env:REDIS_URL:redis://localhost:6379}; point it at this Redis without
             // changing the WAR, as a deployer's override-web.xml would.
             webapp.addOverrideDescriptor(override.toString());
