@@ -1,19 +1,29 @@
 package dev.ratelimit.docs;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ratelimit.internal.http.settings.HttpPolicy;
+import dev.ratelimit.internal.support.ClientLibraries;
+import java.io.File;
 import java.io.IOException;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.apache.commons.pool2.impl.GenericObjectPool;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Every WARN and ERROR line the library can log, and the error that stops a webapp, is explained
@@ -42,6 +52,51 @@ class TroubleshootingPageTest {
         }
         assertThat(missing).as("log messages docs/troubleshooting.md does not quote (quote each as written)").isEmpty();
         assertThat(quoted).as("messages found in the sources").hasSizeGreaterThan(15);
+    }
+
+    /**
+     * The page's example of a webapp that does not start is the message the filter writes for that
+     * value: the setting's name as the filter says it, the list as the code joins it.
+     */
+    @Test
+    void theMisconfiguredExampleIsWhatTheFilterSaysForItsValue() throws IOException {
+        Matcher example = Pattern.compile("(?m)is misconfigured: (init-param '(\\w+)' .*, but was '([^']*)')$")
+                .matcher(page());
+        assertThat(example.find()).as("docs/troubleshooting.md quotes a misconfigured init-param").isTrue();
+        Map<String, String> initParams = new HashMap<>(Map.of("limit", "5", "window", "1m"));
+        initParams.put(example.group(2), example.group(3));
+        assertThatThrownBy(() -> HttpPolicy.parser("init-param '%s'").defaultPolicyName("api", "the filter-name")
+                .parse(initParams)).hasMessage(example.group(1));
+    }
+
+    /**
+     * The page's REDIS_CLIENT_CLASH line is the one the check writes for the WAR it describes: an old
+     * Jedis and commons-pool2 listed before the library's, every reason in the code's order.
+     */
+    @Test
+    void theClientClashExampleIsTheLineTheCheckWritesForItsJars() throws Exception {
+        URL[] war = {old("jedis-2.9.0.jar"), old("commons-pool2-2.4.2.jar"), jarOf(UnifiedJedis.class),
+            jarOf(GenericObjectPool.class)};
+        String line;
+        try (URLClassLoader loader = new URLClassLoader(war, ClassLoader.getPlatformClassLoader())) {
+            line = ClientLibraries.problem(loader);
+        }
+        assertThat(page()).contains("RateLimitFilter 'ratelimit' " + line + "\n");
+    }
+
+    private static String page() throws IOException {
+        return Files.readString(ROOT.resolve("docs/troubleshooting.md"), StandardCharsets.UTF_8);
+    }
+
+    /** A jar of an old Redis client, copied by the build (core's pom, old-redis-clients). */
+    private static URL old(String jar) throws IOException {
+        File file = new File("target/old-redis-clients", jar);
+        assertThat(file).as("copied by the build").exists();
+        return file.toURI().toURL();
+    }
+
+    private static URL jarOf(Class<?> type) throws Exception {
+        return new File(type.getProtectionDomain().getCodeSource().getLocation().toURI()).toURI().toURL();
     }
 
     /** One log call's format string, the literals joined as the compiler joins them. */

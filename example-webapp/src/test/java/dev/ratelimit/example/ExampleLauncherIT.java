@@ -3,12 +3,21 @@ package dev.ratelimit.example;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 /** The README's run command, minus Maven: the launcher with its own embedded Redis. */
@@ -37,6 +46,45 @@ class ExampleLauncherIT {
             ExampleAnswers.check(URI.create("http://localhost:" + launcher.port() + "/"));
         }
         assertThat(aRedisProcessListens(redisPort)).as("the embedded Redis is gone after close").isFalse();
+    }
+
+    /**
+     * README's run command shows the example's lines first: no SLF4J complaint about two bindings
+     * (the WAR's and the launcher's) and no Jersey warning about a provider the WAR lacks.
+     */
+    @Test
+    void theExampleStartsWithoutWarningsOfItsOwnBuild() throws Exception {
+        List<String> warnings = new ArrayList<>();
+        Handler jul = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
+                    warnings.add(record.getLoggerName() + ": " + record.getMessage());
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger root = Logger.getLogger("");
+        PrintStream console = System.err;
+        ByteArrayOutputStream stderr = new ByteArrayOutputStream();
+        root.addHandler(jul);
+        System.setErr(new PrintStream(stderr, true, StandardCharsets.UTF_8));
+        try (Launcher launcher = Launcher.start(WAR, ExampleAnswers.freePort(), null, false)) {
+            assertThat(launcher.port()).isPositive();
+        } finally {
+            System.setErr(console);
+            root.removeHandler(jul);
+            console.print(stderr.toString(StandardCharsets.UTF_8));
+        }
+        assertThat(stderr.toString(StandardCharsets.UTF_8)).doesNotContain("SLF4J");
+        assertThat(warnings).as("java.util.logging warnings (Jersey's)").isEmpty();
     }
 
     @Test

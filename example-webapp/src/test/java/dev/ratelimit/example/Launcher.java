@@ -3,15 +3,19 @@ package dev.ratelimit.example;
 import dev.ratelimit.RedisSettings;
 import dev.ratelimit.testing.RedisServerExtension;
 import dev.ratelimit.testing.RedisServerExtension.Strategy;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.net.BindException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.eclipse.jetty.ee10.webapp.WebAppContext;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.ClassMatcher;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
@@ -44,8 +48,15 @@ public final class Launcher implements AutoCloseable {
         }
     }
 
+    /** The launcher's slf4j-simple level for Jetty's own loggers. */
+    private static final String JETTY_LOG_LEVEL = "org.slf4j.simpleLogger.log.org.eclipse.jetty";
+
     /** {@code Launcher <war> <port>}; the environment's {@code REDIS_URL} is used when set. */
     public static void main(String[] args) throws Exception {
+        // The first screen is the example's: Jetty's start-up lines only when they warn (-D overrides).
+        if (System.getProperty(JETTY_LOG_LEVEL) == null) {
+            System.setProperty(JETTY_LOG_LEVEL, "warn");
+        }
         Path war = Path.of(args.length > 0 ? args[0] : "example-webapp/target/ratelimit-example-webapp.war");
         int port = args.length > 1 ? Integer.parseInt(args[1]) : 8080;
         Launcher launcher;
@@ -85,7 +96,7 @@ public final class Launcher implements AutoCloseable {
             say(talk, "Using the Redis of REDIS_URL: " + checkAnswers(uri).redactedUri());
         } else {
             try {
-                embedded = RedisServerExtension.forced(Strategy.PATH, Strategy.EMBEDDED).open();
+                embedded = openEmbeddedRedis(talk);
             } catch (RuntimeException e) {
                 throw new LaunchException("REDIS_URL is not set and no embedded Redis could start (" + firstLine(e)
                         + "); set REDIS_URL=redis://host:port to use yours");
@@ -104,6 +115,9 @@ public final class Launcher implements AutoCloseable {
             WebAppContext webapp = new WebAppContext();
             webapp.setContextPath("/");
             webapp.setWar(war.toAbsolutePath().toString());
+            // The WAR logs through its own SLF4J binding, as in any container; the launcher's, on this
+            // class path for Jetty's lines, stays out of its sight, or SLF4J finds two bindings.
+            webapp.addHiddenClassMatcher(new ClassMatcher("org.slf4j."));
             // The WAR says ${env:REDIS_URL:redis://localhost:6379}; point it at this Redis without
             // changing the WAR, as a deployer's override-web.xml would.
             webapp.addOverrideDescriptor(override.toString());
@@ -122,6 +136,31 @@ public final class Launcher implements AutoCloseable {
                         + "with -Dport=8081");
             }
             throw new LaunchException("the example webapp did not start: " + firstLine(e));
+        }
+    }
+
+    /**
+     * Starts a Redis of its own. The test support logs a line for its tests (with a key prefix the
+     * example does not use); the console says it in the example's words instead, and shows the test
+     * support's lines only when the start fails.
+     */
+    private static RedisServerExtension openEmbeddedRedis(boolean talk) {
+        if (!talk) {
+            return RedisServerExtension.forced(Strategy.PATH, Strategy.EMBEDDED).open();
+        }
+        PrintStream console = System.err;
+        ByteArrayOutputStream lines = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(lines, true, StandardCharsets.UTF_8));
+        boolean started = false;
+        try {
+            RedisServerExtension redis = RedisServerExtension.forced(Strategy.PATH, Strategy.EMBEDDED).open();
+            started = true;
+            return redis;
+        } finally {
+            System.setErr(console);
+            if (!started) {
+                console.print(lines.toString(StandardCharsets.UTF_8));
+            }
         }
     }
 

@@ -117,6 +117,28 @@ abstract class RateLimitedResourcesContract {
     }
 
     /**
+     * docs/jaxrs.md: a class-level annotation makes each method a policy of its own, with its own
+     * count; one policy name on the class makes its methods share one.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void aClassLevelAnnotationIsAPolicyPerMethodUnlessItNamesOne(Kind kind) throws Exception {
+        URI app = containers.get(kind).deploy(app("/app" + apps.incrementAndGet(),
+                Resources.ClassLevelApplication.class).build());
+        assertThat(get(app.resolve("rest/catalog")).statusCode()).isEqualTo(200);
+        assertThat(get(app.resolve("rest/catalog")).statusCode()).isEqualTo(200);
+        assertThat(get(app.resolve("rest/catalog")).statusCode()).isEqualTo(429);
+        HttpResponse<String> item = get(app.resolve("rest/catalog/7"));
+        assertThat(item.statusCode()).as("another method of the class: its own count").isEqualTo(200);
+        assertThat(item.headers().firstValue("RateLimit-Policy")).hasValue("\"Catalog.item\";q=2;w=60");
+
+        assertThat(get(app.resolve("rest/basket")).statusCode()).isEqualTo(200);
+        assertThat(get(app.resolve("rest/basket/7")).statusCode()).isEqualTo(200);
+        assertThat(get(app.resolve("rest/basket/8")).statusCode()).as("one policy name: one count").isEqualTo(429);
+        assertThat(get(app.resolve("rest/basket")).statusCode()).isEqualTo(429);
+    }
+
+    /**
      * A webapp with JAX-RS and no filter shows its @RateLimited policies on the same status page:
      * the servlet of the filter's jar, mapped as README's snippet maps it.
      */

@@ -38,6 +38,38 @@ final class Resources {
         }
     }
 
+    /** A class-level annotation, as docs/jaxrs.md shows it: each method counts on its own. */
+    @Path("catalog")
+    @RateLimited(limit = 2, window = "1m")
+    public static class Catalog {
+        @GET
+        public String list() {
+            return "catalog";
+        }
+
+        @GET
+        @Path("{id}")
+        public String item(@PathParam("id") String id) {
+            return id;
+        }
+    }
+
+    /** The same with one policy name on the class: its methods share one count. */
+    @Path("basket")
+    @RateLimited(limit = 2, window = "1m", policy = "basket")
+    public static class Basket {
+        @GET
+        public String list() {
+            return "basket";
+        }
+
+        @GET
+        @Path("{id}")
+        public String item(@PathParam("id") String id) {
+            return id;
+        }
+    }
+
     /** 40 per hour for one client, to prove exactness across servers. */
     @Path("shared")
     public static class Shared {
@@ -225,6 +257,14 @@ final class Resources {
             return Set.of(Orders.class, Shared.class, Free.class, Account.class, Tiered.class, Login.class, Export.class,
                     ByCookie.class, FormLogin.class, HeaderAuthentication.class, Boxed.class, Charged.class,
                     RateLimitFeature.class);
+        }
+    }
+
+    /** The class-level resources alone. */
+    public static class ClassLevelApplication extends Application {
+        @Override
+        public Set<Class<?>> getClasses() {
+            return Set.of(Catalog.class, Basket.class, RateLimitFeature.class);
         }
     }
 

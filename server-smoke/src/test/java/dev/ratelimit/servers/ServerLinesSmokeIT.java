@@ -46,7 +46,7 @@ import redis.clients.jedis.Jedis;
 /**
  * README's web.xml, in a WAR built as README says, deployed into the standalone distribution of
  * every server line: Tomcat 7 (in a Servlet 3.0 web.xml), 8.5 and 9, Jetty 9.4, 10 and 12 ee8
- * (javax), Tomcat 10.0 and 10.1, Jetty 11 and 12 ee9 (jakarta), the Java 8 lines on a real Java 8
+ * (javax), Tomcat 10.0 and 10.1, Jetty 11, 12 ee9 and 12 ee10 (jakarta), the Java 8 lines on a real Java 8
  * when the build gives one. Each server is its own JVM with its own Redis ACL user, so Redis'
  * {@code CLIENT LIST} tells whose connections are whose; all share one Redis. Beside it, issue 38's
  * legacy WAR, which carries its own old Jedis: with the plain jars, and with the all-in-one jar;

@@ -2,7 +2,8 @@ package dev.ratelimit.internal.jmx;
 
 /**
  * What a JMX console shows for one policy, under
- * {@code dev.ratelimit:type=RateLimiter,webapp=<context path>,policy=<name>}.
+ * {@code dev.ratelimit:type=RateLimiter,webapp="<context path>",policy="<name>"}, both values quoted
+ * ({@link RateLimiterJmx#name}).
  */
 public interface RateLimiterMXBean {
     String getPolicyName();

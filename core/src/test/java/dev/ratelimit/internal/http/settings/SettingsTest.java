@@ -68,6 +68,22 @@ class SettingsTest {
         }
     }
 
+    /** CHANGELOG's list of the filter's settings: every setting of the schema, in its order. */
+    @Test
+    void theChangelogListsEverySetting() throws IOException {
+        String changelog = Files.readString(Path.of("..", "CHANGELOG.md"), StandardCharsets.UTF_8);
+        int start = changelog.indexOf("Settings: ");
+        assertThat(start).as("CHANGELOG.md lists the settings after 'Settings: '").isPositive();
+        Matcher names = CODE.matcher(changelog.substring(start, changelog.indexOf(".\n", start)));
+        List<String> listed = new ArrayList<>();
+        while (names.find()) {
+            listed.add(names.group(1));
+        }
+        List<String> schema = new ArrayList<>();
+        Settings.ALL.forEach(setting -> schema.add(setting.name()));
+        assertThat(listed).containsExactlyElementsOf(schema);
+    }
+
     @Test
     void aDocumentedDefaultThatIsAValueParsesToTheDefaultInForce() {
         for (Setting<?> setting : Settings.ALL) {

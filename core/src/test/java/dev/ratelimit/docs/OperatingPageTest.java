@@ -1,0 +1,23 @@
+package dev.ratelimit.docs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ratelimit.internal.jmx.RateLimiterJmx;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/**
+ * docs/operating.md names the policies' JMX beans as they are registered, so that a query or a
+ * jmx_exporter rule written from the page matches them.
+ */
+class OperatingPageTest {
+    @Test
+    void thePageWritesTheBeanNamesAsTheyAreRegistered() throws IOException {
+        String page = Files.readString(Path.of("..", "docs/operating.md"), StandardCharsets.UTF_8);
+        assertThat(page).contains("`" + RateLimiterJmx.name(RateLimiterJmx.webappName("/shop"), "api", 1) + "`")
+                .as("the root webapp").contains("`" + RateLimiterJmx.name(RateLimiterJmx.webappName(""), "api", 1) + "`");
+    }
+}
