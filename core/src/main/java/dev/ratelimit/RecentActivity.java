@@ -2,7 +2,9 @@ package dev.ratelimit;
 
 import dev.ratelimit.internal.support.Immutable;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What a limiter decided in the last five minutes, second by second, and which clients it denied
@@ -20,12 +22,15 @@ public final class RecentActivity {
     private final long[] degraded;
     private final List<DeniedKey> mostDenied;
 
-    RecentActivity(long startSecond, long[] allowed, long[] denied, long[] degraded, List<DeniedKey> mostDenied) {
+    /** @param mostDenied the keys denied most and their denials, most denied first */
+    RecentActivity(long startSecond, long[] allowed, long[] denied, long[] degraded, Map<String, Long> mostDenied) {
         this.startSecond = startSecond;
         this.allowed = allowed;
         this.denied = denied;
         this.degraded = degraded;
-        this.mostDenied = Immutable.copyOf(mostDenied);
+        List<DeniedKey> keys = new ArrayList<>(mostDenied.size());
+        mostDenied.forEach((key, denials) -> keys.add(new DeniedKey(key, denials)));
+        this.mostDenied = Immutable.copyOf(keys);
     }
 
     /** A client key and how often it was denied. */

@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * expires by itself after the rule's window. Such failures are counted and logged at most every few
  * seconds, like the limiter's others. Thread-safe.
  */
-final class ConcurrencyLeases extends Evaluation {
+public final class ConcurrencyLeases extends Evaluation {
     private final String policyName;
     private final RedisGateway gateway;
     private final LeaseIds ids = new LeaseIds();
@@ -44,7 +44,7 @@ final class ConcurrencyLeases extends Evaluation {
                 ? DecisionAccess.withLease(decision, new Lease(call.redisKeys, lease)) : decision;
     }
 
-    void release(Decision decision) {
+    public void release(Decision decision) {
         Lease lease = decision == null ? null : DecisionAccess.lease(decision);
         if (lease == null || !lease.release()) {
             return;
