@@ -54,7 +54,7 @@ public final class DecisionEngine {
         evictions = settings.evictions;
         DecisionAccounting first = accounting = new DecisionAccounting(policyName, settings.listener, settings.wallClock);
         // The accounting is the chain's first stage: these tell every stage, linked by the time they run.
-        overrides = new LiveOverrides(keys.keyPrefix, policyName, gateway, OverridesExchange.of(transport, gateway),
+        overrides = new LiveOverrides(keys.keyPrefix, policyName, OverridesExchange.of(transport, gateway),
                 limit -> RulesInForce.atLimit(rules, limit), settings.nanoClock, () -> first.each(s -> s.forgetAll(false)));
         inForce = new RulesInForce(policyName, rules, transport, gateway, settings.adaptive, settings.load,
                 settings.nanoClock, overrides, () -> first.each(s -> s.forgetAll(true)), evictions);
