@@ -148,12 +148,10 @@ public final class RulesInForce {
             return;
         }
         double factor;
-        List<Rule> scaled = new ArrayList<>(configured.size());
+        List<Rule> scaled;
         try {
             factor = adaptive.factor(load.cpuLoad(), admittedLatency.percentileMicros(0.90));
-            for (Rule rule : base) {
-                scaled.add(scale(rule, factor));
-            }
+            scaled = scaled(base, factor);
         } catch (RuntimeException e) {
             // Adaptation is an optimisation: whatever fails here, decisions go on under the rules in force.
             LimiterLog.LOG.warn("Rate limit policy '{}' cannot adapt its limits now; the limits in force stay: {}", policyName,
@@ -189,15 +187,9 @@ public final class RulesInForce {
             return;
         }
         base = rules;
-        Applied last = applied;
-        List<Rule> now = rules;
-        if (adaptive != null) {
-            now = new ArrayList<>(rules.size());
-            for (Rule rule : rules) {
-                now.add(scale(rule, last.factor));
-            }
-        }
-        applied = new Applied(now, evaluator(now), last.factor);
+        double factor = applied.factor;
+        List<Rule> now = adaptive != null ? scaled(rules, factor) : rules;
+        applied = new Applied(now, evaluator(now), factor);
         onOverride.run();
     }
 
@@ -218,25 +210,31 @@ public final class RulesInForce {
             throw new IllegalStateException("a limit override does not apply to " + rule.algorithm() + " (its stored "
                     + "tokens are counted in units of the configured rate); change its configuration instead");
         }
-        Rule.Builder builder = rule.calendar() != null
-                ? Rule.calendar(limit, rule.calendar(), rule.timeZone()).name(rule.name())
-                : Rule.builder(rule.algorithm(), limit, rule.window()).name(rule.name());
+        Rule.Builder builder = atLimit(rule, limit);
         if (rule.algorithm().usesBurst() && rule.burst() != rule.limit()) {
             builder.burst(Math.max(1, (long) ((double) rule.burst() * limit / rule.limit())));
         }
-        return Immutable.listOf(builder.cost(rule.cost()).penalty(rule.penalty()).build());
+        return Immutable.listOf(builder.cost(rule.cost()).build());
     }
 
-    private Rule scale(Rule rule, double factor) {
-        long limit = adaptive.effectiveLimit(rule.limit(), factor);
-        Rule.Builder builder = rule.calendar() != null
-                ? Rule.calendar(limit, rule.calendar(), rule.timeZone()).name(rule.name())
-                : Rule.builder(rule.algorithm(), limit, rule.window()).name(rule.name());
-        long capacity = limit;
-        if (rule.algorithm().usesBurst()) {
-            capacity = adaptive.effectiveLimit(rule.burst(), factor);
-            builder.burst(capacity);
+    /** The rules scaled by the adaptive factor: each limit, and a bucket's burst, never below its floor. */
+    private List<Rule> scaled(List<Rule> rules, double factor) {
+        List<Rule> scaled = new ArrayList<>(rules.size());
+        for (Rule rule : rules) {
+            long capacity = adaptive.effectiveLimit(rule.capacity(), factor);
+            Rule.Builder builder = atLimit(rule, adaptive.effectiveLimit(rule.limit(), factor));
+            if (rule.algorithm().usesBurst()) {
+                builder.burst(capacity);
+            }
+            scaled.add(builder.cost(Math.min(rule.cost(), capacity)).build());
         }
-        return builder.cost(Math.min(rule.cost(), capacity)).penalty(rule.penalty()).build();
+        return scaled;
+    }
+
+    /** The rule at another limit, its name and penalty kept; its burst and cost still to set. */
+    private static Rule.Builder atLimit(Rule rule, long limit) {
+        Rule.Builder builder = rule.calendar() != null ? Rule.calendar(limit, rule.calendar(), rule.timeZone())
+                : Rule.builder(rule.algorithm(), limit, rule.window());
+        return builder.name(rule.name()).penalty(rule.penalty());
     }
 }
