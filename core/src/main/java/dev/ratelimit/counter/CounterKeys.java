@@ -3,7 +3,6 @@ package dev.ratelimit.counter;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RedisFailureException;
-import dev.ratelimit.RedisStore;
 import dev.ratelimit.internal.redis.LuaScript;
 import dev.ratelimit.internal.redis.RedisGateway;
 import dev.ratelimit.internal.redis.StoreAccess;
@@ -62,26 +61,21 @@ final class CounterKeys {
         }
     }
 
-    private CounterKeys(RedisStore store, String name, String keyPrefix, Duration window, int pendingLimit,
-            List<RateLimitListener> listeners) {
-        this.gateway = StoreAccess.gateway(store);
-        this.name = name;
-        this.keyPrefix = keyPrefix;
-        this.window = window;
-        this.pendingLimit = pendingLimit;
-        this.listeners = Immutable.copyOf(listeners);
-    }
-
     /** @throws IllegalArgumentException for a bad name, prefix, window or pending limit */
-    static CounterKeys of(RedisStore store, String name, String keyPrefix, Duration window, int pendingLimit,
-            List<RateLimitListener> listeners) {
-        RedisKeys.checkKeyPart("name", name, 1, RateLimiter.MAX_NAME_LENGTH);
-        RedisKeys.checkKeyPart("keyPrefix", keyPrefix, 0, RateLimiter.MAX_NAME_LENGTH);
-        Arguments.checkWindow(window);
-        if (pendingLimit < 0 || pendingLimit > 1_000_000) {
-            throw new IllegalArgumentException("pendingLimit must be between 0 and 1000000, but was " + pendingLimit);
+    CounterKeys(CounterBuilder<?> settings) {
+        RedisKeys.checkKeyPart("name", settings.name, 1, RateLimiter.MAX_NAME_LENGTH);
+        RedisKeys.checkKeyPart("keyPrefix", settings.keyPrefix, 0, RateLimiter.MAX_NAME_LENGTH);
+        Arguments.checkWindow(settings.window);
+        if (settings.pendingLimit < 0 || settings.pendingLimit > 1_000_000) {
+            throw new IllegalArgumentException("pendingLimit must be between 0 and 1000000, but was "
+                    + settings.pendingLimit);
         }
-        return new CounterKeys(store, name, keyPrefix, window, pendingLimit, listeners);
+        this.gateway = StoreAccess.gateway(settings.store);
+        this.name = settings.name;
+        this.keyPrefix = settings.keyPrefix;
+        this.window = settings.window;
+        this.pendingLimit = settings.pendingLimit;
+        this.listeners = Immutable.copyOf(settings.listeners);
     }
 
     String name() {

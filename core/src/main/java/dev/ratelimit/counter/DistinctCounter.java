@@ -28,10 +28,10 @@ public final class DistinctCounter {
     private final String windowMicros;
     private final String maxItems;
 
-    private DistinctCounter(Builder builder) {
-        this.keys = builder.keys;
+    private DistinctCounter(CounterKeys keys, int maxItems) {
+        this.keys = keys;
         this.windowMicros = Long.toString(keys.window().toNanos() / 1000);
-        this.maxItems = Integer.toString(builder.maxItems);
+        this.maxItems = Integer.toString(maxItems);
     }
 
     /**
@@ -63,7 +63,7 @@ public final class DistinctCounter {
      * @throws RedisFailureException if Redis cannot be asked
      */
     public long count(String key) {
-        return run(key, "");
+        return keys.eval(SCRIPT, key, Immutable.listOf("", windowMicros, maxItems));
     }
 
     /**
@@ -86,10 +86,6 @@ public final class DistinctCounter {
         return keys.redisKey(key);
     }
 
-    private long run(String key, String item) {
-        return keys.eval(SCRIPT, key, Immutable.listOf(item, windowMicros, maxItems));
-    }
-
     @Override
     public String toString() {
         return "DistinctCounter(" + keys.name() + ", " + Durations.format(keys.window()) + ", at most " + maxItems + ")";
@@ -98,15 +94,9 @@ public final class DistinctCounter {
     /** Collects a counter's settings; {@link #build()} checks them. */
     public static final class Builder extends CounterBuilder<Builder> {
         private int maxItems = DEFAULT_MAX_ITEMS;
-        private CounterKeys keys;
 
         private Builder(RedisStore store, String name, Duration window) {
             super(store, name, window);
-        }
-
-        @Override
-        Builder self() {
-            return this;
         }
 
         /** The most items kept per client, 1 to 1,000,000. */
@@ -117,11 +107,11 @@ public final class DistinctCounter {
 
         /** @throws IllegalArgumentException naming the bad argument and its value */
         public DistinctCounter build() {
-            keys = keys();
+            CounterKeys keys = keys();
             if (maxItems < 1 || maxItems > 1_000_000) {
                 throw new IllegalArgumentException("maxItems must be between 1 and 1000000, but was " + maxItems);
             }
-            return new DistinctCounter(this);
+            return new DistinctCounter(keys, maxItems);
         }
     }
 }

@@ -28,9 +28,9 @@ public final class SlidingWindowCounter {
     private final String slotMicros;
     private final String slotCount;
 
-    private SlidingWindowCounter(Builder builder) {
-        this.keys = builder.keys;
-        this.slots = builder.slots;
+    private SlidingWindowCounter(CounterKeys keys, int slots) {
+        this.keys = keys;
+        this.slots = slots;
         long windowMicros = keys.window().toNanos() / 1000;
         this.slotMicros = Long.toString((windowMicros + slots - 1) / slots);
         this.slotCount = Integer.toString(slots);
@@ -80,7 +80,7 @@ public final class SlidingWindowCounter {
      * @throws RedisFailureException if Redis cannot be asked
      */
     public long count(String key) {
-        return run(key, 0);
+        return keys.eval(SCRIPT, key, Immutable.listOf("0", slotMicros, slotCount));
     }
 
     /**
@@ -103,10 +103,6 @@ public final class SlidingWindowCounter {
         return keys.redisKey(key);
     }
 
-    private long run(String key, long events) {
-        return keys.eval(SCRIPT, key, Immutable.listOf(Long.toString(events), slotMicros, slotCount));
-    }
-
     @Override
     public String toString() {
         return "SlidingWindowCounter(" + keys.name() + ", " + Durations.format(keys.window()) + " in " + slots + " slots)";
@@ -115,15 +111,9 @@ public final class SlidingWindowCounter {
     /** Collects a counter's settings; {@link #build()} checks them. */
     public static final class Builder extends CounterBuilder<Builder> {
         private int slots = DEFAULT_SLOTS;
-        private CounterKeys keys;
 
         private Builder(RedisStore store, String name, Duration window) {
             super(store, name, window);
-        }
-
-        @Override
-        Builder self() {
-            return this;
         }
 
         /** Slots the window is cut into, 1 to 1000; more is more precise and more memory. */
@@ -134,11 +124,11 @@ public final class SlidingWindowCounter {
 
         /** @throws IllegalArgumentException naming the bad argument and its value */
         public SlidingWindowCounter build() {
-            keys = keys();
+            CounterKeys keys = keys();
             if (slots < 1 || slots > 1000) {
                 throw new IllegalArgumentException("slots must be between 1 and 1000, but was " + slots);
             }
-            return new SlidingWindowCounter(this);
+            return new SlidingWindowCounter(keys, slots);
         }
     }
 }
