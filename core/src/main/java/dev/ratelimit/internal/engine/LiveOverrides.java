@@ -76,23 +76,19 @@ public final class LiveOverrides {
         this.nextRefresh = new AtomicLong(nanoClock.getAsLong());
     }
 
-    /** The Redis hash holding the overrides. */
     public String redisKey() {
         return key;
     }
 
-    /** The limit override as last read, or -1 when there is none. */
     public long limit() {
         long limit = state.limit;
         return limit > 0 ? limit : -1;
     }
 
-    /** The enforce override as last read, or null when there is none. */
     public Boolean enforce() {
         return state.enforce;
     }
 
-    /** Who set the overrides last, as the setter said; empty when there are none. */
     public String origin() {
         return state.origin;
     }
@@ -126,7 +122,6 @@ public final class LiveOverrides {
         }
     }
 
-    /** Reads the overrides now, whether due or not. */
     public void refresh() {
         apply(read("read", "", "", ""), "");
     }

@@ -102,12 +102,10 @@ public final class RulesInForce {
         return applied;
     }
 
-    /** The rules as they apply now: the configured ones, at a limit override, or scaled by adaptive limits. */
     public List<Rule> effectiveRules() {
         return applied.rules;
     }
 
-    /** The adaptive factor last computed (1 without adaptive limits). */
     public double adaptiveFactor() {
         return applied.factor;
     }
