@@ -275,7 +275,7 @@ public final class RedisSettings {
                 throw new BadArgument("redisPoolMaxWait", "redisPoolMaxWait must be between 0ms and 1m, but was "
                         + Durations.format(poolMaxWait));
             }
-            checkTopology(address.database);
+            address.checkTopology(sentinelMaster, sentinelNodes, clusterNodes);
             if (breakerFailures < 1 || breakerCoolDown == null || breakerCoolDown.isNegative() || breakerCoolDown.isZero()
                     || breakerCoolDown.compareTo(Duration.ofMinutes(10)) > 0) {
                 throw new BadArgument("circuitBreaker", "circuitBreaker must open after at least 1 failure for 1ms to 10m, "
@@ -283,27 +283,6 @@ public final class RedisSettings {
                         + (breakerCoolDown == null ? "null" : Durations.format(breakerCoolDown)));
             }
             return new RedisSettings(this, address);
-        }
-
-        private void checkTopology(int database) {
-            if (sentinelMaster != null || (sentinelNodes != null && !sentinelNodes.isEmpty())) {
-                if (sentinelMaster == null || sentinelMaster.trim().isEmpty()) {
-                    throw new BadArgument("redisSentinelMaster", "redisSentinelMaster must name the master when "
-                            + "redisSentinelNodes is set, but was '" + sentinelMaster + "'");
-                }
-                RedisAddress.checkNodes("redisSentinelNodes", sentinelNodes);
-            }
-            if (clusterNodes == null || !clusterNodes.isEmpty()) {
-                RedisAddress.checkNodes("redisClusterNodes", clusterNodes);
-                if (sentinelMaster != null) {
-                    throw new BadArgument("redisClusterNodes", "redisClusterNodes and redisSentinelMaster exclude each other, "
-                            + "but both were set: '" + String.join(",", clusterNodes) + "' and '" + sentinelMaster + "'");
-                }
-                if (database != 0) {
-                    throw new BadArgument("redisUri", "redisUri database must be 0 with redisClusterNodes (Cluster has "
-                            + "only database 0), but was " + database);
-                }
-            }
         }
     }
 }
