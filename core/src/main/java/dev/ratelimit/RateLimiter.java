@@ -264,7 +264,7 @@ public final class RateLimiter {
      */
     public RecentActivity recentActivity() {
         DecisionAccounting.Recent recent = engine.accounting.recent();
-        return new RecentActivity(recent.firstSecond, recent.allowed, recent.denied, recent.degraded, recent.mostDenied);
+        return new RecentActivity(recent.firstSecond, recent.series, recent.mostDenied);
     }
 
     /** The failure policy, or null when failures are thrown. */

@@ -22,7 +22,6 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class ConcurrencyLeases extends Evaluation {
     private final String policyName;
-    private final RedisGateway gateway;
     private final LeaseIds ids = new LeaseIds();
     private final AtomicLong failures = new AtomicLong();
     private final LogThrottle failureLog = new LogThrottle(5, TimeUnit.SECONDS);
@@ -30,7 +29,6 @@ public final class ConcurrencyLeases extends Evaluation {
     ConcurrencyLeases(String policyName, RedisGateway gateway, DecisionAccounting accounting) {
         super(gateway, accounting);
         this.policyName = policyName;
-        this.gateway = gateway;
     }
 
     @Override

@@ -29,17 +29,14 @@ public final class DecisionAccounting extends Stage {
     public static final class Recent {
         /** The epoch second of the series' first entry. */
         public final long firstSecond;
-        public final long[] allowed;
-        public final long[] denied;
-        public final long[] degraded;
+        /** Per second, oldest first: allowed, denied and degraded ({@link ActivityRing#snapshot}). */
+        public final long[][] series;
         /** The keys denied most and their denials, most denied first. */
         public final Map<String, Long> mostDenied = new LinkedHashMap<>();
 
         Recent(long firstSecond, long[][] series, List<DeniedKeys.Count> mostDenied) {
             this.firstSecond = firstSecond;
-            this.allowed = series[0];
-            this.denied = series[1];
-            this.degraded = series[2];
+            this.series = series;
             for (DeniedKeys.Count each : mostDenied) {
                 this.mostDenied.put(each.key, each.count);
             }
@@ -173,11 +170,7 @@ public final class DecisionAccounting extends Stage {
 
     /** Redis ends some replies with a full stop of its own; the log line adds its own punctuation. */
     private static String withoutFullStop(String message) {
-        int end = message.length();
-        while (end > 0 && message.charAt(end - 1) == '.') {
-            end--;
-        }
-        return message.substring(0, end);
+        return message.replaceFirst("\\.+$", "");
     }
 
     /**

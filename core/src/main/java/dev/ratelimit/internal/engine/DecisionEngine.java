@@ -8,11 +8,15 @@ import dev.ratelimit.internal.local.LocalDenyCache;
 import dev.ratelimit.internal.redis.EvictionWatch;
 import dev.ratelimit.internal.redis.RedisGateway;
 import dev.ratelimit.internal.rules.DelayRules;
+import dev.ratelimit.internal.scripts.Evaluator;
+import dev.ratelimit.internal.scripts.LuaEvaluator;
+import dev.ratelimit.internal.scripts.TransactionEvaluator;
 import dev.ratelimit.internal.support.EvictionFinding;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * One limiter's decision machinery, behind {@code RateLimiter}: the API checks its arguments and
@@ -56,8 +60,10 @@ public final class DecisionEngine {
         // The accounting is the chain's first stage: these tell every stage, linked by the time they run.
         overrides = new LiveOverrides(keys.keyPrefix, policyName, OverridesExchange.of(transport, gateway),
                 limit -> RulesInForce.atLimit(rules, limit), settings.nanoClock, () -> first.each(s -> s.forgetAll(false)));
-        inForce = new RulesInForce(policyName, rules, transport, gateway, settings.adaptive, settings.load,
-                settings.nanoClock, overrides, () -> first.each(s -> s.forgetAll(true)), evictions);
+        Function<List<Rule>, Evaluator> evaluators = transport == Transport.LUA
+                ? each -> new LuaEvaluator(gateway, each) : each -> new TransactionEvaluator(gateway, each);
+        inForce = new RulesInForce(policyName, rules, evaluators, settings.adaptive, settings.load, settings.nanoClock,
+                overrides, () -> first.each(s -> s.forgetAll(true)), evictions);
         onFailure = new FailureAnswer(settings.failurePolicy, rules, localRules, settings.nanoClock, settings.wallClock,
                 accounting);
         concurrencyLeases = new ConcurrencyLeases(policyName, gateway, accounting);

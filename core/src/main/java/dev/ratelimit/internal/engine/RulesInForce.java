@@ -2,12 +2,8 @@ package dev.ratelimit.internal.engine;
 
 import dev.ratelimit.AdaptiveLimit;
 import dev.ratelimit.Rule;
-import dev.ratelimit.Transport;
 import dev.ratelimit.internal.redis.EvictionWatch;
-import dev.ratelimit.internal.redis.RedisGateway;
 import dev.ratelimit.internal.scripts.Evaluator;
-import dev.ratelimit.internal.scripts.LuaEvaluator;
-import dev.ratelimit.internal.scripts.TransactionEvaluator;
 import dev.ratelimit.internal.support.Immutable;
 import dev.ratelimit.internal.support.LatencySamples;
 import java.time.Duration;
@@ -16,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 /**
@@ -53,8 +50,8 @@ public final class RulesInForce {
     private final Runnable onOverride;
     /** The limit override the base rules were made for (-1 for none). */
     private volatile long baseOverride = -1;
-    private final Transport transport;
-    private final RedisGateway gateway;
+    /** The evaluator of some rules, over the limiter's transport. */
+    private final Function<List<Rule>, Evaluator> evaluators;
     private final AdaptiveLimit adaptive;
     private final AdaptiveLimit.LoadSource load;
     private final LongSupplier nanoClock;
@@ -66,7 +63,7 @@ public final class RulesInForce {
      * @param adaptive null when the configured rules always apply
      * @param load where adaptive limits read the CPU load; unused without them
      */
-    public RulesInForce(String policyName, List<Rule> configured, Transport transport, RedisGateway gateway,
+    RulesInForce(String policyName, List<Rule> configured, Function<List<Rule>, Evaluator> evaluators,
             AdaptiveLimit adaptive, AdaptiveLimit.LoadSource load, LongSupplier nanoClock, LiveOverrides overrides,
             Runnable onOverride, EvictionWatch evictions) {
         this.policyName = policyName;
@@ -75,13 +72,12 @@ public final class RulesInForce {
         this.overrides = overrides;
         this.evictions = evictions;
         this.onOverride = onOverride;
-        this.transport = transport;
-        this.gateway = gateway;
+        this.evaluators = evaluators;
         this.adaptive = adaptive;
         this.load = load;
         this.nanoClock = nanoClock;
         this.nextAdaptation = new AtomicLong(nanoClock.getAsLong());
-        this.applied = new Applied(configured, evaluator(configured), 1);
+        this.applied = new Applied(configured, evaluators.apply(configured), 1);
     }
 
     /** The rules to decide with now, adapted first when they are due. */
@@ -128,10 +124,6 @@ public final class RulesInForce {
         }
     }
 
-    private Evaluator evaluator(List<Rule> rules) {
-        return transport == Transport.LUA ? new LuaEvaluator(gateway, rules) : new TransactionEvaluator(gateway, rules);
-    }
-
     /**
      * With adaptive limits, recomputes the factor at most once per second and, when the effective
      * limits change, swaps in an evaluator for the scaled rules (same names, so the same keys).
@@ -162,7 +154,7 @@ public final class RulesInForce {
         } else {
             LimiterLog.LOG.info("Rate limit policy '{}' adapts its limits by {}: {}", policyName,
                     String.format(Locale.ROOT, "%.2f", factor), scaled);
-            applied = new Applied(scaled, evaluator(scaled), factor);
+            applied = new Applied(scaled, evaluators.apply(scaled), factor);
         }
     }
 
@@ -187,7 +179,7 @@ public final class RulesInForce {
         base = rules;
         double factor = applied.factor;
         List<Rule> now = adaptive != null ? scaled(rules, factor) : rules;
-        applied = new Applied(now, evaluator(now), factor);
+        applied = new Applied(now, evaluators.apply(now), factor);
         onOverride.run();
     }
 
