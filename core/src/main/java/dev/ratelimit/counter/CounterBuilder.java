@@ -19,7 +19,7 @@ abstract class CounterBuilder<B extends CounterBuilder<B>> {
     final String name;
     final Duration window;
     String keyPrefix = RateLimiter.DEFAULT_KEY_PREFIX;
-    int pendingLimit = CounterKeys.DEFAULT_PENDING_LIMIT;
+    int pendingLimit = Counter.DEFAULT_PENDING_LIMIT;
     final List<RateLimitListener> listeners = new ArrayList<>();
 
     CounterBuilder(RedisStore store, String name, Duration window) {
@@ -53,10 +53,5 @@ abstract class CounterBuilder<B extends CounterBuilder<B>> {
     @SuppressWarnings("unchecked")
     final B self() {
         return (B) this;
-    }
-
-    /** @throws IllegalArgumentException for a bad name, prefix, window or pending limit */
-    CounterKeys keys() {
-        return new CounterKeys(this);
     }
 }

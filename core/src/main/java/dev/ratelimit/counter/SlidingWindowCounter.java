@@ -18,20 +18,23 @@ import java.time.Duration;
  * if (failedLogins.increment(userName) > 5) { ... }
  * }</pre>
  */
-public final class SlidingWindowCounter {
+public final class SlidingWindowCounter extends Counter {
     private static final LuaScript SCRIPT = LuaScript.load("event-counter");
     /** Slots unless set: a count precise to 5% of the window. */
     public static final int DEFAULT_SLOTS = 20;
 
-    private final CounterKeys keys;
     private final int slots;
     private final String slotMicros;
     private final String slotCount;
 
-    private SlidingWindowCounter(CounterKeys keys, int slots) {
-        this.keys = keys;
-        this.slots = slots;
-        long windowMicros = keys.window().toNanos() / 1000;
+    /** @throws IllegalArgumentException naming the bad argument and its value */
+    private SlidingWindowCounter(Builder settings) {
+        super(settings);
+        if (settings.slots < 1 || settings.slots > 1000) {
+            throw new IllegalArgumentException("slots must be between 1 and 1000, but was " + settings.slots);
+        }
+        this.slots = settings.slots;
+        long windowMicros = window().toNanos() / 1000;
         this.slotMicros = Long.toString((windowMicros + slots - 1) / slots);
         this.slotCount = Integer.toString(slots);
     }
@@ -71,7 +74,7 @@ public final class SlidingWindowCounter {
         if (events < 1) {
             throw new IllegalArgumentException("events must be at least 1, but was " + events);
         }
-        return keys.writeOnce(SCRIPT, key, Immutable.listOf(Long.toString(events), slotMicros, slotCount));
+        return writeOnce(SCRIPT, key, Immutable.listOf(Long.toString(events), slotMicros, slotCount));
     }
 
     /**
@@ -80,7 +83,7 @@ public final class SlidingWindowCounter {
      * @throws RedisFailureException if Redis cannot be asked
      */
     public long count(String key) {
-        return keys.eval(SCRIPT, key, Immutable.listOf("0", slotMicros, slotCount));
+        return eval(SCRIPT, key, Immutable.listOf("0", slotMicros, slotCount));
     }
 
     /**
@@ -90,22 +93,12 @@ public final class SlidingWindowCounter {
      * @throws RedisFailureException if Redis cannot be asked
      */
     public void clear(String key) {
-        keys.clear(key);
-    }
-
-    /** Writes kept in memory, waiting for Redis to answer again. */
-    public int pendingWrites() {
-        return keys.pendingWrites();
-    }
-
-    /** The Redis key of a client: {@code <keyPrefix><name>:{<key>}}. */
-    public String redisKey(String key) {
-        return keys.redisKey(key);
+        forget(key);
     }
 
     @Override
     public String toString() {
-        return "SlidingWindowCounter(" + keys.name() + ", " + Durations.format(keys.window()) + " in " + slots + " slots)";
+        return "SlidingWindowCounter(" + name() + ", " + Durations.format(window()) + " in " + slots + " slots)";
     }
 
     /** Collects a counter's settings; {@link #build()} checks them. */
@@ -124,11 +117,7 @@ public final class SlidingWindowCounter {
 
         /** @throws IllegalArgumentException naming the bad argument and its value */
         public SlidingWindowCounter build() {
-            CounterKeys keys = keys();
-            if (slots < 1 || slots > 1000) {
-                throw new IllegalArgumentException("slots must be between 1 and 1000, but was " + slots);
-            }
-            return new SlidingWindowCounter(keys, slots);
+            return new SlidingWindowCounter(this);
         }
     }
 }

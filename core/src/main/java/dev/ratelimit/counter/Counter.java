@@ -24,13 +24,14 @@ import org.slf4j.LoggerFactory;
  * What the counters share: a store, a named window, the key layout (checked once here), and the
  * writes kept in memory while Redis cannot be asked.
  */
-final class CounterKeys {
+abstract class Counter {
     /** What a write answers when Redis could not be asked and the write was kept for later. */
     static final long PENDING = -1;
     /** Writes kept during an outage unless set. */
     static final int DEFAULT_PENDING_LIMIT = 10_000;
 
-    private static final Logger log = LoggerFactory.getLogger(CounterKeys.class);
+    /** Under the name it had as CounterKeys: logging configurations name it. */
+    private static final Logger log = LoggerFactory.getLogger("dev.ratelimit.counter.CounterKeys");
 
     /** The store's gateway, looked up once: every counter call goes through it. */
     private final RedisGateway gateway;
@@ -62,7 +63,7 @@ final class CounterKeys {
     }
 
     /** @throws IllegalArgumentException for a bad name, prefix, window or pending limit */
-    CounterKeys(CounterBuilder<?> settings) {
+    Counter(CounterBuilder<?> settings) {
         RedisKeys.checkKeyPart("name", settings.name, 1, RateLimiter.MAX_NAME_LENGTH);
         RedisKeys.checkKeyPart("keyPrefix", settings.keyPrefix, 0, RateLimiter.MAX_NAME_LENGTH);
         Arguments.checkWindow(settings.window);
@@ -86,12 +87,12 @@ final class CounterKeys {
         return window;
     }
 
-    /** {@code <keyPrefix><name>:{<key>}}. */
-    String redisKey(String key) {
+    /** The Redis key of a client: {@code <keyPrefix><name>:{<key>}}. */
+    public String redisKey(String key) {
         return RedisKeys.key(keyPrefix, name, RedisKeys.checkClientKey("key", key));
     }
 
-    void clear(String key) {
+    void forget(String key) {
         gateway.delete(Immutable.listOf(redisKey(key)));
     }
 
@@ -144,8 +145,8 @@ final class CounterKeys {
         }
     }
 
-    /** Writes waiting for Redis. */
-    int pendingWrites() {
+    /** Writes kept in memory, waiting for Redis to answer again. */
+    public int pendingWrites() {
         return pendingCount;
     }
 
