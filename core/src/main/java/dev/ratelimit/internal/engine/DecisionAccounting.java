@@ -170,7 +170,7 @@ public final class DecisionAccounting extends Stage {
 
     /** Redis ends some replies with a full stop of its own; the log line adds its own punctuation. */
     private static String withoutFullStop(String message) {
-        return message.replaceFirst("\\.+$", "");
+        return message.replaceFirst("\\.+\\z", "");
     }
 
     /**
