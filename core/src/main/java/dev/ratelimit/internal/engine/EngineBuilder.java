@@ -51,6 +51,7 @@ public final class EngineBuilder {
     public LongSupplier wallClock = System::currentTimeMillis;
     /** Whether to ready Redis for the first decisions before returning ({@link LimiterWarmUp}). */
     public boolean warmUp;
+
     /** @param store what the gateway and the watch belong to, as messages name it */
     public EngineBuilder(RedisGateway gateway, EvictionWatch evictions, Object store) {
         this.gateway = gateway;
