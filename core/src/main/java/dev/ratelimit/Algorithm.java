@@ -1,8 +1,12 @@
 package dev.ratelimit;
 
+import dev.ratelimit.internal.support.BadArgument;
 import dev.ratelimit.internal.support.BucketUnits;
 import dev.ratelimit.internal.support.ConfigNames;
+import dev.ratelimit.internal.support.Durations;
 import dev.ratelimit.internal.support.Immutable;
+import java.math.BigInteger;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -187,6 +191,35 @@ public enum Algorithm {
         return configName;
     }
 
+    /**
+     * Checks that a rule's numbers stay exact in its script, whose Lua numbers are doubles (integers
+     * exact up to 2^53): the buckets keep tokens as integers in units of 1/scale of a permit, so that
+     * a retry at retry-after is admitted exactly, and their capacity in units must stay well below;
+     * gcra keeps its time up to burst × interval ahead of now, which must stay below 2^51 microseconds.
+     *
+     * @throws IllegalArgumentException naming {@code burst} when they would not
+     */
+    void checkExact(long limit, Duration window, long burst) {
+        long windowMicros = window.toNanos() / 1000;
+        if (countsInUnits() && BigInteger.valueOf(burst).multiply(BigInteger.valueOf(BucketUnits.of(limit,
+                windowMicros).scale)).compareTo(BigInteger.valueOf((1L << 53) / 4)) > 0) {
+            throw new BadArgument("burst", "burst " + burst + " with limit " + limit + " per "
+                    + Durations.format(window) + " is too fine-grained to count exactly; use a round window "
+                    + "such as 1s or 1m, or a smaller burst");
+        }
+        if (spacesByInterval() && BigInteger.valueOf(burst).multiply(BigInteger.valueOf(interval(limit,
+                windowMicros))).compareTo(BigInteger.valueOf(1L << 51)) > 0) {
+            throw new BadArgument("burst", "burst " + burst + " with limit " + limit + " per "
+                    + Durations.format(window) + " spans more than 2^51 microseconds (about 71 years) of "
+                    + "emission intervals, past what gcra counts exactly; use a smaller burst");
+        }
+    }
+
+    /** gcra's emission interval in microseconds, rounded up: never faster than the rate. */
+    private static long interval(long limit, long windowMicros) {
+        return (windowMicros + limit - 1) / limit;
+    }
+
     /** fixed-window, sliding-log, sliding-window: limit, window in microseconds; concurrency: limit, lease timeout. */
     private static List<String> limitAndWindow(Rule rule) {
         return Immutable.listOf(Long.toString(rule.limit()), Long.toString(rule.windowMicros()));
@@ -199,9 +232,8 @@ public enum Algorithm {
                 Long.toString(units.rate));
     }
 
-    /** gcra: emission interval in microseconds (rounded up: never faster than the rate), burst. */
+    /** gcra: emission interval in microseconds, burst. */
     private static List<String> emissionInterval(Rule rule) {
-        long interval = (rule.windowMicros() + rule.limit() - 1) / rule.limit();
-        return Immutable.listOf(Long.toString(interval), Long.toString(rule.burst()));
+        return Immutable.listOf(Long.toString(interval(rule.limit(), rule.windowMicros())), Long.toString(rule.burst()));
     }
 }

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.time.LocalDate;
 import java.time.ZonedDateTime;
 import java.time.temporal.TemporalAdjusters;
+import java.util.function.UnaryOperator;
 
 /**
  * A calendar period a quota counts in, instead of a fixed window: a day, an ISO week (from Monday)
@@ -15,55 +16,30 @@ import java.time.temporal.TemporalAdjusters;
  */
 public enum CalendarPeriod {
     /** From midnight to midnight. */
-    DAY("day", Duration.ofDays(1), Duration.ofHours(25)) {
-        @Override
-        LocalDate firstDay(LocalDate date) {
-            return date;
-        }
-
-        @Override
-        LocalDate nextFirstDay(LocalDate firstDay) {
-            return firstDay.plusDays(1);
-        }
-    },
+    DAY("day", Duration.ofDays(1), Duration.ofHours(25), date -> date, first -> first.plusDays(1)),
     /** From Monday, midnight, for seven days. */
-    WEEK("week", Duration.ofDays(7), Duration.ofDays(7).plusHours(1)) {
-        @Override
-        LocalDate firstDay(LocalDate date) {
-            return date.with(TemporalAdjusters.previousOrSame(DayOfWeek.MONDAY));
-        }
-
-        @Override
-        LocalDate nextFirstDay(LocalDate firstDay) {
-            return firstDay.plusWeeks(1);
-        }
-    },
+    WEEK("week", Duration.ofDays(7), Duration.ofDays(7).plusHours(1),
+            date -> date.with(TemporalAdjusters.previousOrSame(DayOfWeek.MONDAY)), first -> first.plusWeeks(1)),
     /** From the first of the month, midnight. */
-    MONTH("month", Duration.ofDays(30), Duration.ofDays(31).plusHours(1)) {
-        @Override
-        LocalDate firstDay(LocalDate date) {
-            return date.withDayOfMonth(1);
-        }
-
-        @Override
-        LocalDate nextFirstDay(LocalDate firstDay) {
-            return firstDay.plusMonths(1);
-        }
-    };
+    MONTH("month", Duration.ofDays(30), Duration.ofDays(31).plusHours(1), date -> date.withDayOfMonth(1),
+            first -> first.plusMonths(1));
 
     private final String configName;
     private final Duration usual;
     private final Duration longest;
+    /** The first day of the period that holds a date. */
+    private final UnaryOperator<LocalDate> firstDay;
+    /** The first day of the next period, from a period's first day. */
+    private final UnaryOperator<LocalDate> nextFirstDay;
 
-    CalendarPeriod(String configName, Duration usual, Duration longest) {
+    CalendarPeriod(String configName, Duration usual, Duration longest, UnaryOperator<LocalDate> firstDay,
+            UnaryOperator<LocalDate> nextFirstDay) {
         this.configName = configName;
         this.usual = usual;
         this.longest = longest;
+        this.firstDay = firstDay;
+        this.nextFirstDay = nextFirstDay;
     }
-
-    abstract LocalDate firstDay(LocalDate date);
-
-    abstract LocalDate nextFirstDay(LocalDate firstDay);
 
     /** {@code day}, {@code week} or {@code month}. */
     public String configName() {
@@ -82,12 +58,12 @@ public enum CalendarPeriod {
 
     /** The start of the period holding {@code at}, in {@code at}'s zone. */
     public ZonedDateTime start(ZonedDateTime at) {
-        return firstDay(at.toLocalDate()).atStartOfDay(at.getZone());
+        return firstDay.apply(at.toLocalDate()).atStartOfDay(at.getZone());
     }
 
     /** The start of the period after the one that starts at {@code start}. */
     public ZonedDateTime next(ZonedDateTime start) {
-        return nextFirstDay(start.toLocalDate()).atStartOfDay(start.getZone());
+        return nextFirstDay.apply(start.toLocalDate()).atStartOfDay(start.getZone());
     }
 
     /** The start of the period before the one that starts at {@code start}. */

@@ -2,11 +2,9 @@ package dev.ratelimit;
 
 import dev.ratelimit.internal.engine.DecisionAccounting;
 import dev.ratelimit.internal.engine.DecisionEngine;
-import dev.ratelimit.internal.engine.DeniedKeys;
+import dev.ratelimit.internal.engine.EngineBuilder;
 import dev.ratelimit.internal.engine.FailureAnswer;
-import dev.ratelimit.internal.support.Immutable;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -36,7 +34,7 @@ public final class RateLimiter {
     /** Key prefix unless set. */
     public static final String DEFAULT_KEY_PREFIX = "ratelimit:";
     /** The longest policy name and key prefix, so that Redis keys stay bounded. */
-    public static final int MAX_NAME_LENGTH = 64;
+    public static final int MAX_NAME_LENGTH = EngineBuilder.MAX_NAME_LENGTH;
     /** The most denials one limiter remembers in the JVM. */
     public static final int LOCAL_DENY_CACHE_SIZE = DecisionEngine.LOCAL_DENY_CACHE_SIZE;
     /** The most clients one limiter tracks on its own while Redis cannot be asked ({@link FailurePolicy#LOCAL}). */
@@ -44,20 +42,12 @@ public final class RateLimiter {
     /** What a degraded denial tells the client to wait. */
     public static final Duration DEGRADED_RETRY_AFTER = FailureAnswer.DEGRADED_RETRY_AFTER;
 
-    private final String policyName;
-    private final String keyPrefix;
-    private final List<Rule> rules;
-    private final Transport transport;
     private final DecisionEngine engine;
     private final Overrides overrides;
 
-    RateLimiter(RateLimiterBuilder builder) {
-        this.policyName = builder.policyName;
-        this.keyPrefix = builder.keyPrefix;
-        this.rules = Immutable.copyOf(builder.rules);
-        this.transport = builder.transport;
-        this.engine = builder.engine(rules);
-        this.overrides = new Overrides(engine.overrides());
+    RateLimiter(DecisionEngine engine) {
+        this.engine = engine;
+        this.overrides = new Overrides(engine.overrides);
     }
 
     /** Starts a limiter that keeps its state in the given Redis. */
@@ -129,7 +119,7 @@ public final class RateLimiter {
      *     set; the keys Redis answered took their permits
      */
     public Map<String, Decision> tryAcquireAll(Map<String, Long> permitsByKey) {
-        return engine.acquireAll(permitsByKey);
+        return engine.batches.tryAcquireAll(permitsByKey);
     }
 
     /**
@@ -142,7 +132,7 @@ public final class RateLimiter {
      * @throws RedisFailureException if Redis cannot be asked for some key and no failure policy is set
      */
     public List<Decision> tryAcquireAll(List<String> keys) {
-        return engine.acquireAll(keys);
+        return engine.batches.tryAcquireAll(keys);
     }
 
     /**
@@ -178,7 +168,7 @@ public final class RateLimiter {
      * @throws RedisFailureException if Redis cannot be asked
      */
     public void reset(String key) {
-        engine.reset(key);
+        engine.resets.reset(key);
     }
 
     /** The state of the clients {@link #tryAcquireEach} would decide, without taking anything; same checks. */
@@ -191,7 +181,7 @@ public final class RateLimiter {
      * (a {@code global} one, when one client is reset). Remembered denials go as with {@link #reset}.
      */
     public void resetEach(List<String> clientKeys) {
-        engine.resetEach(clientKeys);
+        engine.resets.resetEach(clientKeys);
     }
 
     /**
@@ -208,7 +198,7 @@ public final class RateLimiter {
      * @throws IllegalArgumentException if the key is null or empty, or the decision was made for another key
      */
     public boolean refund(String key, Decision decision) {
-        return engine.refund(key, decision);
+        return engine.refunds.refund(key, decision);
     }
 
     /**
@@ -226,7 +216,7 @@ public final class RateLimiter {
      *     {@code fixed-window} or {@code sliding-log}, and no {@code leases} (their nodes would not see a debt)
      */
     public boolean charge(String key, Decision decision, long usage) {
-        return engine.charge(key, decision, usage);
+        return engine.refunds.charge(key, decision, usage);
     }
 
     /**
@@ -238,7 +228,7 @@ public final class RateLimiter {
      * @param decision a decision this limiter handed out
      */
     public void release(Decision decision) {
-        engine.release(decision);
+        engine.concurrencyLeases.release(decision);
     }
 
     /**
@@ -257,15 +247,13 @@ public final class RateLimiter {
      * waiting will not cure not included: see {@link RateLimiterStats#redisRefusals()}.
      */
     public long redisFailures() {
-        return engine.accounting().redisFailures();
+        return engine.accounting.redisFailures();
     }
 
     /** The counts so far, the latency of recent Redis calls, and what Redis last said about evicting keys. */
     public RateLimiterStats stats() {
-        DecisionAccounting counts = engine.accounting();
-        return new RateLimiterStats(counts.allowed(), counts.denied(), counts.degraded(), counts.cachedDenials(),
-                counts.leaseAdmissions(), new long[] {counts.penalties(), counts.penaltyDenials(), counts.delayedAdmissions()},
-                engine.charges(), counts.redisFailures(), counts.redisRefusals(), counts.refusal(), counts.redisLatency(),
+        DecisionAccounting counts = engine.accounting;
+        return new RateLimiterStats(counts.counts(), engine.refunds.charges(), counts.refusal(), counts.redisLatency(),
                 engine.circuitState(), engine.eviction());
     }
 
@@ -275,37 +263,33 @@ public final class RateLimiter {
      * bounded memory, so it can be read while Redis is down. For status pages.
      */
     public RecentActivity recentActivity() {
-        DecisionAccounting.Recent recent = engine.accounting().recent();
-        List<RecentActivity.DeniedKey> mostDenied = new ArrayList<>(recent.mostDenied.size());
-        for (DeniedKeys.Count denied : recent.mostDenied) {
-            mostDenied.add(new RecentActivity.DeniedKey(denied.key, denied.count));
-        }
-        return new RecentActivity(recent.firstSecond, recent.allowed, recent.denied, recent.degraded, mostDenied);
+        DecisionAccounting.Recent recent = engine.accounting.recent();
+        return new RecentActivity(recent.firstSecond, recent.series, recent.mostDenied);
     }
 
     /** The failure policy, or null when failures are thrown. */
     public FailurePolicy failurePolicy() {
-        return engine.failureAnswer().policy();
+        return engine.onFailure.policy();
     }
 
     /** The rules this node applies alone while Redis cannot be asked, at their local limit; null unless {@code LOCAL}. */
     public List<Rule> localRules() {
-        return engine.failureAnswer().localRules();
+        return engine.onFailure.localRules();
     }
 
     /** How many clients this node tracks alone now: 0 unless Redis is failing under {@link FailurePolicy#LOCAL}. */
     public int localKeys() {
-        return engine.failureAnswer().localKeys();
+        return engine.onFailure.localKeys();
     }
 
     /** Tells adaptive limits how long an admitted request took to serve (the HTTP adapters call it); else a no-op. */
     public void recordAdmittedLatency(Duration latency) {
-        engine.rulesInForce().recordAdmittedLatency(latency);
+        engine.inForce.recordAdmittedLatency(latency);
     }
 
     /** The rules as they apply now: the configured ones, at a limit override, or scaled by adaptive limits. */
     public List<Rule> effectiveRules() {
-        return engine.rulesInForce().effectiveRules();
+        return engine.inForce.effectiveRules();
     }
 
     /**
@@ -318,33 +302,33 @@ public final class RateLimiter {
 
     /** The adaptive factor last computed (1 without adaptive limits). */
     public double adaptiveFactor() {
-        return engine.rulesInForce().adaptiveFactor();
+        return engine.inForce.adaptiveFactor();
     }
 
     /** The name in Redis keys and headers. */
     public String policyName() {
-        return policyName;
+        return engine.keys.policyName;
     }
 
     public String keyPrefix() {
-        return keyPrefix;
+        return engine.keys.keyPrefix;
     }
 
     public List<Rule> rules() {
-        return rules;
+        return engine.keys.rules;
     }
 
     public Transport transport() {
-        return transport;
+        return engine.transport;
     }
 
     /** A client's Redis key(s): {@code <keyPrefix><policyName>:{<clientKey>}}, then {@code :<rule>} if several rules. */
     public List<String> redisKeys(String key) {
-        return engine.redisKeys(key);
+        return engine.keys.of(key);
     }
 
     @Override
     public String toString() {
-        return "RateLimiter(" + policyName + ", " + rules + ", " + transport + ")";
+        return "RateLimiter(" + policyName() + ", " + rules() + ", " + transport() + ")";
     }
 }

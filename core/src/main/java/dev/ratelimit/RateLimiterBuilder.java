@@ -2,21 +2,13 @@ package dev.ratelimit;
 
 import dev.ratelimit.internal.claim.Lease;
 import dev.ratelimit.internal.claim.Receipt;
-import dev.ratelimit.internal.engine.DecisionEngine;
 import dev.ratelimit.internal.engine.DecisionListener;
 import dev.ratelimit.internal.engine.EngineBuilder;
-import dev.ratelimit.internal.rules.LeaseRules;
-import dev.ratelimit.internal.rules.LocalRules;
-import dev.ratelimit.internal.rules.PenaltyRules;
 import dev.ratelimit.internal.scripts.DecisionAccess;
-import dev.ratelimit.internal.support.BadArgument;
-import dev.ratelimit.internal.support.RedisKeys;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.function.LongSupplier;
 import org.slf4j.LoggerFactory;
 
@@ -61,25 +53,14 @@ public final class RateLimiterBuilder {
         });
     }
 
-    final RedisStore store;
-    String policyName = "default";
-    String keyPrefix = RateLimiter.DEFAULT_KEY_PREFIX;
-    final List<Rule> rules = new ArrayList<>();
-    Transport transport = Transport.LUA;
-    FailurePolicy failurePolicy;
-    Long localLimit;
-    /** Worked out by {@link #build()}: the rules at their local limit, for {@link FailurePolicy#LOCAL}. */
-    List<Rule> localRules;
-    boolean localDenyCache = true;
-    boolean quotaLeases;
-    boolean warmUp;
-    final List<RateLimitListener> listeners = new ArrayList<>();
-    AdaptiveLimit adaptive;
-    LongSupplier nanoClock = System::nanoTime;
-    LongSupplier wallClock = System::currentTimeMillis;
+    /** What is set so far, as the engine takes it; {@link #build()} checks it all. */
+    private final EngineBuilder settings;
+    private final List<RateLimitListener> listeners = new ArrayList<>();
 
     RateLimiterBuilder(RedisStore store) {
-        this.store = Objects.requireNonNull(store, "store");
+        Objects.requireNonNull(store, "store");
+        settings = new EngineBuilder(store.gateway(), store.evictions(), store);
+        settings.keyPrefix = RateLimiter.DEFAULT_KEY_PREFIX;
     }
 
     /**
@@ -87,19 +68,19 @@ public final class RateLimiterBuilder {
      * set. Printable ASCII without blanks or braces, at most 64 characters.
      */
     public RateLimiterBuilder policyName(String policyName) {
-        this.policyName = policyName;
+        settings.policyName = policyName;
         return this;
     }
 
     /** Prefix of every Redis key; {@value RateLimiter#DEFAULT_KEY_PREFIX} unless set. May be empty. */
     public RateLimiterBuilder keyPrefix(String keyPrefix) {
-        this.keyPrefix = keyPrefix;
+        settings.keyPrefix = keyPrefix;
         return this;
     }
 
     /** Adds a rule. A limiter needs at least one; all of one algorithm. */
     public RateLimiterBuilder rule(Rule rule) {
-        rules.add(Objects.requireNonNull(rule, "rule"));
+        settings.rules.add(Objects.requireNonNull(rule, "rule"));
         return this;
     }
 
@@ -111,7 +92,7 @@ public final class RateLimiterBuilder {
 
     /** {@link Transport#LUA} unless set. */
     public RateLimiterBuilder transport(Transport transport) {
-        this.transport = Objects.requireNonNull(transport, "transport");
+        settings.transport = Objects.requireNonNull(transport, "transport");
         return this;
     }
 
@@ -121,7 +102,8 @@ public final class RateLimiterBuilder {
      * in units of the configured rate.
      */
     public RateLimiterBuilder adaptive(AdaptiveLimit adaptive) {
-        this.adaptive = adaptive;
+        settings.adaptive = adaptive;
+        settings.load = adaptive == null ? null : adaptive.load();
         return this;
     }
 
@@ -131,7 +113,7 @@ public final class RateLimiterBuilder {
      * them all; for tests.
      */
     RateLimiterBuilder clock(LongSupplier nanoClock) {
-        this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
+        settings.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
         return this;
     }
 
@@ -139,7 +121,7 @@ public final class RateLimiterBuilder {
      * The wall clock, in epoch milliseconds, that stamps {@link RateLimiter#recentActivity()}; for tests.
      */
     RateLimiterBuilder wallClock(LongSupplier millisClock) {
-        this.wallClock = Objects.requireNonNull(millisClock, "millisClock");
+        settings.wallClock = Objects.requireNonNull(millisClock, "millisClock");
         return this;
     }
 
@@ -158,7 +140,7 @@ public final class RateLimiterBuilder {
      * what Redis would admit, except after a {@link RateLimiter#reset} made on another node.
      */
     public RateLimiterBuilder localDenyCache(boolean localDenyCache) {
-        this.localDenyCache = localDenyCache;
+        settings.denyCache = localDenyCache;
         return this;
     }
 
@@ -174,7 +156,7 @@ public final class RateLimiterBuilder {
      * {@code lua}, without adaptive limits (refused at {@link #build()} otherwise).
      */
     public RateLimiterBuilder leases(boolean quotaLeases) {
-        this.quotaLeases = quotaLeases;
+        settings.quotaLeases = quotaLeases;
         return this;
     }
 
@@ -185,7 +167,7 @@ public final class RateLimiterBuilder {
      * {@link FailurePolicy#LOCAL} that decision is this node's own, at {@link #localLimit(long)}.
      */
     public RateLimiterBuilder onRedisFailure(FailurePolicy failurePolicy) {
-        this.failurePolicy = failurePolicy;
+        settings.failurePolicy = failurePolicy;
         return this;
     }
 
@@ -196,7 +178,7 @@ public final class RateLimiterBuilder {
      * single rule runs at exactly this limit. Between 1 and {@link Rule#MAX_LIMIT}.
      */
     public RateLimiterBuilder localLimit(long localLimit) {
-        this.localLimit = localLimit;
+        settings.localLimit = localLimit;
         return this;
     }
 
@@ -216,25 +198,8 @@ public final class RateLimiterBuilder {
      * to ready.
      */
     public RateLimiterBuilder warmUp(boolean warmUp) {
-        this.warmUp = warmUp;
+        settings.warmUp = warmUp;
         return this;
-    }
-
-    /** The engine of the limiter being built, over its checked rules. */
-    DecisionEngine engine(List<Rule> checkedRules) {
-        EngineBuilder engine = new EngineBuilder(keyPrefix, policyName, checkedRules, transport, store.gateway(),
-                store.evictions());
-        engine.failurePolicy = failurePolicy;
-        engine.localRules = localRules;
-        engine.denyCache = localDenyCache;
-        engine.quotaLeases = quotaLeases;
-        engine.adaptive = adaptive;
-        engine.load = adaptive == null ? null : adaptive.load();
-        engine.listener = listener();
-        engine.nanoClock = nanoClock;
-        engine.wallClock = wallClock;
-        engine.warmUp = warmUp;
-        return engine.build();
     }
 
     /**
@@ -243,50 +208,8 @@ public final class RateLimiterBuilder {
      *     {@code localLimit} is out of range or set without {@link FailurePolicy#LOCAL}
      */
     public RateLimiter build() {
-        RedisKeys.checkKeyPart("policyName", policyName, 1, RateLimiter.MAX_NAME_LENGTH);
-        RedisKeys.checkKeyPart("keyPrefix", keyPrefix, 0, RateLimiter.MAX_NAME_LENGTH);
-        if (rules.isEmpty()) {
-            throw new IllegalArgumentException("rules must hold at least one rule, but was empty");
-        }
-        Set<String> names = new HashSet<>();
-        for (Rule rule : rules) {
-            if (!names.add(rule.name())) {
-                throw new IllegalArgumentException("rule names must differ within a limiter, but '"
-                        + rule.name() + "' appears twice in " + rules);
-            }
-            if (rule.algorithm() != rules.get(0).algorithm()
-                    || (rule.calendar() == null) != (rules.get(0).calendar() == null)) {
-                throw new IllegalArgumentException("rules of one limiter must share one algorithm, and be all "
-                        + "calendar rules or none (one script decides them all at once), but were " + rules);
-            }
-        }
-        if (rules.size() > 1 && rules.get(0).algorithm().holdsLeases()) {
-            throw new IllegalArgumentException("rules of algorithm " + rules.get(0).algorithm() + " must be one per "
-                    + "limiter (several limits of requests in flight for one client would only repeat the lowest), "
-                    + "but were " + rules + "; use a limiter per client key instead");
-        }
-        if (transport == Transport.TRANSACTION && rules.get(0).calendar() != null) {
-            throw new IllegalArgumentException("transport 'transaction' counts fixed windows only, but the rules "
-                    + "were calendar rules " + rules + "; use transport 'lua'");
-        }
-        if (quotaLeases) {
-            LeaseRules.check(rules, transport, adaptive);
-        }
-        PenaltyRules.check(rules, transport, quotaLeases, failurePolicy);
-        if (adaptive != null) {
-            AdaptiveLimit.checkApplies(rules);
-        }
-        if (transport == Transport.TRANSACTION && !store.gateway().supportsTransactions()) {
-            throw new IllegalArgumentException("transport 'transaction' is not available on Redis Cluster (its "
-                    + "client runs no MULTI/EXEC), but was chosen for " + store + "; use transport 'lua'");
-        }
-        if (failurePolicy == FailurePolicy.LOCAL) {
-            localRules = LocalRules.scale(rules, localLimit != null ? localLimit : rules.get(0).limit());
-        } else if (localLimit != null) {
-            throw new BadArgument("localLimit", "localLimit applies only with onRedisFailure(FailurePolicy.LOCAL), "
-                    + "but was " + localLimit + " with onRedisFailure " + failurePolicy);
-        }
-        RateLimiter limiter = new RateLimiter(this);
+        settings.listener = listener();
+        RateLimiter limiter = new RateLimiter(settings.build());
         for (RateLimitListener listener : listeners) {
             listener.onBuilt(limiter);
         }
@@ -299,7 +222,7 @@ public final class RateLimiterBuilder {
             return DecisionListener.NONE;
         }
         List<RateLimitListener> each = new ArrayList<>(listeners);
-        String policy = policyName;
+        String policy = settings.policyName;
         return new DecisionListener() {
             @Override
             public void decided(String key, Decision decision, boolean cachedDenial) {

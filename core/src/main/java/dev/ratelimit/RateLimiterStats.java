@@ -37,27 +37,27 @@ public final class RateLimiterStats {
     private final EvictionFinding eviction;
 
     /**
-     * @param penalties clients put in the penalty box, denials by it, then admissions for an instant ahead
+     * @param counts allowed, denied, degraded, local cache denials, lease admissions, penalties, penalty
+     *     denials, delayed admissions, Redis errors and refusals
      * @param charges after-charges that took permits, those permits, charges that failed, then
      *     give-backs Redis applied nothing of
      */
-    RateLimiterStats(long allowed, long denied, long degraded, long localCacheDenials, long leaseAdmissions,
-            long[] penalties, long[] charges, long redisErrors, long redisRefusals, String redisRefusal, LatencySamples.Snapshot latency,
+    RateLimiterStats(long[] counts, long[] charges, String redisRefusal, LatencySamples.Snapshot latency,
             String circuitBreakerState, EvictionFinding eviction) {
-        this.allowed = allowed;
-        this.denied = denied;
-        this.degraded = degraded;
-        this.localCacheDenials = localCacheDenials;
-        this.leaseAdmissions = leaseAdmissions;
-        this.penalties = penalties[0];
-        this.penaltyDenials = penalties[1];
-        this.delayedAdmissions = penalties[2];
+        this.allowed = counts[0];
+        this.denied = counts[1];
+        this.degraded = counts[2];
+        this.localCacheDenials = counts[3];
+        this.leaseAdmissions = counts[4];
+        this.penalties = counts[5];
+        this.penaltyDenials = counts[6];
+        this.delayedAdmissions = counts[7];
+        this.redisErrors = counts[8];
+        this.redisRefusals = counts[9];
         this.afterCharges = charges[0];
         this.permitsCharged = charges[1];
         this.chargeFailures = charges[2];
         this.refundsKept = charges[3];
-        this.redisErrors = redisErrors;
-        this.redisRefusals = redisRefusals;
         this.redisRefusal = redisRefusal;
         this.redisLatencyP50Micros = latency.percentileMicros(0.50);
         this.redisLatencyP90Micros = latency.percentileMicros(0.90);

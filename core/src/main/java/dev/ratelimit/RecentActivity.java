@@ -2,7 +2,10 @@ package dev.ratelimit;
 
 import dev.ratelimit.internal.support.Immutable;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.LongStream;
 
 /**
  * What a limiter decided in the last five minutes, second by second, and which clients it denied
@@ -20,12 +23,18 @@ public final class RecentActivity {
     private final long[] degraded;
     private final List<DeniedKey> mostDenied;
 
-    RecentActivity(long startSecond, long[] allowed, long[] denied, long[] degraded, List<DeniedKey> mostDenied) {
+    /**
+     * @param series allowed, denied and degraded per second, oldest first
+     * @param mostDenied the keys denied most and their denials, most denied first
+     */
+    RecentActivity(long startSecond, long[][] series, Map<String, Long> mostDenied) {
         this.startSecond = startSecond;
-        this.allowed = allowed;
-        this.denied = denied;
-        this.degraded = degraded;
-        this.mostDenied = Immutable.copyOf(mostDenied);
+        this.allowed = series[0];
+        this.denied = series[1];
+        this.degraded = series[2];
+        List<DeniedKey> keys = new ArrayList<>(mostDenied.size());
+        mostDenied.forEach((key, denials) -> keys.add(new DeniedKey(key, denials)));
+        this.mostDenied = Immutable.copyOf(keys);
     }
 
     /** A client key and how often it was denied. */
@@ -88,30 +97,22 @@ public final class RecentActivity {
 
     /** Allowed decisions in the five minutes. */
     public long allowed() {
-        return sum(allowed);
+        return LongStream.of(allowed).sum();
     }
 
     /** Denied decisions in the five minutes. */
     public long denied() {
-        return sum(denied);
+        return LongStream.of(denied).sum();
     }
 
     /** Degraded decisions in the five minutes. */
     public long degraded() {
-        return sum(degraded);
+        return LongStream.of(degraded).sum();
     }
 
     /** The clients denied most in the last five minutes (at most 10), most denied first. */
     public List<DeniedKey> mostDenied() {
         return mostDenied;
-    }
-
-    private static long sum(long[] values) {
-        long sum = 0;
-        for (long value : values) {
-            sum += value;
-        }
-        return sum;
     }
 
     @Override

@@ -5,8 +5,8 @@ import dev.ratelimit.internal.support.Durations;
 import dev.ratelimit.internal.support.Immutable;
 import dev.ratelimit.internal.support.RedisAddress;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * How to reach one Redis: immutable, validated in {@link Builder#build()}. Two settings that are
@@ -134,30 +134,21 @@ public final class RedisSettings {
         return address.toString();
     }
 
+    /** Every value, the password too: what makes two settings equal, so that they can share a client. */
+    private List<Object> values() {
+        return Arrays.asList(address.host, address.port, address.tls, address.user, address.password,
+                address.database, timeout, poolSize, poolMaxWait, sentinelMaster,
+                sentinelNodes, clusterNodes, breakerFailures, breakerCoolDown, coalescing);
+    }
+
     @Override
     public boolean equals(Object other) {
-        if (this == other) {
-            return true;
-        }
-        if (!(other instanceof RedisSettings)) {
-            return false;
-        }
-        RedisSettings that = (RedisSettings) other;
-        return address.port == that.address.port && address.tls == that.address.tls
-                && address.database == that.address.database && poolSize == that.poolSize
-                && address.host.equals(that.address.host) && Objects.equals(address.user, that.address.user)
-                && Objects.equals(address.password, that.address.password)
-                && timeout.equals(that.timeout) && poolMaxWait.equals(that.poolMaxWait)
-                && Objects.equals(sentinelMaster, that.sentinelMaster) && sentinelNodes.equals(that.sentinelNodes)
-                && clusterNodes.equals(that.clusterNodes) && breakerFailures == that.breakerFailures
-                && breakerCoolDown.equals(that.breakerCoolDown) && coalescing == that.coalescing;
+        return other == this || other instanceof RedisSettings && values().equals(((RedisSettings) other).values());
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(address.host, address.port, address.tls, address.user, address.password,
-                address.database, timeout, poolSize, poolMaxWait, sentinelMaster,
-                sentinelNodes, clusterNodes, breakerFailures, breakerCoolDown, coalescing);
+        return values().hashCode();
     }
 
     /** Consecutive failures to reach Redis that open the circuit breaker. */
@@ -177,13 +168,8 @@ public final class RedisSettings {
 
     /** Where Redis is, without secrets: for logs and error messages. */
     public String location() {
-        if (sentinelMaster != null) {
-            return "sentinel master " + sentinelMaster + " at " + String.join(",", sentinelNodes);
-        }
-        if (!clusterNodes.isEmpty()) {
-            return "cluster at " + String.join(",", clusterNodes);
-        }
-        return redactedUri();
+        return sentinelMaster != null ? "sentinel master " + sentinelMaster + " at " + String.join(",", sentinelNodes)
+                : !clusterNodes.isEmpty() ? "cluster at " + String.join(",", clusterNodes) : redactedUri();
     }
 
     @Override
@@ -289,7 +275,7 @@ public final class RedisSettings {
                 throw new BadArgument("redisPoolMaxWait", "redisPoolMaxWait must be between 0ms and 1m, but was "
                         + Durations.format(poolMaxWait));
             }
-            checkTopology(address.database);
+            address.checkTopology(sentinelMaster, sentinelNodes, clusterNodes);
             if (breakerFailures < 1 || breakerCoolDown == null || breakerCoolDown.isNegative() || breakerCoolDown.isZero()
                     || breakerCoolDown.compareTo(Duration.ofMinutes(10)) > 0) {
                 throw new BadArgument("circuitBreaker", "circuitBreaker must open after at least 1 failure for 1ms to 10m, "
@@ -297,27 +283,6 @@ public final class RedisSettings {
                         + (breakerCoolDown == null ? "null" : Durations.format(breakerCoolDown)));
             }
             return new RedisSettings(this, address);
-        }
-
-        private void checkTopology(int database) {
-            if (sentinelMaster != null || (sentinelNodes != null && !sentinelNodes.isEmpty())) {
-                if (sentinelMaster == null || sentinelMaster.trim().isEmpty()) {
-                    throw new BadArgument("redisSentinelMaster", "redisSentinelMaster must name the master when "
-                            + "redisSentinelNodes is set, but was '" + sentinelMaster + "'");
-                }
-                RedisAddress.checkNodes("redisSentinelNodes", sentinelNodes);
-            }
-            if (clusterNodes == null || !clusterNodes.isEmpty()) {
-                RedisAddress.checkNodes("redisClusterNodes", clusterNodes);
-                if (sentinelMaster != null) {
-                    throw new BadArgument("redisClusterNodes", "redisClusterNodes and redisSentinelMaster exclude each other, "
-                            + "but both were set: '" + String.join(",", clusterNodes) + "' and '" + sentinelMaster + "'");
-                }
-                if (database != 0) {
-                    throw new BadArgument("redisUri", "redisUri database must be 0 with redisClusterNodes (Cluster has "
-                            + "only database 0), but was " + database);
-                }
-            }
         }
     }
 }

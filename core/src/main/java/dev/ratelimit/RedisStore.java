@@ -39,16 +39,12 @@ public final class RedisStore implements AutoCloseable {
         this.evictions = new EvictionWatch(gateway, nanoClock);
     }
 
-    private RedisStore(RedisGateway gateway) {
-        this(gateway, System::nanoTime);
-    }
-
     /**
      * A store over a gateway the caller made (an in-memory fake in the tests), with no circuit
      * breaker added: the gateway is used as it is.
      */
     static RedisStore over(RedisGateway gateway) {
-        return new RedisStore(Objects.requireNonNull(gateway, "gateway"));
+        return new RedisStore(Objects.requireNonNull(gateway, "gateway"), System::nanoTime);
     }
 
     /** The gateway the limiters of this store decide through. */
@@ -189,15 +185,13 @@ public final class RedisStore implements AutoCloseable {
      */
     public static RedisStore wrap(UnifiedJedis jedis) {
         Objects.requireNonNull(jedis, "jedis");
-        return new RedisStore(breaking(new JedisGateway(jedis, false, "a caller's " + jedis.getClass().getSimpleName()),
-                RedisSettings.DEFAULT_BREAKER_FAILURES, RedisSettings.DEFAULT_BREAKER_COOL_DOWN));
-    }
-
-    private static RedisGateway breaking(RedisGateway gateway, int failures, Duration coolDown) {
+        Duration coolDown = RedisSettings.DEFAULT_BREAKER_COOL_DOWN;
         // The caller's client hides its timeouts: callers wait for a probe's verdict as long as for a
         // pooled connection by default.
-        return new CircuitBreakingGateway(gateway, new CircuitBreaker(failures, coolDown, coolDown,
-                RedisSettings.DEFAULT_TIMEOUT, System::nanoTime));
+        CircuitBreaker breaker = new CircuitBreaker(RedisSettings.DEFAULT_BREAKER_FAILURES, coolDown, coolDown,
+                RedisSettings.DEFAULT_TIMEOUT, System::nanoTime);
+        return new RedisStore(new CircuitBreakingGateway(new JedisGateway(jedis, false, "a caller's "
+                + jedis.getClass().getSimpleName()), breaker), System::nanoTime);
     }
 
     /**

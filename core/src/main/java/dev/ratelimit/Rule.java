@@ -2,13 +2,12 @@ package dev.ratelimit;
 
 import dev.ratelimit.internal.support.Arguments;
 import dev.ratelimit.internal.support.BadArgument;
-import dev.ratelimit.internal.support.BucketUnits;
 import dev.ratelimit.internal.support.Durations;
 import dev.ratelimit.internal.support.RedisKeys;
-import java.math.BigInteger;
 import java.time.Duration;
 import java.time.ZoneId;
-import java.util.Objects;
+import java.util.Arrays;
+import java.util.List;
 
 /**
  * One limit: at most {@code limit} permits per {@code window}, counted by an {@link Algorithm}.
@@ -35,8 +34,6 @@ public final class Rule {
     /** The longest rule name, so that Redis keys stay bounded. */
     public static final int MAX_NAME_LENGTH = 64;
 
-    /** Lua numbers are doubles: integers are exact only up to 2^53. */
-    private static final long MAX_EXACT_LUA_INTEGER = 1L << 53;
     /**
      * The largest {@code limit} and {@code burst}: counts up to it, plus a request's permits, stay
      * exact in Redis' Lua numbers with room to spare.
@@ -44,8 +41,6 @@ public final class Rule {
     public static final long MAX_LIMIT = 1L << 50;
     /** The longest penalty: see {@link Builder#penalty}. */
     public static final Duration MAX_PENALTY = Arguments.MAX_PENALTY;
-    /** How far ahead of now (in microseconds, about 71 years) GCRA may keep its time, so it stays exact. */
-    private static final long MAX_GCRA_TOLERANCE_MICROS = 1L << 51;
 
     private final String name;
     private final Algorithm algorithm;
@@ -152,43 +147,27 @@ public final class Rule {
         return window.toNanos() / 1000;
     }
 
+    /** Every value: what makes two rules equal. */
+    private List<Object> values() {
+        return Arrays.asList(name, algorithm, limit, window, burst, cost, calendar, timeZone, penalty);
+    }
+
     @Override
     public boolean equals(Object other) {
-        if (this == other) {
-            return true;
-        }
-        if (!(other instanceof Rule)) {
-            return false;
-        }
-        Rule rule = (Rule) other;
-        return limit == rule.limit && burst == rule.burst && cost == rule.cost && name.equals(rule.name)
-                && algorithm == rule.algorithm && window.equals(rule.window) && calendar == rule.calendar
-                && Objects.equals(timeZone, rule.timeZone) && Objects.equals(penalty, rule.penalty);
+        return other == this || other instanceof Rule && values().equals(((Rule) other).values());
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(name, algorithm, limit, window, burst, cost, calendar, timeZone, penalty);
+        return values().hashCode();
     }
 
     @Override
     public String toString() {
-        StringBuilder text = new StringBuilder().append(name).append(": ");
-        if (calendar != null) {
-            text.append(limit).append(" per calendar ").append(calendar).append(" in ").append(timeZone.getId());
-        } else {
-            text.append(algorithm).append(' ').append(limit).append(" per ").append(Durations.format(window));
-        }
-        if (algorithm.usesBurst()) {
-            text.append(", burst ").append(burst);
-        }
-        if (cost != 1) {
-            text.append(", cost ").append(cost);
-        }
-        if (penalty != null) {
-            text.append(", penalty ").append(Durations.format(penalty));
-        }
-        return text.toString();
+        return name + ": " + (calendar != null ? limit + " per calendar " + calendar + " in " + timeZone.getId()
+                : algorithm + " " + limit + " per " + Durations.format(window))
+                + (algorithm.usesBurst() ? ", burst " + burst : "") + (cost != 1 ? ", cost " + cost : "")
+                + (penalty != null ? ", penalty " + Durations.format(penalty) : "");
     }
 
     /** Collects a rule's values; {@link #build()} validates them all at once. */
@@ -291,12 +270,7 @@ public final class Rule {
             if (penalty != null) {
                 checkPenalty();
             }
-            if (algorithm.countsInUnits()) {
-                checkBucketPrecision(effectiveBurst);
-            }
-            if (algorithm.spacesByInterval()) {
-                checkIntervalPrecision(effectiveBurst);
-            }
+            algorithm.checkExact(limit, window, effectiveBurst);
             return new Rule(this, effectiveBurst);
         }
 
@@ -313,32 +287,6 @@ public final class Rule {
                         + (calendar != null ? "calendar " + calendar.configName() + ": calendar rules have no penalty box yet"
                         : "algorithm " + algorithm + ": its denial means too many requests in flight, which end on "
                         + "their own, not a client over its rate"));
-            }
-        }
-
-        /** GCRA keeps its time up to burst × interval ahead of now; that sum must stay an exact Lua number. */
-        private void checkIntervalPrecision(long effectiveBurst) {
-            long windowMicros = window.toNanos() / 1000;
-            long interval = (windowMicros + limit - 1) / limit;
-            BigInteger tolerance = BigInteger.valueOf(effectiveBurst).multiply(BigInteger.valueOf(interval));
-            if (tolerance.compareTo(BigInteger.valueOf(MAX_GCRA_TOLERANCE_MICROS)) > 0) {
-                throw new BadArgument("burst", "burst " + effectiveBurst + " with limit " + limit + " per "
-                        + Durations.format(window) + " spans more than 2^51 microseconds (about 71 years) of "
-                        + "emission intervals, past what gcra counts exactly; use a smaller burst");
-            }
-        }
-
-        /**
-         * The bucket scripts keep tokens as integers in units of 1/scale of a permit, so a retry
-         * at retry-after is admitted exactly; those integers must stay exact as Lua doubles.
-         */
-        private void checkBucketPrecision(long effectiveBurst) {
-            long scale = BucketUnits.of(limit, window.toNanos() / 1000).scale;
-            BigInteger scaledCapacity = BigInteger.valueOf(effectiveBurst).multiply(BigInteger.valueOf(scale));
-            if (scaledCapacity.compareTo(BigInteger.valueOf(MAX_EXACT_LUA_INTEGER / 4)) > 0) {
-                throw new BadArgument("burst", "burst " + effectiveBurst + " with limit " + limit + " per "
-                        + Durations.format(window) + " is too fine-grained to count exactly; use a round window "
-                        + "such as 1s or 1m, or a smaller burst");
             }
         }
     }

@@ -15,20 +15,18 @@ import java.util.Objects;
  * @param <B> the concrete builder, so that chained calls keep its type
  */
 abstract class CounterBuilder<B extends CounterBuilder<B>> {
-    private final RedisStore store;
-    private final String name;
-    private final Duration window;
-    private String keyPrefix = RateLimiter.DEFAULT_KEY_PREFIX;
-    private int pendingLimit = CounterKeys.DEFAULT_PENDING_LIMIT;
-    private final List<RateLimitListener> listeners = new ArrayList<>();
+    final RedisStore store;
+    final String name;
+    final Duration window;
+    String keyPrefix = RateLimiter.DEFAULT_KEY_PREFIX;
+    int pendingLimit = Counter.DEFAULT_PENDING_LIMIT;
+    final List<RateLimitListener> listeners = new ArrayList<>();
 
     CounterBuilder(RedisStore store, String name, Duration window) {
         this.store = Objects.requireNonNull(store, "store");
         this.name = name;
         this.window = window;
     }
-
-    abstract B self();
 
     /** Prefix of every Redis key; {@value RateLimiter#DEFAULT_KEY_PREFIX} unless set. */
     public B keyPrefix(String keyPrefix) {
@@ -51,8 +49,9 @@ abstract class CounterBuilder<B extends CounterBuilder<B>> {
         return self();
     }
 
-    /** @throws IllegalArgumentException for a bad name, prefix, window or pending limit */
-    CounterKeys keys() {
-        return CounterKeys.of(store, name, keyPrefix, window, pendingLimit, listeners);
+    /** This builder, as the subclass it is. */
+    @SuppressWarnings("unchecked")
+    final B self() {
+        return (B) this;
     }
 }

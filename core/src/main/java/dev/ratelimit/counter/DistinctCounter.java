@@ -19,19 +19,22 @@ import java.time.Duration;
  * if (namesTried.add(clientIp, userName) > 20) { ... }
  * }</pre>
  */
-public final class DistinctCounter {
+public final class DistinctCounter extends Counter {
     private static final LuaScript SCRIPT = LuaScript.load("distinct-counter");
     /** The cap on items per client unless set. */
     public static final int DEFAULT_MAX_ITEMS = 10_000;
 
-    private final CounterKeys keys;
     private final String windowMicros;
     private final String maxItems;
 
-    private DistinctCounter(Builder builder) {
-        this.keys = builder.keys;
-        this.windowMicros = Long.toString(keys.window().toNanos() / 1000);
-        this.maxItems = Integer.toString(builder.maxItems);
+    /** @throws IllegalArgumentException naming the bad argument and its value */
+    private DistinctCounter(Builder settings) {
+        super(settings);
+        if (settings.maxItems < 1 || settings.maxItems > 1_000_000) {
+            throw new IllegalArgumentException("maxItems must be between 1 and 1000000, but was " + settings.maxItems);
+        }
+        this.windowMicros = Long.toString(window().toNanos() / 1000);
+        this.maxItems = Integer.toString(settings.maxItems);
     }
 
     /**
@@ -54,7 +57,7 @@ public final class DistinctCounter {
      */
     public long add(String key, String item) {
         String stored = RedisKeys.clientPart(RedisKeys.checkClientKey("item", item));
-        return keys.write(SCRIPT, key, Immutable.listOf(stored, windowMicros, maxItems));
+        return write(SCRIPT, key, Immutable.listOf(stored, windowMicros, maxItems));
     }
 
     /**
@@ -63,7 +66,7 @@ public final class DistinctCounter {
      * @throws RedisFailureException if Redis cannot be asked
      */
     public long count(String key) {
-        return run(key, "");
+        return eval(SCRIPT, key, Immutable.listOf("", windowMicros, maxItems));
     }
 
     /**
@@ -73,40 +76,20 @@ public final class DistinctCounter {
      * @throws RedisFailureException if Redis cannot be asked
      */
     public void clear(String key) {
-        keys.clear(key);
-    }
-
-    /** Writes kept in memory, waiting for Redis to answer again. */
-    public int pendingWrites() {
-        return keys.pendingWrites();
-    }
-
-    /** The Redis key of a client: {@code <keyPrefix><name>:{<key>}}. */
-    public String redisKey(String key) {
-        return keys.redisKey(key);
-    }
-
-    private long run(String key, String item) {
-        return keys.eval(SCRIPT, key, Immutable.listOf(item, windowMicros, maxItems));
+        forget(key);
     }
 
     @Override
     public String toString() {
-        return "DistinctCounter(" + keys.name() + ", " + Durations.format(keys.window()) + ", at most " + maxItems + ")";
+        return "DistinctCounter(" + name() + ", " + Durations.format(window()) + ", at most " + maxItems + ")";
     }
 
     /** Collects a counter's settings; {@link #build()} checks them. */
     public static final class Builder extends CounterBuilder<Builder> {
         private int maxItems = DEFAULT_MAX_ITEMS;
-        private CounterKeys keys;
 
         private Builder(RedisStore store, String name, Duration window) {
             super(store, name, window);
-        }
-
-        @Override
-        Builder self() {
-            return this;
         }
 
         /** The most items kept per client, 1 to 1,000,000. */
@@ -117,10 +100,6 @@ public final class DistinctCounter {
 
         /** @throws IllegalArgumentException naming the bad argument and its value */
         public DistinctCounter build() {
-            keys = keys();
-            if (maxItems < 1 || maxItems > 1_000_000) {
-                throw new IllegalArgumentException("maxItems must be between 1 and 1000000, but was " + maxItems);
-            }
             return new DistinctCounter(this);
         }
     }

@@ -18,20 +18,23 @@ import java.time.Duration;
  * if (failedLogins.increment(userName) > 5) { ... }
  * }</pre>
  */
-public final class SlidingWindowCounter {
+public final class SlidingWindowCounter extends Counter {
     private static final LuaScript SCRIPT = LuaScript.load("event-counter");
     /** Slots unless set: a count precise to 5% of the window. */
     public static final int DEFAULT_SLOTS = 20;
 
-    private final CounterKeys keys;
     private final int slots;
     private final String slotMicros;
     private final String slotCount;
 
-    private SlidingWindowCounter(Builder builder) {
-        this.keys = builder.keys;
-        this.slots = builder.slots;
-        long windowMicros = keys.window().toNanos() / 1000;
+    /** @throws IllegalArgumentException naming the bad argument and its value */
+    private SlidingWindowCounter(Builder settings) {
+        super(settings);
+        if (settings.slots < 1 || settings.slots > 1000) {
+            throw new IllegalArgumentException("slots must be between 1 and 1000, but was " + settings.slots);
+        }
+        this.slots = settings.slots;
+        long windowMicros = window().toNanos() / 1000;
         this.slotMicros = Long.toString((windowMicros + slots - 1) / slots);
         this.slotCount = Integer.toString(slots);
     }
@@ -71,7 +74,7 @@ public final class SlidingWindowCounter {
         if (events < 1) {
             throw new IllegalArgumentException("events must be at least 1, but was " + events);
         }
-        return keys.writeOnce(SCRIPT, key, Immutable.listOf(Long.toString(events), slotMicros, slotCount));
+        return writeOnce(SCRIPT, key, Immutable.listOf(Long.toString(events), slotMicros, slotCount));
     }
 
     /**
@@ -80,7 +83,7 @@ public final class SlidingWindowCounter {
      * @throws RedisFailureException if Redis cannot be asked
      */
     public long count(String key) {
-        return run(key, 0);
+        return eval(SCRIPT, key, Immutable.listOf("0", slotMicros, slotCount));
     }
 
     /**
@@ -90,40 +93,20 @@ public final class SlidingWindowCounter {
      * @throws RedisFailureException if Redis cannot be asked
      */
     public void clear(String key) {
-        keys.clear(key);
-    }
-
-    /** Writes kept in memory, waiting for Redis to answer again. */
-    public int pendingWrites() {
-        return keys.pendingWrites();
-    }
-
-    /** The Redis key of a client: {@code <keyPrefix><name>:{<key>}}. */
-    public String redisKey(String key) {
-        return keys.redisKey(key);
-    }
-
-    private long run(String key, long events) {
-        return keys.eval(SCRIPT, key, Immutable.listOf(Long.toString(events), slotMicros, slotCount));
+        forget(key);
     }
 
     @Override
     public String toString() {
-        return "SlidingWindowCounter(" + keys.name() + ", " + Durations.format(keys.window()) + " in " + slots + " slots)";
+        return "SlidingWindowCounter(" + name() + ", " + Durations.format(window()) + " in " + slots + " slots)";
     }
 
     /** Collects a counter's settings; {@link #build()} checks them. */
     public static final class Builder extends CounterBuilder<Builder> {
         private int slots = DEFAULT_SLOTS;
-        private CounterKeys keys;
 
         private Builder(RedisStore store, String name, Duration window) {
             super(store, name, window);
-        }
-
-        @Override
-        Builder self() {
-            return this;
         }
 
         /** Slots the window is cut into, 1 to 1000; more is more precise and more memory. */
@@ -134,10 +117,6 @@ public final class SlidingWindowCounter {
 
         /** @throws IllegalArgumentException naming the bad argument and its value */
         public SlidingWindowCounter build() {
-            keys = keys();
-            if (slots < 1 || slots > 1000) {
-                throw new IllegalArgumentException("slots must be between 1 and 1000, but was " + slots);
-            }
             return new SlidingWindowCounter(this);
         }
     }

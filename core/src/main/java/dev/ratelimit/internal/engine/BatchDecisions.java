@@ -19,26 +19,26 @@ import java.util.Map;
  * the answers back.
  *
  * <p>Every entry is checked before anything is sent, so a bad one takes nothing from the others.
+ * A batch holds no concurrency leases: each admission needs its own, released by its own request.
  * Thread-safe, as the limiter.
  */
-final class BatchDecisions {
-    private final List<Rule> rules;
+public final class BatchDecisions {
+    private final ClientKeys keys;
     private final Transport transport;
     private final RulesInForce inForce;
     /** The chain's first stage. */
     private final Stage chain;
-    private final ClientKeys keys;
 
-    BatchDecisions(List<Rule> rules, Transport transport, RulesInForce inForce, Stage chain, ClientKeys keys) {
-        this.rules = rules;
+    BatchDecisions(ClientKeys keys, Transport transport, RulesInForce inForce, Stage chain) {
+        this.keys = keys;
         this.transport = transport;
         this.inForce = inForce;
         this.chain = chain;
-        this.keys = keys;
     }
 
     /** See {@link RateLimiter#tryAcquireAll(Map)}. */
-    Map<String, Decision> tryAcquireAll(Map<String, Long> permitsByKey) {
+    public Map<String, Decision> tryAcquireAll(Map<String, Long> permitsByKey) {
+        refuseConcurrencyLeases();
         if (permitsByKey == null) {
             throw new IllegalArgumentException("permitsByKey must be a map of client keys to permits, but was null");
         }
@@ -58,7 +58,8 @@ final class BatchDecisions {
     }
 
     /** See {@link RateLimiter#tryAcquireAll(List)}. */
-    List<Decision> tryAcquireAll(List<String> clients) {
+    public List<Decision> tryAcquireAll(List<String> clients) {
+        refuseConcurrencyLeases();
         if (clients == null) {
             throw new IllegalArgumentException("keys must be a list of client keys, but was null");
         }
@@ -66,6 +67,13 @@ final class BatchDecisions {
             check("keys[" + i + "]", clients.get(i), 0L);
         }
         return Collections.unmodifiableList(decide(clients, Collections.nCopies(clients.size(), 0L)));
+    }
+
+    private void refuseConcurrencyLeases() {
+        if (keys.rules.get(0).algorithm().holdsLeases()) {
+            throw new UnsupportedOperationException("batches take no leases, but policy '" + keys.policyName
+                    + "' uses algorithm concurrency: decide each request with tryAcquire and release it");
+        }
     }
 
     /**
@@ -77,7 +85,7 @@ final class BatchDecisions {
     private void check(String what, String key, Long permits) {
         RedisKeys.checkClientKey(what, key);
         if (permits == null || permits != 0) {
-            for (Rule rule : rules) {
+            for (Rule rule : keys.rules) {
                 if (permits == null || permits < 1 || permits > rule.capacity()) {
                     throw new IllegalArgumentException("permits for key '" + key + "' must be between 1 and "
                             + rule.capacity() + " (the capacity of rule " + rule.name() + "), but was " + permits);

@@ -10,25 +10,15 @@ import java.util.List;
  * A limiter's Redis keys for a client, and the permits its rules can ever take: the checks every
  * way of deciding shares, so their messages agree. Immutable.
  */
-final class ClientKeys {
-    private final String keyPrefix;
-    private final String policyName;
-    private final List<Rule> rules;
+public final class ClientKeys {
+    public final String keyPrefix;
+    public final String policyName;
+    public final List<Rule> rules;
 
-    public ClientKeys(String keyPrefix, String policyName, List<Rule> rules) {
+    ClientKeys(String keyPrefix, String policyName, List<Rule> rules) {
         this.keyPrefix = keyPrefix;
         this.policyName = policyName;
         this.rules = Immutable.copyOf(rules);
-    }
-
-    /** How many rules there are: one client key each when each rule counts a client of its own. */
-    public int rules() {
-        return rules.size();
-    }
-
-    /** The prefix of every key. */
-    public String prefix() {
-        return keyPrefix;
     }
 
     /**

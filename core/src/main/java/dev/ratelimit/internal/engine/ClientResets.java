@@ -10,7 +10,7 @@ import java.util.List;
  * forgotten, then the reset marked for the other nodes. Kept apart from {@link DecisionEngine} so
  * that both ways of naming a client reset alike. Thread-safe.
  */
-final class ClientResets {
+public final class ClientResets {
     private final ClientKeys keys;
     /** The decision's stages: each forgets what it keeps of the client. */
     private final Stage chain;
@@ -28,7 +28,7 @@ final class ClientResets {
      * Forgets the client in Redis, in the local limiter and in the deny cache, then marks the reset
      * for the other nodes, which forget their remembered denials within the overrides' interval.
      */
-    void reset(String key) {
+    public void reset(String key) {
         forget(keys.of(key));
         forgetDenials(key);
         overrides.markClientReset();
@@ -40,9 +40,9 @@ final class ClientResets {
      * remembers: a remembered denial names all of a request's clients together, so none can be
      * picked out.
      */
-    void resetEach(List<String> clientKeys) {
-        if (clientKeys == null || clientKeys.size() != keys.rules()) {
-            throw new IllegalArgumentException("clientKeys must hold one key or null per rule (" + keys.rules()
+    public void resetEach(List<String> clientKeys) {
+        if (clientKeys == null || clientKeys.size() != keys.rules.size()) {
+            throw new IllegalArgumentException("clientKeys must hold one key or null per rule (" + keys.rules.size()
                     + "), but was " + clientKeys);
         }
         List<String> redisKeys = new ArrayList<>(clientKeys.size());
@@ -59,7 +59,7 @@ final class ClientResets {
     }
 
     /** Forgets the denials remembered for the client, of every cost (null: of every client): they may no longer hold. */
-    void forgetDenials(String key) {
+    private void forgetDenials(String key) {
         chain.each(stage -> stage.forgetDenials(key));
     }
 

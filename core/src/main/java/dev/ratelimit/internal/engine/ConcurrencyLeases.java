@@ -20,9 +20,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * expires by itself after the rule's window. Such failures are counted and logged at most every few
  * seconds, like the limiter's others. Thread-safe.
  */
-final class ConcurrencyLeases extends Evaluation {
+public final class ConcurrencyLeases extends Evaluation {
     private final String policyName;
-    private final RedisGateway gateway;
     private final LeaseIds ids = new LeaseIds();
     private final AtomicLong failures = new AtomicLong();
     private final LogThrottle failureLog = new LogThrottle(5, TimeUnit.SECONDS);
@@ -30,7 +29,6 @@ final class ConcurrencyLeases extends Evaluation {
     ConcurrencyLeases(String policyName, RedisGateway gateway, DecisionAccounting accounting) {
         super(gateway, accounting);
         this.policyName = policyName;
-        this.gateway = gateway;
     }
 
     @Override
@@ -44,7 +42,7 @@ final class ConcurrencyLeases extends Evaluation {
                 ? DecisionAccess.get().withLease(decision, new Lease(call.redisKeys, lease)) : decision;
     }
 
-    void release(Decision decision) {
+    public void release(Decision decision) {
         Lease lease = decision == null ? null : DecisionAccess.get().lease(decision);
         if (lease == null || !lease.release()) {
             return;

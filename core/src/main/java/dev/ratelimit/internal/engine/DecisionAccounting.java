@@ -7,7 +7,9 @@ import dev.ratelimit.internal.scripts.DecisionAccess;
 import dev.ratelimit.internal.support.LatencySamples;
 import dev.ratelimit.internal.support.LogThrottle;
 import dev.ratelimit.internal.support.RedisKeys;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -27,17 +29,17 @@ public final class DecisionAccounting extends Stage {
     public static final class Recent {
         /** The epoch second of the series' first entry. */
         public final long firstSecond;
-        public final long[] allowed;
-        public final long[] denied;
-        public final long[] degraded;
-        public final List<DeniedKeys.Count> mostDenied;
+        /** Per second, oldest first: allowed, denied and degraded ({@link ActivityRing#snapshot}). */
+        public final long[][] series;
+        /** The keys denied most and their denials, most denied first. */
+        public final Map<String, Long> mostDenied = new LinkedHashMap<>();
 
         Recent(long firstSecond, long[][] series, List<DeniedKeys.Count> mostDenied) {
             this.firstSecond = firstSecond;
-            this.allowed = series[0];
-            this.denied = series[1];
-            this.degraded = series[2];
-            this.mostDenied = mostDenied;
+            this.series = series;
+            for (DeniedKeys.Count each : mostDenied) {
+                this.mostDenied.put(each.key, each.count);
+            }
         }
     }
 
@@ -168,56 +170,23 @@ public final class DecisionAccounting extends Stage {
 
     /** Redis ends some replies with a full stop of its own; the log line adds its own punctuation. */
     private static String withoutFullStop(String message) {
-        int end = message.length();
-        while (end > 0 && message.charAt(end - 1) == '.') {
-            end--;
-        }
-        return message.substring(0, end);
+        return message.replaceFirst("\\.+\\z", "");
     }
 
-    public long allowed() {
-        return allowed.get();
-    }
-
-    public long denied() {
-        return denied.get();
-    }
-
-    public long degraded() {
-        return degraded.get();
-    }
-
-    public long cachedDenials() {
-        return localCacheDenials.get();
-    }
-
-    public long leaseAdmissions() {
-        return leaseAdmissions.get();
-    }
-
-    /** Clients Redis put in the penalty box when they went over the limit. */
-    public long penalties() {
-        return penalties.get();
-    }
-
-    /** Admissions for an instant ahead ({@code maxDelay}), counted in allowed too. */
-    public long delayedAdmissions() {
-        return delayedAdmissions.get();
-    }
-
-    /** Denials by the penalty box, from Redis or the local deny cache, the ones that opened it included. */
-    public long penaltyDenials() {
-        return penaltyDenials.get();
+    /**
+     * The counts so far, in {@code RateLimiterStats}' order: allowed, denied, degraded, denials by the
+     * deny cache, admissions from quota leases, clients Redis put in the penalty box, denials by it
+     * (from Redis or the cache, the ones that opened it included), admissions for an instant ahead
+     * ({@code maxDelay}, counted in allowed too), failures to ask Redis and refusals.
+     */
+    public long[] counts() {
+        return new long[] {allowed.get(), denied.get(), degraded.get(), localCacheDenials.get(), leaseAdmissions.get(),
+                penalties.get(), penaltyDenials.get(), delayedAdmissions.get(), redisFailures.get(), redisRefusals.get()};
     }
 
     /** Failures to ask Redis, refusals not included. */
     public long redisFailures() {
         return redisFailures.get();
-    }
-
-    /** Refusals that waiting will not cure ({@link RedisFailureException#remedy()}). */
-    public long redisRefusals() {
-        return redisRefusals.get();
     }
 
     /** The refusal in force, with what to do; null unless Redis refused since it last decided. */

@@ -2,62 +2,108 @@ package dev.ratelimit.internal.engine;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.FailurePolicy;
+import dev.ratelimit.Rule;
+import dev.ratelimit.Transport;
+import dev.ratelimit.internal.local.LocalDenyCache;
 import dev.ratelimit.internal.redis.EvictionWatch;
 import dev.ratelimit.internal.redis.RedisGateway;
 import dev.ratelimit.internal.rules.DelayRules;
+import dev.ratelimit.internal.scripts.Evaluator;
+import dev.ratelimit.internal.scripts.LuaEvaluator;
+import dev.ratelimit.internal.scripts.TransactionEvaluator;
 import dev.ratelimit.internal.support.EvictionFinding;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * One limiter's decision machinery, behind {@code RateLimiter}: the API checks its arguments and
- * documents the promise; this routes each call. Every decision, single or batch ({@link BatchDecisions}),
- * runs the one chain of {@link Stage}s {@link EngineBuilder} assembled; a peek enters it at the
- * failure answer, as it takes nothing. Refunds go through {@link Refunds}, resets through
- * {@link ClientResets}; {@link RulesInForce} says which rules apply now. Thread-safe.
+ * documents the promise; this makes the limiter's parts once, from the checked settings of an
+ * {@link EngineBuilder}, and holds them, public where the API calls one directly: batches
+ * ({@link BatchDecisions}), give-backs ({@link Refunds}), resets ({@link ClientResets}), the
+ * rules that apply now ({@link RulesInForce}), the counts. Every decision, single or batch, runs
+ * the one chain of {@link Stage}s linked here ({@link #linkStages}); a peek enters it at the
+ * failure answer, as it takes nothing. Thread-safe.
  */
 public final class DecisionEngine {
-    /** The most denials one limiter remembers in the JVM. */
     public static final int LOCAL_DENY_CACHE_SIZE = 10_000;
 
-    private final String policyName;
-    private final ClientKeys keys;
+    /** The policy's name, key prefix and rules, and each client's keys. */
+    public final ClientKeys keys;
+    public final Transport transport;
+    /** The chain's first stage: it counts and tells every decision handed out. */
+    public final DecisionAccounting accounting;
+    public final LiveOverrides overrides;
+    public final RulesInForce inForce;
+    public final FailureAnswer onFailure;
+    /** Releases a {@code concurrency} admission's lease; the evaluation of such a limiter too. */
+    public final ConcurrencyLeases concurrencyLeases;
+    public final Refunds refunds;
+    public final BatchDecisions batches;
+    public final ClientResets resets;
     private final RedisGateway gateway;
-    private final FailureAnswer onFailure;
-    private final LiveOverrides overrides;
-    private final ConcurrencyLeases concurrencyLeases;
-    /** Whether the rules are of {@code concurrency}: each admission holds a concurrency lease. */
-    private final boolean concurrency;
-    private final RulesInForce inForce;
+    /** The store's watch on its Redis's eviction settings, read now when due, then by decisions. */
     private final EvictionWatch evictions;
-    private final DecisionAccounting accounting;
-    private final Refunds refunds;
-    private final BatchDecisions batches;
-    private final ClientResets resets;
     private final String delayRefusal; // why these rules cannot delay a request (DelayRules.refusal), or null
 
-    DecisionEngine(EngineBuilder parts) {
-        this.policyName = parts.policyName;
-        this.keys = parts.keys;
-        this.gateway = parts.gateway;
-        this.onFailure = parts.onFailure;
-        this.overrides = parts.overrides;
-        this.concurrencyLeases = parts.concurrencyLeases;
-        this.inForce = parts.inForce;
-        this.evictions = parts.evictions;
-        this.accounting = parts.accounting;
-        this.concurrency = parts.rules.get(0).algorithm().holdsLeases();
-        this.delayRefusal = DelayRules.refusal(parts.rules, parts.transport, parts.quotaLeases);
-        this.refunds = new Refunds(policyName, parts.rules, parts.quotaLeases);
-        this.batches = new BatchDecisions(parts.rules, parts.transport, inForce, accounting, keys);
-        this.resets = new ClientResets(keys, accounting, inForce, overrides);
+    /** @param localRules the rules at their local limit, for {@link FailurePolicy#LOCAL}; else ignored */
+    DecisionEngine(EngineBuilder settings, List<Rule> localRules) {
+        String policyName = settings.policyName;
+        keys = new ClientKeys(settings.keyPrefix, policyName, settings.rules);
+        List<Rule> rules = keys.rules;
+        transport = settings.transport;
+        gateway = settings.gateway;
+        evictions = settings.evictions;
+        DecisionAccounting first = accounting = new DecisionAccounting(policyName, settings.listener, settings.wallClock);
+        // The accounting is the chain's first stage: these tell every stage, linked by the time they run.
+        overrides = new LiveOverrides(keys.keyPrefix, policyName, OverridesExchange.of(transport, gateway),
+                limit -> RulesInForce.atLimit(rules, limit), settings.nanoClock, () -> first.each(s -> s.forgetAll(false)));
+        Function<List<Rule>, Evaluator> evaluators = transport == Transport.LUA
+                ? each -> new LuaEvaluator(gateway, each) : each -> new TransactionEvaluator(gateway, each);
+        inForce = new RulesInForce(policyName, rules, evaluators, settings.adaptive, settings.load, settings.nanoClock,
+                overrides, () -> first.each(s -> s.forgetAll(true)), evictions);
+        onFailure = new FailureAnswer(settings.failurePolicy, rules, localRules, settings.nanoClock, settings.wallClock,
+                accounting);
+        concurrencyLeases = new ConcurrencyLeases(policyName, gateway, accounting);
+        linkStages(settings);
+        delayRefusal = DelayRules.refusal(rules, transport, settings.quotaLeases);
+        refunds = new Refunds(keys, accounting, settings.quotaLeases);
+        batches = new BatchDecisions(keys, transport, inForce, accounting);
+        resets = new ClientResets(keys, accounting, inForce, overrides);
         // After the warm-up, whose connections it finds ready; not after one Redis did not answer, which
         // would only cost the start another timeout (the first decision due reads it instead).
-        if (!parts.warmUp || LimiterWarmUp.run(policyName, gateway, inForce.last().evaluator, overrides,
+        if (!settings.warmUp || LimiterWarmUp.run(policyName, gateway, inForce.last().evaluator, overrides,
                 onFailure.policy())) {
             evictions.checkIfDue();
+        }
+    }
+
+    /**
+     * Links the decision's stages, first to last: the accounting; a quota lease held here; a remembered
+     * denial; permits over a scaled-down capacity; the failure policy's answer; the evaluation, the one
+     * stage that writes to Redis. A feature not configured is a stage not there, so no stage asks
+     * whether it applies; a new stage is its class and its place here.
+     */
+    private void linkStages(EngineBuilder settings) {
+        List<Rule> rules = keys.rules;
+        boolean concurrency = rules.get(0).algorithm().holdsLeases();
+        QuotaLeases quota = settings.quotaLeases ? new QuotaLeases(rules.get(0), settings.nanoClock) : null;
+        List<Stage> stages = new ArrayList<>(6);
+        stages.add(accounting);
+        if (quota != null) {
+            stages.add(new QuotaLeaseAdmission(quota, accounting));
+        } else if (settings.denyCache && !concurrency) {
+            stages.add(new RememberedDenials(new LocalDenyCache<>(LOCAL_DENY_CACHE_SIZE, settings.nanoClock), accounting));
+        }
+        stages.add(new OverCapacity(inForce));
+        stages.add(onFailure);
+        stages.add(quota != null ? new QuotaLeaseEvaluation(gateway, accounting, quota)
+                : concurrency ? concurrencyLeases
+                : new Evaluation(gateway, accounting));
+        for (int i = 1; i < stages.size(); i++) {
+            stages.get(i - 1).next = stages.get(i);
         }
     }
 
@@ -83,7 +129,7 @@ public final class DecisionEngine {
         checkOnePerRule(clientKeys);
         if (onFailure.policy() == FailurePolicy.LOCAL) {
             throw new IllegalStateException("onRedisFailure=local limits one client per decision; policy '"
-                    + policyName + "' decides one client per rule: use allow or deny");
+                    + keys.policyName + "' decides one client per rule: use allow or deny");
         }
         return decide(String.join(" + ", clientKeys), keys.ofEach(clientKeys), 0, 0);
     }
@@ -127,29 +173,11 @@ public final class DecisionEngine {
         return call.answer();
     }
 
-    public Map<String, Decision> acquireAll(Map<String, Long> permitsByKey) {
-        refuseConcurrencyLeasesInBatches();
-        return batches.tryAcquireAll(permitsByKey);
-    }
-
-    public List<Decision> acquireAll(List<String> clientKeys) {
-        refuseConcurrencyLeasesInBatches();
-        return batches.tryAcquireAll(clientKeys);
-    }
-
     /** @throws IllegalArgumentException unless {@code clientKeys} holds one key per rule */
     private void checkOnePerRule(List<String> clientKeys) {
-        if (clientKeys == null || clientKeys.size() != keys.rules()) {
-            throw new IllegalArgumentException("clientKeys must hold one key per rule (" + keys.rules() + "), but was "
+        if (clientKeys == null || clientKeys.size() != keys.rules.size()) {
+            throw new IllegalArgumentException("clientKeys must hold one key per rule (" + keys.rules.size() + "), but was "
                     + clientKeys);
-        }
-    }
-
-    /** A batch holds no concurrency leases: each admission needs its own, released by its own request. */
-    private void refuseConcurrencyLeasesInBatches() {
-        if (concurrency) {
-            throw new UnsupportedOperationException("batches take no leases, but policy '" + policyName
-                    + "' uses algorithm concurrency: decide each request with tryAcquire and release it");
         }
     }
 
@@ -170,39 +198,6 @@ public final class DecisionEngine {
         return call.answer();
     }
 
-    /** Forgets each rule's client given one, as {@link #reset} forgets one ({@link ClientResets}). */
-    public void resetEach(List<String> clientKeys) {
-        resets.resetEach(clientKeys);
-    }
-
-    /** Forgets the client in Redis and on this node, and marks the reset for the others ({@link ClientResets}). */
-    public void reset(String key) {
-        resets.reset(key);
-    }
-
-    public boolean refund(String key, Decision decision) {
-        boolean back = refunds.refund(keys.of(key), decision);
-        if (back) {
-            // A denial remembered before the refund may no longer hold: never deny what Redis would allow.
-            resets.forgetDenials(key);
-        }
-        return back;
-    }
-
-    public boolean charge(String key, Decision decision, long usage) {
-        boolean changed = refunds.charge(keys.of(key), decision, usage);
-        if (changed) {
-            // A part given back may free what a remembered denial refuses.
-            resets.forgetDenials(key);
-        }
-        return changed;
-    }
-
-    /** After-charges that took permits, those permits, and charges that failed. */
-    public long[] charges() {
-        return refunds.charges();
-    }
-
     /**
      * Ends every quota lease this node holds and gives back what it did not use; a failure leaves
      * the rest counted until their window frees them. For a node that stops.
@@ -215,26 +210,6 @@ public final class DecisionEngine {
         return back[0];
     }
 
-    public void release(Decision decision) {
-        concurrencyLeases.release(decision);
-    }
-
-    public DecisionAccounting accounting() {
-        return accounting;
-    }
-
-    public LiveOverrides overrides() {
-        return overrides;
-    }
-
-    public RulesInForce rulesInForce() {
-        return inForce;
-    }
-
-    public FailureAnswer failureAnswer() {
-        return onFailure;
-    }
-
     /** What the store's Redis said about evicting keys when last read; never asks it. */
     public EvictionFinding eviction() {
         return evictions.finding();
@@ -243,9 +218,5 @@ public final class DecisionEngine {
     /** The state of the Redis circuit breaker, as the gateway tells it. */
     public String circuitState() {
         return gateway.circuitState();
-    }
-
-    public List<String> redisKeys(String key) {
-        return keys.of(key);
     }
 }

@@ -10,26 +10,17 @@ import dev.ratelimit.RedisFailureException;
  */
 public interface DecisionListener {
     /** Hears nothing: a limiter without listeners. */
-    DecisionListener NONE = new DecisionListener() {
-        @Override
-        public void decided(String key, Decision decision, boolean cachedDenial) {
-        }
-
-        @Override
-        public void redisLatency(long nanos) {
-        }
-
-        @Override
-        public void redisFailed(String key, RedisFailureException failure) {
-        }
-    };
+    DecisionListener NONE = new DecisionListener() { };
 
     /** A decision handed out; {@code cachedDenial} when the local deny cache answered it. */
-    void decided(String key, Decision decision, boolean cachedDenial);
+    default void decided(String key, Decision decision, boolean cachedDenial) {
+    }
 
     /** A Redis call for a decision answered, and took this long. */
-    void redisLatency(long nanos);
+    default void redisLatency(long nanos) {
+    }
 
     /** Redis could not be asked; the failure policy's decision follows. */
-    void redisFailed(String key, RedisFailureException failure);
+    default void redisFailed(String key, RedisFailureException failure) {
+    }
 }

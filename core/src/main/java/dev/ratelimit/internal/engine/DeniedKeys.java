@@ -18,7 +18,7 @@ import java.util.Map;
  * <p>Only denials are recorded, so allowed traffic costs nothing here; each sketch has its own
  * lock, held for a map lookup (a full scan of 64 entries when a new key replaces the smallest).
  */
-public final class DeniedKeys {
+final class DeniedKeys {
     /** Keys each one-minute sketch holds. */
     public static final int CAPACITY = 64;
     /** One-minute generations merged when read. */

@@ -4,34 +4,44 @@ import dev.ratelimit.AdaptiveLimit;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.Rule;
 import dev.ratelimit.Transport;
-import dev.ratelimit.internal.local.LocalDenyCache;
 import dev.ratelimit.internal.redis.EvictionWatch;
 import dev.ratelimit.internal.redis.RedisGateway;
-import dev.ratelimit.internal.support.Immutable;
+import dev.ratelimit.internal.rules.LeaseRules;
+import dev.ratelimit.internal.rules.LocalRules;
+import dev.ratelimit.internal.rules.PenaltyRules;
+import dev.ratelimit.internal.support.BadArgument;
+import dev.ratelimit.internal.support.RedisKeys;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.LongSupplier;
 
 /**
- * Assembles a limiter's engine once, from what the API's builder checked: its parts, and the
- * decision's {@link Stage}s in their order ({@link #stages}). A feature not configured is a stage
- * not there, so no stage asks whether it applies. A new stage is its class and its place there.
+ * A limiter's settings as the API's builder collects them, in public fields it sets directly, and
+ * their checks, together in one place ({@link #build}): each message names the setting and its
+ * value. The {@link DecisionEngine} then makes its parts from them, once.
  */
 public final class EngineBuilder {
-    final String policyName;
-    final ClientKeys keys;
-    final List<Rule> rules;
-    final Transport transport;
+    /** The longest policy name and key prefix, so that Redis keys stay bounded. */
+    public static final int MAX_NAME_LENGTH = 64;
+
     final RedisGateway gateway;
     /** The store's watch on its Redis's eviction settings, read now when due, then by decisions. */
     final EvictionWatch evictions;
+    /** The store, as messages name it. */
+    private final Object store;
+    public String policyName = "default";
+    public String keyPrefix;
+    public final List<Rule> rules = new ArrayList<>();
+    public Transport transport = Transport.LUA;
     /** The failure policy; null to throw. */
     public FailurePolicy failurePolicy;
-    /** The rules at their local limit, for {@link FailurePolicy#LOCAL}; else ignored. */
-    public List<Rule> localRules;
+    /** With {@link FailurePolicy#LOCAL}, the first rule's limit on each node alone; null for its limit. */
+    public Long localLimit;
     /** Whether to remember denials in the JVM: never with leases of either kind. */
     public boolean denyCache = true;
-    /** Whether to lend busy clients quota ahead of use ({@code LeaseRules}, checked by the caller). */
+    /** Whether to lend busy clients quota ahead of use ({@code LeaseRules}). */
     public boolean quotaLeases;
     /** Null when the configured rules always apply; then {@link #load} is unused. */
     public AdaptiveLimit adaptive;
@@ -41,61 +51,64 @@ public final class EngineBuilder {
     public LongSupplier wallClock = System::currentTimeMillis;
     /** Whether to ready Redis for the first decisions before returning ({@link LimiterWarmUp}). */
     public boolean warmUp;
-    // Assembled by build(), for the engine to take.
-    DecisionAccounting accounting;
-    LiveOverrides overrides;
-    RulesInForce inForce;
-    FailureAnswer onFailure;
-    ConcurrencyLeases concurrencyLeases;
 
-    /** The parts every engine has; the rest are public fields, set before {@link #build}. */
-    public EngineBuilder(String keyPrefix, String policyName, List<Rule> rules, Transport transport,
-            RedisGateway gateway, EvictionWatch evictions) {
-        this.policyName = policyName;
-        this.rules = Immutable.copyOf(rules);
-        this.keys = new ClientKeys(keyPrefix, policyName, rules);
-        this.transport = transport;
+    /** @param store what the gateway and the watch belong to, as messages name it */
+    public EngineBuilder(RedisGateway gateway, EvictionWatch evictions, Object store) {
         this.gateway = gateway;
         this.evictions = evictions;
-    }
-
-    public DecisionEngine build() {
-        DecisionAccounting first = accounting = new DecisionAccounting(policyName, listener, wallClock);
-        // The accounting is the chain's first stage: these tell every stage, linked by the time they run.
-        overrides = new LiveOverrides(keys.prefix(), policyName, gateway, OverridesExchange.of(transport, gateway),
-                limit -> RulesInForce.atLimit(rules, limit), nanoClock, () -> first.each(s -> s.forgetAll(false)));
-        inForce = new RulesInForce(policyName, rules, transport, gateway, adaptive, load, nanoClock, overrides,
-                () -> first.each(s -> s.forgetAll(true)), evictions);
-        onFailure = new FailureAnswer(failurePolicy, rules, localRules, nanoClock, wallClock, accounting);
-        concurrencyLeases = new ConcurrencyLeases(policyName, gateway, accounting);
-        List<Stage> stages = stages();
-        for (int i = 1; i < stages.size(); i++) {
-            stages.get(i - 1).next = stages.get(i);
-        }
-        return new DecisionEngine(this);
+        this.store = store;
     }
 
     /**
-     * The decision's stages, first to last: the accounting; a quota lease held here; a remembered
-     * denial; permits over a scaled-down capacity; the failure policy's answer; the evaluation, the
-     * one stage that writes to Redis.
+     * @throws IllegalArgumentException if the names are bad, there is no rule, rule names
+     *     repeat, the rules mix algorithms, the transport cannot run the rules, or
+     *     {@code localLimit} is out of range or set without {@link FailurePolicy#LOCAL}
      */
-    private List<Stage> stages() {
-        boolean concurrency = rules.get(0).algorithm().holdsLeases();
-        QuotaLeases quota = quotaLeases ? new QuotaLeases(rules.get(0), nanoClock) : null;
-        List<Stage> stages = new ArrayList<>(6);
-        stages.add(accounting);
-        if (quota != null) {
-            stages.add(new QuotaLeaseAdmission(quota, accounting));
-        } else if (denyCache && !concurrency) {
-            stages.add(new RememberedDenials(new LocalDenyCache<>(DecisionEngine.LOCAL_DENY_CACHE_SIZE, nanoClock),
-                    accounting));
+    public DecisionEngine build() {
+        RedisKeys.checkKeyPart("policyName", policyName, 1, MAX_NAME_LENGTH);
+        RedisKeys.checkKeyPart("keyPrefix", keyPrefix, 0, MAX_NAME_LENGTH);
+        if (rules.isEmpty()) {
+            throw new IllegalArgumentException("rules must hold at least one rule, but was empty");
         }
-        stages.add(new OverCapacity(inForce));
-        stages.add(onFailure);
-        stages.add(quota != null ? new QuotaLeaseEvaluation(gateway, accounting, quota)
-                : concurrency ? concurrencyLeases
-                : new Evaluation(gateway, accounting));
-        return stages;
+        Rule first = rules.get(0);
+        Set<String> names = new HashSet<>();
+        for (Rule rule : rules) {
+            if (!names.add(rule.name())) {
+                throw new IllegalArgumentException("rule names must differ within a limiter, but '"
+                        + rule.name() + "' appears twice in " + rules);
+            }
+            if (rule.algorithm() != first.algorithm() || (rule.calendar() == null) != (first.calendar() == null)) {
+                throw new IllegalArgumentException("rules of one limiter must share one algorithm, and be all "
+                        + "calendar rules or none (one script decides them all at once), but were " + rules);
+            }
+        }
+        if (rules.size() > 1 && first.algorithm().holdsLeases()) {
+            throw new IllegalArgumentException("rules of algorithm " + first.algorithm() + " must be one per "
+                    + "limiter (several limits of requests in flight for one client would only repeat the lowest), "
+                    + "but were " + rules + "; use a limiter per client key instead");
+        }
+        if (transport == Transport.TRANSACTION && first.calendar() != null) {
+            throw new IllegalArgumentException("transport 'transaction' counts fixed windows only, but the rules "
+                    + "were calendar rules " + rules + "; use transport 'lua'");
+        }
+        if (quotaLeases) {
+            LeaseRules.check(rules, transport, adaptive);
+        }
+        PenaltyRules.check(rules, transport, quotaLeases, failurePolicy);
+        if (adaptive != null) {
+            AdaptiveLimit.checkApplies(rules);
+        }
+        if (transport == Transport.TRANSACTION && !gateway.supportsTransactions()) {
+            throw new IllegalArgumentException("transport 'transaction' is not available on Redis Cluster (its "
+                    + "client runs no MULTI/EXEC), but was chosen for " + store + "; use transport 'lua'");
+        }
+        List<Rule> localRules = null;
+        if (failurePolicy == FailurePolicy.LOCAL) {
+            localRules = LocalRules.scale(rules, localLimit != null ? localLimit : first.limit());
+        } else if (localLimit != null) {
+            throw new BadArgument("localLimit", "localLimit applies only with onRedisFailure(FailurePolicy.LOCAL), "
+                    + "but was " + localLimit + " with onRedisFailure " + failurePolicy);
+        }
+        return new DecisionEngine(this, localRules);
     }
 }

@@ -15,7 +15,7 @@ import java.util.List;
  * decide keeps its failure, for {@link FailureAnswer}. The subclasses take a lease with an admission.
  */
 class Evaluation extends Stage {
-    private final RedisGateway gateway;
+    final RedisGateway gateway;
     private final DecisionAccounting accounting;
 
     Evaluation(RedisGateway gateway, DecisionAccounting accounting) {

@@ -17,9 +17,7 @@ import java.util.function.LongSupplier;
  * logged ({@link DecisionAccounting#redisFailed}). A peek enters the chain here. Thread-safe.
  */
 public final class FailureAnswer extends Stage {
-    /** What a degraded denial tells the client to wait. */
     public static final Duration DEGRADED_RETRY_AFTER = Duration.ofSeconds(1);
-    /** The most clients one limiter tracks on its own while Redis cannot be asked ({@link FailurePolicy#LOCAL}). */
     public static final int LOCAL_LIMITER_SIZE = 10_000;
 
     private final FailurePolicy policy;
@@ -80,7 +78,6 @@ public final class FailureAnswer extends Stage {
         }
     }
 
-    /** The failure policy, or null when failures are thrown. */
     public FailurePolicy policy() {
         return policy;
     }

@@ -25,14 +25,13 @@ final class LeaseRests {
     private final ConcurrentLinkedQueue<Rest> queue = new ConcurrentLinkedQueue<>();
     private final AtomicInteger size = new AtomicInteger();
 
-    /** Keeps a rest to go back by {@code dueNanos} (the nano clock); false when it was dropped for want of room. */
-    boolean add(String key, Receipt receipt, long dueNanos) {
+    /** Keeps a rest to go back by {@code dueNanos} (the nano clock), unless there is no room left. */
+    void add(String key, Receipt receipt, long dueNanos) {
         if (size.incrementAndGet() > MOST) {
             size.decrementAndGet();
-            return false;
+            return;
         }
         queue.add(new Rest(key, receipt, dueNanos));
-        return true;
     }
 
     /** At most {@code max} rests to send now, oldest first; those past their due time are dropped on the way. */

@@ -10,8 +10,7 @@ import org.slf4j.LoggerFactory;
  */
 final class LimiterLog {
     /** The API class's name, written out: the engine does not link the API it serves. */
-    static final String NAME = "dev.ratelimit.RateLimiter";
-    static final Logger LOG = LoggerFactory.getLogger(NAME);
+    static final Logger LOG = LoggerFactory.getLogger("dev.ratelimit.RateLimiter");
 
     private LimiterLog() {
     }

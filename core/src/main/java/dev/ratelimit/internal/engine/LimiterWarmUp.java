@@ -50,16 +50,9 @@ final class LimiterWarmUp {
     }
 
     private static String meanwhile(FailurePolicy failurePolicy) {
-        if (failurePolicy == null) {
-            return "its decisions throw RedisFailureException";
-        }
-        switch (failurePolicy) {
-            case ALLOW:
-                return "onRedisFailure=allow lets its requests through, unlimited";
-            case DENY:
-                return "onRedisFailure=deny refuses its requests";
-            default:
-                return "onRedisFailure=local limits its requests on each node alone";
-        }
+        return failurePolicy == null ? "its decisions throw RedisFailureException"
+                : failurePolicy == FailurePolicy.ALLOW ? "onRedisFailure=allow lets its requests through, unlimited"
+                : failurePolicy == FailurePolicy.DENY ? "onRedisFailure=deny refuses its requests"
+                : "onRedisFailure=local limits its requests on each node alone";
     }
 }

@@ -1,9 +1,8 @@
 package dev.ratelimit.internal.engine;
 
 import dev.ratelimit.RedisFailureException;
-import dev.ratelimit.internal.redis.RedisGateway;
+import dev.ratelimit.internal.engine.OverridesExchange.State;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
@@ -38,50 +37,11 @@ public final class LiveOverrides {
     static final int MAX_ORIGIN_LENGTH = 200;
 
     private static final long INTERVAL_NANOS = REFRESH_INTERVAL.toNanos();
-    /** What is read for a field an operator wrote by hand that is not a value. */
-    private static final long UNREADABLE = OverridesExchange.UNREADABLE;
-
-    /** The overrides as last read: one value, swapped whole. */
-    static final class State {
-        static final State NONE = new State(-1, null, false, "", -1, -2);
-
-        /** -1 when none, {@link #UNREADABLE} when the stored text is not a whole number. */
-        final long limit;
-        /** Null when none. */
-        final Boolean enforce;
-        /** Whether the stored enforce is neither true nor false (then it counts as none). */
-        final boolean enforceUnreadable;
-        final String origin;
-        /**
-         * The client-reset mark, -1 when none: not an override, only a count that changes with
-         * every reset (and when it expires), so that each node forgets the denials it remembers.
-         */
-        final long clientReset;
-        /** The mark's PTTL in milliseconds when read, -2 when none. */
-        final long clientResetTtl;
-
-        State(long limit, Boolean enforce, boolean enforceUnreadable, String origin, long clientReset,
-                long clientResetTtl) {
-            this.limit = limit;
-            this.enforce = enforce;
-            this.enforceUnreadable = enforceUnreadable;
-            this.origin = origin;
-            this.clientReset = clientReset;
-            this.clientResetTtl = clientResetTtl;
-        }
-
-        /** Whether the overrides are the same; the client-reset mark is not one. */
-        boolean sameAs(State other) {
-            return limit == other.limit && Objects.equals(enforce, other.enforce)
-                    && enforceUnreadable == other.enforceUnreadable && origin.equals(other.origin);
-        }
-    }
 
     private final String policyName;
     private final String key;
     /** The client-reset mark, in the hash's slot. */
     private final String markKey;
-    private final RedisGateway gateway;
     private final OverridesExchange exchange;
     /** Throws, with the message a configured value would get, for a limit the rules cannot take. */
     private final LongConsumer limitCheck;
@@ -99,16 +59,15 @@ public final class LiveOverrides {
     private volatile boolean refusalLogged;
 
     /**
-     * @param exchange the script, or its commands for a transport without scripts; over {@code gateway}
+     * @param exchange the script, or its commands for a transport without scripts
      * @param onClientReset what to forget when any node has reset a client of the policy
      */
-    LiveOverrides(String keyPrefix, String policyName, RedisGateway gateway, OverridesExchange exchange,
+    LiveOverrides(String keyPrefix, String policyName, OverridesExchange exchange,
             LongConsumer limitCheck, LongSupplier nanoClock, Runnable onClientReset) {
         this.policyName = policyName;
         // The policy name is the hash tag, as for dimension keys: one slot, whatever the client keys.
         this.key = keyPrefix + policyName + ":{" + policyName + "}:overrides";
         this.markKey = keyPrefix + policyName + ":{" + policyName + "}:client-reset";
-        this.gateway = gateway;
         this.exchange = exchange;
         this.limitCheck = limitCheck;
         this.nanoClock = nanoClock;
@@ -117,23 +76,19 @@ public final class LiveOverrides {
         this.nextRefresh = new AtomicLong(nanoClock.getAsLong());
     }
 
-    /** The Redis hash holding the overrides. */
     public String redisKey() {
         return key;
     }
 
-    /** The limit override as last read, or -1 when there is none. */
     public long limit() {
         long limit = state.limit;
         return limit > 0 ? limit : -1;
     }
 
-    /** The enforce override as last read, or null when there is none. */
     public Boolean enforce() {
         return state.enforce;
     }
 
-    /** Who set the overrides last, as the setter said; empty when there are none. */
     public String origin() {
         return state.origin;
     }
@@ -167,7 +122,6 @@ public final class LiveOverrides {
         }
     }
 
-    /** Reads the overrides now, whether due or not. */
     public void refresh() {
         apply(read("read", "", "", ""), "");
     }
@@ -179,7 +133,7 @@ public final class LiveOverrides {
         if (now - due < 0 || !nextRefresh.compareAndSet(due, now + INTERVAL_NANOS)) {
             return;
         }
-        if (!"CLOSED".equals(gateway.circuitState())) {
+        if (!"CLOSED".equals(exchange.gateway.circuitState())) {
             // Redis is failing: the breaker's one probe belongs to a decision, which tells whether
             // Redis is back; the overrides can wait for the next interval.
             return;
@@ -296,7 +250,7 @@ public final class LiveOverrides {
     }
 
     private static String text(long limit) {
-        return limit == UNREADABLE ? "unreadable" : limit < 0 ? "none" : Long.toString(limit);
+        return limit == OverridesExchange.UNREADABLE ? "unreadable" : limit < 0 ? "none" : Long.toString(limit);
     }
 
     private static String text(Boolean enforce) {

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * How {@link LiveOverrides} reads and writes its hash and the client-reset mark beside it, chosen
@@ -38,6 +39,45 @@ abstract class OverridesExchange {
     /** Integers from here up (and down from its negation) are not exact in Lua's doubles. */
     private static final BigInteger EXACT = BigInteger.ONE.shiftLeft(53);
 
+    /** The hash and the mark as an exchange left them: {@link LiveOverrides}' state, swapped whole. */
+    static final class State {
+        static final State NONE = new State(-1, -1, -1, -2, new byte[0]);
+
+        /** -1 when none, {@link OverridesExchange#UNREADABLE} when the stored text is not a whole number. */
+        final long limit;
+        /** Null when none. */
+        final Boolean enforce;
+        /** Whether the stored enforce is neither true nor false (then it counts as none). */
+        final boolean enforceUnreadable;
+        final String origin;
+        /**
+         * The client-reset mark, -1 when none: not an override, only a count that changes with
+         * every reset (and when it expires), so that each node forgets the denials it remembers.
+         */
+        final long clientReset;
+        /** The mark's PTTL in milliseconds when read, -2 when none. */
+        final long clientResetTtl;
+
+        /**
+         * What the script answers: {limit or -1, enforce as 1, 0 or -1, client-reset or -1, its PTTL or -2,
+         * then the origin's bytes}.
+         */
+        State(long limit, long enforce, long clientReset, long clientResetTtl, byte[] origin) {
+            this.limit = limit;
+            this.enforce = enforce < 0 ? null : enforce == 1;
+            this.enforceUnreadable = enforce == UNREADABLE;
+            this.origin = new String(origin, StandardCharsets.UTF_8);
+            this.clientReset = clientReset;
+            this.clientResetTtl = clientResetTtl;
+        }
+
+        /** Whether the overrides are the same; the client-reset mark is not one. */
+        boolean sameAs(State other) {
+            return limit == other.limit && Objects.equals(enforce, other.enforce)
+                    && enforceUnreadable == other.enforceUnreadable && origin.equals(other.origin);
+        }
+    }
+
     /** Where the exchange goes, whichever way. */
     final RedisGateway gateway;
 
@@ -56,7 +96,7 @@ abstract class OverridesExchange {
      *
      * @throws dev.ratelimit.RedisFailureException if Redis cannot be asked or refuses
      */
-    abstract LiveOverrides.State exchange(String key, String markKey, String op, String field, String value,
+    abstract State exchange(String key, String markKey, String op, String field, String value,
             String origin, long markStart);
 
     /**
@@ -64,15 +104,6 @@ abstract class OverridesExchange {
      * the mark shows every node a new one).
      */
     static final String MARK_MILLIS = Long.toString(LiveOverrides.MARK_LIFETIME.toMillis());
-
-    /**
-     * What the script answers: {limit or -1, enforce as 1, 0 or -1, client-reset or -1, its PTTL or -2,
-     * then the origin's bytes}.
-     */
-    static LiveOverrides.State state(long limit, long enforce, long clientReset, long clientResetTtl, byte[] origin) {
-        return new LiveOverrides.State(limit, enforce < 0 ? null : enforce == 1, enforce == UNREADABLE,
-                new String(origin, StandardCharsets.UTF_8), clientReset, clientResetTtl);
-    }
 
     /** {@code overrides.lua}, by EVALSHA. */
     static final class Scripted extends OverridesExchange {
@@ -83,7 +114,7 @@ abstract class OverridesExchange {
         }
 
         @Override
-        LiveOverrides.State exchange(String key, String markKey, String op, String field, String value,
+        State exchange(String key, String markKey, String op, String field, String value,
                 String origin, long markStart) {
             List<Long> reply = gateway.eval(SCRIPT, Arrays.asList(key, markKey),
                     Arrays.asList(op, field, value, origin, MARK_MILLIS, Long.toString(markStart)));
@@ -91,7 +122,7 @@ abstract class OverridesExchange {
             for (int i = 0; i < originBytes.length; i++) {
                 originBytes[i] = reply.get(i + 4).byteValue();
             }
-            return state(reply.get(0), reply.get(1), reply.get(2), reply.get(3), originBytes);
+            return new State(reply.get(0), reply.get(1), reply.get(2), reply.get(3), originBytes);
         }
     }
 
@@ -102,7 +133,7 @@ abstract class OverridesExchange {
         }
 
         @Override
-        LiveOverrides.State exchange(String key, String markKey, String op, String field, String value,
+        State exchange(String key, String markKey, String op, String field, String value,
                 String origin, long markStart) {
             long[] mark = "reset".equals(op) ? gateway.incrementInWindow(markKey, 1, Long.parseLong(value)) : null;
             List<String> pairs = "set".equals(op) ? Arrays.asList(field, value, "origin", origin)
@@ -115,7 +146,7 @@ abstract class OverridesExchange {
                 mark = counter[1] == -2 ? gateway.incrementInWindow(markKey, markStart, Long.parseLong(MARK_MILLIS)) : counter;
             }
             byte[] origins = fields.get(2);
-            return state(limit(fields.get(0)), enforce(fields.get(1)), mark[0], mark[1],
+            return new State(limit(fields.get(0)), enforce(fields.get(1)), mark[0], mark[1],
                     origins == null ? new byte[0] : Arrays.copyOf(origins, Math.min(origins.length, ORIGIN_BYTES)));
         }
     }

@@ -6,11 +6,13 @@ import dev.ratelimit.Rule;
 import dev.ratelimit.internal.claim.QuotaGrant;
 import dev.ratelimit.internal.claim.Receipt;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -21,15 +23,7 @@ import java.util.function.LongSupplier;
  * limiter-driver.lua), so no node ever admits more than the limit; what a node did not use goes
  * back with its next round trip ({@code refund.lua}), so the client then gets its full limit.
  *
- * <p>How much to ask: nothing the first time a client is seen, and nothing until it has come back
- * twice in a row at a pace of at least {@link #MIN_EXPECTED} requests in a lease's life (measured
- * from its previous round trip). Most clients of a busy site come back seldom: a lease they would
- * not use costs a give-back, and a call that asks for a lease cannot travel joined with others
- * (coalescing), so lending to them costs Redis more than it saves. One quick return proves little
- * (among 10,000 clients chosen at random, some come back at once by chance); two in a row do. A client that comes often enough asks twice what its last
- * lease held if it used all of it, else what it used; never more than its pace predicts for a
- * lease's life, and at most {@link #MAX_ASK}. Redis grants at most a quarter of what is left, so
- * near the limit there is none.
+ * <p>How much a client asks for, and when it is worth a lease at all: {@link QuotaLease#settleForNext}.
  *
  * <p>One ask at a time per client: concurrent requests that miss the lease together do not each
  * ask for one. A lease whose call was in flight when the leases were ended (the rules changed, a
@@ -44,13 +38,6 @@ import java.util.function.LongSupplier;
 final class QuotaLeases {
     /** The most clients holding a lease on this node at once. */
     public static final int MAX_CLIENTS = 10_000;
-    /** The most permits asked for one client at once. */
-    static final long MAX_ASK = 1024;
-    /**
-     * The fewest admissions a client must be expected to make in one lease's life before it is
-     * lent anything: below that a lease mostly goes back unused.
-     */
-    static final long MIN_EXPECTED = 4;
     /** Leases holding permits and their rests waiting for a round trip, at most, before nothing more is lent. */
     static final int MAX_PENDING = 1_000;
     /**
@@ -68,7 +55,6 @@ final class QuotaLeases {
     /** The longest lease: a fraction of the window, and never more than this. */
     static final Duration MAX_LIFETIME = Duration.ofSeconds(1);
 
-    private final Rule rule;
     final boolean sliding;
     /** gcra and token-bucket: a state that clears over time, permit by permit (see {@code QuotaLease.clearAt}). */
     final boolean refilling;
@@ -105,7 +91,6 @@ final class QuotaLeases {
      * @param nanoClock a monotonic clock in nanoseconds, {@code System::nanoTime} outside tests
      */
     public QuotaLeases(Rule rule, LongSupplier nanoClock) {
-        this.rule = rule;
         this.sliding = rule.algorithm() == Algorithm.SLIDING_LOG;
         this.refilling = rule.algorithm() == Algorithm.GCRA || rule.algorithm() == Algorithm.TOKEN_BUCKET;
         this.lifetimeMicros = TimeUnit.NANOSECONDS.toMicros(lifetime(rule).toNanos());
@@ -171,7 +156,7 @@ final class QuotaLeases {
             return;
         }
         if (leases.size() >= MAX_CLIENTS && !leases.containsKey(key)) {
-            settleExpired(sentAt, nextRoomSweep, lifetimeNanos / 10);
+            settleExpired(leases.values(), sentAt, nextRoomSweep, lifetimeNanos / 10);
             if (leases.size() >= MAX_CLIENTS) {
                 lease.settle(Long.MAX_VALUE);
                 return;
@@ -213,22 +198,17 @@ final class QuotaLeases {
      */
     List<Receipt> takeUnused(int max) {
         long now = nanoClock.getAsLong();
-        settleExpiredLent(now);
-        settleExpired(now, nextForgetSweep, lifetimeNanos);
+        settleExpired(lent, now, nextLentSweep, lifetimeNanos / 10);
+        settleExpired(leases.values(), now, nextForgetSweep, lifetimeNanos);
         return rests.take(max, now);
     }
 
     /**
      * Ends every lease now (the rules changed, or the node stops): their unused permits wait to go back.
-     * Each is taken out before it is ended, as {@link #dropAll} does: none leaves the table unended.
      */
     void settleAll() {
         epoch.end();
-        leases.forEach((key, lease) -> {
-            if (leases.remove(key, lease)) {
-                lease.settle(Long.MAX_VALUE);
-            }
-        });
+        removeAll(lease -> lease.settle(Long.MAX_VALUE));
     }
 
     /**
@@ -252,21 +232,17 @@ final class QuotaLeases {
      */
     void dropAll() {
         epoch.end();
-        leases.forEach((key, lease) -> {
-            if (leases.remove(key, lease)) {
-                lease.drop();
-            }
-        });
+        removeAll(QuotaLease::drop);
         rests.clear();
     }
 
-    /**
-     * How much one permit moves a gcra or token-bucket state's clearing on: the window over the
-     * limit, for gcra rounded up to a whole microsecond as its script rounds its interval.
-     */
-    static long perPermitNanos(Rule rule) {
-        long windowMicros = TimeUnit.NANOSECONDS.toMicros(rule.window().toNanos());
-        return TimeUnit.MICROSECONDS.toNanos((windowMicros + rule.limit() - 1) / rule.limit());
+    /** Takes each lease out of the table, then ends it: none leaves the table unended. */
+    private void removeAll(Consumer<QuotaLease> ending) {
+        leases.forEach((key, lease) -> {
+            if (leases.remove(key, lease)) {
+                ending.accept(lease);
+            }
+        });
     }
 
     /** A lease ended with permits left: they wait to go back, at most {@link #GIVE_BACK_WITHIN} after its end. */
@@ -293,34 +269,21 @@ final class QuotaLeases {
         return rests.size();
     }
 
-    /** Ends and drops the expired leases holding permits, at most once per tenth of a lease's life. */
-    private void settleExpiredLent(long now) {
-        if (!due(nextLentSweep, now, lifetimeNanos / 10)) {
+    /**
+     * Ends and drops the expired leases {@code among} those holding permits or the whole table, at most
+     * once per {@code interval} of {@code next}, so that a flood of new clients into a full table costs
+     * one scan per interval, not one per client.
+     */
+    private void settleExpired(Collection<QuotaLease> among, long now, AtomicLong next, long interval) {
+        if (!due(next, now, interval)) {
             return;
         }
-        for (QuotaLease lease : lent) {
+        for (QuotaLease lease : among) {
             if (now - lease.expiresAt >= 0) {
                 lease.settle(now);
                 leases.remove(lease.key, lease);
             }
         }
-    }
-
-    /**
-     * Ends and drops every expired lease, at most once per {@code interval} of {@code next}, so that
-     * a flood of new clients into a full table costs one scan per interval, not one per client.
-     */
-    private void settleExpired(long now, AtomicLong next, long interval) {
-        if (!due(next, now, interval)) {
-            return;
-        }
-        leases.values().removeIf(lease -> {
-            if (now - lease.expiresAt < 0) {
-                return false;
-            }
-            lease.settle(now);
-            return true;
-        });
     }
 
     /** Whether a sweep timed by {@code next} is due now; if so, the next one is {@code interval} later. */

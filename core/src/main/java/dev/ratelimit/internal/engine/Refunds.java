@@ -3,7 +3,6 @@ package dev.ratelimit.internal.engine;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RedisFailureException;
-import dev.ratelimit.Rule;
 import dev.ratelimit.internal.claim.Receipt;
 import dev.ratelimit.internal.rules.ChargeRules;
 import dev.ratelimit.internal.scripts.DecisionAccess;
@@ -18,11 +17,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * as the decision path. A receipt is spent once, whether the call reached Redis or not: a refund
  * that fails leaves the permits counted (the limiter then errs toward denying, never toward
  * admitting more), a charge that fails leaves what the admission took; neither is retried, since it
- * may have run. Thread-safe.
+ * may have run. A settlement that changed the client's state makes every stage forget its
+ * remembered denials: they may no longer hold, and a denial must never refuse what Redis would
+ * allow. Thread-safe.
  */
-final class Refunds {
+public final class Refunds {
 
-    private final String policyName;
+    private final ClientKeys keys;
+    /** The decision's stages: each forgets the denials it remembers of a client settled. */
+    private final Stage chain;
     private final AtomicLong failures = new AtomicLong();
     /** At most one failure line per few seconds, refunds and charges together. */
     private final LogThrottle failureLog = new LogThrottle(5, TimeUnit.SECONDS);
@@ -36,33 +39,29 @@ final class Refunds {
      * stay taken until the state frees them.
      */
     private final AtomicLong kept = new AtomicLong();
-    /** Why the limiter's rules cannot be charged (ChargeRules), or null; and their capacity. */
+    /** Why the limiter's rules cannot be charged (ChargeRules), or null. */
     private final String chargeConflict;
-    private final long chargeCapacity;
 
     /** @param quotaLeases whether the limiter lends quota: then it refuses every charge ({@link ChargeRules}) */
-    public Refunds(String policyName, List<Rule> rules, boolean quotaLeases) {
-        this.policyName = policyName;
-        this.chargeConflict = ChargeRules.conflict(rules, quotaLeases);
-        this.chargeCapacity = rules.get(0).capacity();
+    Refunds(ClientKeys keys, Stage chain, boolean quotaLeases) {
+        this.keys = keys;
+        this.chain = chain;
+        this.chargeConflict = ChargeRules.conflict(keys.rules, quotaLeases);
     }
 
-    /**
-     * @param keys the client's Redis keys, which must be the receipt's
-     * @return whether something was given back
-     */
-    public boolean refund(List<String> keys, Decision decision) {
-        Receipt receipt = claim(keys, decision);
+    /** @return whether something was given back */
+    public boolean refund(String key, Decision decision) {
+        Receipt receipt = claim(keys.of(key), decision);
         if (receipt == null) {
             return false;
         }
         try {
-            return counted(receipt.giveBack());
+            return settled(key, counted(receipt.giveBack()));
         } catch (RedisFailureException e) {
             long count = failures.incrementAndGet();
             if (failureLog.due()) {
                 LimiterLog.LOG.warn("Rate limit policy '{}' cannot give permits back to Redis; they stay counted until their "
-                        + "window or bucket frees them (refunds failed so far: {}): {}", policyName, count,
+                        + "window or bucket frees them (refunds failed so far: {}): {}", keys.policyName, count,
                         e.getMessage());
             }
             return false;
@@ -73,39 +72,40 @@ final class Refunds {
      * Settles an admission of one rule at {@code usage} permits: gives back what it took beyond, or
      * charges what usage passes it by (refund.lua's charges).
      *
-     * @param keys the client's Redis keys, which must be the receipt's
      * @param usage from 0 to the rule's capacity
      * @return whether the client's state changed
      * @throws IllegalStateException when the rules, or quota leases, cannot keep a debt ({@link ChargeRules})
      */
-    public boolean charge(List<String> keys, Decision decision, long usage) {
+    public boolean charge(String key, Decision decision, long usage) {
+        List<String> redisKeys = keys.of(key);
         if (chargeConflict != null) {
-            throw new IllegalStateException("policy '" + policyName + "' cannot charge usage: " + chargeConflict);
+            throw new IllegalStateException("policy '" + keys.policyName + "' cannot charge usage: " + chargeConflict);
         }
-        if (usage < 0 || usage > chargeCapacity) {
-            throw new IllegalArgumentException("usage must be between 0 and " + chargeCapacity
+        long capacity = keys.rules.get(0).capacity();
+        if (usage < 0 || usage > capacity) {
+            throw new IllegalArgumentException("usage must be between 0 and " + capacity
                     + " (the rule's capacity), but was " + usage);
         }
-        Receipt receipt = claim(keys, decision);
+        Receipt receipt = claim(redisKeys, decision);
         if (receipt == null || usage == receipt.permits(0)) {
             return false;
         }
         long taken = receipt.permits(0);
         try {
             if (usage < taken) {
-                return counted(receipt.withPermits(taken - usage).giveBack());
+                return settled(key, counted(receipt.withPermits(taken - usage).giveBack()));
             }
             boolean charged = receipt.withPermits(usage - taken).charge();
             if (charged) {
                 charges.incrementAndGet();
                 permitsCharged.addAndGet(usage - taken);
             }
-            return charged;
+            return settled(key, charged);
         } catch (RedisFailureException e) {
             long count = chargeFailures.incrementAndGet();
             if (failureLog.due()) {
                 LimiterLog.LOG.warn("Rate limit policy '{}' cannot charge a request's usage to Redis; the client keeps "
-                        + "what its admission took (charges failed so far: {}): {}", policyName, count, e.getMessage());
+                        + "what its admission took (charges failed so far: {}): {}", keys.policyName, count, e.getMessage());
             }
             return false;
         }
@@ -117,6 +117,14 @@ final class Refunds {
             kept.incrementAndGet();
         }
         return givenBack;
+    }
+
+    /** Whether the client's state changed; if so, no stage remembers a denial of it that may no longer hold. */
+    private boolean settled(String key, boolean changed) {
+        if (changed) {
+            chain.each(stage -> stage.forgetDenials(key));
+        }
+        return changed;
     }
 
     /** The receipt to settle, spent now; null when there is none or it was spent. */

@@ -3,7 +3,6 @@ package dev.ratelimit.internal.engine;
 import dev.ratelimit.Decision;
 import dev.ratelimit.internal.local.LocalDenyCache;
 import java.time.Duration;
-import java.util.List;
 
 /**
  * Answers a denial the {@link LocalDenyCache} remembers for the client and cost, without Redis, and

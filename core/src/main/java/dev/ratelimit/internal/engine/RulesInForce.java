@@ -2,12 +2,8 @@ package dev.ratelimit.internal.engine;
 
 import dev.ratelimit.AdaptiveLimit;
 import dev.ratelimit.Rule;
-import dev.ratelimit.Transport;
 import dev.ratelimit.internal.redis.EvictionWatch;
-import dev.ratelimit.internal.redis.RedisGateway;
 import dev.ratelimit.internal.scripts.Evaluator;
-import dev.ratelimit.internal.scripts.LuaEvaluator;
-import dev.ratelimit.internal.scripts.TransactionEvaluator;
 import dev.ratelimit.internal.support.Immutable;
 import dev.ratelimit.internal.support.LatencySamples;
 import java.time.Duration;
@@ -16,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 /**
@@ -53,8 +50,8 @@ public final class RulesInForce {
     private final Runnable onOverride;
     /** The limit override the base rules were made for (-1 for none). */
     private volatile long baseOverride = -1;
-    private final Transport transport;
-    private final RedisGateway gateway;
+    /** The evaluator of some rules, over the limiter's transport. */
+    private final Function<List<Rule>, Evaluator> evaluators;
     private final AdaptiveLimit adaptive;
     private final AdaptiveLimit.LoadSource load;
     private final LongSupplier nanoClock;
@@ -66,7 +63,7 @@ public final class RulesInForce {
      * @param adaptive null when the configured rules always apply
      * @param load where adaptive limits read the CPU load; unused without them
      */
-    public RulesInForce(String policyName, List<Rule> configured, Transport transport, RedisGateway gateway,
+    RulesInForce(String policyName, List<Rule> configured, Function<List<Rule>, Evaluator> evaluators,
             AdaptiveLimit adaptive, AdaptiveLimit.LoadSource load, LongSupplier nanoClock, LiveOverrides overrides,
             Runnable onOverride, EvictionWatch evictions) {
         this.policyName = policyName;
@@ -75,13 +72,12 @@ public final class RulesInForce {
         this.overrides = overrides;
         this.evictions = evictions;
         this.onOverride = onOverride;
-        this.transport = transport;
-        this.gateway = gateway;
+        this.evaluators = evaluators;
         this.adaptive = adaptive;
         this.load = load;
         this.nanoClock = nanoClock;
         this.nextAdaptation = new AtomicLong(nanoClock.getAsLong());
-        this.applied = new Applied(configured, evaluator(configured), 1);
+        this.applied = new Applied(configured, evaluators.apply(configured), 1);
     }
 
     /** The rules to decide with now, adapted first when they are due. */
@@ -102,12 +98,10 @@ public final class RulesInForce {
         return applied;
     }
 
-    /** The rules as they apply now: the configured ones, at a limit override, or scaled by adaptive limits. */
     public List<Rule> effectiveRules() {
         return applied.rules;
     }
 
-    /** The adaptive factor last computed (1 without adaptive limits). */
     public double adaptiveFactor() {
         return applied.factor;
     }
@@ -130,10 +124,6 @@ public final class RulesInForce {
         }
     }
 
-    private Evaluator evaluator(List<Rule> rules) {
-        return transport == Transport.LUA ? new LuaEvaluator(gateway, rules) : new TransactionEvaluator(gateway, rules);
-    }
-
     /**
      * With adaptive limits, recomputes the factor at most once per second and, when the effective
      * limits change, swaps in an evaluator for the scaled rules (same names, so the same keys).
@@ -148,12 +138,10 @@ public final class RulesInForce {
             return;
         }
         double factor;
-        List<Rule> scaled = new ArrayList<>(configured.size());
+        List<Rule> scaled;
         try {
             factor = adaptive.factor(load.cpuLoad(), admittedLatency.percentileMicros(0.90));
-            for (Rule rule : base) {
-                scaled.add(scale(rule, factor));
-            }
+            scaled = scaled(base, factor);
         } catch (RuntimeException e) {
             // Adaptation is an optimisation: whatever fails here, decisions go on under the rules in force.
             LimiterLog.LOG.warn("Rate limit policy '{}' cannot adapt its limits now; the limits in force stay: {}", policyName,
@@ -166,7 +154,7 @@ public final class RulesInForce {
         } else {
             LimiterLog.LOG.info("Rate limit policy '{}' adapts its limits by {}: {}", policyName,
                     String.format(Locale.ROOT, "%.2f", factor), scaled);
-            applied = new Applied(scaled, evaluator(scaled), factor);
+            applied = new Applied(scaled, evaluators.apply(scaled), factor);
         }
     }
 
@@ -189,15 +177,9 @@ public final class RulesInForce {
             return;
         }
         base = rules;
-        Applied last = applied;
-        List<Rule> now = rules;
-        if (adaptive != null) {
-            now = new ArrayList<>(rules.size());
-            for (Rule rule : rules) {
-                now.add(scale(rule, last.factor));
-            }
-        }
-        applied = new Applied(now, evaluator(now), last.factor);
+        double factor = applied.factor;
+        List<Rule> now = adaptive != null ? scaled(rules, factor) : rules;
+        applied = new Applied(now, evaluators.apply(now), factor);
         onOverride.run();
     }
 
@@ -218,25 +200,31 @@ public final class RulesInForce {
             throw new IllegalStateException("a limit override does not apply to " + rule.algorithm() + " (its stored "
                     + "tokens are counted in units of the configured rate); change its configuration instead");
         }
-        Rule.Builder builder = rule.calendar() != null
-                ? Rule.calendar(limit, rule.calendar(), rule.timeZone()).name(rule.name())
-                : Rule.builder(rule.algorithm(), limit, rule.window()).name(rule.name());
+        Rule.Builder builder = atLimit(rule, limit);
         if (rule.algorithm().usesBurst() && rule.burst() != rule.limit()) {
             builder.burst(Math.max(1, (long) ((double) rule.burst() * limit / rule.limit())));
         }
-        return Immutable.listOf(builder.cost(rule.cost()).penalty(rule.penalty()).build());
+        return Immutable.listOf(builder.cost(rule.cost()).build());
     }
 
-    private Rule scale(Rule rule, double factor) {
-        long limit = adaptive.effectiveLimit(rule.limit(), factor);
-        Rule.Builder builder = rule.calendar() != null
-                ? Rule.calendar(limit, rule.calendar(), rule.timeZone()).name(rule.name())
-                : Rule.builder(rule.algorithm(), limit, rule.window()).name(rule.name());
-        long capacity = limit;
-        if (rule.algorithm().usesBurst()) {
-            capacity = adaptive.effectiveLimit(rule.burst(), factor);
-            builder.burst(capacity);
+    /** The rules scaled by the adaptive factor: each limit, and a bucket's burst, never below its floor. */
+    private List<Rule> scaled(List<Rule> rules, double factor) {
+        List<Rule> scaled = new ArrayList<>(rules.size());
+        for (Rule rule : rules) {
+            long capacity = adaptive.effectiveLimit(rule.capacity(), factor);
+            Rule.Builder builder = atLimit(rule, adaptive.effectiveLimit(rule.limit(), factor));
+            if (rule.algorithm().usesBurst()) {
+                builder.burst(capacity);
+            }
+            scaled.add(builder.cost(Math.min(rule.cost(), capacity)).build());
         }
-        return builder.cost(Math.min(rule.cost(), capacity)).penalty(rule.penalty()).build();
+        return scaled;
+    }
+
+    /** The rule at another limit, its name and penalty kept; its burst and cost still to set. */
+    private static Rule.Builder atLimit(Rule rule, long limit) {
+        Rule.Builder builder = rule.calendar() != null ? Rule.calendar(limit, rule.calendar(), rule.timeZone())
+                : Rule.builder(rule.algorithm(), limit, rule.window());
+        return builder.name(rule.name()).penalty(rule.penalty());
     }
 }

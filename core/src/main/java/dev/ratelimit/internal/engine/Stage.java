@@ -5,7 +5,7 @@ import java.util.function.Consumer;
 
 /**
  * One step of a decision: it decides the calls it can and hands the others to the next stage,
- * then sees every answer on the way back. Linked once, in their order, by {@link EngineBuilder};
+ * then sees every answer on the way back. Linked once, in their order, by {@link DecisionEngine};
  * ARCHITECTURE.md ("A decision") says why in that order, and which stage may write to Redis.
  * Thread-safe: a stage keeps nothing of a call but what the {@link Call} holds.
  *

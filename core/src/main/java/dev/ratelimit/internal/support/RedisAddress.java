@@ -8,7 +8,8 @@ import java.util.List;
 
 /**
  * The parts of {@code redis://[user:password@]host[:port][/database]} ({@code rediss://} for TLS),
- * and {@code host:port} node lists, parsed and checked. Every message hides the user and password.
+ * and the {@code host:port} node lists of Sentinel or Cluster beside it, parsed and checked. Every
+ * message hides the user and password.
  */
 public final class RedisAddress {
     public final String host;
@@ -104,7 +105,7 @@ public final class RedisAddress {
      * @param name the setting, for the message, e.g. {@code redisClusterNodes}
      * @throws BadArgument unless every node is {@code host:port} with a port from 1 to 65535
      */
-    public static void checkNodes(String name, List<String> nodes) {
+    private static void checkNodes(String name, List<String> nodes) {
         if (nodes == null || nodes.isEmpty()) {
             throw new BadArgument(name, name + " must list host:port pairs separated by commas, but was "
                     + (nodes == null ? "null" : "empty"));
@@ -123,6 +124,33 @@ public final class RedisAddress {
             if (!valid) {
                 throw new BadArgument(name, name + " must list host:port pairs separated by commas, but '"
                         + node + "' in '" + String.join(",", nodes) + "' is not one");
+            }
+        }
+    }
+
+    /**
+     * Checks that these settings reach one Redis: Sentinel nodes with the master's name; Cluster
+     * nodes without Sentinel, and with database 0 (Cluster has only that one).
+     *
+     * @throws BadArgument naming the setting and its value
+     */
+    public void checkTopology(String sentinelMaster, List<String> sentinelNodes, List<String> clusterNodes) {
+        if (sentinelMaster != null || (sentinelNodes != null && !sentinelNodes.isEmpty())) {
+            if (sentinelMaster == null || sentinelMaster.trim().isEmpty()) {
+                throw new BadArgument("redisSentinelMaster", "redisSentinelMaster must name the master when "
+                        + "redisSentinelNodes is set, but was '" + sentinelMaster + "'");
+            }
+            checkNodes("redisSentinelNodes", sentinelNodes);
+        }
+        if (clusterNodes == null || !clusterNodes.isEmpty()) {
+            checkNodes("redisClusterNodes", clusterNodes);
+            if (sentinelMaster != null) {
+                throw new BadArgument("redisClusterNodes", "redisClusterNodes and redisSentinelMaster exclude each other, "
+                        + "but both were set: '" + String.join(",", clusterNodes) + "' and '" + sentinelMaster + "'");
+            }
+            if (database != 0) {
+                throw new BadArgument("redisUri", "redisUri database must be 0 with redisClusterNodes (Cluster has "
+                        + "only database 0), but was " + database);
             }
         }
     }

@@ -53,9 +53,9 @@ class OverridesExchangeTest {
         InMemoryRedisGateway redis = new InMemoryRedisGateway();
         OverridesExchange exchange = OverridesExchange.of(Transport.TRANSACTION, redis);
 
-        LiveOverrides.State set = exchange.exchange("k", "k:client-reset", "set", "limit", "7", "ops", 7L);
-        LiveOverrides.State enforce = exchange.exchange("k", "k:client-reset", "set", "enforce", "false", "ops 2", 7L);
-        LiveOverrides.State read = exchange.exchange("k", "k:client-reset", "read", "", "", "", 7L);
+        OverridesExchange.State set = exchange.exchange("k", "k:client-reset", "set", "limit", "7", "ops", 7L);
+        OverridesExchange.State enforce = exchange.exchange("k", "k:client-reset", "set", "enforce", "false", "ops 2", 7L);
+        OverridesExchange.State read = exchange.exchange("k", "k:client-reset", "read", "", "", "", 7L);
 
         assertThat(set.limit).isEqualTo(7);
         assertThat(set.enforce).isNull();
@@ -67,8 +67,8 @@ class OverridesExchangeTest {
         assertThat(redis.calls(InMemoryRedisGateway.Call.HASH_WRITE)).isEqualTo(2);
         assertThat(redis.calls(InMemoryRedisGateway.Call.EVAL)).as("no script").isZero();
 
-        LiveOverrides.State cleared = exchange.exchange("k", "k:client-reset", "clear", "", "", "ops 3", 7L);
-        assertThat(cleared.sameAs(LiveOverrides.State.NONE)).isTrue();
+        OverridesExchange.State cleared = exchange.exchange("k", "k:client-reset", "clear", "", "", "ops 3", 7L);
+        assertThat(cleared.sameAs(OverridesExchange.State.NONE)).isTrue();
         assertThat(redis.hashInTransaction("k", false, Arrays.<String>asList(), Arrays.asList("limit", "origin")))
                 .containsOnlyNulls();
     }
@@ -81,7 +81,7 @@ class OverridesExchangeTest {
             origin.append('\u20ac');
         }
         byte[] bytes = origin.toString().getBytes(StandardCharsets.UTF_8);
-        LiveOverrides.State set = OverridesExchange.of(Transport.TRANSACTION, redis)
+        OverridesExchange.State set = OverridesExchange.of(Transport.TRANSACTION, redis)
                 .exchange("k", "k:client-reset", "set", "limit", "7", origin.toString(), 7L);
         assertThat(set.origin).isEqualTo(new String(bytes, 0, OverridesExchange.ORIGIN_BYTES, StandardCharsets.UTF_8))
                 .endsWith("\ufffd");

@@ -160,9 +160,9 @@ class OverridesParityIT {
         startingHashes().get(start).accept(b(scripted));
         startingHashes().get(start).accept(b(transacted));
         RedisGateway redisGateway = gateway(gateway);
-        LiveOverrides.State byScript = OverridesExchange.of(Transport.LUA, redisGateway)
+        OverridesExchange.State byScript = OverridesExchange.of(Transport.LUA, redisGateway)
                 .exchange(scripted, mark(scripted), op, field, value, origin, 7L);
-        LiveOverrides.State byTransaction = OverridesExchange.of(Transport.TRANSACTION, redisGateway)
+        OverridesExchange.State byTransaction = OverridesExchange.of(Transport.TRANSACTION, redisGateway)
                 .exchange(transacted, mark(transacted), op, field, value, origin, 7L);
 
         assertSameState(byTransaction, byScript);
@@ -211,7 +211,7 @@ class OverridesParityIT {
         return cases.stream();
     }
 
-    private static void assertSameState(LiveOverrides.State actual, LiveOverrides.State expected) {
+    private static void assertSameState(OverridesExchange.State actual, OverridesExchange.State expected) {
         assertThat(actual.limit).as("limit").isEqualTo(expected.limit);
         assertThat(actual.enforce).as("enforce").isEqualTo(expected.enforce);
         assertThat(actual.enforceUnreadable).as("enforce unreadable").isEqualTo(expected.enforceUnreadable);

@@ -69,7 +69,7 @@ class QuotaLeasesTest {
             assertThat(leases.admit("c", 1)).isNotNull();
         }
         advance(Duration.ofMillis(5));
-        assertThat(leases.ask("c")).as("capped").isEqualTo(QuotaLeases.MAX_ASK);
+        assertThat(leases.ask("c")).as("capped").isEqualTo(QuotaLease.MAX_ASK);
     }
 
     @Test

@@ -3,7 +3,6 @@ package dev.ratelimit.counter;
 import dev.ratelimit.RateLimitListener;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RedisFailureException;
-import dev.ratelimit.RedisStore;
 import dev.ratelimit.internal.redis.LuaScript;
 import dev.ratelimit.internal.redis.RedisGateway;
 import dev.ratelimit.internal.redis.StoreAccess;
@@ -25,13 +24,14 @@ import org.slf4j.LoggerFactory;
  * What the counters share: a store, a named window, the key layout (checked once here), and the
  * writes kept in memory while Redis cannot be asked.
  */
-final class CounterKeys {
+abstract class Counter {
     /** What a write answers when Redis could not be asked and the write was kept for later. */
     static final long PENDING = -1;
     /** Writes kept during an outage unless set. */
     static final int DEFAULT_PENDING_LIMIT = 10_000;
 
-    private static final Logger log = LoggerFactory.getLogger(CounterKeys.class);
+    /** Under the name it had as CounterKeys: logging configurations name it. */
+    private static final Logger log = LoggerFactory.getLogger("dev.ratelimit.counter.CounterKeys");
 
     /** The store's gateway, looked up once: every counter call goes through it. */
     private final RedisGateway gateway;
@@ -62,26 +62,21 @@ final class CounterKeys {
         }
     }
 
-    private CounterKeys(RedisStore store, String name, String keyPrefix, Duration window, int pendingLimit,
-            List<RateLimitListener> listeners) {
-        this.gateway = StoreAccess.gateway(store);
-        this.name = name;
-        this.keyPrefix = keyPrefix;
-        this.window = window;
-        this.pendingLimit = pendingLimit;
-        this.listeners = Immutable.copyOf(listeners);
-    }
-
     /** @throws IllegalArgumentException for a bad name, prefix, window or pending limit */
-    static CounterKeys of(RedisStore store, String name, String keyPrefix, Duration window, int pendingLimit,
-            List<RateLimitListener> listeners) {
-        RedisKeys.checkKeyPart("name", name, 1, RateLimiter.MAX_NAME_LENGTH);
-        RedisKeys.checkKeyPart("keyPrefix", keyPrefix, 0, RateLimiter.MAX_NAME_LENGTH);
-        Arguments.checkWindow(window);
-        if (pendingLimit < 0 || pendingLimit > 1_000_000) {
-            throw new IllegalArgumentException("pendingLimit must be between 0 and 1000000, but was " + pendingLimit);
+    Counter(CounterBuilder<?> settings) {
+        RedisKeys.checkKeyPart("name", settings.name, 1, RateLimiter.MAX_NAME_LENGTH);
+        RedisKeys.checkKeyPart("keyPrefix", settings.keyPrefix, 0, RateLimiter.MAX_NAME_LENGTH);
+        Arguments.checkWindow(settings.window);
+        if (settings.pendingLimit < 0 || settings.pendingLimit > 1_000_000) {
+            throw new IllegalArgumentException("pendingLimit must be between 0 and 1000000, but was "
+                    + settings.pendingLimit);
         }
-        return new CounterKeys(store, name, keyPrefix, window, pendingLimit, listeners);
+        this.gateway = StoreAccess.gateway(settings.store);
+        this.name = settings.name;
+        this.keyPrefix = settings.keyPrefix;
+        this.window = settings.window;
+        this.pendingLimit = settings.pendingLimit;
+        this.listeners = Immutable.copyOf(settings.listeners);
     }
 
     String name() {
@@ -92,12 +87,12 @@ final class CounterKeys {
         return window;
     }
 
-    /** {@code <keyPrefix><name>:{<key>}}. */
-    String redisKey(String key) {
+    /** The Redis key of a client: {@code <keyPrefix><name>:{<key>}}. */
+    public String redisKey(String key) {
         return RedisKeys.key(keyPrefix, name, RedisKeys.checkClientKey("key", key));
     }
 
-    void clear(String key) {
+    void forget(String key) {
         gateway.delete(Immutable.listOf(redisKey(key)));
     }
 
@@ -150,8 +145,8 @@ final class CounterKeys {
         }
     }
 
-    /** Writes waiting for Redis. */
-    int pendingWrites() {
+    /** Writes kept in memory, waiting for Redis to answer again. */
+    public int pendingWrites() {
         return pendingCount;
     }
 
