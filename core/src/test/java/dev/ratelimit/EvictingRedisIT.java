@@ -2,7 +2,7 @@ package dev.ratelimit;
 
 import dev.ratelimit.testing.AclUser;
 import dev.ratelimit.testing.RedisServerExtension;
-import dev.ratelimit.testing.RedisServerExtension.Strategy;
+import dev.ratelimit.testing.ServerStrategy;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -11,7 +11,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class EvictingRedisIT extends EvictingRedisContract {
     @RegisterExtension
-    static final RedisServerExtension redis = RedisServerExtension.forced(Strategy.PATH, Strategy.EMBEDDED);
+    static final RedisServerExtension redis = RedisServerExtension.forced(ServerStrategy.PATH, ServerStrategy.EMBEDDED);
 
     @RegisterExtension
     static final AclUser noInfo = new AclUser(redis, "noinfo", "+@all", "-info");

@@ -1,7 +1,7 @@
 package dev.ratelimit.bench;
 
-import dev.ratelimit.testing.RedisServerExtension.Strategy;
 import dev.ratelimit.testing.RedisServerExtension;
+import dev.ratelimit.testing.ServerStrategy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -59,7 +59,7 @@ public final class BenchmarkReport {
         RedisServerExtension own = null;
         String uri = external;
         if (uri == null || uri.isBlank()) {
-            own = RedisServerExtension.forced(Strategy.PATH, Strategy.EMBEDDED).open();
+            own = RedisServerExtension.forced(ServerStrategy.PATH, ServerStrategy.EMBEDDED).open();
             uri = own.uri();
         }
         try {

@@ -135,10 +135,4 @@ final class ExampleAnswers {
         assertThat(api).as("api was denied once: its one client is the most denied")
                 .containsPattern("\"mostDenied\":\\[\\{\"key\":\"[^\"]+\",\"denials\":1\\}\\]");
     }
-
-    static int freePort() throws IOException {
-        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
-    }
 }

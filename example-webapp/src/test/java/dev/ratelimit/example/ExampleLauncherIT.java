@@ -1,5 +1,6 @@
 package dev.ratelimit.example;
 
+import dev.ratelimit.testing.FreePorts;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -37,7 +38,7 @@ class ExampleLauncherIT {
     @Test
     void theLauncherServesTheExampleWithAnEmbeddedRedisAndStopsEverything() throws Exception {
         int redisPort;
-        try (Launcher launcher = Launcher.start(WAR, ExampleAnswers.freePort(), null, false)) {
+        try (Launcher launcher = Launcher.start(WAR, FreePorts.pick(), null, false)) {
             assertThat(launcher.embeddedRedis()).as("no REDIS_URL: an embedded Redis").isNotNull();
             redisPort = launcher.embeddedRedis().port();
             assertThat(redisPort).isNotEqualTo(6379);
@@ -76,7 +77,7 @@ class ExampleLauncherIT {
         ByteArrayOutputStream stderr = new ByteArrayOutputStream();
         root.addHandler(jul);
         System.setErr(new PrintStream(stderr, true, StandardCharsets.UTF_8));
-        try (Launcher launcher = Launcher.start(WAR, ExampleAnswers.freePort(), null, false)) {
+        try (Launcher launcher = Launcher.start(WAR, FreePorts.pick(), null, false)) {
             assertThat(launcher.port()).isPositive();
         } finally {
             System.setErr(console);
@@ -99,8 +100,8 @@ class ExampleLauncherIT {
 
     @Test
     void anUnreachableRedisIsOneLineSayingWhatToDo() throws Exception {
-        int nobody = ExampleAnswers.freePort();
-        assertThatThrownBy(() -> Launcher.start(WAR, ExampleAnswers.freePort(),
+        int nobody = FreePorts.pick();
+        assertThatThrownBy(() -> Launcher.start(WAR, FreePorts.pick(),
                 "redis://:secret@127.0.0.1:" + nobody, false))
                 .isInstanceOf(Launcher.LaunchException.class)
                 .hasMessageStartingWith("Redis at redis://****@127.0.0.1:" + nobody + " does not answer (")

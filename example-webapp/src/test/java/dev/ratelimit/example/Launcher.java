@@ -2,7 +2,7 @@ package dev.ratelimit.example;
 
 import dev.ratelimit.RedisSettings;
 import dev.ratelimit.testing.RedisServerExtension;
-import dev.ratelimit.testing.RedisServerExtension.Strategy;
+import dev.ratelimit.testing.ServerStrategy;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -146,14 +146,14 @@ public final class Launcher implements AutoCloseable {
      */
     private static RedisServerExtension openEmbeddedRedis(boolean talk) {
         if (!talk) {
-            return RedisServerExtension.forced(Strategy.PATH, Strategy.EMBEDDED).open();
+            return RedisServerExtension.forced(ServerStrategy.PATH, ServerStrategy.EMBEDDED).open();
         }
         PrintStream console = System.err;
         ByteArrayOutputStream lines = new ByteArrayOutputStream();
         System.setErr(new PrintStream(lines, true, StandardCharsets.UTF_8));
         boolean started = false;
         try {
-            RedisServerExtension redis = RedisServerExtension.forced(Strategy.PATH, Strategy.EMBEDDED).open();
+            RedisServerExtension redis = RedisServerExtension.forced(ServerStrategy.PATH, ServerStrategy.EMBEDDED).open();
             started = true;
             return redis;
         } finally {

@@ -9,8 +9,8 @@ import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
 import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
-import dev.ratelimit.testing.RedisServerExtension.Strategy;
 import dev.ratelimit.testing.ServerProduct;
+import dev.ratelimit.testing.ServerStrategy;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,7 +32,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class EvictingRedisFilterIT {
     @RegisterExtension
-    static final RedisServerExtension redis = RedisServerExtension.forced(Strategy.PATH, Strategy.EMBEDDED);
+    static final RedisServerExtension redis = RedisServerExtension.forced(ServerStrategy.PATH, ServerStrategy.EMBEDDED);
 
     private static final ServletContainers.Pool containers = new ServletContainers.Pool();
     private static final AtomicInteger apps = new AtomicInteger();

@@ -7,7 +7,7 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RedisStore;
 import dev.ratelimit.Rule;
 import dev.ratelimit.testing.RedisServerExtension;
-import dev.ratelimit.testing.RedisServerExtension.Strategy;
+import dev.ratelimit.testing.ServerStrategy;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
@@ -21,7 +21,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class EvictionMetricsIT {
     @RegisterExtension
-    static final RedisServerExtension redis = RedisServerExtension.forced(Strategy.PATH, Strategy.EMBEDDED);
+    static final RedisServerExtension redis = RedisServerExtension.forced(ServerStrategy.PATH, ServerStrategy.EMBEDDED);
 
     private static String scrape(String uri, String policy) {
         PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);

@@ -1,9 +1,9 @@
 package dev.ratelimit.servers;
 
+import dev.ratelimit.testing.FreePorts;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -57,7 +57,7 @@ final class StandaloneServer implements AutoCloseable {
     static StandaloneServer start(ServerLine line, Path base, String redisUrl) throws IOException {
         Files.createDirectories(base.resolve("webapps"));
         for (int attempt = 1; ; attempt++) {
-            int port = freePort();
+            int port = FreePorts.pick();
             List<String> command = line.isJetty() ? jetty(line, base, port) : tomcat(line, base, port);
             Path log = base.resolve("console.log");
             ProcessBuilder builder = new ProcessBuilder(command).directory(base.toFile())
@@ -295,13 +295,6 @@ final class StandaloneServer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
         }
     }
 

@@ -33,7 +33,7 @@ final class EmbeddedRedisBinary {
         } catch (RuntimeException e) {
             // e.g. an OS/architecture the jar has no binary for
             throw new IOException("embedded-redis has no binary for " + System.getProperty("os.name") + "/"
-                    + System.getProperty("os.arch") + ": " + StrategyResolver.describe(e), e);
+                    + System.getProperty("os.arch") + ": " + Causes.describe(e), e);
         }
         Path binary = file.toPath();
         if (!Files.isRegularFile(binary)) {

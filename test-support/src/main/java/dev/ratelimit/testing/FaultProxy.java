@@ -7,13 +7,8 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.HashSet;
-import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -41,16 +36,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>{@link #close()} ends every connection and waits for every thread the proxy started.
  */
 public final class FaultProxy implements AutoCloseable {
-    private static final Duration THREAD_END = Duration.ofSeconds(5);
-
     private enum Mode { FORWARD, BLACKHOLE, RESET, REFUSE, CLOSED }
 
     private final InetSocketAddress target;
     private final InetAddress loopback = InetAddress.getLoopbackAddress();
     private final int port;
     private final Set<ProxyLink> links = ConcurrentHashMap.newKeySet();
-    /** Every thread the proxy started, ended or not: close() waits for each, including late ones. */
-    private final Queue<Thread> threads = new ConcurrentLinkedQueue<>();
+    private final ProxyThreads threads = new ProxyThreads();
     private final AtomicLong accepted = new AtomicLong();
     private final Object lock = new Object();
     private Mode mode = Mode.FORWARD;
@@ -176,41 +168,7 @@ public final class FaultProxy implements AutoCloseable {
             lock.notifyAll();
         }
         ProxyLink.closeQuietly(closing);
-        // The accept thread may be starting a link's pumps right now, after the links were closed
-        // here: close and wait again until no thread is left that was not waited for.
-        long deadline = System.nanoTime() + THREAD_END.toNanos();
-        Set<Thread> ended = new HashSet<>();
-        while (true) {
-            for (ProxyLink link : links) {
-                link.close(false);
-            }
-            List<Thread> waiting = new ArrayList<>();
-            for (Thread thread : threads) {
-                if (!ended.contains(thread)) {
-                    waiting.add(thread);
-                }
-            }
-            if (waiting.isEmpty()) {
-                return;
-            }
-            List<Thread> alive = new ArrayList<>();
-            for (Thread thread : waiting) {
-                try {
-                    thread.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-                if (thread.isAlive()) {
-                    alive.add(thread);
-                } else {
-                    ended.add(thread);
-                }
-            }
-            if (!alive.isEmpty()) {
-                throw new IllegalStateException("threads still running after close: " + alive);
-            }
-        }
+        threads.endAll(() -> links.forEach(link -> link.close(false)));
     }
 
     @Override
@@ -271,10 +229,7 @@ public final class FaultProxy implements AutoCloseable {
 
     /** Starts a daemon thread of the proxy, which {@link #close()} waits for. */
     void start(String name, Runnable body) {
-        Thread thread = new Thread(body, name);
-        thread.setDaemon(true);
-        threads.add(thread);
-        thread.start();
+        threads.start(name, body);
     }
 
     private void accept(ServerSocket socket) {

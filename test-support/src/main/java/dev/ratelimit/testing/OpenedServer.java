@@ -12,7 +12,7 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
 
-import dev.ratelimit.testing.RedisServerExtension.Strategy;
+
 
 /**
  * The server an open {@link RedisServerExtension} uses, and what can be done to it: the winning strategy, the
@@ -21,11 +21,11 @@ import dev.ratelimit.testing.RedisServerExtension.Strategy;
  */
 final class OpenedServer {
 
-    private final Strategy strategy;
+    private final ServerStrategy strategy;
     private final ServerHandle server;
     private final RedisClient client;
 
-    OpenedServer(Strategy strategy, ServerHandle server, RedisClient client) {
+    OpenedServer(ServerStrategy strategy, ServerHandle server, RedisClient client) {
         this.strategy = strategy;
         this.server = server;
         this.client = client;
@@ -37,7 +37,7 @@ final class OpenedServer {
         return RedisClient.builder().fromURI(parsed).poolConfig(NoEvictorPool.config()).build();
     }
 
-    Strategy strategy() {
+    ServerStrategy strategy() {
         return strategy;
     }
 
@@ -140,7 +140,7 @@ final class OpenedServer {
             }
         } catch (RuntimeException e) {
             System.err.println(ManagedRedisResource.LOG_PREFIX + "could not delete keys under " + keyPrefix + " on "
-                    + uri() + ": " + StrategyResolver.describe(e));
+                    + uri() + ": " + Causes.describe(e));
         }
     }
 

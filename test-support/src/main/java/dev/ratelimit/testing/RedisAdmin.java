@@ -30,7 +30,6 @@ final class RedisAdmin {
     /** redis-server refuses cluster ports above this: the bus port (port + 10000) must fit in 16 bits. */
     static final int MAX_CLUSTER_PORT = 55_535;
     static final int CLUSTER_BUS_OFFSET = 10_000;
-    private static final int FORBIDDEN_PORT = 6379;
 
     private RedisAdmin() {
     }
@@ -111,7 +110,7 @@ final class RedisAdmin {
             try {
                 last = problem.get();
             } catch (RuntimeException e) {
-                last = StrategyResolver.describe(e);
+                last = Causes.describe(e);
             }
             if (last == null) {
                 return Duration.ofNanos(System.nanoTime() - start);
@@ -156,9 +155,9 @@ final class RedisAdmin {
      */
     static int clusterPort(Set<Integer> reserved) {
         for (int i = 0; i < 200; i++) {
-            int port = RedisProcessServer.freePort();
+            int port = FreePorts.pick();
             int bus = port + CLUSTER_BUS_OFFSET;
-            if (port >= MAX_CLUSTER_PORT || bus == FORBIDDEN_PORT || reserved.contains(port) || reserved.contains(bus)
+            if (port >= MAX_CLUSTER_PORT || bus == FreePorts.FORBIDDEN_PORT || reserved.contains(port) || reserved.contains(bus)
                     || !canBind(bus)) {
                 continue;
             }

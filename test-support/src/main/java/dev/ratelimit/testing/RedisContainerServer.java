@@ -44,7 +44,7 @@ final class RedisContainerServer implements ServerHandle {
     }
 
     static RedisContainerServer start(String image) {
-        int hostPort = RedisProcessServer.freePort();
+        int hostPort = FreePorts.pick();
         GenericContainer<?> container = new GenericContainer<>(DockerImageName.parse(image))
                 .withExposedPorts(REDIS_PORT)
                 .withCommand("redis-server", "--save", "", "--appendonly", "no", "--protected-mode", "no")
@@ -75,7 +75,7 @@ final class RedisContainerServer implements ServerHandle {
             }
             stopQuietly(container);
             throw new StrategyUnavailable("could not start a " + image + " container: "
-                    + StrategyResolver.describe(e) + (logs.isBlank() ? "" : "\n  container log:\n" + logs.strip()), e);
+                    + Causes.describe(e) + (logs.isBlank() ? "" : "\n  container log:\n" + logs.strip()), e);
         }
     }
 

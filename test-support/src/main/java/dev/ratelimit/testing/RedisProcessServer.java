@@ -1,9 +1,6 @@
 package dev.ratelimit.testing;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -23,7 +20,6 @@ import java.util.function.IntSupplier;
 final class RedisProcessServer implements ServerHandle {
 
     static final String HOST = "127.0.0.1";
-    private static final int FORBIDDEN_PORT = 6379;
     private static final long READY_TIMEOUT_MILLIS = 10_000;
     private static final int PORT_ATTEMPTS = 3;
 
@@ -56,21 +52,15 @@ final class RedisProcessServer implements ServerHandle {
         this.output = new ProcessOutput(dir);
     }
 
-    /**
-     * Starts {@code binary} on a free port and waits until it answers PING.
-     *
-     * @param binary    the redis-server executable
-     * @param binaryDir a directory to delete on close (where an extracted binary lives), or null
-     * @param label     what to call it in messages
-     */
+    /** A plain standalone server ({@link #standardArguments}) on a free port: see the other {@code start}. */
     static RedisProcessServer start(Path binary, Path binaryDir, String label) {
-        return start(binary, binaryDir, label, RedisProcessServer::freePort, RedisProcessServer::standardArguments);
+        return start(binary, binaryDir, label, FreePorts::pick, RedisProcessServer::standardArguments);
     }
 
     /**
      * Starts {@code binary} with the given arguments on a port from {@code ports} and waits until it
-     * answers PING; when the port turns out to be taken, asks {@code ports} for another one (up to 3 times).
-     *
+     * answers PING; when the port turns out to be taken, asks {@code ports} for another one (up to 3
+     * times).
      * @param binary    the redis-server executable
      * @param binaryDir a directory to delete on close (where an extracted binary lives), or null
      * @param label     what to call it in messages
@@ -207,7 +197,7 @@ final class RedisProcessServer implements ServerHandle {
     }
 
     private void launch() {
-        if (port == FORBIDDEN_PORT) {
+        if (port == FreePorts.FORBIDDEN_PORT) {
             throw new IllegalStateException("refusing to start a test server on port 6379");
         }
         Process p;
@@ -226,7 +216,11 @@ final class RedisProcessServer implements ServerHandle {
         }
         process = p;
         ProcessReaper.register(this);
-        closeStdin(p);
+        try {
+            p.getOutputStream().close();
+        } catch (IOException ignored) {
+            // redis-server never reads stdin
+        }
         awaitReady(p);
     }
 
@@ -266,23 +260,6 @@ final class RedisProcessServer implements ServerHandle {
         return output.tail();
     }
 
-    /** A free port on 127.0.0.1, never 6379. */
-    static int freePort() {
-        for (int i = 0; i < 10; i++) {
-            try (ServerSocket socket = new ServerSocket()) {
-                socket.setReuseAddress(true);
-                socket.bind(new InetSocketAddress(InetAddress.getByName(HOST), 0));
-                int candidate = socket.getLocalPort();
-                if (candidate != FORBIDDEN_PORT) {
-                    return candidate;
-                }
-            } catch (IOException e) {
-                throw new IllegalStateException("cannot find a free port on " + HOST + ": " + e.getMessage(), e);
-            }
-        }
-        throw new IllegalStateException("cannot find a free port on " + HOST);
-    }
-
     /**
      * Whether the server answering on {@link #port} is process {@code p}. Builds running side by side
      * pick free ports independently: another's server may bind the port between the probe and this
@@ -295,14 +272,6 @@ final class RedisProcessServer implements ServerHandle {
             return pid != null && Long.parseLong(pid.trim()) == p.pid();
         } catch (RuntimeException e) {
             return false;
-        }
-    }
-
-    private static void closeStdin(Process p) {
-        try {
-            p.getOutputStream().close();
-        } catch (IOException ignored) {
-            // redis-server never reads stdin
         }
     }
 
@@ -326,14 +295,5 @@ final class RedisProcessServer implements ServerHandle {
         }
         TempDirs.deleteQuietly(dir);
         TempDirs.deleteQuietly(binaryDir);
-    }
-
-    /** redis-server could not bind its port. */
-    static final class PortInUse extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        PortInUse(String message) {
-            super(message);
-        }
     }
 }

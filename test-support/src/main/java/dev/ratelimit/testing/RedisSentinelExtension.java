@@ -84,11 +84,11 @@ public final class RedisSentinelExtension extends ManagedRedisResource {
         List<RedisProcessServer> started = new ArrayList<>();
         try {
             RedisProcessServer master = RedisProcessServer.start(binary, null, "sentinel-monitored master",
-                    RedisProcessServer::freePort, RedisSentinelExtension::dataNodeArguments);
+                    FreePorts::pick, RedisSentinelExtension::dataNodeArguments);
             started.add(master);
             int masterPort = master.port();
             RedisProcessServer replica = RedisProcessServer.start(binary, null, "sentinel-monitored replica",
-                    RedisProcessServer::freePort, (port, dir, log) -> {
+                    FreePorts::pick, (port, dir, log) -> {
                         List<String> args = new ArrayList<>(dataNodeArguments(port, dir, log));
                         args.addAll(List.of("--replicaof", RedisAdmin.HOST, Integer.toString(masterPort)));
                         return args;
@@ -100,7 +100,7 @@ public final class RedisSentinelExtension extends ManagedRedisResource {
             List<RedisProcessServer> startedSentinels = new ArrayList<>();
             for (int i = 1; i <= SENTINEL_COUNT; i++) {
                 RedisProcessServer sentinel = RedisProcessServer.start(binary, null, "sentinel " + i,
-                        RedisProcessServer::freePort, (port, dir, log) -> sentinelArguments(port, dir, log, masterPort));
+                        FreePorts::pick, (port, dir, log) -> sentinelArguments(port, dir, log, masterPort));
                 started.add(sentinel);
                 startedSentinels.add(sentinel);
             }

@@ -14,17 +14,17 @@ import redis.clients.jedis.UnifiedJedis;
  * static final RedisServerExtension redis = new RedisServerExtension();
  * }</pre>
  *
- * <p>In {@code beforeAll} the first of these that works wins (see {@link Strategy}):
+ * <p>In {@code beforeAll} the first of these that works wins (see {@link ServerStrategy}):
  * <ol>
- *   <li>{@link Strategy#URL}: the server named by the environment variable {@code REDIS_URL}
+ *   <li>{@link ServerStrategy#URL}: the server named by the environment variable {@code REDIS_URL}
  *       (or the system property {@code redis.url}). It is shared, so it is never flushed, configured
  *       or shut down: tests must only write keys under {@link #keyPrefix()}. If {@code REDIS_URL} is
  *       set but the server does not answer, {@code beforeAll} fails instead of silently using another
  *       server.</li>
- *   <li>{@link Strategy#TESTCONTAINERS}: a {@code redis:7.0-alpine} container, when Docker answers.</li>
- *   <li>{@link Strategy#PATH}: a {@code redis-server} binary found on {@code PATH}, started on a free
+ *   <li>{@link ServerStrategy#TESTCONTAINERS}: a {@code redis:7.0-alpine} container, when Docker answers.</li>
+ *   <li>{@link ServerStrategy#PATH}: a {@code redis-server} binary found on {@code PATH}, started on a free
  *       port of 127.0.0.1.</li>
- *   <li>{@link Strategy#EMBEDDED}: the binary shipped in the embedded-redis jar, on a free port.</li>
+ *   <li>{@link ServerStrategy#EMBEDDED}: the binary shipped in the embedded-redis jar, on a free port.</li>
  * </ol>
  * The system property {@code ratelimit.test.redis} ({@code url}, {@code testcontainers}, {@code path}
  * or {@code embedded}, or a comma separated list of them) forces the strategies to try. When nothing
@@ -32,7 +32,7 @@ import redis.clients.jedis.UnifiedJedis;
  * why each strategy failed; tests are never skipped.
  *
  * <p>The extension can also be used without JUnit: {@link #open()} / {@link #close()}, e.g.
- * {@code try (var r = RedisServerExtension.forced(Strategy.EMBEDDED).open()) { ... }}. {@code afterAll} /
+ * {@code try (var r = RedisServerExtension.forced(ServerStrategy.EMBEDDED).open()) { ... }}. {@code afterAll} /
  * {@link #close()} stop a server this extension started, delete its temporary directory and close the admin
  * client; on a shared {@code REDIS_URL} server they only delete the keys under {@link #keyPrefix()}.
  *
@@ -47,48 +47,8 @@ public final class RedisServerExtension extends ManagedRedisResource {
     public static final String REDIS_URL_ENV = "REDIS_URL";
     /** System property alternative to {@link #REDIS_URL_ENV}. */
     public static final String REDIS_URL_PROPERTY = "redis.url";
-    /** Docker image used by {@link Strategy#TESTCONTAINERS}. */
+    /** Docker image used by {@link ServerStrategy#TESTCONTAINERS}. */
     public static final String DOCKER_IMAGE = "redis:7.0-alpine";
-
-    /** Ways to obtain a Redis server, in their default order of preference. */
-    public enum Strategy {
-        /** An existing server named by {@code REDIS_URL} / {@code -Dredis.url}; not owned. */
-        URL("url", "REDIS_URL"),
-        /** A {@code redis:7.0-alpine} container started through Testcontainers. */
-        TESTCONTAINERS("testcontainers", "testcontainers"),
-        /** A {@code redis-server} binary found on {@code PATH}, started as a child process. */
-        PATH("path", "redis-server on PATH"),
-        /** The {@code redis-server} binary shipped inside the embedded-redis jar, started as a child process. */
-        EMBEDDED("embedded", "embedded-redis"),
-        /** The binary of {@link RedisLine#current()}, a child process; only if asked ({@link RedisServerExtension#line()}). */
-        LINE("line", "a line's binary");
-
-        private final String propertyValue;
-        private final String source;
-
-        Strategy(String propertyValue, String source) {
-            this.propertyValue = propertyValue;
-            this.source = source;
-        }
-
-        /**
-         * The value that selects this strategy in {@value RedisServerExtension#STRATEGY_PROPERTY}.
-         *
-         * @return e.g. {@code "embedded"}
-         */
-        public String propertyValue() {
-            return propertyValue;
-        }
-
-        /**
-         * The label {@link RedisServerExtension#source()} reports for a server obtained this way.
-         *
-         * @return e.g. {@code "redis-server on PATH"}
-         */
-        public String source() {
-            return source;
-        }
-    }
 
     private final StrategyResolver resolver;
 
@@ -107,19 +67,19 @@ public final class RedisServerExtension extends ManagedRedisResource {
      * Package-private seam for tests: explicit strategy order (null: property or default order) and
      * replaceable environment / system property lookups.
      */
-    RedisServerExtension(List<Strategy> forcedOrder, Function<String, String> env, Function<String, String> props) {
+    RedisServerExtension(List<ServerStrategy> forcedOrder, Function<String, String> env, Function<String, String> props) {
         this.resolver = new StrategyResolver(forcedOrder, env, props);
     }
 
     /**
      * Creates an extension that only tries the given strategies, in the given order, ignoring
      * {@value #STRATEGY_PROPERTY}. Useful to exercise one fallback, e.g.
-     * {@code RedisServerExtension.forced(Strategy.EMBEDDED).open()}.
+     * {@code RedisServerExtension.forced(ServerStrategy.EMBEDDED).open()}.
      *
      * @param strategies the strategies to try, first that works wins; at least one
      * @return a new, not yet opened extension
      */
-    public static RedisServerExtension forced(Strategy... strategies) {
+    public static RedisServerExtension forced(ServerStrategy... strategies) {
         if (strategies.length == 0) {
             throw new IllegalArgumentException("forced() needs at least one strategy");
         }
@@ -132,12 +92,10 @@ public final class RedisServerExtension extends ManagedRedisResource {
      */
     public static RedisServerExtension line() {
         RedisLine line = RedisLine.current();
-        return forced(line.binary() == null ? Strategy.EMBEDDED : Strategy.LINE);
+        return forced(line.binary() == null ? ServerStrategy.EMBEDDED : ServerStrategy.LINE);
     }
 
-    // ------------------------------------------------------------------------------------------
     // Lifecycle (beforeAll / afterAll / close: see ManagedRedisResource)
-    // ------------------------------------------------------------------------------------------
 
     /**
      * Obtains a server and opens the admin client, exactly as {@code beforeAll} does; for use outside
@@ -176,9 +134,7 @@ public final class RedisServerExtension extends ManagedRedisResource {
         }
     }
 
-    // ------------------------------------------------------------------------------------------
     // Accessors
-    // ------------------------------------------------------------------------------------------
 
     /**
      * The server's address as a Redis URI.
@@ -190,21 +146,13 @@ public final class RedisServerExtension extends ManagedRedisResource {
         return opened.uri();
     }
 
-    /**
-     * The host to connect to.
-     *
-     * @return e.g. {@code 127.0.0.1}
-     */
+    /** The host to connect to, e.g. {@code 127.0.0.1}. */
     public synchronized String host() {
         requireOpen();
         return opened.server().host();
     }
 
-    /**
-     * The port to connect to; it stays the same across {@link #stop()} / {@link #start()}.
-     *
-     * @return the TCP port
-     */
+    /** The port to connect to; it stays the same across {@link #stop()} / {@link #start()}. */
     public synchronized int port() {
         requireOpen();
         return opened.server().port();
@@ -214,19 +162,15 @@ public final class RedisServerExtension extends ManagedRedisResource {
      * Which way the server was obtained.
      *
      * @return one of {@code "REDIS_URL"}, {@code "testcontainers"}, {@code "redis-server on PATH"},
-     *         {@code "embedded-redis"} (see {@link Strategy#source()})
+     *         {@code "embedded-redis"} (see {@link ServerStrategy#source()})
      */
     public synchronized String source() {
         requireOpen();
         return opened.strategy().source();
     }
 
-    /**
-     * The strategy that provided the server.
-     *
-     * @return the winning strategy
-     */
-    public synchronized Strategy strategy() {
+    /** The strategy that provided the server. */
+    public synchronized ServerStrategy strategy() {
         requireOpen();
         return opened.strategy();
     }
@@ -301,9 +245,7 @@ public final class RedisServerExtension extends ManagedRedisResource {
         return OpenedServer.scanKeys(client(), keyPrefix());
     }
 
-    // ------------------------------------------------------------------------------------------
     // Failure injection
-    // ------------------------------------------------------------------------------------------
 
     /**
      * Kills the server (abruptly, like a crash): afterwards its port refuses connections. Does nothing if
@@ -329,11 +271,7 @@ public final class RedisServerExtension extends ManagedRedisResource {
         opened.restart("start()");
     }
 
-    /**
-     * Whether the server currently accepts connections and answers {@code PING} (within ~0.5 s).
-     *
-     * @return true when PING is answered with PONG
-     */
+    /** Whether the server currently accepts connections and answers {@code PING} (within ~0.5 s). */
     public synchronized boolean isAnswering() {
         requireOpen();
         return opened.isAnswering();

@@ -47,7 +47,7 @@ final class SentinelChecks {
                 }
                 answers.add(s.port() + ": " + reply);
             } catch (RuntimeException e) {
-                answers.add(s.port() + ": " + StrategyResolver.describe(e));
+                answers.add(s.port() + ": " + Causes.describe(e));
             }
         }
         return "sentinels answered " + answers;

@@ -1,6 +1,6 @@
 package dev.ratelimit.testing;
 
-/** A Redis server obtained by one {@link RedisServerExtension.Strategy}. */
+/** A Redis server obtained by one {@link ServerStrategy}. */
 interface ServerHandle {
 
     /** @return e.g. {@code redis://127.0.0.1:34567} */

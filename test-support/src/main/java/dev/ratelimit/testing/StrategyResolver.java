@@ -5,7 +5,6 @@ import static dev.ratelimit.testing.RedisServerExtension.REDIS_URL_ENV;
 import static dev.ratelimit.testing.RedisServerExtension.REDIS_URL_PROPERTY;
 import static dev.ratelimit.testing.RedisServerExtension.STRATEGY_PROPERTY;
 
-import dev.ratelimit.testing.RedisServerExtension.Strategy;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -21,17 +20,17 @@ import java.util.function.Function;
 import redis.clients.jedis.RedisClient;
 
 /**
- * Chooses and starts the server of a {@link RedisServerExtension}: works out which {@link Strategy strategies}
+ * Chooses and starts the server of a {@link RedisServerExtension}: works out which {@link ServerStrategy strategies}
  * to try (forced, from {@value RedisServerExtension#STRATEGY_PROPERTY}, or the default order), tries them in
  * turn and returns the first server whose admin client answers {@code PING}. When none works, the exception
  * says how to provide Redis and why each strategy failed.
  */
 final class StrategyResolver {
 
-    private static final List<Strategy> DEFAULT_ORDER =
-            List.of(Strategy.URL, Strategy.TESTCONTAINERS, Strategy.PATH, Strategy.EMBEDDED);
+    private static final List<ServerStrategy> DEFAULT_ORDER =
+            List.of(ServerStrategy.URL, ServerStrategy.TESTCONTAINERS, ServerStrategy.PATH, ServerStrategy.EMBEDDED);
 
-    private final List<Strategy> forcedOrder;
+    private final List<ServerStrategy> forcedOrder;
     private final Function<String, String> env;
     private final Function<String, String> props;
 
@@ -40,7 +39,7 @@ final class StrategyResolver {
      * @param env         the environment lookup ({@code System::getenv})
      * @param props       the system property lookup ({@code System::getProperty})
      */
-    StrategyResolver(List<Strategy> forcedOrder, Function<String, String> env, Function<String, String> props) {
+    StrategyResolver(List<ServerStrategy> forcedOrder, Function<String, String> env, Function<String, String> props) {
         this.forcedOrder = forcedOrder == null ? null : List.copyOf(forcedOrder);
         this.env = Objects.requireNonNull(env, "env");
         this.props = Objects.requireNonNull(props, "props");
@@ -52,9 +51,9 @@ final class StrategyResolver {
      * @throws IllegalStateException when no strategy works, or a {@code REDIS_URL} server is unusable
      */
     OpenedServer open() {
-        List<Strategy> order = strategyOrder();
-        Map<Strategy, String> failures = new LinkedHashMap<>();
-        for (Strategy candidate : order) {
+        List<ServerStrategy> order = strategyOrder();
+        Map<ServerStrategy, String> failures = new LinkedHashMap<>();
+        for (ServerStrategy candidate : order) {
             ServerHandle handle;
             try {
                 handle = tryStrategy(candidate, order != DEFAULT_ORDER);
@@ -64,7 +63,7 @@ final class StrategyResolver {
             } catch (ExplicitServerFailed e) {
                 throw new IllegalStateException(e.getMessage(), e.getCause());
             } catch (RuntimeException | LinkageError e) {
-                failures.put(candidate, describe(e));
+                failures.put(candidate, Causes.describe(e));
                 continue;
             }
             RedisClient admin = null;
@@ -77,10 +76,10 @@ final class StrategyResolver {
             } catch (RuntimeException e) {
                 OpenedServer.closeQuietly(admin);
                 handle.close();
-                if (candidate == Strategy.URL) {
-                    throw new IllegalStateException(urlFailureMessage(handle.uri(), describe(e)), e);
+                if (candidate == ServerStrategy.URL) {
+                    throw new IllegalStateException(urlFailureMessage(handle.uri(), Causes.describe(e)), e);
                 }
-                failures.put(candidate, "admin client could not talk to " + handle.uri() + ": " + describe(e));
+                failures.put(candidate, "admin client could not talk to " + handle.uri() + ": " + Causes.describe(e));
                 continue;
             }
             return new OpenedServer(candidate, handle, admin);
@@ -88,11 +87,9 @@ final class StrategyResolver {
         throw new IllegalStateException(nothingWorkedMessage(order, failures));
     }
 
-    // ------------------------------------------------------------------------------------------
     // Resolution
-    // ------------------------------------------------------------------------------------------
 
-    private List<Strategy> strategyOrder() {
+    private List<ServerStrategy> strategyOrder() {
         if (forcedOrder != null) {
             return forcedOrder;
         }
@@ -100,10 +97,10 @@ final class StrategyResolver {
         if (forcedProperty == null || forcedProperty.isBlank()) {
             return DEFAULT_ORDER;
         }
-        List<Strategy> order = new ArrayList<>();
+        List<ServerStrategy> order = new ArrayList<>();
         for (String part : forcedProperty.split(",")) {
             if (!part.isBlank()) {
-                Strategy s = parse(part);
+                ServerStrategy s = parse(part);
                 if (!order.contains(s)) {
                     order.add(s);
                 }
@@ -112,9 +109,9 @@ final class StrategyResolver {
         return order.isEmpty() ? DEFAULT_ORDER : order;
     }
 
-    private static Strategy parse(String value) {
+    private static ServerStrategy parse(String value) {
         String v = value.trim().toLowerCase(Locale.ROOT);
-        for (Strategy s : Strategy.values()) {
+        for (ServerStrategy s : ServerStrategy.values()) {
             if (s.propertyValue().equals(v) || s.name().toLowerCase(Locale.ROOT).equals(v)) {
                 return s;
             }
@@ -123,7 +120,7 @@ final class StrategyResolver {
                 + "; use one of url, testcontainers, path, embedded (or a comma separated list)");
     }
 
-    private ServerHandle tryStrategy(Strategy s, boolean explicitlyChosen) {
+    private ServerHandle tryStrategy(ServerStrategy s, boolean explicitlyChosen) {
         switch (s) {
             case URL:
                 return fromUrl();
@@ -193,7 +190,7 @@ final class StrategyResolver {
         if (binary == null) {
             throw new StrategyUnavailable("no executable redis-server on PATH");
         }
-        return RedisProcessServer.start(binary, null, Strategy.PATH.source());
+        return RedisProcessServer.start(binary, null, ServerStrategy.PATH.source());
     }
 
     private ServerHandle fromLine() {
@@ -209,7 +206,7 @@ final class StrategyResolver {
         try {
             return RedisProcessServer.start(line.binary(), null, line.name());
         } catch (RuntimeException failed) {
-            throw new ExplicitServerFailed(line + " did not start: " + describe(failed), failed);
+            throw new ExplicitServerFailed(line + " did not start: " + Causes.describe(failed), failed);
         }
     }
 
@@ -221,22 +218,18 @@ final class StrategyResolver {
         try {
             dir = Files.createTempDirectory("ratelimit-embedded-redis-bin-");
             Path binary = EmbeddedRedisBinary.extractTo(dir);
-            return RedisProcessServer.start(binary, dir, Strategy.EMBEDDED.source());
+            return RedisProcessServer.start(binary, dir, ServerStrategy.EMBEDDED.source());
         } catch (IOException e) {
             TempDirs.deleteRecursively(dir);
             throw new StrategyUnavailable("could not extract the redis-server binary from the embedded-redis jar: "
-                    + describe(e));
+                    + Causes.describe(e));
         } catch (RuntimeException | LinkageError e) {
             TempDirs.deleteRecursively(dir);
             throw e;
         }
     }
 
-    /**
-     * @param pathVariable the value of {@code PATH}
-     * @param command      e.g. {@code redis-cli} ({@code .exe} is appended on Windows)
-     * @return the first executable {@code command} on the path, or null
-     */
+    /** The first executable {@code command} (e.g. {@code redis-cli}; {@code .exe} on Windows) on {@code PATH}, or null. */
     static Path findOnPath(String pathVariable, String command) {
         if (pathVariable == null || pathVariable.isBlank()) {
             return null;
@@ -268,9 +261,7 @@ final class StrategyResolver {
         }
     }
 
-    // ------------------------------------------------------------------------------------------
     // Messages
-    // ------------------------------------------------------------------------------------------
 
     static String howToProvideRedis() {
         return "Provide Redis for the tests in one of these ways:\n"
@@ -281,10 +272,10 @@ final class StrategyResolver {
                 + "Use -D" + STRATEGY_PROPERTY + "=url|testcontainers|path|embedded to force one way.";
     }
 
-    private static String nothingWorkedMessage(List<Strategy> order, Map<Strategy, String> failures) {
+    private static String nothingWorkedMessage(List<ServerStrategy> order, Map<ServerStrategy, String> failures) {
         StringBuilder sb = new StringBuilder("No Redis server available for the tests.\n");
         sb.append(howToProvideRedis()).append("\nStrategies tried, in order:\n");
-        for (Strategy s : order) {
+        for (ServerStrategy s : order) {
             sb.append("  - ").append(s.propertyValue()).append(" (").append(s.source()).append("): ")
                     .append(failures.getOrDefault(s, "not tried")).append('\n');
         }
@@ -295,25 +286,6 @@ final class StrategyResolver {
         return "REDIS_URL is set to " + url + " but that server cannot be used: " + reason
                 + "\nFix or unset REDIS_URL (and -D" + REDIS_URL_PROPERTY + "); without it the tests start their own"
                 + " server (Docker, redis-server on PATH, or the embedded-redis binary).";
-    }
-
-    /** The exception and up to three causes, each as {@code SimpleName: message}, joined by {@code " <- "}. */
-    static String describe(Throwable e) {
-        StringBuilder sb = new StringBuilder();
-        Throwable t = e;
-        for (int depth = 0; t != null && depth < 4; depth++, t = t.getCause()) {
-            if (depth > 0) {
-                sb.append(" <- ");
-            }
-            sb.append(t.getClass().getSimpleName());
-            if (t.getMessage() != null) {
-                sb.append(": ").append(t.getMessage());
-            }
-            if (t.getCause() == t) {
-                break;
-            }
-        }
-        return sb.toString();
     }
 
     /** The user explicitly named a server (REDIS_URL) and it is unusable: fail instead of falling back. */

@@ -46,7 +46,7 @@ class RedisLineTest {
     @Test
     void aLineThatDoesNotStartFailsInsteadOfFallingBack() {
         RedisServerExtension extension = new RedisServerExtension(
-                List.of(RedisServerExtension.Strategy.LINE, RedisServerExtension.Strategy.EMBEDDED),
+                List.of(ServerStrategy.LINE, ServerStrategy.EMBEDDED),
                 name -> null, Map.of(RedisLine.PROPERTY, "valkey-9=/bin/false")::get);
         assertThatThrownBy(extension::open).hasMessageContaining("valkey-9 (/bin/false) did not start");
     }

@@ -13,7 +13,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import dev.ratelimit.testing.RedisServerExtension.Strategy;
+
 
 class RedisServerExtensionTest {
 
@@ -80,9 +80,9 @@ class RedisServerExtensionTest {
     void embeddedRedisFallbackWorks() throws Exception {
         String host;
         int port;
-        try (RedisServerExtension embedded = RedisServerExtension.forced(Strategy.EMBEDDED).open()) {
+        try (RedisServerExtension embedded = RedisServerExtension.forced(ServerStrategy.EMBEDDED).open()) {
             assertThat(embedded.source()).isEqualTo("embedded-redis");
-            assertThat(embedded.strategy()).isEqualTo(Strategy.EMBEDDED);
+            assertThat(embedded.strategy()).isEqualTo(ServerStrategy.EMBEDDED);
             assertThat(embedded.owned()).isTrue();
             assertThat(embedded.keyPrefix()).isNotEqualTo(redis.keyPrefix());
             assertThat(embedded.port()).isNotEqualTo(6379);
@@ -108,7 +108,7 @@ class RedisServerExtensionTest {
         String outsideKey = redis.key("outside");
         redis.client().set(outsideKey, "keep me");
         String url = redis.uri();
-        RedisServerExtension shared = new RedisServerExtension(List.of(Strategy.URL),
+        RedisServerExtension shared = new RedisServerExtension(List.of(ServerStrategy.URL),
                 name -> "REDIS_URL".equals(name) ? url : null, name -> null);
 
         String insideKey;
@@ -135,9 +135,9 @@ class RedisServerExtensionTest {
 
     @Test
     void unreachableRedisUrlFailsInsteadOfFallingBack() {
-        int closedPort = RedisProcessServer.freePort();
+        int closedPort = FreePorts.pick();
         String url = "redis://127.0.0.1:" + closedPort;
-        RedisServerExtension ext = new RedisServerExtension(List.of(Strategy.URL, Strategy.EMBEDDED),
+        RedisServerExtension ext = new RedisServerExtension(List.of(ServerStrategy.URL, ServerStrategy.EMBEDDED),
                 name -> "REDIS_URL".equals(name) ? url : null, name -> null);
 
         assertThatThrownBy(ext::open).isInstanceOf(IllegalStateException.class)
@@ -148,7 +148,7 @@ class RedisServerExtensionTest {
     @Test
     void whenNothingWorksTheMessageSaysHowToProvideRedis() {
         Map<String, String> emptyEnvironment = Map.of();
-        RedisServerExtension ext = new RedisServerExtension(List.of(Strategy.URL, Strategy.PATH),
+        RedisServerExtension ext = new RedisServerExtension(List.of(ServerStrategy.URL, ServerStrategy.PATH),
                 emptyEnvironment::get, name -> null);
 
         assertThatThrownBy(ext::open).isInstanceOf(IllegalStateException.class)

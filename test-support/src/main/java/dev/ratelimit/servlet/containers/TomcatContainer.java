@@ -5,14 +5,9 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import java.util.stream.Stream;
 import org.apache.catalina.Host;
@@ -169,7 +164,7 @@ final class TomcatContainer implements ServletContainer {
             }
         }
 
-        for (WebApp.ErrorPage e : app.errorPages()) {
+        for (ErrorPageDecl e : app.errorPages()) {
             ErrorPage page = new ErrorPage();
             page.setErrorCode(e.errorCode());
             page.setLocation(e.location());
@@ -179,7 +174,7 @@ final class TomcatContainer implements ServletContainer {
         // The log name is derived from the parent chain (and cached), so set the parent first.
         ctx.setParent(host);
         Logger contextLog = Logger.getLogger(ctx.getLogName());
-        Capture capture = new Capture();
+        StartupLog capture = new StartupLog();
         Throwable thrown = null;
         synchronized (LOG_LOCK) {
             boolean contextParents = contextLog.getUseParentHandlers();
@@ -289,44 +284,4 @@ final class TomcatContainer implements ServletContainer {
             // best effort
         }
     }
-
-    /** Collects what the context logs while it starts. */
-    private static final class Capture extends Handler {
-        private final List<LogRecord> records = new ArrayList<>();
-
-        @Override
-        public synchronized void publish(LogRecord record) {
-            records.add(record);
-        }
-
-        synchronized java.util.Optional<Throwable> firstThrown() {
-            return records.stream()
-                    .filter(r -> r.getLevel().intValue() >= Level.SEVERE.intValue())
-                    .map(LogRecord::getThrown)
-                    .filter(java.util.Objects::nonNull)
-                    .findFirst();
-        }
-
-        synchronized List<String> messages() {
-            return records.stream()
-                    .filter(r -> r.getLevel().intValue() >= Level.WARNING.intValue())
-                    .map(r -> r.getMessage())
-                    .toList();
-        }
-
-        synchronized void republish() {
-            for (LogRecord r : records) {
-                Logger.getLogger(r.getLoggerName() == null ? "" : r.getLoggerName()).log(r);
-            }
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    }
-
 }

@@ -60,21 +60,12 @@ public final class WebApp {
         }
     }
 
-    /** An {@code <error-page>}: {@code <error-code>} and {@code <location>}. */
-    public record ErrorPage(int errorCode, String location) {
-        public ErrorPage {
-            if (!location.startsWith("/")) {
-                throw new IllegalArgumentException("an error page location starts with '/': " + location);
-            }
-        }
-    }
-
     private final String contextPath;
     private final Map<String, String> contextParams;
     private final List<String> listeners;
     private final List<FilterDecl> filters;
     private final List<ServletDecl> servlets;
-    private final List<ErrorPage> errorPages;
+    private final List<ErrorPageDecl> errorPages;
     private final Map<String, String> resources;
 
     private WebApp(Builder b) {
@@ -148,7 +139,7 @@ public final class WebApp {
     }
 
     /** Error pages in declaration order. */
-    public List<ErrorPage> errorPages() {
+    public List<ErrorPageDecl> errorPages() {
         return errorPages;
     }
 
@@ -177,7 +168,7 @@ public final class WebApp {
         private final Map<String, Set<DispatcherType>> dispatchers = new LinkedHashMap<>();
         private final Set<String> asyncFilters = new HashSet<>();
         private final Set<String> asyncServlets = new HashSet<>();
-        private final List<ErrorPage> errorPages = new ArrayList<>();
+        private final List<ErrorPageDecl> errorPages = new ArrayList<>();
         private final Map<String, String> resources = new LinkedHashMap<>();
         private boolean echo = true;
 
@@ -274,7 +265,7 @@ public final class WebApp {
 
         /** An {@code <error-page>}: the container dispatches (ERROR) to {@code location} for that status. */
         public Builder errorPage(int errorCode, String location) {
-            errorPages.add(new ErrorPage(errorCode, location));
+            errorPages.add(new ErrorPageDecl(errorCode, location));
             return this;
         }
 
