@@ -16,6 +16,10 @@ import java.util.Map;
  * <p>Several rules (say 10 per second and 1000 per hour) are decided together, all or nothing: a
  * denial by one rule consumes nothing from the others. Thread-safe; build one per policy, keep it.
  *
+ * <p>Unless a method says otherwise, a null or empty client key throws
+ * {@link IllegalArgumentException}, and a Redis that cannot be asked throws
+ * {@link RedisFailureException} unless a failure policy is set ({@link RateLimiterBuilder#onRedisFailure}).
+ *
  * <pre>{@code
  * try (RedisStore redis = RedisStore.connect("redis://localhost:6379")) {
  *     RateLimiter limiter = RateLimiter.builder(redis)
@@ -59,8 +63,6 @@ public final class RateLimiter {
      * Takes each rule's {@link Rule#cost() cost} in permits if every rule allows it.
      *
      * @param key the client: an address, a user, an API key; long or unusual keys are digested
-     * @throws IllegalArgumentException if the key is null or empty
-     * @throws RedisFailureException if Redis cannot be asked and no failure policy is set
      */
     public Decision tryAcquire(String key) {
         return engine.acquire(key);
@@ -77,7 +79,6 @@ public final class RateLimiter {
      * @throws IllegalArgumentException if the number of keys is not the number of rules, or a key is
      *     null or empty
      * @throws IllegalStateException with {@code onRedisFailure=local}, which keeps one client per decision
-     * @throws RedisFailureException if Redis cannot be asked and no failure policy is set
      */
     public Decision tryAcquireEach(List<String> clientKeys) {
         return engine.acquireEach(clientKeys);
@@ -96,7 +97,6 @@ public final class RateLimiter {
      *
      * @throws IllegalArgumentException if the key is null or empty, or permits is below 1 or above a
      *     rule's capacity (such a request could never be allowed)
-     * @throws RedisFailureException if Redis cannot be asked
      */
     public Decision tryAcquire(String key, long permits) {
         return engine.acquire(key, permits);
@@ -143,7 +143,6 @@ public final class RateLimiter {
      * @return the allowing decision, or the last denial when waiting longer would pass maxWait
      * @throws IllegalArgumentException for a bad key or permits (as tryAcquire) or a negative maxWait
      * @throws InterruptedException if the thread is interrupted while waiting; nothing was taken
-     * @throws RedisFailureException if Redis cannot be asked
      */
     public Decision acquire(String key, long permits, Duration maxWait) throws InterruptedException {
         return engine.acquireWaiting(key, permits, maxWait);
@@ -152,9 +151,6 @@ public final class RateLimiter {
     /**
      * The client's state without taking anything: would a request of each rule's cost be allowed,
      * and how many permits remain.
-     *
-     * @throws IllegalArgumentException if the key is null or empty
-     * @throws RedisFailureException if Redis cannot be asked
      */
     public Decision peek(String key) {
         return engine.peek(key);
@@ -163,9 +159,6 @@ public final class RateLimiter {
     /**
      * Forgets the client: its next request finds every rule at full capacity. The client-reset mark (a
      * second call) makes every node forget all denials and quota it holds within {@link Overrides#REFRESH_INTERVAL}.
-     *
-     * @throws IllegalArgumentException if the key is null or empty
-     * @throws RedisFailureException if Redis cannot be asked
      */
     public void reset(String key) {
         engine.resets.reset(key);
