@@ -140,26 +140,10 @@ public final class DenialBody {
 
     private String escape(String value) {
         switch (escaping) {
-            case MARKUP: return markup(value);
+            case MARKUP: return HttpText.markup(value);
             case JSON: return HttpText.jsonContent(value);
             default: return value;
         }
-    }
-
-    private static String markup(String text) {
-        StringBuilder out = new StringBuilder(text.length() + 16);
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            switch (c) {
-                case '<': out.append("&lt;"); break;
-                case '>': out.append("&gt;"); break;
-                case '&': out.append("&amp;"); break;
-                case '"': out.append("&quot;"); break;
-                case '\'': out.append("&#39;"); break;
-                default: out.append(c);
-            }
-        }
-        return out.toString();
     }
 
     private static List<Object> split(String template) {
