@@ -5,6 +5,7 @@ import dev.ratelimit.RateLimiterStats;
 import dev.ratelimit.RecentActivity;
 import dev.ratelimit.Rule;
 import dev.ratelimit.internal.http.checks.ConfigWarning;
+import dev.ratelimit.internal.http.settings.HttpPolicy;
 import dev.ratelimit.internal.http.settings.HttpText;
 import java.util.List;
 import java.util.Map;
@@ -149,7 +150,7 @@ final class HtmlStatusPage {
         out.append("<table>\n");
         for (Rule rule : limiter.rules) {
             row("Rule" + (limiter.rules.size() > 1 ? " " + rule.name() : ""), rule.algorithm().configName() + ", "
-                    + rule.limit() + " per " + LimiterReport.window(rule) + (rule.cost() == 1 ? "" : ", cost "
+                    + rule.limit() + " per " + HttpPolicy.windowText(rule) + (rule.cost() == 1 ? "" : ", cost "
                     + rule.cost()));
         }
         row("In force", "limit " + limiter.effectiveLimit + ", enforce " + limiter.effectiveEnforce);

@@ -3,6 +3,7 @@ package dev.ratelimit.http.status;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimiterStats;
 import dev.ratelimit.RecentActivity;
+import dev.ratelimit.internal.http.settings.HttpPolicy;
 import dev.ratelimit.internal.http.settings.HttpText;
 import java.util.ArrayList;
 import java.util.List;
@@ -114,7 +115,7 @@ final class JsonStatusPage {
         array(limiter.rules, rule -> out.append("{\"name\":").append(HttpText.jsonQuoted(rule.name()))
                 .append(",\"algorithm\":").append(HttpText.jsonQuoted(rule.algorithm().configName()))
                 .append(",\"limit\":").append(rule.limit())
-                .append(",\"window\":").append(HttpText.jsonQuoted(LimiterReport.window(rule)))
+                .append(",\"window\":").append(HttpText.jsonQuoted(HttpPolicy.windowText(rule)))
                 .append(",\"cost\":").append(rule.cost()).append('}'));
         out.append(",\"effectiveLimit\":").append(limiter.effectiveLimit)
                 .append(",\"effectiveEnforce\":").append(limiter.effectiveEnforce)

@@ -5,7 +5,6 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimiterStats;
 import dev.ratelimit.RecentActivity;
 import dev.ratelimit.Rule;
-import dev.ratelimit.internal.support.Durations;
 import dev.ratelimit.internal.support.Immutable;
 import java.util.List;
 
@@ -41,12 +40,6 @@ final class LimiterReport {
         this.effectiveEnforce = enforceOverride != null ? enforceOverride : configuredEnforce;
         this.stats = limiter.stats();
         this.recent = limiter.recentActivity();
-    }
-
-    /** A rule's window as configured, e.g. {@code 1m}, or its calendar period. */
-    static String window(Rule rule) {
-        return rule.calendar() != null ? "calendar " + rule.calendar() + " (" + rule.timeZone().getId() + ")"
-                : Durations.format(rule.window());
     }
 
     /** The eviction row: the finding, else the policy read and what was evicted, else why it is unknown. */

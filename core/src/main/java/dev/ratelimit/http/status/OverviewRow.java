@@ -13,7 +13,7 @@ final class OverviewRow {
      * Alerts, then warnings, then working policies by the share they deny, then idle ones; by name
      * among equals, so that the order does not flicker between two loads of the page.
      */
-    static final Comparator<OverviewRow> WORST_FIRST = Comparator.<OverviewRow>comparingInt(row -> row.policy.verdict.level.severity())
+    static final Comparator<OverviewRow> WORST_FIRST = Comparator.comparing((OverviewRow row) -> row.policy.verdict.level)
             .reversed()
             .thenComparing(Comparator.comparingDouble(OverviewRow::deniedShare).reversed())
             .thenComparing(row -> row.policy.name);

@@ -47,40 +47,9 @@ public final class TrafficChecks {
         sharedBucket.counted(key);
     }
 
-    /**
-     * With {@code maxDelay}: a request over the limit was refused with 429 rather than held for its
-     * turn, because the container would not let it go asynchronous (the servlet, or a filter before
-     * the rate limit filter, is not async-supported).
-     *
-     * @param request where it went, e.g. {@code /export (servlet 'reports')}; asked for the first time only
-     */
-    public void refusedNotAsync(Supplier<String> request) {
-        waiting.refusedNotAsync(request);
-    }
-
-    /**
-     * With {@code maxDelay}: delayed requests came back at their turn without passing the filter
-     * again, and none ever did (it is taken as not mapped for the {@code ASYNC} dispatcher), or a
-     * request over the limit was refused with 429 since that was found.
-     */
-    public void notRedispatched() {
-        waiting.notRedispatched();
-    }
-
-    /**
-     * With {@code maxDelay}: the webapp's {@code WEB-INF/web.xml} maps the filter without the
-     * {@code ASYNC} dispatcher, found at startup; logged once, shown as {@link #notRedispatched} is.
-     */
-    public void descriptorLacksAsync() {
-        waiting.descriptorLacksAsync();
-    }
-
-    /**
-     * With {@code maxDelay}: a delayed request passed the filter again at its turn, which proves the
-     * filter is mapped for the {@code ASYNC} dispatcher; {@link #notRedispatched} is not shown again.
-     */
-    public void redispatched() {
-        waiting.redispatched();
+    /** With {@code maxDelay}: what the adapter tells of requests the container would not suspend. */
+    public WaitingCheck waiting() {
+        return waiting;
     }
 
     /** What the checks found in the last five minutes; empty when nothing is wrong. */

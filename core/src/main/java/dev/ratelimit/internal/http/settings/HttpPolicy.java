@@ -143,8 +143,8 @@ public final class HttpPolicy {
         return headerMode;
     }
 
-    /** The window as configured, e.g. {@code 1m}. */
-    public String windowText() {
+    /** A rule's window as configured, e.g. {@code 1m}, or its calendar period. */
+    public static String windowText(Rule rule) {
         return rule.calendar() != null ? "calendar " + rule.calendar() + " (" + rule.timeZone().getId() + ")"
                 : Durations.format(rule.window());
     }
@@ -153,7 +153,7 @@ public final class HttpPolicy {
     @Override
     public String toString() {
         return "policy '" + policyName + "': " + (requests.dimensions() != null ? rule.algorithm() + " limits " + requests.dimensions()
-                : rule.algorithm() + " " + rule.limit() + " per " + windowText())
+                : rule.algorithm() + " " + rule.limit() + " per " + windowText(rule))
                 + (rule.algorithm().usesBurst() ? ", burst " + rule.burst() : "") + ", cost " + rule.cost()
                 + (rule.penalty() == null ? "" : ", penalty " + Durations.format(rule.penalty())) + (waiting == null ? "" : ", " + waiting)
                 + ", " + requests
