@@ -37,10 +37,6 @@ final class Hop {
         return address == null ? MALFORMED : new Hop(Kind.ADDRESS, address);
     }
 
-    Kind kind() {
-        return kind;
-    }
-
     /** The address's bytes (4 or 16; not to be changed), or null when the hop names no address. */
     byte[] address() {
         return address;
@@ -51,6 +47,6 @@ final class Hop {
         if (kind != Kind.ADDRESS) {
             return kind.name().toLowerCase(Locale.ROOT);
         }
-        return address.length == 4 ? IpLiteral.key(address, 32) : IpLiteral.canonical(address);
+        return TrustedProxies.addressText(address);
     }
 }
