@@ -6,7 +6,6 @@ import dev.ratelimit.internal.support.Immutable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongSupplier;
-import java.util.function.Supplier;
 
 /**
  * The checks one policy runs on its own traffic (see the package comment). The pipeline tells it

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 /**
  * A custom denial body ({@code denialBody}, {@code denialContentType}): a webapp resource read once
@@ -19,6 +20,7 @@ import java.util.Locale;
 public final class DenialBody {
     /** The placeholders, in the order of their codes in {@link #parts}. */
     private static final String[] NAMES = {"{policy}", "{limit}", "{window}", "{retryAfter}", "{status}"};
+    private static final Pattern MEDIA_TYPE = Pattern.compile("[\\w.+-]+/[\\w.+-]+(\\s*;\\s*[\\w.+-]+=[\\w.+\"-]+)*");
 
     /** How values are escaped, from the media type. */
     enum Escaping {
@@ -103,6 +105,22 @@ public final class DenialBody {
         } catch (IOException e) {
             throw new IllegalArgumentException(label + " names '" + path + "', which cannot be read: " + e, e);
         }
+    }
+
+    /** A path within the webapp, as {@code ServletContext.getResourceAsStream} takes it. */
+    static String resourcePath(String text) {
+        if (!text.startsWith("/") || text.contains("..") || text.endsWith("/")) {
+            throw new IllegalArgumentException("not a resource path");
+        }
+        return text;
+    }
+
+    /** {@code type/subtype}, optionally with parameters such as {@code ;charset=UTF-8}. */
+    static String mediaType(String text) {
+        if (!MEDIA_TYPE.matcher(text).matches()) {
+            throw new IllegalArgumentException("not a media type");
+        }
+        return text;
     }
 
     /**

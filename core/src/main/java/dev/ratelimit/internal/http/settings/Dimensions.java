@@ -80,7 +80,7 @@ public final class Dimensions {
 
     private static Duration window(String text, String entry, String limits) {
         try {
-            return Settings.duration(text);
+            return SettingText.duration(text);
         } catch (IllegalArgumentException e) {
             throw new BadArgument("limits", "limits must give each entry a window such as 1s, 1m, 1h or 1d, but '"
                     + text + "' in '" + entry + "' (of '" + limits + "') is not one");
