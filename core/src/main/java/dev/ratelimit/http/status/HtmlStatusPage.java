@@ -73,7 +73,7 @@ final class HtmlStatusPage {
                     .append(row.decisions).append("</td><td class=\"n\">").append(Verdict.percent(row.policy.denied, row.decisions))
                     .append("</td><td>").append(HttpText.markup(row.policy.breaker)).append("</td><td class=\"n\">")
                     .append(row.policy.redisP99Micros < 0 ? "no call yet" : row.policy.redisP99Micros + " µs").append("</td><td>")
-                    .append(HttpText.markup(row.overrides())).append("</td></tr>\n");
+                    .append(HttpText.markup(row.policy.own().overrides())).append("</td></tr>\n");
         }
         out.append("</table>\n");
     }
@@ -155,9 +155,8 @@ final class HtmlStatusPage {
         }
         row("In force", "limit " + limiter.effectiveLimit + ", enforce " + limiter.effectiveEnforce);
         if (limiter.tier == null) {
-            row("Live overrides", limiter.overridden() ? (limiter.limitOverride > 0 ? "limit " + limiter.limitOverride
-                    + " " : "") + (limiter.enforceOverride != null ? "enforce " + limiter.enforceOverride + " " : "")
-                    + "set by " + limiter.overrideOrigin : "none");
+            row("Live overrides", limiter.overridden() ? limiter.overrides() + " set by " + limiter.overrideOrigin
+                    : "none");
         }
         row("Last 5 minutes", total + " decisions: " + recent.allowed() + " allowed, " + recent.denied() + " denied ("
                 + Verdict.percent(recent.denied(), total) + "), " + recent.degraded() + " without Redis");

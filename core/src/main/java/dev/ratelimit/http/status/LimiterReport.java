@@ -73,4 +73,10 @@ final class LimiterReport {
     boolean overridden() {
         return limitOverride > 0 || enforceOverride != null;
     }
+
+    /** The live overrides, as a person reads them ({@code limit 50 enforce false}), or {@code none}. */
+    String overrides() {
+        return !overridden() ? "none" : ((limitOverride > 0 ? "limit " + limitOverride + " " : "")
+                + (enforceOverride != null ? "enforce " + enforceOverride : "")).trim();
+    }
 }

@@ -40,16 +40,6 @@ final class OverviewRow {
         return decisions == 0 ? 0 : (double) policy.denied / decisions;
     }
 
-    /** The live overrides of the policy, as a person reads them, or {@code none}. */
-    String overrides() {
-        LimiterReport own = policy.own();
-        if (!own.overridden()) {
-            return "none";
-        }
-        return ((own.limitOverride > 0 ? "limit " + own.limitOverride + " " : "")
-                + (own.enforceOverride != null ? "enforce " + own.enforceOverride : "")).trim();
-    }
-
     /**
      * The id of a policy's section and the fragment that links to it: the name with all but unreserved URI
      * characters percent-encoded, so that the link finds it whatever the name holds.

@@ -18,11 +18,8 @@ import org.slf4j.Logger;
 public final class RateLimiterJmx {
     private static final Logger log = Loggers.of(RateLimiterJmx.class);
 
-    /** Unregisters the bean; closing twice does nothing. */
+    /** Unregisters the bean, by the name it was registered under; close it once. */
     public interface Registration extends AutoCloseable {
-        /** The name the bean was registered under. */
-        ObjectName name();
-
         @Override
         void close();
     }
@@ -62,25 +59,11 @@ public final class RateLimiterJmx {
             ObjectName name = name(webapp, limiter.policyName(), instance);
             try {
                 server.registerMBean(bean, name);
-                return new Registration() {
-                    private boolean closed;
-
-                    @Override
-                    public ObjectName name() {
-                        return name;
-                    }
-
-                    @Override
-                    public synchronized void close() {
-                        if (closed) {
-                            return;
-                        }
-                        closed = true;
-                        try {
-                            server.unregisterMBean(name);
-                        } catch (JMException e) {
-                            log.warn("Could not unregister {}", name, e);
-                        }
+                return () -> {
+                    try {
+                        server.unregisterMBean(name);
+                    } catch (JMException e) {
+                        log.warn("Could not unregister {}", name, e);
                     }
                 };
             } catch (InstanceAlreadyExistsException taken) {
