@@ -6,6 +6,7 @@ import dev.ratelimit.internal.http.settings.Settings;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.time.Instant;
+import java.util.Objects;
 import java.util.function.Supplier;
 
 /**
@@ -112,14 +113,12 @@ final class LimiterBean implements RateLimiterMXBean {
 
     @Override
     public String getRedisRefusal() {
-        String refusal = limiter.stats().redisRefusal();
-        return refusal == null ? "" : refusal;
+        return Objects.toString(limiter.stats().redisRefusal(), "");
     }
 
     @Override
     public String getRedisEviction() {
-        String eviction = limiter.stats().redisEviction();
-        return eviction == null ? "" : eviction;
+        return Objects.toString(limiter.stats().redisEviction(), "");
     }
 
     @Override

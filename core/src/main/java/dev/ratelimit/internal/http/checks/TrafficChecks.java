@@ -3,9 +3,11 @@ package dev.ratelimit.internal.http.checks;
 import dev.ratelimit.http.RequestView;
 import dev.ratelimit.internal.http.client.TrustedProxies;
 import dev.ratelimit.internal.support.Immutable;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.LongSupplier;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * The checks one policy runs on its own traffic (see the package comment). The pipeline tells it
@@ -53,18 +55,9 @@ public final class TrafficChecks {
 
     /** What the checks found in the last five minutes; empty when nothing is wrong. */
     public List<ConfigWarning> warnings() {
-        List<ConfigWarning> found = new ArrayList<>(2);
-        add(found, sharedBucket.warning());
-        add(found, untrustedProxy == null ? null : untrustedProxy.warning());
-        add(found, waiting.notAsyncWarning());
-        add(found, waiting.noAsyncDispatchWarning());
-        return Immutable.copyOf(found);
-    }
-
-    private static void add(List<ConfigWarning> found, ConfigWarning warning) {
-        if (warning != null) {
-            found.add(warning);
-        }
+        return Immutable.copyOf(Stream.of(sharedBucket.warning(), untrustedProxy == null ? null
+                : untrustedProxy.warning(), waiting.notAsyncWarning(), waiting.noAsyncDispatchWarning())
+                .filter(Objects::nonNull).collect(Collectors.toList()));
     }
 
     /** Sees one request the policy limits (not exempt, not excluded), before its decision. */

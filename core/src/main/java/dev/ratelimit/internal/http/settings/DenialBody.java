@@ -129,16 +129,13 @@ public final class DenialBody {
      */
     static String guessContentType(String path) {
         String lower = path.toLowerCase(Locale.ROOT);
-        if (lower.endsWith(".html") || lower.endsWith(".htm")) {
-            return "text/html";
+        switch (lower.substring(lower.lastIndexOf('.') + 1)) {
+            case "html": case "htm": return "text/html";
+            case "json": return "application/json";
+            case "xml": return "application/xml";
+            case "txt": return "text/plain";
+            default: return null;
         }
-        if (lower.endsWith(".json")) {
-            return "application/json";
-        }
-        if (lower.endsWith(".xml")) {
-            return "application/xml";
-        }
-        return lower.endsWith(".txt") ? "text/plain" : null;
     }
 
     public String contentType() {
