@@ -1,8 +1,8 @@
 package dev.ratelimit.http.status;
 
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * One policy in the page's opening table: what an on-call engineer needs to pick the policy that
@@ -28,12 +28,7 @@ final class OverviewRow {
 
     /** The rows of {@code policies}, worst first. */
     static List<OverviewRow> of(List<PolicyReport> policies) {
-        List<OverviewRow> rows = new ArrayList<>(policies.size());
-        for (PolicyReport policy : policies) {
-            rows.add(new OverviewRow(policy));
-        }
-        rows.sort(WORST_FIRST);
-        return rows;
+        return policies.stream().map(OverviewRow::new).sorted(WORST_FIRST).collect(Collectors.toList());
     }
 
     double deniedShare() {

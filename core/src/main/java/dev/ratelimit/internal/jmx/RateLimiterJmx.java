@@ -37,11 +37,6 @@ public final class RateLimiterJmx {
         }
     }
 
-    /** The {@code webapp} of a servlet context's beans: its context path, {@code /} for the root. */
-    public static String webappName(String contextPath) {
-        return contextPath.isEmpty() ? "/" : contextPath;
-    }
-
     /**
      * Registers the limiter's bean. Two policies of one name in one webapp get {@code instance=2},
      * and so on.
