@@ -218,7 +218,7 @@ final class UntrustedProxyCheck {
             if (text != null) {
                 if (!found) {
                     found = true;
-                    this.finding = text;
+                    finding = text;
                     if (!logged) {
                         logged = true;
                         logNow = text;
