@@ -57,7 +57,7 @@ final class DelayedRequests {
         this.pipeline = pipeline;
         this.redispatch = new RedispatchWatch(System::nanoTime, descriptor);
         if (redispatch.offFromStart()) {
-            pipeline.checks().descriptorLacksAsync();
+            pipeline.checks().waiting().descriptorLacksAsync();
         }
         this.attribute = DelayedRequests.class.getName() + "." + filterName + "@"
                 + Integer.toHexString(System.identityHashCode(this));
@@ -87,7 +87,7 @@ final class DelayedRequests {
         request.removeAttribute(attribute);
         if (!redispatch.proven()) {
             redispatch.seen();
-            pipeline.checks().redispatched();
+            pipeline.checks().waiting().redispatched();
         }
         return ((HeldRequest) held).seenAgain();
     }
@@ -130,10 +130,10 @@ final class DelayedRequests {
      */
     void refused(HttpServletRequest request) {
         if (!redispatch.delaying()) {
-            pipeline.checks().notRedispatched();
+            pipeline.checks().waiting().notRedispatched();
         }
         if (!request.isAsyncSupported()) {
-            pipeline.checks().refusedNotAsync(() -> request.getRequestURI() + " (servlet '" + servletName(request) + "')");
+            pipeline.checks().waiting().refusedNotAsync(() -> request.getRequestURI() + " (servlet '" + servletName(request) + "')");
         }
     }
 
@@ -184,7 +184,7 @@ final class DelayedRequests {
     /** A held request came back at its turn and completed without passing this filter again. */
     void unseen() {
         if (redispatch.unseen()) {
-            pipeline.checks().notRedispatched();
+            pipeline.checks().waiting().notRedispatched();
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.ratelimit.http.status;
 
 import dev.ratelimit.RecentActivity;
+import dev.ratelimit.internal.http.settings.HttpText;
 
 /**
  * The last five minutes as an inline SVG: one column per second, allowed (green) below denied
@@ -28,7 +29,7 @@ final class ActivityChart {
         int base = TOP + HEIGHT;
         out.append("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"").append(LEFT + WIDTH + 8)
                 .append("\" height=\"").append(base + 22).append("\" role=\"img\">\n")
-                .append("<title>").append(Markup.escape(limiterName))
+                .append("<title>").append(HttpText.markup(limiterName))
                 .append(": allowed and denied requests per second, last 5 minutes</title>\n")
                 .append("<rect x=\"").append(LEFT).append("\" y=\"").append(TOP).append("\" width=\"").append(WIDTH)
                 .append("\" height=\"").append(HEIGHT).append("\" class=\"plot\"/>\n");
@@ -72,6 +73,6 @@ final class ActivityChart {
 
     private static void label(StringBuilder out, int x, int y, String anchor, String text) {
         out.append("<text x=\"").append(x).append("\" y=\"").append(y).append("\" text-anchor=\"").append(anchor)
-                .append("\">").append(Markup.escape(text)).append("</text>\n");
+                .append("\">").append(HttpText.markup(text)).append("</text>\n");
     }
 }

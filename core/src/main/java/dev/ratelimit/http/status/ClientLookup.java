@@ -5,10 +5,11 @@ import dev.ratelimit.RedisFailureException;
 import dev.ratelimit.internal.http.webapp.OneClient;
 import dev.ratelimit.internal.http.webapp.PolicyRuntime;
 import dev.ratelimit.internal.support.Immutable;
-import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * One client's state in every policy of the webapp, as the status page's {@code client} parameter
@@ -43,13 +44,9 @@ final class ClientLookup {
 
     /** Looks the value up in each policy, sorted by name as the page shows them. */
     static ClientLookup of(String value, List<PolicyRuntime> runtimes) {
-        List<PolicyRuntime> sorted = new ArrayList<>(runtimes);
-        sorted.sort((a, b) -> a.policy().policyName().compareTo(b.policy().policyName()));
-        List<PolicyState> states = new ArrayList<>(sorted.size());
-        for (PolicyRuntime runtime : sorted) {
-            states.add(lookUp(runtime.policy().policyName(), runtime.oneClient(), value));
-        }
-        return new ClientLookup(states);
+        return new ClientLookup(runtimes.stream().sorted(Comparator.comparing(runtime -> runtime.policy().policyName()))
+                .map(runtime -> lookUp(runtime.policy().policyName(), runtime.oneClient(), value))
+                .collect(Collectors.toList()));
     }
 
     private static PolicyState lookUp(String policy, OneClient client, String value) {

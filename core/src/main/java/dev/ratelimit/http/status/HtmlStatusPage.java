@@ -5,13 +5,15 @@ import dev.ratelimit.RateLimiterStats;
 import dev.ratelimit.RecentActivity;
 import dev.ratelimit.Rule;
 import dev.ratelimit.internal.http.checks.ConfigWarning;
+import dev.ratelimit.internal.http.settings.HttpPolicy;
+import dev.ratelimit.internal.http.settings.HttpText;
 import java.util.List;
 import java.util.Map;
 
 /**
  * The report as one self-contained page: inline CSS, inline SVG, no script, no external resource
  * (so a strict Content-Security-Policy holds). It is well-formed XML as well as HTML, so tests and
- * tools can parse it; every text in it passes through {@link Markup#escape}.
+ * tools can parse it; every text in it passes through {@link HttpText#markup}.
  */
 final class HtmlStatusPage {
     private static final String STYLE = "body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}"
@@ -38,10 +40,10 @@ final class HtmlStatusPage {
         String webapp = report.webapp;
         out.append("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n")
                 .append("<meta charset=\"utf-8\"/>\n<meta name=\"robots\" content=\"noindex\"/>\n")
-                .append("<title>Rate limits of ").append(Markup.escape(webapp)).append("</title>\n")
+                .append("<title>Rate limits of ").append(HttpText.markup(webapp)).append("</title>\n")
                 .append("<style>").append(STYLE).append("</style>\n</head>\n<body>\n")
-                .append("<h1>Rate limits of ").append(Markup.escape(webapp)).append("</h1>\n")
-                .append("<p class=\"note\">This server only, at ").append(Markup.escape(report.generatedAt.toString()))
+                .append("<h1>Rate limits of ").append(HttpText.markup(webapp)).append("</h1>\n")
+                .append("<p class=\"note\">This server only, at ").append(HttpText.markup(report.generatedAt.toString()))
                 .append(". Counts are this node's; other nodes sharing the Redis keep their own. ")
                 .append("The same data as JSON: <a href=\"?format=json\">?format=json</a>.</p>\n");
         if (report.client != null) {
@@ -64,14 +66,14 @@ final class HtmlStatusPage {
         out.append("<table class=\"overview\">\n<tr><th>Policy</th><th>Verdict</th><th>Decisions, last 5 minutes</th>")
                 .append("<th>Denied</th><th>Circuit breaker</th><th>Redis p99</th><th>Live overrides</th></tr>\n");
         for (OverviewRow row : rows) {
-            out.append("<tr><td><a href=\"#").append(Markup.escape(OverviewRow.anchor(row.policy.name))).append("\"><code>")
-                    .append(Markup.escape(row.policy.name)).append("</code></a></td><td class=\"")
+            out.append("<tr><td><a href=\"#").append(HttpText.markup(OverviewRow.anchor(row.policy.name))).append("\"><code>")
+                    .append(HttpText.markup(row.policy.name)).append("</code></a></td><td class=\"")
                     .append(row.policy.verdict.level.cssClass()).append("\">")
-                    .append(Markup.escape(row.policy.verdict.level.cssClass())).append("</td><td class=\"n\">")
+                    .append(HttpText.markup(row.policy.verdict.level.cssClass())).append("</td><td class=\"n\">")
                     .append(row.decisions).append("</td><td class=\"n\">").append(Verdict.percent(row.policy.denied, row.decisions))
-                    .append("</td><td>").append(Markup.escape(row.policy.breaker)).append("</td><td class=\"n\">")
+                    .append("</td><td>").append(HttpText.markup(row.policy.breaker)).append("</td><td class=\"n\">")
                     .append(row.policy.redisP99Micros < 0 ? "no call yet" : row.policy.redisP99Micros + " µs").append("</td><td>")
-                    .append(Markup.escape(row.overrides())).append("</td></tr>\n");
+                    .append(HttpText.markup(row.policy.own().overrides())).append("</td></tr>\n");
         }
         out.append("</table>\n");
     }
@@ -84,15 +86,15 @@ final class HtmlStatusPage {
                 + "<th>Client key</th><th>Next request</th><th>Remaining</th><th>Retry after</th><th>Reset</th></tr>\n");
         for (ClientLookup.PolicyState policy : client.policies) {
             if (policy.problem != null) {
-                out.append("<tr><td><code>").append(Markup.escape(policy.policy)).append("</code></td><td colspan=\"6\">")
-                        .append(Markup.escape(policy.problem)).append("</td></tr>\n");
+                out.append("<tr><td><code>").append(HttpText.markup(policy.policy)).append("</code></td><td colspan=\"6\">")
+                        .append(HttpText.markup(policy.problem)).append("</td></tr>\n");
                 continue;
             }
             for (Map.Entry<String, Decision> limiter : policy.limiters.entrySet()) {
                 Decision state = limiter.getValue();
-                out.append("<tr><td><code>").append(Markup.escape(policy.policy)).append("</code></td><td><code>")
-                        .append(Markup.escape(limiter.getKey())).append("</code></td><td><code>")
-                        .append(Markup.escape(policy.key)).append("</code></td>").append(nextRequest(state))
+                out.append("<tr><td><code>").append(HttpText.markup(policy.policy)).append("</code></td><td><code>")
+                        .append(HttpText.markup(limiter.getKey())).append("</code></td><td><code>")
+                        .append(HttpText.markup(policy.key)).append("</code></td>").append(nextRequest(state))
                         .append("<td class=\"n\">").append(state.remaining()).append(" of ").append(state.limit())
                         .append("</td><td class=\"n\">").append(state.allowed() ? "-" : state.retryAfterSeconds() + " s")
                         .append("</td><td class=\"n\">").append(state.resetAfterSeconds()).append(" s</td></tr>\n");
@@ -112,15 +114,15 @@ final class HtmlStatusPage {
     }
 
     private void policy(PolicyReport policy) {
-        out.append("<section id=\"").append(Markup.escape(OverviewRow.anchor(policy.name))).append("\">\n<h2>Policy <code>")
-                .append(Markup.escape(policy.name)).append("</code></h2>\n")
+        out.append("<section id=\"").append(HttpText.markup(OverviewRow.anchor(policy.name))).append("\">\n<h2>Policy <code>")
+                .append(HttpText.markup(policy.name)).append("</code></h2>\n")
                 .append("<p class=\"verdict ").append(policy.verdict.level.cssClass()).append("\">")
-                .append(Markup.escape(policy.verdict.text)).append("</p>\n");
+                .append(HttpText.markup(policy.verdict.text)).append("</p>\n");
         if (policy.warnings.size() > 1) {
             out.append("<ul class=\"warnings\">\n");
             for (ConfigWarning warning : policy.warnings) {
-                out.append("<li><code>").append(Markup.escape(warning.code())).append("</code>: ")
-                        .append(Markup.escape(warning.text())).append("</li>\n");
+                out.append("<li><code>").append(HttpText.markup(warning.code())).append("</code>: ")
+                        .append(HttpText.markup(warning.text())).append("</li>\n");
             }
             out.append("</ul>\n");
         }
@@ -133,14 +135,14 @@ final class HtmlStatusPage {
                     .append(" refused because maxDelayed were waiting, ").append(policy.waiting[3])
                     .append(" refused because their client held its share of the places</p>\n");
         }
-        out.append("<h3>Configuration</h3>\n<pre>").append(Markup.escape(policy.configuration))
+        out.append("<h3>Configuration</h3>\n<pre>").append(HttpText.markup(policy.configuration))
                 .append("</pre>\n</section>\n");
     }
 
     private void limiter(PolicyReport policy, LimiterReport limiter) {
         if (policy.limiters.size() > 1) {
             out.append("<h3>").append(limiter.tier == null ? "Requests of no tier" : "Tier <code>"
-                    + Markup.escape(limiter.tier) + "</code>").append(" (<code>").append(Markup.escape(limiter.name))
+                    + HttpText.markup(limiter.tier) + "</code>").append(" (<code>").append(HttpText.markup(limiter.name))
                     .append("</code>)</h3>\n");
         }
         RecentActivity recent = limiter.recent;
@@ -148,14 +150,13 @@ final class HtmlStatusPage {
         out.append("<table>\n");
         for (Rule rule : limiter.rules) {
             row("Rule" + (limiter.rules.size() > 1 ? " " + rule.name() : ""), rule.algorithm().configName() + ", "
-                    + rule.limit() + " per " + LimiterReport.window(rule) + (rule.cost() == 1 ? "" : ", cost "
+                    + rule.limit() + " per " + HttpPolicy.windowText(rule) + (rule.cost() == 1 ? "" : ", cost "
                     + rule.cost()));
         }
         row("In force", "limit " + limiter.effectiveLimit + ", enforce " + limiter.effectiveEnforce);
         if (limiter.tier == null) {
-            row("Live overrides", limiter.overridden() ? (limiter.limitOverride > 0 ? "limit " + limiter.limitOverride
-                    + " " : "") + (limiter.enforceOverride != null ? "enforce " + limiter.enforceOverride + " " : "")
-                    + "set by " + limiter.overrideOrigin : "none");
+            row("Live overrides", limiter.overridden() ? limiter.overrides() + " set by " + limiter.overrideOrigin
+                    : "none");
         }
         row("Last 5 minutes", total + " decisions: " + recent.allowed() + " allowed, " + recent.denied() + " denied ("
                 + Verdict.percent(recent.denied(), total) + "), " + recent.degraded() + " without Redis");
@@ -187,14 +188,14 @@ final class HtmlStatusPage {
         }
         out.append("<table>\n<tr><th>Most denied client key, last 5 minutes</th><th>Denials</th></tr>\n");
         for (RecentActivity.DeniedKey key : recent.mostDenied()) {
-            out.append("<tr><td><code>").append(Markup.escape(key.key())).append("</code></td><td class=\"n\">")
+            out.append("<tr><td><code>").append(HttpText.markup(key.key())).append("</code></td><td class=\"n\">")
                     .append(key.denials()).append("</td></tr>\n");
         }
         out.append("</table>\n");
     }
 
     private void row(String name, String value) {
-        out.append("<tr><th>").append(Markup.escape(name)).append("</th><td>").append(Markup.escape(value))
+        out.append("<tr><th>").append(HttpText.markup(name)).append("</th><td>").append(HttpText.markup(value))
                 .append("</td></tr>\n");
     }
 }

@@ -3,10 +3,14 @@ package dev.ratelimit.http.status;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimiterStats;
 import dev.ratelimit.RecentActivity;
-import dev.ratelimit.Rule;
-import dev.ratelimit.internal.http.checks.ConfigWarning;
-import java.util.Iterator;
+import dev.ratelimit.internal.http.settings.HttpPolicy;
+import dev.ratelimit.internal.http.settings.HttpText;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
 
 /** The report as JSON: the page's data, for scripts and monitoring. Field names are documented in README. */
 final class JsonStatusPage {
@@ -20,24 +24,13 @@ final class JsonStatusPage {
     }
 
     private JsonStatusPage report(StatusReport report) {
-        out.append("{\"webapp\":").append(JsonText.quote(report.webapp))
-                .append(",\"generatedAt\":").append(JsonText.quote(report.generatedAt.toString()))
+        out.append("{\"webapp\":").append(HttpText.jsonQuoted(report.webapp))
+                .append(",\"generatedAt\":").append(HttpText.jsonQuoted(report.generatedAt.toString()))
                 .append(",\"seconds\":").append(RecentActivity.SECONDS)
-                .append(",\"overview\":[");
-        String comma = "";
-        for (OverviewRow row : report.overview) {
-            out.append(comma);
-            overview(row);
-            comma = ",";
-        }
-        out.append("],\"policies\":[");
-        comma = "";
-        for (PolicyReport policy : report.policies) {
-            out.append(comma);
-            policy(policy);
-            comma = ",";
-        }
-        out.append(']');
+                .append(",\"overview\":");
+        array(report.overview, this::overview);
+        out.append(",\"policies\":");
+        array(report.policies, this::policy);
         if (report.client != null) {
             client(report.client);
         }
@@ -52,31 +45,26 @@ final class JsonStatusPage {
      * {@code tiers}; or a {@code problem}.
      */
     private void client(ClientLookup client) {
-        out.append(",\"client\":{\"policies\":[");
-        String comma = "";
-        for (ClientLookup.PolicyState policy : client.policies) {
-            out.append(comma).append("{\"name\":").append(JsonText.quote(policy.policy));
-            comma = ",";
+        out.append(",\"client\":{\"policies\":");
+        array(client.policies, policy -> {
+            out.append("{\"name\":").append(HttpText.jsonQuoted(policy.policy));
             if (policy.problem != null) {
-                out.append(",\"problem\":").append(JsonText.quote(policy.problem)).append('}');
-                continue;
+                out.append(",\"problem\":").append(HttpText.jsonQuoted(policy.problem)).append('}');
+                return;
             }
-            out.append(",\"key\":").append(JsonText.quote(policy.key));
+            out.append(",\"key\":").append(HttpText.jsonQuoted(policy.key));
             // The policy's own limiter first, then each tier's: a peek gives at least the own one.
-            Iterator<Map.Entry<String, Decision>> limiters = policy.limiters.entrySet().iterator();
-            state(limiters.next().getValue());
-            out.append(",\"tiers\":[");
-            String tierComma = "";
-            while (limiters.hasNext()) {
-                Map.Entry<String, Decision> tier = limiters.next();
-                out.append(tierComma).append("{\"name\":").append(JsonText.quote(tier.getKey()));
+            List<Map.Entry<String, Decision>> limiters = new ArrayList<>(policy.limiters.entrySet());
+            state(limiters.get(0).getValue());
+            out.append(",\"tiers\":");
+            array(limiters.subList(1, limiters.size()), tier -> {
+                out.append("{\"name\":").append(HttpText.jsonQuoted(tier.getKey()));
                 state(tier.getValue());
                 out.append('}');
-                tierComma = ",";
-            }
-            out.append("]}");
-        }
-        out.append("]}");
+            });
+            out.append('}');
+        });
+        out.append('}');
     }
 
     private void state(Decision state) {
@@ -91,65 +79,51 @@ final class JsonStatusPage {
 
     private void overview(OverviewRow row) {
         LimiterReport own = row.policy.own();
-        out.append("{\"name\":").append(JsonText.quote(row.policy.name))
-                .append(",\"level\":").append(JsonText.quote(row.policy.verdict.level.cssClass()))
+        out.append("{\"name\":").append(HttpText.jsonQuoted(row.policy.name))
+                .append(",\"level\":").append(HttpText.jsonQuoted(row.policy.verdict.level.cssClass()))
                 .append(",\"decisions\":").append(row.decisions)
                 .append(",\"denied\":").append(row.policy.denied)
-                .append(",\"breaker\":").append(JsonText.quote(row.policy.breaker))
+                .append(",\"breaker\":").append(HttpText.jsonQuoted(row.policy.breaker))
                 .append(",\"redisLatencyP99Micros\":").append(row.policy.redisP99Micros < 0 ? "null" : Long.toString(row.policy.redisP99Micros))
                 .append(",\"overrides\":{\"limit\":").append(own.limitOverride > 0 ? own.limitOverride : "null")
                 .append(",\"enforce\":").append(own.enforceOverride).append("}}");
     }
 
     private void policy(PolicyReport policy) {
-        out.append("{\"name\":").append(JsonText.quote(policy.name))
-                .append(",\"verdict\":{\"level\":").append(JsonText.quote(policy.verdict.level.cssClass()))
-                .append(",\"text\":").append(JsonText.quote(policy.verdict.text)).append('}')
-                .append(",\"warnings\":[");
-        String separator = "";
-        for (ConfigWarning warning : policy.warnings) {
-            out.append(separator).append("{\"code\":").append(JsonText.quote(warning.code()))
-                    .append(",\"text\":").append(JsonText.quote(warning.text()))
-                    .append(",\"requests\":").append(warning.requests()).append('}');
-            separator = ",";
-        }
-        out.append(']')
-                .append(",\"configuration\":").append(JsonText.quote(policy.configuration))
-                .append(",\"onRedisFailure\":").append(JsonText.quote(policy.failurePolicy.toString()))
+        out.append("{\"name\":").append(HttpText.jsonQuoted(policy.name))
+                .append(",\"verdict\":{\"level\":").append(HttpText.jsonQuoted(policy.verdict.level.cssClass()))
+                .append(",\"text\":").append(HttpText.jsonQuoted(policy.verdict.text)).append('}')
+                .append(",\"warnings\":");
+        array(policy.warnings, warning -> out.append("{\"code\":").append(HttpText.jsonQuoted(warning.code()))
+                .append(",\"text\":").append(HttpText.jsonQuoted(warning.text()))
+                .append(",\"requests\":").append(warning.requests()).append('}'));
+        out.append(",\"configuration\":").append(HttpText.jsonQuoted(policy.configuration))
+                .append(",\"onRedisFailure\":").append(HttpText.jsonQuoted(policy.failurePolicy.toString()))
                 .append(",\"enforce\":").append(policy.configuredEnforce)
                 .append(",\"waiting\":").append(policy.waiting == null ? "null" : "{\"now\":" + policy.waiting[0]
                         + ",\"delayed\":" + policy.waiting[1] + ",\"refusedQueueFull\":" + policy.waiting[2]
                         + ",\"refusedClientShare\":" + policy.waiting[3] + "}")
-                .append(",\"limiters\":[");
-        String comma = "";
-        for (LimiterReport limiter : policy.limiters) {
-            out.append(comma);
-            limiter(limiter);
-            comma = ",";
-        }
-        out.append("]}");
+                .append(",\"limiters\":");
+        array(policy.limiters, this::limiter);
+        out.append('}');
     }
 
     private void limiter(LimiterReport limiter) {
-        out.append("{\"name\":").append(JsonText.quote(limiter.name))
-                .append(",\"tier\":").append(JsonText.quote(limiter.tier))
-                .append(",\"rules\":[");
-        String comma = "";
-        for (Rule rule : limiter.rules) {
-            out.append(comma).append("{\"name\":").append(JsonText.quote(rule.name()))
-                    .append(",\"algorithm\":").append(JsonText.quote(rule.algorithm().configName()))
-                    .append(",\"limit\":").append(rule.limit())
-                    .append(",\"window\":").append(JsonText.quote(LimiterReport.window(rule)))
-                    .append(",\"cost\":").append(rule.cost()).append('}');
-            comma = ",";
-        }
-        out.append("],\"effectiveLimit\":").append(limiter.effectiveLimit)
+        out.append("{\"name\":").append(HttpText.jsonQuoted(limiter.name))
+                .append(",\"tier\":").append(HttpText.jsonQuoted(limiter.tier))
+                .append(",\"rules\":");
+        array(limiter.rules, rule -> out.append("{\"name\":").append(HttpText.jsonQuoted(rule.name()))
+                .append(",\"algorithm\":").append(HttpText.jsonQuoted(rule.algorithm().configName()))
+                .append(",\"limit\":").append(rule.limit())
+                .append(",\"window\":").append(HttpText.jsonQuoted(HttpPolicy.windowText(rule)))
+                .append(",\"cost\":").append(rule.cost()).append('}'));
+        out.append(",\"effectiveLimit\":").append(limiter.effectiveLimit)
                 .append(",\"effectiveEnforce\":").append(limiter.effectiveEnforce)
                 .append(",\"overrides\":{\"limit\":").append(limiter.limitOverride > 0 ? limiter.limitOverride : "null")
                 .append(",\"enforce\":").append(limiter.enforceOverride)
-                .append(",\"origin\":").append(JsonText.quote(limiter.overrideOrigin)).append('}');
+                .append(",\"origin\":").append(HttpText.jsonQuoted(limiter.overrideOrigin)).append('}');
         RateLimiterStats stats = limiter.stats;
-        out.append(",\"breaker\":").append(JsonText.quote(stats.circuitBreakerState()))
+        out.append(",\"breaker\":").append(HttpText.jsonQuoted(stats.circuitBreakerState()))
                 .append(",\"sinceStart\":{\"allowed\":").append(stats.allowed())
                 .append(",\"denied\":").append(stats.denied())
                 .append(",\"degraded\":").append(stats.degraded())
@@ -164,20 +138,16 @@ final class JsonStatusPage {
                 .append(",\"refundsKept\":").append(stats.refundsKept())
                 .append(",\"redisErrors\":").append(stats.redisErrors())
                 .append(",\"redisRefusals\":").append(stats.redisRefusals()).append('}')
-                .append(",\"redisRefusal\":").append(JsonText.quote(stats.redisRefusal()))
-                .append(",\"redisEviction\":{\"finding\":").append(JsonText.quote(stats.redisEviction()))
-                .append(",\"maxmemoryPolicy\":").append(JsonText.quote(stats.redisMaxmemoryPolicy()))
+                .append(",\"redisRefusal\":").append(HttpText.jsonQuoted(stats.redisRefusal()))
+                .append(",\"redisEviction\":{\"finding\":").append(HttpText.jsonQuoted(stats.redisEviction()))
+                .append(",\"maxmemoryPolicy\":").append(HttpText.jsonQuoted(stats.redisMaxmemoryPolicy()))
                 .append(",\"evictedKeys\":").append(stats.redisEvictedKeys() < 0 ? "null"
                         : Long.toString(stats.redisEvictedKeys()))
-                .append(",\"server\":").append(JsonText.quote(LimiterReport.known(stats.redisServer())))
-                .append(",\"nodes\":[");
-        comma = "";
-        for (Map.Entry<String, String> node : stats.redisServers().entrySet()) {
-            out.append(comma).append("{\"node\":").append(JsonText.quote(node.getKey()))
-                    .append(",\"server\":").append(JsonText.quote(LimiterReport.known(node.getValue()))).append('}');
-            comma = ",";
-        }
-        out.append("]}")
+                .append(",\"server\":").append(HttpText.jsonQuoted(LimiterReport.known(stats.redisServer())))
+                .append(",\"nodes\":");
+        array(stats.redisServers().entrySet(), node -> out.append("{\"node\":").append(HttpText.jsonQuoted(node.getKey()))
+                .append(",\"server\":").append(HttpText.jsonQuoted(LimiterReport.known(node.getValue()))).append('}'));
+        out.append('}')
                 .append(",\"redisLatencyMicros\":{\"p50\":").append(stats.redisLatencyP50Micros())
                 .append(",\"p90\":").append(stats.redisLatencyP90Micros())
                 .append(",\"p99\":").append(stats.redisLatencyP99Micros())
@@ -188,29 +158,27 @@ final class JsonStatusPage {
                 .append(",\"allowed\":").append(recent.allowed())
                 .append(",\"denied\":").append(recent.denied())
                 .append(",\"degraded\":").append(recent.degraded())
-                .append(",\"allowedPerSecond\":");
-        series(recent.allowedPerSecond());
-        out.append(",\"deniedPerSecond\":");
-        series(recent.deniedPerSecond());
-        out.append(",\"degradedPerSecond\":");
-        series(recent.degradedPerSecond());
-        out.append(",\"mostDenied\":[");
-        comma = "";
-        for (RecentActivity.DeniedKey key : recent.mostDenied()) {
-            out.append(comma).append("{\"key\":").append(JsonText.quote(key.key()))
-                    .append(",\"denials\":").append(key.denials()).append('}');
-            comma = ",";
-        }
-        out.append("]}}");
+                .append(",\"allowedPerSecond\":").append(series(recent.allowedPerSecond()))
+                .append(",\"deniedPerSecond\":").append(series(recent.deniedPerSecond()))
+                .append(",\"degradedPerSecond\":").append(series(recent.degradedPerSecond()))
+                .append(",\"mostDenied\":");
+        array(recent.mostDenied(), key -> out.append("{\"key\":").append(HttpText.jsonQuoted(key.key()))
+                .append(",\"denials\":").append(key.denials()).append('}'));
+        out.append("}}");
     }
 
-    private void series(long[] values) {
+    private static String series(long[] values) {
+        return LongStream.of(values).mapToObj(Long::toString).collect(Collectors.joining(",", "[", "]"));
+    }
+
+    /** {@code [...]}: each item written by {@code write}, a comma between two. */
+    private <T> void array(Iterable<T> items, Consumer<T> write) {
         out.append('[');
-        for (int i = 0; i < values.length; i++) {
-            if (i > 0) {
-                out.append(',');
-            }
-            out.append(values[i]);
+        String comma = "";
+        for (T item : items) {
+            out.append(comma);
+            write.accept(item);
+            comma = ",";
         }
         out.append(']');
     }

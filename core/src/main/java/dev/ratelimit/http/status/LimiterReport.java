@@ -5,7 +5,6 @@ import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RateLimiterStats;
 import dev.ratelimit.RecentActivity;
 import dev.ratelimit.Rule;
-import dev.ratelimit.internal.support.Durations;
 import dev.ratelimit.internal.support.Immutable;
 import java.util.List;
 
@@ -43,12 +42,6 @@ final class LimiterReport {
         this.recent = limiter.recentActivity();
     }
 
-    /** A rule's window as configured, e.g. {@code 1m}, or its calendar period. */
-    static String window(Rule rule) {
-        return rule.calendar() != null ? "calendar " + rule.calendar() + " (" + rule.timeZone().getId() + ")"
-                : Durations.format(rule.window());
-    }
-
     /** The eviction row: the finding, else the policy read and what was evicted, else why it is unknown. */
     String eviction() {
         if (stats.redisEviction() != null) {
@@ -79,5 +72,11 @@ final class LimiterReport {
 
     boolean overridden() {
         return limitOverride > 0 || enforceOverride != null;
+    }
+
+    /** The live overrides, as a person reads them ({@code limit 50 enforce false}), or {@code none}. */
+    String overrides() {
+        return !overridden() ? "none" : ((limitOverride > 0 ? "limit " + limitOverride + " " : "")
+                + (enforceOverride != null ? "enforce " + enforceOverride : "")).trim();
     }
 }

@@ -1,8 +1,8 @@
 package dev.ratelimit.http.status;
 
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * One policy in the page's opening table: what an on-call engineer needs to pick the policy that
@@ -13,7 +13,7 @@ final class OverviewRow {
      * Alerts, then warnings, then working policies by the share they deny, then idle ones; by name
      * among equals, so that the order does not flicker between two loads of the page.
      */
-    static final Comparator<OverviewRow> WORST_FIRST = Comparator.<OverviewRow>comparingInt(row -> row.policy.verdict.level.severity())
+    static final Comparator<OverviewRow> WORST_FIRST = Comparator.comparing((OverviewRow row) -> row.policy.verdict.level)
             .reversed()
             .thenComparing(Comparator.comparingDouble(OverviewRow::deniedShare).reversed())
             .thenComparing(row -> row.policy.name);
@@ -28,26 +28,11 @@ final class OverviewRow {
 
     /** The rows of {@code policies}, worst first. */
     static List<OverviewRow> of(List<PolicyReport> policies) {
-        List<OverviewRow> rows = new ArrayList<>(policies.size());
-        for (PolicyReport policy : policies) {
-            rows.add(new OverviewRow(policy));
-        }
-        rows.sort(WORST_FIRST);
-        return rows;
+        return policies.stream().map(OverviewRow::new).sorted(WORST_FIRST).collect(Collectors.toList());
     }
 
     double deniedShare() {
         return decisions == 0 ? 0 : (double) policy.denied / decisions;
-    }
-
-    /** The live overrides of the policy, as a person reads them, or {@code none}. */
-    String overrides() {
-        LimiterReport own = policy.own();
-        if (!own.overridden()) {
-            return "none";
-        }
-        return ((own.limitOverride > 0 ? "limit " + own.limitOverride + " " : "")
-                + (own.enforceOverride != null ? "enforce " + own.enforceOverride : "")).trim();
     }
 
     /**

@@ -3,9 +3,9 @@ package dev.ratelimit.http.status;
 import dev.ratelimit.internal.http.webapp.PolicyRuntime;
 import dev.ratelimit.internal.support.Immutable;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * What a webapp's rate limiting is doing, as this JVM knows it: first one row per policy, worst
@@ -68,12 +68,9 @@ public final class StatusReport {
                     + " but was empty");
         }
         ClientLookup client = clientValue == null ? null : ClientLookup.of(clientValue, runtimes);
-        List<PolicyReport> policies = new ArrayList<>(runtimes.size());
-        for (PolicyRuntime runtime : runtimes) {
-            policies.add(new PolicyReport(runtime));
-        }
         // By name: containers start filters in an order of their own, and a reader looks a policy up by name.
-        Collections.sort(policies, (a, b) -> a.name.compareTo(b.name));
+        List<PolicyReport> policies = runtimes.stream().map(PolicyReport::new)
+                .sorted(Comparator.comparing((PolicyReport policy) -> policy.name)).collect(Collectors.toList());
         return new StatusReport(contextPath == null || contextPath.isEmpty() ? "/" : contextPath, Instant.now(),
                 policies, client);
     }

@@ -15,29 +15,15 @@ import java.util.Locale;
  */
 final class Verdict {
 
-    /** How the page colours it. */
+    /**
+     * How the page colours it, from the least to the most wanting a look: idle policies, those that
+     * work (they may deny a lot), warnings, alerts; the overview sorts by it.
+     */
     enum Level {
-        OK, IDLE, WARNING, ALERT;
+        IDLE, OK, WARNING, ALERT;
 
         String cssClass() {
             return name().toLowerCase(Locale.ROOT);
-        }
-
-        /**
-         * How much it wants a look: alerts, warnings, then policies that work (they may deny a
-         * lot), then idle ones.
-         */
-        int severity() {
-            switch (this) {
-                case ALERT:
-                    return 3;
-                case WARNING:
-                    return 2;
-                case OK:
-                    return 1;
-                default:
-                    return 0;
-            }
         }
     }
 

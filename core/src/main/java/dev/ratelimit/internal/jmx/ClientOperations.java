@@ -1,16 +1,12 @@
 package dev.ratelimit.internal.jmx;
 
 import dev.ratelimit.Decision;
-import dev.ratelimit.RateLimiter;
-import dev.ratelimit.internal.support.Loggers;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 
 /**
  * What a limiter's JMX bean can do for one client, by the value the client sends: see its state,
- * forget it. A policy keys the value as it keys requests (and covers its tiers); a limiter of your
- * own code takes the value as the client key itself.
+ * forget it. A policy keys the value as it keys requests, and covers its tiers ({@code OneClient}).
  */
 public interface ClientOperations {
     /**
@@ -47,23 +43,5 @@ public interface ClientOperations {
                     .append(", reset in ").append(decision.resetAfterSeconds()).append(" s");
         }
         return text.toString();
-    }
-
-    /** The value is the client key of {@code limiter}, as {@link RateLimiter#tryAcquire(String)} takes it. */
-    static ClientOperations byKey(RateLimiter limiter) {
-        return new ClientOperations() {
-            @Override
-            public Map<String, Decision> peek(String value) {
-                return Collections.singletonMap(limiter.policyName(), limiter.peek(value));
-            }
-
-            @Override
-            public List<String> reset(String value, String origin) {
-                limiter.reset(value);
-                Loggers.of(ClientOperations.class).info("Rate limit policy '{}': one client reset by {}",
-                        limiter.policyName(), origin);
-                return Collections.singletonList(limiter.policyName());
-            }
-        };
     }
 }

@@ -10,7 +10,7 @@ import dev.ratelimit.internal.http.pipeline.RateLimitPipeline;
  * {@link #writeHeaders headers} on the response, and for a denial answers with
  * {@link #denialStatus()}, {@link #denialContentType()} and {@link #denialBody()} instead of
  * calling the handler; otherwise it calls the handler and then
- * {@link RateLimitPipeline#after(Admission, int)}. Immutable.
+ * {@link RateLimitPipeline#after(Admission, int, Object)}. Immutable.
  */
 public final class Admission {
     /** The header of a response whose request waited for its turn ({@code maxDelay}): the wait, in milliseconds. */

@@ -75,7 +75,7 @@ public final class HttpAnswer {
         // A calendar period's length varies (23 to 25 hours a day): the draft's w gets the usual one.
         this.windowSeconds = rule.calendar() != null ? rule.calendar().usual().getSeconds()
                 : Durations.ceilSeconds(rule.window());
-        this.windowText = policy.windowText();
+        this.windowText = HttpPolicy.windowText(rule);
         this.policyField = field(quotedPolicyName, ";q=", rule.limit(), ";w=", windowSeconds);
     }
 

@@ -3,10 +3,11 @@ package dev.ratelimit.internal.http.checks;
 import dev.ratelimit.http.RequestView;
 import dev.ratelimit.internal.http.client.TrustedProxies;
 import dev.ratelimit.internal.support.Immutable;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.LongSupplier;
-import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * The checks one policy runs on its own traffic (see the package comment). The pipeline tells it
@@ -47,56 +48,16 @@ public final class TrafficChecks {
         sharedBucket.counted(key);
     }
 
-    /**
-     * With {@code maxDelay}: a request over the limit was refused with 429 rather than held for its
-     * turn, because the container would not let it go asynchronous (the servlet, or a filter before
-     * the rate limit filter, is not async-supported).
-     *
-     * @param request where it went, e.g. {@code /export (servlet 'reports')}; asked for the first time only
-     */
-    public void refusedNotAsync(Supplier<String> request) {
-        waiting.refusedNotAsync(request);
-    }
-
-    /**
-     * With {@code maxDelay}: delayed requests came back at their turn without passing the filter
-     * again, and none ever did (it is taken as not mapped for the {@code ASYNC} dispatcher), or a
-     * request over the limit was refused with 429 since that was found.
-     */
-    public void notRedispatched() {
-        waiting.notRedispatched();
-    }
-
-    /**
-     * With {@code maxDelay}: the webapp's {@code WEB-INF/web.xml} maps the filter without the
-     * {@code ASYNC} dispatcher, found at startup; logged once, shown as {@link #notRedispatched} is.
-     */
-    public void descriptorLacksAsync() {
-        waiting.descriptorLacksAsync();
-    }
-
-    /**
-     * With {@code maxDelay}: a delayed request passed the filter again at its turn, which proves the
-     * filter is mapped for the {@code ASYNC} dispatcher; {@link #notRedispatched} is not shown again.
-     */
-    public void redispatched() {
-        waiting.redispatched();
+    /** With {@code maxDelay}: what the adapter tells of requests the container would not suspend. */
+    public WaitingCheck waiting() {
+        return waiting;
     }
 
     /** What the checks found in the last five minutes; empty when nothing is wrong. */
     public List<ConfigWarning> warnings() {
-        List<ConfigWarning> found = new ArrayList<>(2);
-        add(found, sharedBucket.warning());
-        add(found, untrustedProxy == null ? null : untrustedProxy.warning());
-        add(found, waiting.notAsyncWarning());
-        add(found, waiting.noAsyncDispatchWarning());
-        return Immutable.copyOf(found);
-    }
-
-    private static void add(List<ConfigWarning> found, ConfigWarning warning) {
-        if (warning != null) {
-            found.add(warning);
-        }
+        return Immutable.copyOf(Stream.of(sharedBucket.warning(), untrustedProxy == null ? null
+                : untrustedProxy.warning(), waiting.notAsyncWarning(), waiting.noAsyncDispatchWarning())
+                .filter(Objects::nonNull).collect(Collectors.toList()));
     }
 
     /** Sees one request the policy limits (not exempt, not excluded), before its decision. */

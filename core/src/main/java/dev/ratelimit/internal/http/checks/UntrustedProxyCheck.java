@@ -4,7 +4,6 @@ import dev.ratelimit.http.RequestView;
 import dev.ratelimit.internal.http.client.ProxyHeader;
 import dev.ratelimit.internal.http.client.TrustedProxies;
 import dev.ratelimit.internal.support.Loggers;
-import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -53,11 +52,8 @@ final class UntrustedProxyCheck {
     private static final int HASHED_CHARS = 64;
     private static final Logger log = Loggers.of(TrafficChecks.class);
 
-    /** What a request shows: nothing, or one of the three shapes. */
+    /** What a request shows: nothing, or one of the three shapes of a {@link ProxySuspect}. */
     private static final int NONE = 0;
-    private static final int UNTRUSTED_PEER = 1;
-    private static final int OTHER_HEADER = 2;
-    private static final int UNTRUSTED_HOP = 3;
 
     private final String policyName;
     private final TrustedProxies proxies;
@@ -71,25 +67,19 @@ final class UntrustedProxyCheck {
 
     // The round, guarded by this. An address is the peer's text (first two shapes) or a hop's bytes.
     private long round;
-    private int candidateKind;
-    private Object candidate;
-    private ProxyHeader candidateHeader;
+    private ProxySuspect candidate;
     private int hits;
     private int firstHash;
     private boolean varies;
-    private int voteKind;
-    private Object vote;
-    private ProxyHeader voteHeader;
+    private ProxySuspect vote;
     private int votes;
     private int streak;
     private long streakHits;
 
-    // The finding, guarded by this.
+    // The finding, guarded by this: what the log and the page say of the address last found.
     private boolean found;
     private boolean logged;
-    private int foundKind;
-    private String foundAddress;
-    private ProxyHeader foundHeader;
+    private String finding;
     private long requests;
     private long lastNanos;
 
@@ -117,15 +107,15 @@ final class UntrustedProxyCheck {
             }
             if (line != null && !line.isEmpty()) {
                 if (!trusted(peer)) {
-                    kind = UNTRUSTED_PEER;
+                    kind = ProxySuspect.UNTRUSTED_PEER;
                     address = peer;
                 } else if (header == other) {
-                    kind = OTHER_HEADER;
+                    kind = ProxySuspect.OTHER_HEADER;
                     address = peer;
                 } else if (line.indexOf(',') >= 0) {
                     byte[] hop = proxies.untrustedForwarder(request);
                     if (hop != null) {
-                        kind = UNTRUSTED_HOP;
+                        kind = ProxySuspect.UNTRUSTED_HOP;
                         address = hop;
                     }
                 }
@@ -193,11 +183,9 @@ final class UntrustedProxyCheck {
 
     private void tally(int kind, Object address, ProxyHeader header, int hash) {
         if (candidate == null) {
-            candidateKind = kind;
-            candidate = address;
-            candidateHeader = header;
+            candidate = new ProxySuspect(kind, address, header);
         }
-        if (kind == candidateKind && same(address, candidate)) {
+        if (candidate.is(kind, address)) {
             if (hits++ == 0) {
                 firstHash = hash;
             } else if (hash != firstHash) {
@@ -209,11 +197,9 @@ final class UntrustedProxyCheck {
         }
         // Boyer-Moore: a majority among the suspect requests is left holding the vote.
         if (votes == 0) {
-            voteKind = kind;
-            vote = address;
-            voteHeader = header;
+            vote = new ProxySuspect(kind, address, header);
             votes = 1;
-        } else if (kind == voteKind && same(address, vote)) {
+        } else if (vote.is(kind, address)) {
             votes++;
         } else {
             votes--;
@@ -223,21 +209,19 @@ final class UntrustedProxyCheck {
     /** Ends the round: decides it and sets up the next; the text to log for the first finding, else null. */
     private String close() {
         round++;
-        String finding = null;
+        String logNow = null;
         if (hits >= MAJORITY && varies) {
             streak++;
             streakHits += hits;
-            // The address is written once, when the run becomes a finding; it is the same address after that.
-            String text = streak < ROUNDS ? null : found ? foundAddress : text(candidateKind, candidate);
+            // The text is written once, when the run becomes a finding; it is the same address after that.
+            String text = streak < ROUNDS ? null : found ? finding : candidate.finding(configured, proxies);
             if (text != null) {
                 if (!found) {
                     found = true;
-                    foundKind = candidateKind;
-                    foundAddress = text;
-                    foundHeader = candidateHeader;
+                    finding = text;
                     if (!logged) {
                         logged = true;
-                        finding = problem() + " " + remedy();
+                        logNow = text;
                     }
                 }
                 requests += streakHits;
@@ -249,13 +233,11 @@ final class UntrustedProxyCheck {
         }
         // A positive round's address is the vote's winner too: the next round counts it again.
         candidate = votes > 0 ? vote : null;
-        candidateKind = voteKind;
-        candidateHeader = voteHeader;
         hits = 0;
         varies = false;
         vote = null;
         votes = 0;
-        return finding;
+        return logNow;
     }
 
     private void endRun() {
@@ -269,56 +251,7 @@ final class UntrustedProxyCheck {
         if (requests == 0 || clock.getAsLong() - lastNanos > TrafficChecks.RECENT_NANOS) {
             return null;
         }
-        return new ConfigWarning(CODE, problem() + " " + remedy() + " (" + requests + " requests from it since start)",
-                requests);
-    }
-
-    /** What happens, in the finding's shape. */
-    private String problem() {
-        String address = foundAddress;
-        switch (foundKind) {
-            case UNTRUSTED_PEER:
-                return "most requests come from " + address + " with " + article(foundHeader) + " header, but "
-                        + address + " is not in trustedProxies, so the header is ignored and every client behind it is "
-                        + address + ": they all share one limit.";
-            case OTHER_HEADER:
-                return "most requests come from the trusted proxy " + address + " with " + article(foundHeader)
-                        + " header only, but forwardedHeader is " + configured + ", so " + foundHeader
-                        + " is ignored and every client behind it is " + address + ": they all share one limit.";
-            default:
-                return "most requests come through the trusted proxies from " + address + ", which is not in"
-                        + " trustedProxies but forwarded them for others (" + foundHeader + " names hops to its"
-                        + " left), so every client behind it is " + address + ": they all share one limit.";
-        }
-    }
-
-    /** The setting to change, in the finding's shape. */
-    private String remedy() {
-        String address = foundAddress;
-        if (foundKind == OTHER_HEADER) {
-            return "If " + address + " writes " + foundHeader + ", set init-param 'forwardedHeader' to it: "
-                    + "forwardedHeader=" + foundHeader + ".";
-        }
-        String trust = proxies.isEmpty() ? address : proxies + ", " + address;
-        return "If " + address + " is your proxy or load balancer, set init-param 'trustedProxies' to include it: "
-                + "trustedProxies=" + trust + (foundHeader == configured ? "" : " and forwardedHeader=" + foundHeader)
-                + "; if it is not, it is a client that writes the header itself: do not trust it.";
-    }
-
-    /** The header's name with its article: an X-Forwarded-For, a Forwarded. */
-    private static String article(ProxyHeader header) {
-        return (header == ProxyHeader.X_FORWARDED_FOR ? "an " : "a ") + header;
-    }
-
-    /** An address as trustedProxies takes it; null for a peer that is no address, which no setting can name. */
-    private static String text(int kind, Object address) {
-        return kind == UNTRUSTED_HOP ? TrustedProxies.addressText((byte[]) address)
-                : TrustedProxies.addressText((String) address);
-    }
-
-    private static boolean same(Object address, Object other) {
-        return address instanceof byte[] && other instanceof byte[] ? Arrays.equals((byte[]) address, (byte[]) other)
-                : address.equals(other);
+        return new ConfigWarning(CODE, finding + " (" + requests + " requests from it since start)", requests);
     }
 
     /** A hash of the line's start: a client's address comes first, and a huge header costs no more. */

@@ -19,7 +19,7 @@ import org.slf4j.Logger;
  * The adapter sees both (only the servlet filter suspends requests); this class keeps what the log
  * and the status page say about them. Thread-safe; a fixed number of fields.
  */
-final class WaitingCheck {
+public final class WaitingCheck {
     static final String NOT_ASYNC = "NOT_ASYNC_SUPPORTED";
     static final String NO_ASYNC_DISPATCH = "NO_ASYNC_DISPATCHER";
     private static final Logger log = Loggers.of(TrafficChecks.class);
@@ -38,7 +38,14 @@ final class WaitingCheck {
         this.clock = clock;
     }
 
-    void refusedNotAsync(Supplier<String> request) {
+    /**
+     * With {@code maxDelay}: a request over the limit was refused with 429 rather than held for its
+     * turn, because the container would not let it go asynchronous (the servlet, or a filter before
+     * the rate limit filter, is not async-supported).
+     *
+     * @param request where it went, e.g. {@code /export (servlet 'reports')}; asked for the first time only
+     */
+    public void refusedNotAsync(Supplier<String> request) {
         if (where == null) {
             // Before the count, so that a warning never lacks it; two first requests may both write it.
             where = request.get();
@@ -52,7 +59,12 @@ final class WaitingCheck {
         }
     }
 
-    void notRedispatched() {
+    /**
+     * With {@code maxDelay}: delayed requests came back at their turn without passing the filter
+     * again, and none ever did (it is taken as not mapped for the {@code ASYNC} dispatcher), or a
+     * request over the limit was refused with 429 since that was found.
+     */
+    public void notRedispatched() {
         if (!redispatchSeen && noAsyncDispatch.count(clock) == 0) {
             log.warn("Rate limit policy '{}' [{}]: maxDelay is set, but delayed requests did not pass RateLimitFilter"
                     + " again when their turn came (none has since start): add <dispatcher>REQUEST</dispatcher> and"
@@ -62,7 +74,11 @@ final class WaitingCheck {
         }
     }
 
-    void descriptorLacksAsync() {
+    /**
+     * With {@code maxDelay}: the webapp's {@code WEB-INF/web.xml} maps the filter without the
+     * {@code ASYNC} dispatcher, found at startup; logged once, shown as {@link #notRedispatched} is.
+     */
+    public void descriptorLacksAsync() {
         if (!redispatchSeen && noAsyncDispatch.count(clock) == 0) {
             log.warn("Rate limit policy '{}' [{}]: maxDelay is set, but WEB-INF/web.xml maps RateLimitFilter without"
                     + " <dispatcher>ASYNC</dispatcher>: add <dispatcher>REQUEST</dispatcher> and"
@@ -72,7 +88,11 @@ final class WaitingCheck {
         }
     }
 
-    void redispatched() {
+    /**
+     * With {@code maxDelay}: a delayed request passed the filter again at its turn, which proves the
+     * filter is mapped for the {@code ASYNC} dispatcher; {@link #notRedispatched} is not shown again.
+     */
+    public void redispatched() {
         redispatchSeen = true;
     }
 

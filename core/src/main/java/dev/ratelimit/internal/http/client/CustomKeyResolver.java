@@ -1,7 +1,6 @@
 package dev.ratelimit.internal.http.client;
 
 import dev.ratelimit.http.KeyResolver;
-import dev.ratelimit.http.RequestView;
 import dev.ratelimit.internal.support.BadArgument;
 
 /** Loads the {@link KeyResolver} a user names in {@code keyResolverClass}. */
@@ -20,7 +19,8 @@ public final class CustomKeyResolver {
                     loader != null ? loader : CustomKeyResolver.class.getClassLoader());
             if (KeyResolver.class.isAssignableFrom(type)) {
                 KeyResolver resolver = (KeyResolver) type.getConstructor().newInstance();
-                return new Named(resolver, className);
+                // Described by its class for the startup log.
+                return KeySpec.resolver(resolver::resolve, resolver::keyOfValue, "keyResolverClass " + className);
             }
             why = "it does not implement " + KeyResolver.class.getName();
         } catch (ClassNotFoundException e) {
@@ -33,31 +33,5 @@ public final class CustomKeyResolver {
         throw new BadArgument("keyResolverClass", "keyResolverClass must name a public class implementing "
                 + KeyResolver.class.getName() + " with a public no-argument constructor, but was '" + className
                 + "' (" + why + ")");
-    }
-
-    /** The user's resolver, described by its class for the startup log. */
-    private static final class Named implements KeyResolver {
-        private final KeyResolver resolver;
-        private final String className;
-
-        Named(KeyResolver resolver, String className) {
-            this.resolver = resolver;
-            this.className = className;
-        }
-
-        @Override
-        public String resolve(RequestView request) {
-            return resolver.resolve(request);
-        }
-
-        @Override
-        public String keyOfValue(String value) {
-            return resolver.keyOfValue(value);
-        }
-
-        @Override
-        public String toString() {
-            return "keyResolverClass " + className;
-        }
     }
 }

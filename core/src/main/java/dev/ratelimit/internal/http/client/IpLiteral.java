@@ -200,17 +200,8 @@ final class IpLiteral {
         return c >= '0' && c <= '9';
     }
 
-    /** A hex digit's value, or -1. */
+    /** An ASCII hex digit's value, or -1 (also for any other digit Unicode knows). */
     static int hex(char c) {
-        if (c >= '0' && c <= '9') {
-            return c - '0';
-        }
-        if (c >= 'a' && c <= 'f') {
-            return c - 'a' + 10;
-        }
-        if (c >= 'A' && c <= 'F') {
-            return c - 'A' + 10;
-        }
-        return -1;
+        return c < 128 ? Character.digit(c, 16) : -1;
     }
 }

@@ -37,33 +37,12 @@ public final class KeySpec implements KeyResolver {
     public static final String ABSENT = "%none";
 
     private final String text;
-    private final List<Part> parts;
+    /** One per word: what it reads of a request, and the same for a value an operator gives. */
+    private final List<KeyResolver> parts;
     /** Whether a word is {@code ip}: the key is then only as good as the trusted proxies. */
     private final boolean readsAddress;
 
-    /** One key word: what it reads of a request, and the same for a value an operator gives. */
-    private interface Part {
-        String of(RequestView request);
-
-        /** The part of the key of a client that sends {@code value}, or null when none can. */
-        String ofValue(String value);
-
-        static Part of(Function<RequestView, String> read, UnaryOperator<String> value) {
-            return new Part() {
-                @Override
-                public String of(RequestView request) {
-                    return read.apply(request);
-                }
-
-                @Override
-                public String ofValue(String given) {
-                    return value.apply(given);
-                }
-            };
-        }
-    }
-
-    private KeySpec(String text, List<Part> parts, boolean readsAddress) {
+    private KeySpec(String text, List<KeyResolver> parts, boolean readsAddress) {
         this.text = text;
         this.parts = parts;
         this.readsAddress = readsAddress;
@@ -78,7 +57,7 @@ public final class KeySpec implements KeyResolver {
         if (spec == null || spec.trim().isEmpty()) {
             throw bad(spec, "it is empty");
         }
-        List<Part> parts = new ArrayList<>();
+        List<KeyResolver> parts = new ArrayList<>();
         boolean readsAddress = false;
         for (String word : spec.trim().split("\\+", -1)) {
             parts.add(part(word.trim(), spec, proxies));
@@ -87,24 +66,24 @@ public final class KeySpec implements KeyResolver {
         return new KeySpec(spec.trim(), Immutable.copyOf(parts), readsAddress);
     }
 
-    private static Part part(String word, String spec, TrustedProxies proxies) {
+    private static KeyResolver part(String word, String spec, TrustedProxies proxies) {
         int colon = word.indexOf(':');
         String kind = (colon < 0 ? word : word.substring(0, colon)).toLowerCase(Locale.ROOT);
         String name = colon < 0 ? null : word.substring(colon + 1).trim();
         if (colon < 0) {
             switch (kind) {
                 case "ip":
-                    return Part.of(proxies::clientAddress, value -> {
+                    return resolver(proxies::clientAddress, value -> {
                         byte[] address = TrustedProxies.literal(value);
                         return address == null ? null : IpLiteral.key(address, proxies.ipv6Prefix());
-                    });
+                    }, word);
                 case "user":
-                    return Part.of(RequestView::userName, KeySpec::nonEmpty);
+                    return resolver(RequestView::userName, KeySpec::nonEmpty, word);
                 case "session":
-                    return Part.of(request -> secret(request.sessionId()), KeySpec::secret);
+                    return resolver(request -> secret(request.sessionId()), KeySpec::secret, word);
                 case "global":
                     // One bucket for all: no value names a client of it, so no operator resets it as one.
-                    return Part.of(request -> GLOBAL, value -> null);
+                    return resolver(request -> GLOBAL, value -> null, word);
                 default:
                     throw bad(spec, "'" + word + "' is not a key word");
             }
@@ -114,14 +93,34 @@ public final class KeySpec implements KeyResolver {
         }
         switch (kind) {
             case "header":
-                return Part.of(request -> secret(request.header(name)), KeySpec::secret);
+                return resolver(request -> secret(request.header(name)), KeySpec::secret, word);
             case "param":
-                return Part.of(request -> secret(parameter(request, name)), KeySpec::secret);
+                return resolver(request -> secret(parameter(request, name)), KeySpec::secret, word);
             case "cookie":
-                return Part.of(request -> secret(request.cookie(name)), KeySpec::secret);
+                return resolver(request -> secret(request.cookie(name)), KeySpec::secret, word);
             default:
                 throw bad(spec, "'" + word + "' is not a key word");
         }
+    }
+
+    /** A resolver of what {@code read} reads of a request and {@code value} makes of a value an operator gives. */
+    static KeyResolver resolver(Function<RequestView, String> read, UnaryOperator<String> value, String text) {
+        return new KeyResolver() {
+            @Override
+            public String resolve(RequestView request) {
+                return read.apply(request);
+            }
+
+            @Override
+            public String keyOfValue(String given) {
+                return value.apply(given);
+            }
+
+            @Override
+            public String toString() {
+                return text;
+            }
+        };
     }
 
     /** A query-string parameter, else the same field of a form body (a browser's login form posts it there). */
@@ -153,11 +152,11 @@ public final class KeySpec implements KeyResolver {
     public String resolve(RequestView request) {
         if (parts.size() == 1) {
             // Every request comes here: the one-word key allocates nothing.
-            return nonEmpty(parts.get(0).of(request));
+            return nonEmpty(parts.get(0).resolve(request));
         }
         List<String> values = new ArrayList<>(parts.size());
-        for (Part part : parts) {
-            values.add(part.of(request));
+        for (KeyResolver part : parts) {
+            values.add(part.resolve(request));
         }
         return join(values);
     }
@@ -174,7 +173,7 @@ public final class KeySpec implements KeyResolver {
             return null;
         }
         if (parts.size() == 1) {
-            return parts.get(0).ofValue(value);
+            return parts.get(0).keyOfValue(value);
         }
         String[] given = value.split("\\+", -1);
         if (given.length != parts.size()) {
@@ -186,7 +185,7 @@ public final class KeySpec implements KeyResolver {
                 values.add(null);
                 continue;
             }
-            String part = parts.get(i).ofValue(given[i].replace("%2B", "+").replace("%2b", "+").replace("%25", "%"));
+            String part = parts.get(i).keyOfValue(given[i].replace("%2B", "+").replace("%2b", "+").replace("%25", "%"));
             if (part == null) {
                 // A value this word can never read (no address for ip): no client sends it.
                 return null;

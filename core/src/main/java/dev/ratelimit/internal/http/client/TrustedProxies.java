@@ -97,11 +97,7 @@ public final class TrustedProxies {
     /** Whether the address (a literal) lies in a trusted block; false for anything that is not an address. */
     public boolean contains(String address) {
         byte[] bytes = literal(address);
-        return bytes != null && contains(bytes);
-    }
-
-    private boolean contains(byte[] address) {
-        return blocks.contains(address);
+        return blocks.contains(bytes);
     }
 
     /**
@@ -128,7 +124,7 @@ public final class TrustedProxies {
         if (client == null) {
             return null;
         }
-        if (!blocks.isEmpty() && contains(client)) {
+        if (!blocks.isEmpty() && blocks.contains(client)) {
             List<Hop> hops = header.hops(request);
             for (int i = hops.size() - 1; i >= 0; i--) {
                 byte[] hop = hops.get(i).address();
@@ -136,7 +132,7 @@ public final class TrustedProxies {
                     break;
                 }
                 client = hop;
-                if (!contains(hop)) {
+                if (!blocks.contains(hop)) {
                     break;
                 }
             }
@@ -153,7 +149,7 @@ public final class TrustedProxies {
      */
     public byte[] untrustedForwarder(RequestView request) {
         byte[] peer = literal(request.remoteAddress());
-        if (peer == null || blocks.isEmpty() || !contains(peer)) {
+        if (!blocks.contains(peer)) {
             return null;
         }
         List<Hop> hops = header.hops(request);
@@ -162,7 +158,7 @@ public final class TrustedProxies {
             if (hop == null) {
                 return null;
             }
-            if (!contains(hop)) {
+            if (!blocks.contains(hop)) {
                 return i > 0 ? hop : null;
             }
         }

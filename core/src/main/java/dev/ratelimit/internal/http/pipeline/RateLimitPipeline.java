@@ -178,11 +178,6 @@ public final class RateLimitPipeline {
             waitingPlaces.refusedFullSoFar(), waitingPlaces.refusedShareSoFar()};
     }
 
-    /** {@link #after(Admission, int, Object)} of a handler that reported no usage. */
-    public void after(Admission admission, int status) {
-        after(admission, status, null);
-    }
-
     /**
      * Hears how a request that was let through ended: its response status, (measured here) how long
      * the handler took, and the usage it reported ({@link dev.ratelimit.http.Usage#ATTRIBUTE}). Call

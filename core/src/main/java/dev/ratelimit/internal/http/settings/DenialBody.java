@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 /**
  * A custom denial body ({@code denialBody}, {@code denialContentType}): a webapp resource read once
@@ -19,6 +20,7 @@ import java.util.Locale;
 public final class DenialBody {
     /** The placeholders, in the order of their codes in {@link #parts}. */
     private static final String[] NAMES = {"{policy}", "{limit}", "{window}", "{retryAfter}", "{status}"};
+    private static final Pattern MEDIA_TYPE = Pattern.compile("[\\w.+-]+/[\\w.+-]+(\\s*;\\s*[\\w.+-]+=[\\w.+\"-]+)*");
 
     /** How values are escaped, from the media type. */
     enum Escaping {
@@ -105,22 +107,35 @@ public final class DenialBody {
         }
     }
 
+    /** A path within the webapp, as {@code ServletContext.getResourceAsStream} takes it. */
+    static String resourcePath(String text) {
+        if (!text.startsWith("/") || text.contains("..") || text.endsWith("/")) {
+            throw new IllegalArgumentException("not a resource path");
+        }
+        return text;
+    }
+
+    /** {@code type/subtype}, optionally with parameters such as {@code ;charset=UTF-8}. */
+    static String mediaType(String text) {
+        if (!MEDIA_TYPE.matcher(text).matches()) {
+            throw new IllegalArgumentException("not a media type");
+        }
+        return text;
+    }
+
     /**
      * The media type from the file's extension ({@code .html}, {@code .htm}, {@code .json},
      * {@code .xml}, {@code .txt}), or null when it tells nothing.
      */
     static String guessContentType(String path) {
         String lower = path.toLowerCase(Locale.ROOT);
-        if (lower.endsWith(".html") || lower.endsWith(".htm")) {
-            return "text/html";
+        switch (lower.substring(lower.lastIndexOf('.') + 1)) {
+            case "html": case "htm": return "text/html";
+            case "json": return "application/json";
+            case "xml": return "application/xml";
+            case "txt": return "text/plain";
+            default: return null;
         }
-        if (lower.endsWith(".json")) {
-            return "application/json";
-        }
-        if (lower.endsWith(".xml")) {
-            return "application/xml";
-        }
-        return lower.endsWith(".txt") ? "text/plain" : null;
     }
 
     public String contentType() {
@@ -140,26 +155,10 @@ public final class DenialBody {
 
     private String escape(String value) {
         switch (escaping) {
-            case MARKUP: return markup(value);
+            case MARKUP: return HttpText.markup(value);
             case JSON: return HttpText.jsonContent(value);
             default: return value;
         }
-    }
-
-    private static String markup(String text) {
-        StringBuilder out = new StringBuilder(text.length() + 16);
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            switch (c) {
-                case '<': out.append("&lt;"); break;
-                case '>': out.append("&gt;"); break;
-                case '&': out.append("&amp;"); break;
-                case '"': out.append("&quot;"); break;
-                case '\'': out.append("&#39;"); break;
-                default: out.append(c);
-            }
-        }
-        return out.toString();
     }
 
     private static List<Object> split(String template) {

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * Several dimensions of one policy, decided together ({@code limits=1000 per 1m by global; 100 per
@@ -80,7 +81,7 @@ public final class Dimensions {
 
     private static Duration window(String text, String entry, String limits) {
         try {
-            return Settings.duration(text);
+            return SettingText.duration(text);
         } catch (IllegalArgumentException e) {
             throw new BadArgument("limits", "limits must give each entry a window such as 1s, 1m, 1h or 1d, but '"
                     + text + "' in '" + entry + "' (of '" + limits + "') is not one");
@@ -106,11 +107,7 @@ public final class Dimensions {
      * null where no client of that dimension can send it, and for {@code global}, which counts all.
      */
     public List<String> clientKeysOfValue(String value) {
-        List<String> clientKeys = new ArrayList<>(keys.size());
-        for (KeySpec key : keys) {
-            clientKeys.add(key.keyOfValue(value));
-        }
-        return clientKeys;
+        return keys.stream().map(key -> key.keyOfValue(value)).collect(Collectors.toList());
     }
 
     /** A dimension's key as configured, e.g. {@code header:X-Api-Key}. */
@@ -120,12 +117,7 @@ public final class Dimensions {
 
     /** Whether an entry's key reads the client's address ({@code by ip}, {@code by ip+user}). */
     public boolean readsAddress() {
-        for (KeySpec key : keys) {
-            if (key.readsAddress()) {
-                return true;
-            }
-        }
-        return false;
+        return keys.stream().anyMatch(KeySpec::readsAddress);
     }
 
     /** Whether a dimension counts every client together ({@code by global}, key {@link KeySpec#GLOBAL}). */

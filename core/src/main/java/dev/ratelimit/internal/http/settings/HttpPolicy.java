@@ -1,11 +1,8 @@
 package dev.ratelimit.internal.http.settings;
 
-import dev.ratelimit.AdaptiveLimit;
-import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RedisSettings;
 import dev.ratelimit.Rule;
-import dev.ratelimit.Transport;
 import dev.ratelimit.internal.http.client.TrustedProxies;
 import dev.ratelimit.internal.support.Durations;
 import dev.ratelimit.internal.support.Immutable;
@@ -49,27 +46,15 @@ public final class HttpPolicy {
         this.requests = new PolicyRequests(proxies, dimensions, groups.keyResolver(proxies),
                 new RequestMatcher(in.get(Settings.METHODS), in.get(Settings.EXCLUDE_PATHS)), groups.tiers(),
                 in.get(Settings.EXEMPT_ADDRESSES), in.get(Settings.EXEMPT_ROLES));
-        Transport transport = in.get(Settings.TRANSPORT);
-        FailurePolicy failurePolicy = in.get(Settings.ON_REDIS_FAILURE);
-        Long localLimit = groups.localLimit(failurePolicy, rule);
         this.headerMode = in.get(Settings.HEADERS);
-        boolean localDenyCache = in.get(Settings.LOCAL_DENY_CACHE);
-        boolean leases = in.get(Settings.LEASES);
-        boolean jmx = in.get(Settings.JMX);
-        MetricsBinding metrics = MetricsBinding.of(in.get(Settings.METRICS), in.label(Settings.METRICS), in.classLoader());
-        AdaptiveLimit adaptive = groups.adaptive();
         this.enforce = in.get(Settings.ENFORCE);
         this.statusCode = Math.toIntExact(in.get(Settings.STATUS_CODE));
         this.countStatus = groups.countStatus(rule);
         this.denialBody = DenialBody.configured(in);
         this.policyName = RedisKeys.checkKeyPart("policyName", in.policyName(), 1, RateLimiter.MAX_NAME_LENGTH);
-        String keyPrefix = RedisKeys.checkKeyPart("keyPrefix", in.get(Settings.KEY_PREFIX), 0,
-                RateLimiter.MAX_NAME_LENGTH);
-        SettingGroups.crossCheck(rules, transport, adaptive, leases, failurePolicy);
-        this.waiting = groups.waiting(dimensions != null, rules, transport, leases);
-        this.chargeAfter = groups.chargeAfter(rules, transport, leases);
-        this.limiters = new PolicyLimiters(policyName, keyPrefix, rules, transport, failurePolicy, localLimit,
-                localDenyCache, leases, jmx, adaptive, metrics, requests.tiers());
+        this.limiters = new PolicyLimiters(in, policyName, rules, requests.tiers());
+        this.waiting = groups.waiting(dimensions != null, rules, limiters.transport(), limiters.leases());
+        this.chargeAfter = groups.chargeAfter(rules, limiters.transport(), limiters.leases());
     }
 
     /**
@@ -143,8 +128,8 @@ public final class HttpPolicy {
         return headerMode;
     }
 
-    /** The window as configured, e.g. {@code 1m}. */
-    public String windowText() {
+    /** A rule's window as configured, e.g. {@code 1m}, or its calendar period. */
+    public static String windowText(Rule rule) {
         return rule.calendar() != null ? "calendar " + rule.calendar() + " (" + rule.timeZone().getId() + ")"
                 : Durations.format(rule.window());
     }
@@ -153,7 +138,7 @@ public final class HttpPolicy {
     @Override
     public String toString() {
         return "policy '" + policyName + "': " + (requests.dimensions() != null ? rule.algorithm() + " limits " + requests.dimensions()
-                : rule.algorithm() + " " + rule.limit() + " per " + windowText())
+                : rule.algorithm() + " " + rule.limit() + " per " + windowText(rule))
                 + (rule.algorithm().usesBurst() ? ", burst " + rule.burst() : "") + ", cost " + rule.cost()
                 + (rule.penalty() == null ? "" : ", penalty " + Durations.format(rule.penalty())) + (waiting == null ? "" : ", " + waiting)
                 + ", " + requests

@@ -3,6 +3,7 @@ package dev.ratelimit.internal.http.settings;
 import dev.ratelimit.RateLimitListener;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.util.Locale;
 
 /**
  * {@code metrics=micrometer}: the optional module's listener, found by name so that the core
@@ -39,6 +40,15 @@ final class MetricsBinding {
                     + e + "); add dev.ratelimit:ratelimit-micrometer and io.micrometer:micrometer-core to the "
                     + "webapp, or set metrics=none", e);
         }
+    }
+
+    /** {@code none} or {@code micrometer}, in any case, as {@link Settings#METRICS} takes it. */
+    static String kind(String text) {
+        String lower = text.toLowerCase(Locale.ROOT);
+        if (!lower.equals("none") && !lower.equals("micrometer")) {
+            throw new IllegalArgumentException("not a metrics binding");
+        }
+        return lower;
     }
 
     /** A new listener for one limiter of the webapp (its {@code webapp} tag: the context path, {@code /} for the root). */

@@ -9,7 +9,12 @@ import dev.ratelimit.RedisStore;
 import dev.ratelimit.Rule;
 import dev.ratelimit.Transport;
 import dev.ratelimit.internal.http.client.Tiers;
+import dev.ratelimit.internal.rules.LeaseRules;
+import dev.ratelimit.internal.rules.LocalRules;
+import dev.ratelimit.internal.rules.PenaltyRules;
+import dev.ratelimit.internal.rules.TransactionRules;
 import dev.ratelimit.internal.support.Immutable;
+import dev.ratelimit.internal.support.RedisKeys;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,8 +23,10 @@ import java.util.Map;
 /**
  * The limiters an HTTP policy runs, built alike from its settings: one for its rule (or its
  * {@code limits} entries, decided together) and one per tier, each with the {@code metrics}
- * listener when asked for; and whether their counters are published as a JMX bean. Immutable;
- * each call builds new limiters.
+ * listener when asked for; and whether their counters are published as a JMX bean. It reads the
+ * settings of how a limiter decides ({@code transport}, {@code onRedisFailure}, {@code localLimit},
+ * {@code localDenyCache}, {@code leases}, {@code adaptive}, ...) and checks them against the rules
+ * when the policy is read. Immutable; each call builds new limiters.
  */
 public final class PolicyLimiters {
     private final String policyName;
@@ -41,22 +48,80 @@ public final class PolicyLimiters {
     /** Each tier's rule: the policy's rule at the tier's limit. */
     private final Map<String, Rule> tierRules;
 
-    PolicyLimiters(String policyName, String keyPrefix, List<Rule> rules, Transport transport,
-            FailurePolicy failurePolicy, Long localLimit, boolean localDenyCache, boolean leases, boolean jmx,
-            AdaptiveLimit adaptive, MetricsBinding metrics, Tiers tiers) {
+    /**
+     * Reads the settings of the limiters; the limiter's own cross-checks run now, rather than when
+     * the first request comes.
+     *
+     * @param rules the policy's rule, or one per {@code limits} entry
+     */
+    PolicyLimiters(PolicyReader in, String policyName, List<Rule> rules, Tiers tiers) {
         this.policyName = policyName;
-        this.keyPrefix = keyPrefix;
         this.rules = Immutable.copyOf(rules);
         this.rule = rules.get(0);
-        this.transport = transport;
-        this.failurePolicy = failurePolicy;
-        this.localLimit = localLimit;
-        this.localDenyCache = localDenyCache;
-        this.leases = leases;
-        this.jmx = jmx;
-        this.adaptive = adaptive;
-        this.metrics = metrics;
+        this.transport = in.get(Settings.TRANSPORT);
+        this.failurePolicy = in.get(Settings.ON_REDIS_FAILURE);
+        this.localLimit = localLimit(in, failurePolicy, rule);
+        this.localDenyCache = in.get(Settings.LOCAL_DENY_CACHE);
+        this.leases = in.get(Settings.LEASES);
+        this.jmx = in.get(Settings.JMX);
+        this.metrics = MetricsBinding.of(in.get(Settings.METRICS), in.label(Settings.METRICS), in.classLoader());
+        this.adaptive = adaptive(in);
+        this.keyPrefix = RedisKeys.checkKeyPart("keyPrefix", in.get(Settings.KEY_PREFIX), 0, RateLimiter.MAX_NAME_LENGTH);
+        if (transport == Transport.TRANSACTION) {
+            TransactionRules.check(rules);
+        }
+        if (adaptive != null) {
+            AdaptiveLimit.checkApplies(rules);
+        }
+        if (leases) {
+            LeaseRules.check(rules, transport, adaptive);
+        }
+        PenaltyRules.check(rules, transport, leases, failurePolicy);
         this.tierRules = tierRules(rule, tiers);
+    }
+
+    /** {@code adaptive} and {@code adaptiveLatency}: null when limits do not adapt. */
+    private static AdaptiveLimit adaptive(PolicyReader in) {
+        int floorPercent = in.get(Settings.ADAPTIVE);
+        Setting<?> latency = Settings.ADAPTIVE_LATENCY;
+        if (floorPercent == 0) {
+            if (in.text(latency) != null) {
+                String adaptive = in.text(Settings.ADAPTIVE);
+                throw new IllegalArgumentException(in.label(latency) + " needs adaptive limits on, but "
+                        + in.label(Settings.ADAPTIVE) + " is '" + (adaptive == null ? "off" : adaptive) + "'");
+            }
+            return null;
+        }
+        AdaptiveLimit adaptive = AdaptiveLimit.floor(floorPercent / 100.0);
+        return in.text(latency) == null ? adaptive : adaptive.latencyTarget(in.get(Settings.ADAPTIVE_LATENCY));
+    }
+
+    /**
+     * {@code localLimit}, checked against the rule: the rule's limit unless set, null unless
+     * {@code onRedisFailure=local}, and refused without it (a value that would be ignored is a typo).
+     */
+    private static Long localLimit(PolicyReader in, FailurePolicy failurePolicy, Rule rule) {
+        Setting<Long> setting = Settings.LOCAL_LIMIT;
+        Long localLimit = in.get(setting);
+        if (failurePolicy != FailurePolicy.LOCAL) {
+            if (localLimit != null) {
+                throw new IllegalArgumentException(in.label(setting) + " applies only with onRedisFailure=local, but "
+                        + in.label(Settings.ON_REDIS_FAILURE) + " is '" + failurePolicy + "' (localLimit was '"
+                        + in.text(setting) + "')");
+            }
+            return null;
+        }
+        long value = localLimit != null ? localLimit : rule.limit();
+        LocalRules.scale(Immutable.listOf(rule), value);
+        return value;
+    }
+
+    Transport transport() {
+        return transport;
+    }
+
+    boolean leases() {
+        return leases;
     }
 
     public FailurePolicy failurePolicy() {

@@ -75,7 +75,7 @@ final class RequestMatcher {
     /** {@code methods}: HTTP methods separated by commas, upper-cased, each once. */
     static List<String> methods(String text) {
         List<String> methods = new ArrayList<>();
-        for (String method : Settings.list(text)) {
+        for (String method : SettingText.list(text)) {
             if (!METHOD.matcher(method).matches()) {
                 throw new BadArgument("methods", "methods must list HTTP methods such as GET,POST, but '" + method
                         + "' in '" + text + "' is not one");
@@ -90,7 +90,7 @@ final class RequestMatcher {
 
     /** {@code excludePaths}: paths starting with {@code /}, a prefix written {@code /static/*}. */
     static List<String> paths(String text) {
-        List<String> paths = Settings.list(text);
+        List<String> paths = SettingText.list(text);
         for (String path : paths) {
             String stem = path.endsWith("/*") ? path.substring(0, path.length() - 2) : path;
             if (!path.startsWith("/") || stem.contains("*")) {

@@ -1,6 +1,5 @@
 package dev.ratelimit.internal.http.settings;
 
-import dev.ratelimit.AdaptiveLimit;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.CalendarPeriod;
 import dev.ratelimit.FailurePolicy;
@@ -14,10 +13,6 @@ import dev.ratelimit.internal.http.client.Tiers;
 import dev.ratelimit.internal.http.client.TrustedProxies;
 import dev.ratelimit.internal.rules.ChargeRules;
 import dev.ratelimit.internal.rules.DelayRules;
-import dev.ratelimit.internal.rules.LeaseRules;
-import dev.ratelimit.internal.rules.LocalRules;
-import dev.ratelimit.internal.rules.PenaltyRules;
-import dev.ratelimit.internal.rules.TransactionRules;
 import dev.ratelimit.internal.support.Immutable;
 import java.time.Duration;
 import java.time.ZoneId;
@@ -26,7 +21,8 @@ import java.util.List;
 /**
  * The settings an {@link HttpPolicy} reads together, each group into one value and checked against
  * each other: the rule (limit, window, algorithm, burst, cost, calendar), Redis, {@code limits},
- * {@code tiers}, {@code countStatus}, adaptive limits, {@code localLimit} and the key resolver.
+ * {@code tiers}, {@code countStatus}, {@code maxDelay}, {@code chargeAfter} and the key resolver;
+ * how the limiters decide is {@link PolicyLimiters}'.
  * Where each value comes from, and how messages name it, is {@link PolicyReader}'s.
  */
 final class SettingGroups {
@@ -54,21 +50,6 @@ final class SettingGroups {
             builder.cluster(clusterNodes);
         }
         return builder.build();
-    }
-
-    /** The limiter's own cross-checks, run at startup rather than when the first request comes. */
-    static void crossCheck(List<Rule> rules, Transport transport, AdaptiveLimit adaptive, boolean leases,
-            FailurePolicy failurePolicy) {
-        if (transport == Transport.TRANSACTION) {
-            TransactionRules.check(rules);
-        }
-        if (adaptive != null) {
-            AdaptiveLimit.checkApplies(rules);
-        }
-        if (leases) {
-            LeaseRules.check(rules, transport, adaptive);
-        }
-        PenaltyRules.check(rules, transport, leases, failurePolicy);
     }
 
     /**
@@ -200,43 +181,6 @@ final class SettingGroups {
         }
         return Tiers.parse(tiers, from);
     }
-
-    /** {@code adaptive} and {@code adaptiveLatency}: null when limits do not adapt. */
-    AdaptiveLimit adaptive() {
-        int floorPercent = in.get(Settings.ADAPTIVE);
-        Setting<?> latency = Settings.ADAPTIVE_LATENCY;
-        if (floorPercent == 0) {
-            if (in.text(latency) != null) {
-                String adaptive = in.text(Settings.ADAPTIVE);
-                throw new IllegalArgumentException(in.label(latency) + " needs adaptive limits on, but "
-                        + in.label(Settings.ADAPTIVE) + " is '" + (adaptive == null ? "off" : adaptive) + "'");
-            }
-            return null;
-        }
-        AdaptiveLimit adaptive = AdaptiveLimit.floor(floorPercent / 100.0);
-        return in.text(latency) == null ? adaptive : adaptive.latencyTarget(in.get(Settings.ADAPTIVE_LATENCY));
-    }
-
-    /**
-     * {@code localLimit}, checked against the rule: the rule's limit unless set, null unless
-     * {@code onRedisFailure=local}, and refused without it (a value that would be ignored is a typo).
-     */
-    Long localLimit(FailurePolicy failurePolicy, Rule rule) {
-        Setting<Long> setting = Settings.LOCAL_LIMIT;
-        Long localLimit = in.get(setting);
-        if (failurePolicy != FailurePolicy.LOCAL) {
-            if (localLimit != null) {
-                throw new IllegalArgumentException(in.label(setting) + " applies only with onRedisFailure=local, but "
-                        + in.label(Settings.ON_REDIS_FAILURE) + " is '" + failurePolicy + "' (localLimit was '"
-                        + in.text(setting) + "')");
-            }
-            return null;
-        }
-        long value = localLimit != null ? localLimit : rule.limit();
-        LocalRules.scale(Immutable.listOf(rule), value);
-        return value;
-    }
-
 
     /** The client key: {@code keyResolverClass} if set, else {@code key} over {@code trustedProxies}. */
     KeyResolver keyResolver(TrustedProxies proxies) {

@@ -27,12 +27,14 @@ public final class OneClient implements ClientOperations {
 
     private final HttpPolicy policy;
     private final RateLimiter limiter;
-    private final Map<String, RateLimiter> tierLimiters;
+    /** The policy's own limiter, then each tier's. */
+    private final List<RateLimiter> limiters = new ArrayList<>();
 
     OneClient(HttpPolicy policy, RateLimiter limiter, Map<String, RateLimiter> tierLimiters) {
         this.policy = policy;
         this.limiter = limiter;
-        this.tierLimiters = tierLimiters;
+        limiters.add(limiter);
+        limiters.addAll(tierLimiters.values());
     }
 
     /**
@@ -50,7 +52,7 @@ public final class OneClient implements ClientOperations {
         }
         String key = key(value);
         Map<String, Decision> states = new LinkedHashMap<>();
-        for (RateLimiter each : limiters()) {
+        for (RateLimiter each : limiters) {
             states.put(each.policyName(), each.peek(key));
         }
         return states;
@@ -81,7 +83,7 @@ public final class OneClient implements ClientOperations {
             named = RedisKeys.digest(String.valueOf(keys));
         } else {
             String key = key(value);
-            for (RateLimiter each : limiters()) {
+            for (RateLimiter each : limiters) {
                 each.reset(key);
                 names.add(each.policyName());
             }
@@ -140,12 +142,5 @@ public final class OneClient implements ClientOperations {
 
     private List<String> dimensionKeys(String value) {
         return new ArrayList<>(policy.requests().dimensions().clientKeysOfValue(value));
-    }
-
-    private List<RateLimiter> limiters() {
-        List<RateLimiter> all = new ArrayList<>();
-        all.add(limiter);
-        all.addAll(tierLimiters.values());
-        return all;
     }
 }

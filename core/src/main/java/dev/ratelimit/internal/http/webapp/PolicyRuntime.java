@@ -53,30 +53,26 @@ public final class PolicyRuntime implements AutoCloseable {
      */
     public static PolicyRuntime start(HttpPolicy policy, RedisStoreRegistry registry, String webapp) {
         RedisStore store = registry.acquire(policy.redisSettings());
-        RateLimiter limiter;
-        Map<String, RateLimiter> tierLimiters;
         List<AutoCloseable> meters = new ArrayList<>();
         try {
-            limiter = policy.limiters().newLimiter(store, webapp, meters);
-            tierLimiters = policy.limiters().newTierLimiters(store, webapp, meters);
+            RateLimiter limiter = policy.limiters().newLimiter(store, webapp, meters);
+            PolicyRuntime runtime = new PolicyRuntime(policy, registry, limiter,
+                    policy.limiters().newTierLimiters(store, webapp, meters), meters);
+            if (policy.limiters().jmx()) {
+                try {
+                    runtime.bean = RateLimiterJmx.register(limiter, webapp, policy.toString(), policy.enforce(),
+                            runtime.oneClient());
+                } catch (RuntimeException e) {
+                    throw new IllegalStateException("cannot register the JMX bean of policy '" + policy.policyName()
+                            + "': " + e.getMessage(), e);
+                }
+            }
+            return runtime;
         } catch (RuntimeException e) {
             closeAll(meters);
             registry.release(policy.redisSettings());
             throw e;
         }
-        PolicyRuntime runtime = new PolicyRuntime(policy, registry, limiter, tierLimiters, meters);
-        if (policy.limiters().jmx()) {
-            try {
-                runtime.bean = RateLimiterJmx.register(limiter, webapp, policy.toString(), policy.enforce(),
-                        runtime.oneClient());
-            } catch (RuntimeException e) {
-                closeAll(meters);
-                registry.release(policy.redisSettings());
-                throw new IllegalStateException("cannot register the JMX bean of policy '" + policy.policyName()
-                        + "': " + e.getMessage(), e);
-            }
-        }
-        return runtime;
     }
 
     public HttpPolicy policy() {

@@ -4,7 +4,6 @@ import dev.ratelimit.RedisStoreRegistry;
 import dev.ratelimit.internal.http.settings.HttpPolicy;
 import dev.ratelimit.internal.http.settings.PolicyReader;
 import dev.ratelimit.internal.http.settings.Settings;
-import dev.ratelimit.internal.jmx.RateLimiterJmx;
 import dev.ratelimit.internal.support.ClientLibraries;
 import dev.ratelimit.internal.support.Immutable;
 import java.io.InputStream;
@@ -83,7 +82,7 @@ public final class Webapp {
             setAttribute.accept(RUNNING_ATTRIBUTE, running);
         }
         return new Webapp(RedisStoreRegistry.sharedIn(getAttribute, setAttribute), running,
-                RateLimiterJmx.webappName(contextPath),
+                contextPath.isEmpty() ? "/" : contextPath,
                 Settings.collect(initParameterNames, initParameter, Settings.PREFIX), resources);
     }
 

@@ -19,7 +19,7 @@ class WaitingCheckTest {
         AtomicInteger asked = new AtomicInteger();
         String log = CapturedErr.during(() -> {
             for (int i = 0; i < 4; i++) {
-                checks.refusedNotAsync(() -> "/export/report (servlet 'reports" + asked.incrementAndGet() + "')");
+                checks.waiting().refusedNotAsync(() -> "/export/report (servlet 'reports" + asked.incrementAndGet() + "')");
             }
         });
 
@@ -38,8 +38,8 @@ class WaitingCheckTest {
     @Test
     void aFilterNotMappedForAsyncIsLoggedOnceAndNamesTheDispatcher() {
         String log = CapturedErr.during(() -> {
-            checks.notRedispatched();
-            checks.notRedispatched();
+            checks.waiting().notRedispatched();
+            checks.waiting().notRedispatched();
         });
 
         assertThat(log.split("NO_ASYNC_DISPATCHER", -1)).as("one line").hasSize(2);
@@ -57,9 +57,9 @@ class WaitingCheckTest {
     void bothAreListedAfterTheOtherFindingsAndLastFiveMinutesAfterTheirLastRequest() {
         CapturedErr.during(() -> {
             checks.countedInSharedBucket("user");
-            checks.notRedispatched();
+            checks.waiting().notRedispatched();
             now.addAndGet(TimeUnit.MINUTES.toNanos(1));
-            checks.refusedNotAsync(() -> "/export (servlet 'default')");
+            checks.waiting().refusedNotAsync(() -> "/export (servlet 'default')");
         });
         assertThat(checks.warnings()).extracting(ConfigWarning::code)
                 .containsExactly("SHARED_BUCKET", "NOT_ASYNC_SUPPORTED", "NO_ASYNC_DISPATCHER");
@@ -70,7 +70,7 @@ class WaitingCheckTest {
         now.addAndGet(TimeUnit.MINUTES.toNanos(1));
         assertThat(checks.warnings()).isEmpty();
 
-        String again = CapturedErr.during(checks::notRedispatched);
+        String again = CapturedErr.during(checks.waiting()::notRedispatched);
         assertThat(again).as("logged once in a policy's life").isEmpty();
         assertThat(checks.warnings()).singleElement().satisfies(w -> assertThat(w.requests()).isEqualTo(2));
     }
@@ -78,9 +78,9 @@ class WaitingCheckTest {
     @Test
     void aDelayedRequestSeenAgainProvesTheMappingAndTheFindingIsGoneForGood() {
         String log = CapturedErr.during(() -> {
-            checks.notRedispatched();
-            checks.redispatched();
-            checks.notRedispatched();
+            checks.waiting().notRedispatched();
+            checks.waiting().redispatched();
+            checks.waiting().notRedispatched();
         });
         assertThat(log.split("NO_ASYNC_DISPATCHER", -1)).as("the one line before the proof").hasSize(2);
         assertThat(checks.warnings()).as("not shown once proven, whatever comes later").isEmpty();

@@ -64,7 +64,7 @@ class RateLimitPipelineTest {
             assertThat(admission.denied()).isFalse();
             assertThat(admission.decision()).isNull();
             assertThat(headers(admission)).isEmpty();
-            pipeline.after(admission, 200);
+            pipeline.after(admission, 200, null);
         }
         assertThat(redis.calls()).isZero();
     }
@@ -77,7 +77,7 @@ class RateLimitPipelineTest {
         assertThat(first.limited()).isTrue();
         assertThat(first.denied()).isFalse();
         assertThat(headers(first)).containsExactly("RateLimit-Policy: \"api\";q=2;w=60", "RateLimit: \"api\";r=1;t=60");
-        pipeline.after(first, 200);
+        pipeline.after(first, 200, null);
         pipeline.before(request("GET", "/orders"));
 
         Admission third = pipeline.before(request("GET", "/orders"));
@@ -101,7 +101,7 @@ class RateLimitPipelineTest {
         assertThat(wouldBeDenied.denied()).as("never blocks").isFalse();
         assertThat(wouldBeDenied.decision().allowed()).as("but counts as denied").isFalse();
         assertThat(headers(wouldBeDenied)).contains("Retry-After= 61", "RateLimit: \"api\";r=0;t=61");
-        pipeline.after(wouldBeDenied, 200);
+        pipeline.after(wouldBeDenied, 200, null);
     }
 
     @Test
@@ -137,7 +137,7 @@ class RateLimitPipelineTest {
         Admission admission = adaptive.before(request("GET", "/"));
 
         assertThat(admission.timed()).isTrue();
-        adaptive.after(admission, 200);
+        adaptive.after(admission, 200, null);
     }
 
     @Test
@@ -153,7 +153,7 @@ class RateLimitPipelineTest {
         assertThat(again.limited()).as("not counted twice").isFalse();
         assertThat(again.denied()).isFalse();
         assertThat(headers(again)).as("the first pass wrote them").isEmpty();
-        pipeline.after(again, 200);
+        pipeline.after(again, 200, null);
         assertThat(redis.calls()).isEqualTo(1);
         assertThat(pipeline.before(request("GET", "/orders")).decision().allowed()).as("another request counts").isTrue();
         assertThat(redis.calls()).isEqualTo(2);

@@ -67,7 +67,7 @@ class PenaltyBoxPolicyIT {
     private static Admission send(PolicyRuntime node, Supplier<FakeRequest> request) {
         Admission admission = node.pipeline().before(request.get());
         if (!admission.denied()) {
-            node.pipeline().after(admission, 200);
+            node.pipeline().after(admission, 200, null);
         }
         return admission;
     }
