@@ -2,6 +2,7 @@ package dev.ratelimit.docs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.internal.http.webapp.Webapp;
 import dev.ratelimit.internal.jmx.RateLimiterJmx;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -17,7 +18,7 @@ class OperatingPageTest {
     @Test
     void thePageWritesTheBeanNamesAsTheyAreRegistered() throws IOException {
         String page = Files.readString(Path.of("..", "docs/operating.md"), StandardCharsets.UTF_8);
-        assertThat(page).contains("`" + RateLimiterJmx.name(RateLimiterJmx.webappName("/shop"), "api", 1) + "`")
-                .as("the root webapp").contains("`" + RateLimiterJmx.name(RateLimiterJmx.webappName(""), "api", 1) + "`");
+        assertThat(page).contains("`" + RateLimiterJmx.name(Webapp.jmxName("/shop"), "api", 1) + "`")
+                .as("the root webapp").contains("`" + RateLimiterJmx.name(Webapp.jmxName(""), "api", 1) + "`");
     }
 }

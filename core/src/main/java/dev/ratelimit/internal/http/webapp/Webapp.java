@@ -82,8 +82,12 @@ public final class Webapp {
             setAttribute.accept(RUNNING_ATTRIBUTE, running);
         }
         return new Webapp(RedisStoreRegistry.sharedIn(getAttribute, setAttribute), running,
-                contextPath.isEmpty() ? "/" : contextPath,
-                Settings.collect(initParameterNames, initParameter, Settings.PREFIX), resources);
+                jmxName(contextPath), Settings.collect(initParameterNames, initParameter, Settings.PREFIX), resources);
+    }
+
+    /** The webapp's name in its beans' JMX names: its context path, {@code /} for the root. */
+    public static String jmxName(String contextPath) {
+        return contextPath.isEmpty() ? "/" : contextPath;
     }
 
     /** An application outside any servlet container (JAX-RS on its own server): its own clients, no context-params. */
