@@ -4,7 +4,6 @@ import dev.ratelimit.Decision;
 import dev.ratelimit.FailurePolicy;
 import dev.ratelimit.Rule;
 import dev.ratelimit.Transport;
-import dev.ratelimit.internal.local.LocalDenyCache;
 import dev.ratelimit.internal.redis.EvictionWatch;
 import dev.ratelimit.internal.redis.RedisGateway;
 import dev.ratelimit.internal.rules.DelayRules;

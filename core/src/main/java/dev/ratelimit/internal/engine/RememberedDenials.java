@@ -1,7 +1,6 @@
 package dev.ratelimit.internal.engine;
 
 import dev.ratelimit.Decision;
-import dev.ratelimit.internal.local.LocalDenyCache;
 import java.time.Duration;
 
 /**

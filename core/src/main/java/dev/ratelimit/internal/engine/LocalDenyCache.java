@@ -1,4 +1,4 @@
-package dev.ratelimit.internal.local;
+package dev.ratelimit.internal.engine;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.internal.scripts.DecisionAccess;
@@ -21,7 +21,7 @@ import java.util.function.Predicate;
  *
  * @param <K> a client and its cost, as the caller keys them
  */
-public final class LocalDenyCache<K> {
+final class LocalDenyCache<K> {
     private final ConcurrentHashMap<K, Entry> entries = new ConcurrentHashMap<>();
     private final int maxEntries;
     private final LongSupplier nanoClock;

@@ -1,4 +1,4 @@
-package dev.ratelimit.internal.local;
+package dev.ratelimit.internal.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
