@@ -7,9 +7,9 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import redis.clients.jedis.AbstractTransaction;
-import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.RedisClient;
@@ -24,7 +24,7 @@ import redis.clients.jedis.exceptions.JedisRedirectionException;
  * standalone, Sentinel or Cluster alike, through the client's own routing and retries. Stores that
  * make their own connections use {@link NodeGateway}, which keeps health per node.
  */
-public final class JedisGateway implements RedisGateway {
+public final class JedisGateway extends TransactionGateway {
     /**
      * How long a transaction decision waits for its turn, and keeps trying while other nodes change
      * the same log: the caller's client has its own timeouts, which this gateway cannot read.
@@ -34,8 +34,6 @@ public final class JedisGateway implements RedisGateway {
     private final UnifiedJedis jedis;
     private final boolean owned;
     private final String description;
-    /** A key's concurrent transaction decisions, one after another and together. */
-    private final SlidingLogTurns turns;
 
     /**
      * @param jedis the client to use
@@ -43,16 +41,16 @@ public final class JedisGateway implements RedisGateway {
      * @param description where Redis is, for error messages; never holding a password
      */
     public JedisGateway(UnifiedJedis jedis, boolean owned, String description) {
+        super(TRANSACTION_PATIENCE, description);
         this.jedis = jedis;
         this.owned = owned;
         this.description = description;
-        this.turns = new SlidingLogTurns(TRANSACTION_PATIENCE, description);
     }
 
     @Override
     public List<Long> eval(LuaScript script, List<String> keys, List<String> args) {
         return call(script.running,
-                () -> toLongs(followingRedirects(() -> evalOrLoad(script, keys, args)), script));
+                () -> Replies.longs(followingRedirects(() -> evalOrLoad(script, keys, args)), description, script));
     }
 
     /**
@@ -137,45 +135,14 @@ public final class JedisGateway implements RedisGateway {
         }
     }
 
+    /** Each session in a transaction of the client's, on a pooled connection of its own. */
     @Override
-    public long[] incrementInWindow(String key, long permits, long windowMillis) {
-        return call("counting in a MULTI/EXEC transaction",
-                () -> WindowTransactions.increment(transactions(), key, permits, windowMillis));
-    }
-
-    @Override
-    public long[] readWindow(String key) {
-        return call("reading a counter in a MULTI/EXEC transaction",
-                () -> WindowTransactions.read(transactions(), key));
-    }
-
-    @Override
-    public long[] slidingLogInTransaction(String key, long permits, long limit, long windowMicros, boolean consume) {
-        // Each try on a pooled connection of its own, given back before any pause: see SlidingLogTurns.
-        return call("deciding a sliding log in a MULTI/EXEC transaction", () -> turns.decide(attempt -> {
+    <T> T inSession(String key, String action, Function<WatchedSession, T> exchange) {
+        return call(action, () -> {
             try (AbstractTransaction transaction = jedis.transaction(false)) {
-                return attempt.apply(WatchedSession.over(transaction, key));
-            }
-        }, key, permits, limit, windowMicros, consume));
-    }
-
-    @Override
-    public List<byte[]> hashInTransaction(String key, boolean delete, List<String> pairs, List<String> fields) {
-        List<CommandArguments> commands = HashExchange.commands(key, delete, pairs, fields);
-        if (!HashExchange.writes(commands)) {
-            return call("reading a hash", () -> HashExchange.values(Collections.singletonList(
-                    followingRedirects(() -> jedis.executeCommand(commands.get(0)))), key));
-        }
-        return call("writing a hash in a MULTI/EXEC transaction", () -> {
-            try (AbstractTransaction transaction = jedis.transaction(false)) {
-                return HashExchange.values(WatchedSession.over(transaction, key).commit(commands), key);
+                return exchange.apply(WatchedSession.over(transaction, key));
             }
         });
-    }
-
-    /** Each transaction on a pooled connection of its own. */
-    private WindowTransactions.Source transactions() {
-        return watching -> jedis.transaction(!watching);
     }
 
     @Override
@@ -268,19 +235,6 @@ public final class JedisGateway implements RedisGateway {
         }
         return new RedisFailureException("Redis at " + description + " failed " + action + ": "
                 + (cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName()), cause);
-    }
-
-    private List<Long> toLongs(Object reply, LuaScript script) {
-        if (!(reply instanceof List)) {
-            throw new RedisFailureException("Redis at " + description + " answered " + script + " with " + reply
-                    + " instead of an array", null);
-        }
-        List<?> values = (List<?>) reply;
-        List<Long> longs = new ArrayList<>(values.size());
-        for (Object value : values) {
-            longs.add((Long) value);
-        }
-        return longs;
     }
 
     @Override

@@ -1,7 +1,8 @@
 package dev.ratelimit.internal.redis;
 
+import static dev.ratelimit.internal.redis.Replies.text;
+
 import dev.ratelimit.internal.support.ServerIdentity;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Objects;
 import redis.clients.jedis.CommandArguments;
@@ -109,10 +110,6 @@ final class MemoryReading {
 
     private static CommandArguments info(String section) {
         return new CommandArguments(Protocol.Command.INFO).add(section);
-    }
-
-    private static String text(Object reply) {
-        return reply instanceof byte[] ? new String((byte[]) reply, StandardCharsets.UTF_8) : String.valueOf(reply);
     }
 
     /** A field of INFO's {@code name:value} lines; empty when absent. */

@@ -3,6 +3,7 @@ package dev.ratelimit.internal.redis;
 import dev.ratelimit.RedisFailureException;
 import dev.ratelimit.internal.support.Durations;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +22,7 @@ import redis.clients.jedis.exceptions.JedisRedirectionException;
  * {@link NodeGateway#evalAll}: the calls grouped by node, and each node's group written on one of its
  * connections as a pipeline (every EVALSHA sent, then every reply read): one round trip per node.
  * The nodes are asked one after another, each past its own breaker with its own stale-connection
- * check ({@link NodeGateway#onNode}), so a node down fails only its own calls.
+ * check ({@link NodeCalls#onNode}), so a node down fails only its own calls.
  *
  * <p>A reply is judged as {@link NodeGateway} judges a single call's: NOSCRIPT is sent again at once
  * with EVAL on the same connection (nothing ran); MOVED and ASK send the call to the node named in
@@ -30,13 +31,13 @@ import redis.clients.jedis.exceptions.JedisRedirectionException;
  * connection fails every call of that node's pipeline.
  */
 final class PipelinedBatch {
-    private final NodeGateway gateway;
+    private final NodeCalls nodes;
     private final CommandObjects commands;
     private final List<ScriptCall> calls;
     private final ScriptCall.Outcome[] outcomes;
 
-    PipelinedBatch(NodeGateway gateway, CommandObjects commands, List<ScriptCall> calls) {
-        this.gateway = gateway;
+    PipelinedBatch(NodeCalls nodes, CommandObjects commands, List<ScriptCall> calls) {
+        this.nodes = nodes;
         this.commands = commands;
         this.calls = calls;
         this.outcomes = new ScriptCall.Outcome[calls.size()];
@@ -67,11 +68,10 @@ final class PipelinedBatch {
     List<ScriptCall.Outcome> run() {
         Map<Target, List<Integer>> pending = new LinkedHashMap<>();
         for (int i = 0; i < calls.size(); i++) {
-            add(pending, new Target(gateway.nodes().nodeFor(calls.get(i).routingKey()), false), i);
+            add(pending, new Target(nodes.nodes.nodeFor(calls.get(i).routingKey()), false), i);
         }
-        long[] pauses = NodeGateway.REDIRECT_PAUSES_MILLIS;
         for (int round = 0; !pending.isEmpty(); round++) {
-            boolean last = round == pauses.length - 1;
+            boolean last = round == NodeCalls.LAST_TRY;
             Map<Target, List<Integer>> next = new LinkedHashMap<>();
             boolean tryAgain = false;
             for (Map.Entry<Target, List<Integer>> group : pending.entrySet()) {
@@ -79,41 +79,31 @@ final class PipelinedBatch {
             }
             pending = next;
             if (tryAgain && !last) {
-                Durations.pause(pauses[round + 1]);
+                Durations.pause(NodeCalls.REDIRECT_PAUSES_MILLIS[round + 1]);
             }
         }
-        List<ScriptCall.Outcome> all = new ArrayList<>(outcomes.length);
-        for (ScriptCall.Outcome outcome : outcomes) {
-            all.add(outcome);
-        }
-        return all;
+        return Arrays.asList(outcomes);
     }
 
     /** Sends one node's calls; those to send again go to {@code next}. @return whether one said TRYAGAIN */
     private boolean send(Target target, List<Integer> indices, boolean last, Map<Target, List<Integer>> next) {
         HostAndPort node = target.node;
         if (node == null) {
-            fail(indices, new RedisFailureException("Redis at " + gateway + " has no node serving "
-                    + calls.get(indices.get(0)).routingKey(), null));
+            fail(indices, nodes.noNodeFor(calls.get(indices.get(0)).routingKey()));
             return false;
         }
         Object[] replies;
         try {
-            replies = gateway.calls().onNode(node, target.asking, "running " + indices.size() + " script call(s) in a pipeline",
-                    (connection, asking) -> pipeline(connection, node, indices, asking));
+            replies = nodes.onNode(node, target.asking, "running " + indices.size() + " script call(s) in a pipeline",
+                    (connection, asking) -> pipeline(connection, indices, asking));
         } catch (NodeCalls.NotSentFailure failed) {
             // Nothing went out: a renewed slot map may name another node (a promoted replica).
-            if (last || !gateway.nodes().cluster()) {
-                fail(indices, failed);
-                return false;
-            }
-            gateway.nodes().awaitSlotMap();
             for (int i : indices) {
-                HostAndPort now = gateway.nodes().nodeFor(calls.get(i).routingKey());
-                if (now == null || now.equals(node)) {
+                HostAndPort elsewhere = last ? null : nodes.renewedNode(calls.get(i).routingKey(), node);
+                if (elsewhere == null) {
                     outcomes[i] = ScriptCall.Outcome.failed(failed);
                 } else {
-                    add(next, new Target(now, false), i);
+                    add(next, new Target(elsewhere, false), i);
                 }
             }
             return false;
@@ -125,25 +115,21 @@ final class PipelinedBatch {
         for (int j = 0; j < indices.size(); j++) {
             int i = indices.get(j);
             Object reply = replies[j];
-            if (reply instanceof JedisDataException) {
-                JedisDataException refused = (JedisDataException) reply;
-                boolean busy = refused.getMessage() != null && refused.getMessage().startsWith("TRYAGAIN");
-                if (!last && refused instanceof JedisRedirectionException) {
-                    add(next, new Target(((JedisRedirectionException) refused).getTargetNode(),
-                            refused instanceof JedisAskDataException), i);
-                } else if (!last && busy) {
-                    add(next, target, i);
-                    tryAgain = true;
-                } else {
-                    outcomes[i] = ScriptCall.Outcome.failed(new RedisFailureException("Redis at " + gateway.where(node)
-                            + " refused running " + calls.get(i).script + ": " + refused.getMessage(), refused, true));
+            if (!(reply instanceof JedisDataException)) {
+                try {
+                    outcomes[i] = ScriptCall.Outcome.of(Replies.longs(reply, nodes.description, calls.get(i).script));
+                } catch (RedisFailureException unexpected) {
+                    outcomes[i] = ScriptCall.Outcome.failed(unexpected);
                 }
-                continue;
-            }
-            try {
-                outcomes[i] = ScriptCall.Outcome.of(gateway.toLongs(reply, calls.get(i).script));
-            } catch (RedisFailureException unexpected) {
-                outcomes[i] = ScriptCall.Outcome.failed(unexpected);
+            } else if (last || !NodeCalls.sendAgain((JedisDataException) reply)) {
+                outcomes[i] = ScriptCall.Outcome.failed(nodes.refusal(node, calls.get(i).script.running,
+                        (JedisDataException) reply));
+            } else if (reply instanceof JedisRedirectionException) {
+                add(next, new Target(((JedisRedirectionException) reply).getTargetNode(),
+                        reply instanceof JedisAskDataException), i);
+            } else {
+                add(next, target, i);
+                tryAgain = true;
             }
         }
         return tryAgain;
@@ -154,7 +140,7 @@ final class PipelinedBatch {
      * kept as the reply, not thrown. Calls answered NOSCRIPT go out again with EVAL, in a second
      * pipeline on the same connection.
      */
-    private Object[] pipeline(Connection connection, HostAndPort node, List<Integer> indices, boolean asking) {
+    private Object[] pipeline(Connection connection, List<Integer> indices, boolean asking) {
         Object[] replies = exchange(connection, indices, asking, false);
         List<Integer> notLoaded = new ArrayList<>();
         boolean moved = false;
@@ -178,7 +164,7 @@ final class PipelinedBatch {
         }
         if (moved) {
             // As for a single call: the node that answered MOVED tells the new slot map.
-            gateway.calls().healthOf(node).moved(connection);
+            nodes.nodes.slotsMoved(connection);
         }
         return replies;
     }

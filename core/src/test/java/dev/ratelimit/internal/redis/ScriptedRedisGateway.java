@@ -250,7 +250,7 @@ public final class ScriptedRedisGateway implements RedisGateway {
     }
 
     /**
-     * SET NX PX, INCRBY and PTTL, as {@code WindowTransactions} sends them in one MULTI/EXEC; another
+     * SET NX PX, INCRBY and PTTL, as {@code TransactionGateway} sends them in one MULTI/EXEC; another
      * algorithm's state under the key (INCRBY refused, or a count below the permits) is replaced by a
      * counter, as its WATCH path does.
      */
