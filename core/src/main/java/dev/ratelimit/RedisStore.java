@@ -189,7 +189,7 @@ public final class RedisStore implements AutoCloseable {
      */
     public static RedisStore wrap(UnifiedJedis jedis) {
         Objects.requireNonNull(jedis, "jedis");
-        return new RedisStore(breaking(new JedisGateway(jedis, false, "a caller's " + jedis.getClass().getSimpleName()),
+        return new RedisStore(breaking(new JedisGateway(jedis, "a caller's " + jedis.getClass().getSimpleName()),
                 RedisSettings.DEFAULT_BREAKER_FAILURES, RedisSettings.DEFAULT_BREAKER_COOL_DOWN));
     }
 

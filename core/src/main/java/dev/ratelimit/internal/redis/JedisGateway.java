@@ -32,18 +32,15 @@ public final class JedisGateway extends TransactionGateway {
     private static final Duration TRANSACTION_PATIENCE = Duration.ofSeconds(1);
 
     private final UnifiedJedis jedis;
-    private final boolean owned;
     private final String description;
 
     /**
-     * @param jedis the client to use
-     * @param owned whether {@link #close()} closes the client
+     * @param jedis the client to use, which {@link #close()} leaves open: its owner closes it
      * @param description where Redis is, for error messages; never holding a password
      */
-    public JedisGateway(UnifiedJedis jedis, boolean owned, String description) {
+    public JedisGateway(UnifiedJedis jedis, String description) {
         super(TRANSACTION_PATIENCE, description);
         this.jedis = jedis;
-        this.owned = owned;
         this.description = description;
     }
 
@@ -64,9 +61,17 @@ public final class JedisGateway extends TransactionGateway {
         } catch (RedisFailureException e) {
             throw e;
         } catch (JedisDataException | NumberFormatException e) {
-            throw answeredWithError(action, e);
+            throw new RedisFailureException("Redis at " + description + " refused " + action + ": " + e.getMessage(), e,
+                    true);
         } catch (RuntimeException e) {
-            throw failure(action, e);
+            if (redirected(e)) {
+                // Redis is there; the cluster is moving slots. Not a reason to stop calling it.
+                throw new RedisFailureException("Redis at " + description + " redirected " + action
+                        + " again and again: " + e.getMessage(), e, true);
+            }
+            dropIdleConnections();
+            throw new RedisFailureException("Redis at " + description + " failed " + action + ": "
+                    + (e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName()), e);
         }
     }
 
@@ -151,10 +156,10 @@ public final class JedisGateway extends TransactionGateway {
     }
 
     /**
-     * Best effort, as far as the caller's client shows its nodes: a {@code RedisClient}'s one node,
-     * a {@code RedisClusterClient}'s nodes that say they are masters (its list of nodes holds the
-     * replicas too), and any other client (a {@code RedisSentinelClient}) through its own routing,
-     * which sends INFO to the master.
+     * Best effort, as far as the caller's client shows its nodes: a {@code RedisClusterClient}'s
+     * nodes that say they are masters (its list of nodes holds the replicas too), and any other client
+     * (a {@code RedisClient}, a {@code RedisSentinelClient}) through its own routing, which sends INFO
+     * to the master.
      */
     @Override
     public List<MemoryReading> readMemory() {
@@ -162,16 +167,16 @@ public final class JedisGateway extends TransactionGateway {
             List<MemoryReading> readings = new ArrayList<>();
             for (Map.Entry<String, ConnectionPool> node : ((RedisClusterClient) jedis).getClusterNodes().entrySet()) {
                 String where = description + " (node " + node.getKey() + ")";
-                MemoryReading reading = readOn(node.getKey(), where, node.getValue()::getResource, true);
-                if (reading != null) {
-                    readings.add(reading);
+                try (Connection connection = node.getValue().getResource()) {
+                    MemoryReading reading = MemoryReading.read(node.getKey(), where, connection, true);
+                    if (reading != null) {
+                        readings.add(reading);
+                    }
+                } catch (RuntimeException unreachable) {
+                    readings.add(MemoryReading.unreached(node.getKey(), where, String.valueOf(unreachable.getMessage())));
                 }
             }
             return readings;
-        }
-        if (jedis instanceof RedisClient) {
-            return Collections.singletonList(readOn(description, description, ((RedisClient) jedis).getPool()::getResource,
-                    false));
         }
         try {
             // One command after another: such a client may have no pipeline (one built on a single
@@ -197,44 +202,14 @@ public final class JedisGateway extends TransactionGateway {
         }
     }
 
-    /** One node's reading on a connection of its pool; null for a replica when {@code mastersOnly}. */
-    private static MemoryReading readOn(String node, String where, Supplier<Connection> pool, boolean mastersOnly) {
-        try (Connection connection = pool.get()) {
-            return MemoryReading.read(node, where, connection, mastersOnly);
-        } catch (RuntimeException unreachable) {
-            return MemoryReading.unreached(node, where, String.valueOf(unreachable.getMessage()));
-        }
-    }
-
     @Override
     public boolean supportsTransactions() {
         return !(jedis instanceof RedisClusterClient);
     }
 
+    /** Leaves the caller's client open. */
     @Override
     public void close() {
-        if (owned) {
-            jedis.close();
-        }
-    }
-
-    /** Redis is there but refused: a script error, a read-only replica, a wrong type. */
-    private RedisFailureException answeredWithError(String action, RuntimeException cause) {
-        return new RedisFailureException("Redis at " + description + " refused " + action + ": " + cause.getMessage(),
-                cause, true);
-    }
-
-    private RedisFailureException failure(String action, RuntimeException cause) {
-        if (!redirected(cause)) {
-            dropIdleConnections();
-        }
-        if (redirected(cause)) {
-            // Redis is there; the cluster is moving slots. Not a reason to stop calling it.
-            return new RedisFailureException("Redis at " + description + " redirected " + action + " again and again: "
-                    + cause.getMessage(), cause, true);
-        }
-        return new RedisFailureException("Redis at " + description + " failed " + action + ": "
-                + (cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName()), cause);
     }
 
     @Override
