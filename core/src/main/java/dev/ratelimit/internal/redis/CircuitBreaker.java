@@ -115,11 +115,6 @@ public final class CircuitBreaker {
         this.nanoClock = nanoClock;
     }
 
-    /** Whether a call may go to Redis now: {@link #pass(boolean)} for a caller with no doubt. */
-    public boolean allowCall() {
-        return pass(false).allowed();
-    }
-
     /**
      * Whether and how a call may go to Redis now; it may wait for a probe's verdict first.
      *

@@ -31,7 +31,6 @@ interface RedisNodes extends AutoCloseable {
     /** The pool of a node, set up when it is new (a redirect's target). */
     Pool<Connection> pool(HostAndPort node);
 
-    /** A node answered MOVED on {@code connection}: learn the slot map from it. */
     /**
      * The connections calls hold now, disconnected when the nodes close; {@link BorrowedConnections#NONE}
      * where every socket is tracked anyway (a standalone node).
@@ -40,6 +39,7 @@ interface RedisNodes extends AutoCloseable {
         return BorrowedConnections.NONE;
     }
 
+    /** A node answered MOVED on {@code connection}: learn the slot map from it. */
     default void slotsMoved(Connection connection) {
     }
 
