@@ -7,7 +7,6 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import redis.clients.jedis.CommandObjects;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.HostAndPort;
@@ -35,46 +34,27 @@ final class PipelinedBatch {
     private final CommandObjects commands;
     private final List<ScriptCall> calls;
     private final ScriptCall.Outcome[] outcomes;
+    /** Which calls go with ASKING before them: sent again after an ASK, to the node it named. */
+    private final boolean[] asking;
 
     PipelinedBatch(NodeCalls nodes, CommandObjects commands, List<ScriptCall> calls) {
         this.nodes = nodes;
         this.commands = commands;
         this.calls = calls;
         this.outcomes = new ScriptCall.Outcome[calls.size()];
-    }
-
-    /** Where a group of calls goes: a node, and whether each call needs ASKING before it. */
-    private static final class Target {
-        final HostAndPort node;
-        final boolean asking;
-
-        Target(HostAndPort node, boolean asking) {
-            this.node = node;
-            this.asking = asking;
-        }
-
-        @Override
-        public boolean equals(Object other) {
-            return other instanceof Target && Objects.equals(node, ((Target) other).node)
-                    && asking == ((Target) other).asking;
-        }
-
-        @Override
-        public int hashCode() {
-            return Objects.hashCode(node) * 2 + (asking ? 1 : 0);
-        }
+        this.asking = new boolean[calls.size()];
     }
 
     List<ScriptCall.Outcome> run() {
-        Map<Target, List<Integer>> pending = new LinkedHashMap<>();
+        Map<HostAndPort, List<Integer>> pending = new LinkedHashMap<>();
         for (int i = 0; i < calls.size(); i++) {
-            add(pending, new Target(nodes.nodes.nodeFor(calls.get(i).routingKey()), false), i);
+            add(pending, nodes.nodes.nodeFor(calls.get(i).routingKey()), i);
         }
         for (int round = 0; !pending.isEmpty(); round++) {
             boolean last = round == NodeCalls.LAST_TRY;
-            Map<Target, List<Integer>> next = new LinkedHashMap<>();
+            Map<HostAndPort, List<Integer>> next = new LinkedHashMap<>();
             boolean tryAgain = false;
-            for (Map.Entry<Target, List<Integer>> group : pending.entrySet()) {
+            for (Map.Entry<HostAndPort, List<Integer>> group : pending.entrySet()) {
                 tryAgain |= send(group.getKey(), group.getValue(), last, next);
             }
             pending = next;
@@ -86,16 +66,15 @@ final class PipelinedBatch {
     }
 
     /** Sends one node's calls; those to send again go to {@code next}. @return whether one said TRYAGAIN */
-    private boolean send(Target target, List<Integer> indices, boolean last, Map<Target, List<Integer>> next) {
-        HostAndPort node = target.node;
+    private boolean send(HostAndPort node, List<Integer> indices, boolean last, Map<HostAndPort, List<Integer>> next) {
         if (node == null) {
             fail(indices, nodes.noNodeFor(calls.get(indices.get(0)).routingKey()));
             return false;
         }
         Object[] replies;
         try {
-            replies = nodes.onNode(node, target.asking, "running " + indices.size() + " script call(s) in a pipeline",
-                    (connection, asking) -> pipeline(connection, indices, asking));
+            replies = nodes.onNode(node, false, "running " + indices.size() + " script call(s) in a pipeline",
+                    (connection, unused) -> pipeline(connection, indices));
         } catch (NodeCalls.NotSentFailure failed) {
             // Nothing went out: a renewed slot map may name another node (a promoted replica).
             for (int i : indices) {
@@ -103,7 +82,8 @@ final class PipelinedBatch {
                 if (elsewhere == null) {
                     outcomes[i] = ScriptCall.Outcome.failed(failed);
                 } else {
-                    add(next, new Target(elsewhere, false), i);
+                    asking[i] = false;
+                    add(next, elsewhere, i);
                 }
             }
             return false;
@@ -125,10 +105,10 @@ final class PipelinedBatch {
                 outcomes[i] = ScriptCall.Outcome.failed(nodes.refusal(node, calls.get(i).script.running,
                         (JedisDataException) reply));
             } else if (reply instanceof JedisRedirectionException) {
-                add(next, new Target(((JedisRedirectionException) reply).getTargetNode(),
-                        reply instanceof JedisAskDataException), i);
+                asking[i] = reply instanceof JedisAskDataException;
+                add(next, ((JedisRedirectionException) reply).getTargetNode(), i);
             } else {
-                add(next, target, i);
+                add(next, node, i);
                 tryAgain = true;
             }
         }
@@ -136,12 +116,12 @@ final class PipelinedBatch {
     }
 
     /**
-     * Writes every call (ASKING before each when asked to), then reads every reply; error replies are
+     * Writes every call (ASKING before those that need it), then reads every reply; error replies are
      * kept as the reply, not thrown. Calls answered NOSCRIPT go out again with EVAL, in a second
      * pipeline on the same connection.
      */
-    private Object[] pipeline(Connection connection, List<Integer> indices, boolean asking) {
-        Object[] replies = exchange(connection, indices, asking, false);
+    private Object[] pipeline(Connection connection, List<Integer> indices) {
+        Object[] replies = exchange(connection, indices, false);
         List<Integer> notLoaded = new ArrayList<>();
         boolean moved = false;
         for (int j = 0; j < replies.length; j++) {
@@ -157,7 +137,7 @@ final class PipelinedBatch {
             for (int j : notLoaded) {
                 again.add(indices.get(j));
             }
-            Object[] evaluated = exchange(connection, again, asking, true);
+            Object[] evaluated = exchange(connection, again, true);
             for (int k = 0; k < notLoaded.size(); k++) {
                 replies[notLoaded.get(k)] = evaluated[k];
             }
@@ -169,21 +149,25 @@ final class PipelinedBatch {
         return replies;
     }
 
-    private Object[] exchange(Connection connection, List<Integer> indices, boolean asking, boolean withSource) {
+    private Object[] exchange(Connection connection, List<Integer> indices, boolean withSource) {
         try {
+            int sent = 0;
             for (int i : indices) {
                 ScriptCall call = calls.get(i);
-                if (asking) {
+                if (asking[i]) {
                     connection.sendCommand(Protocol.Command.ASKING);
+                    sent++;
                 }
                 connection.sendCommand(withSource ? commands.eval(call.script.source(), call.keys, call.args).getArguments()
                         : commands.evalsha(call.script.sha1(), call.keys, call.args).getArguments());
+                sent++;
             }
-            List<Object> read = connection.getMany(asking ? 2 * indices.size() : indices.size());
+            List<Object> read = connection.getMany(sent);
             Object[] replies = new Object[indices.size()];
-            for (int j = 0; j < replies.length; j++) {
+            for (int j = 0, at = 0; j < replies.length; j++, at++) {
                 // Each ASKING's OK is passed over; an error there (no ASK state) shows in the call's reply.
-                replies[j] = read.get(asking ? 2 * j + 1 : j);
+                at += asking[indices.get(j)] ? 1 : 0;
+                replies[j] = read.get(at);
             }
             return replies;
         } catch (RuntimeException e) {
@@ -199,7 +183,7 @@ final class PipelinedBatch {
         }
     }
 
-    private static void add(Map<Target, List<Integer>> groups, Target target, int index) {
-        groups.computeIfAbsent(target, t -> new ArrayList<>()).add(index);
+    private static void add(Map<HostAndPort, List<Integer>> groups, HostAndPort node, int index) {
+        groups.computeIfAbsent(node, n -> new ArrayList<>()).add(index);
     }
 }

@@ -5,6 +5,7 @@ import static dev.ratelimit.internal.redis.WatchedSession.refusedOrNot;
 
 import dev.ratelimit.internal.support.Durations;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
@@ -19,7 +20,7 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * sends them: each an exchange of commands on one connection ({@link WatchedSession}), borrowed,
  * routed and reported on by the gateway as any of its calls. The window counter is created with its
  * TTL, incremented, and its TTL read, in one MULTI/EXEC; a sliding log's decisions go in turn
- * ({@link SlidingLogTurns}); the overrides hash is {@link HashExchange}'s.
+ * ({@link SlidingLogTurns}); the overrides hash is deleted, set and read in one.
  *
  * <p>A transaction cannot branch, so another algorithm's state under a counter's key (left by a
  * policy switched in place) is recognised after the fact (INCRBY refused it, or the count is below
@@ -88,12 +89,56 @@ abstract class TransactionGateway implements RedisGateway {
                 key, permits, limit, windowMicros, consume);
     }
 
+    /** A lone HMGET as it is; writes with it in one MULTI/EXEC. */
     @Override
     public List<byte[]> hashInTransaction(String key, boolean delete, List<String> pairs, List<String> fields) {
-        List<CommandArguments> commands = HashExchange.commands(key, delete, pairs, fields);
-        boolean writes = HashExchange.writes(commands);
+        List<CommandArguments> commands = hashCommands(key, delete, pairs, fields);
+        boolean writes = commands.size() > 1;
         return inSession(key, writes ? "writing a hash in a MULTI/EXEC transaction" : "reading a hash",
-                session -> HashExchange.values(writes ? session.commit(commands) : session.read(commands), key));
+                session -> hashValues(writes ? session.commit(commands) : session.read(commands), key));
+    }
+
+    /** {@link #hashInTransaction}'s commands, whichever client sends them: DEL, then one HSET, then the HMGET last. */
+    static List<CommandArguments> hashCommands(String key, boolean delete, List<String> pairs, List<String> fields) {
+        if (pairs.size() % 2 != 0) {
+            throw new IllegalArgumentException("pairs must be fields and values in turn, but were " + pairs);
+        }
+        if (fields.isEmpty()) {
+            throw new IllegalArgumentException("at least one field must be read, but none was");
+        }
+        List<CommandArguments> commands = new ArrayList<>(3);
+        if (delete) {
+            commands.add(command(Protocol.Command.DEL, key));
+        }
+        if (!pairs.isEmpty()) {
+            commands.add(command(Protocol.Command.HSET, key).addObjects(pairs.toArray()));
+        }
+        commands.add(command(Protocol.Command.HMGET, key).addObjects(fields.toArray()));
+        return commands;
+    }
+
+    /**
+     * The HMGET's values from the replies of the whole exchange (the HMGET's is the last); an error
+     * reply among them is thrown, as the script would have failed on it.
+     *
+     * @throws JedisDataException the first error reply, such as WRONGTYPE for a key that is no hash
+     */
+    static List<byte[]> hashValues(List<Object> replies, String key) {
+        if (replies == null) {
+            throw new JedisDataException("the transaction on " + key + " was aborted, though nothing was watched");
+        }
+        Object last = Replies.last(refusedOrNot(replies));
+        if (!(last instanceof List)) {
+            throw new JedisDataException("HMGET of " + key + " answered " + last + " instead of an array");
+        }
+        List<byte[]> values = new ArrayList<>();
+        for (Object value : (List<?>) last) {
+            if (value != null && !(value instanceof byte[])) {
+                throw new JedisDataException("HMGET of " + key + " answered " + value + " instead of a value");
+            }
+            values.add((byte[]) value);
+        }
+        return values;
     }
 
     /** SET NX PX, INCRBY and PTTL in one MULTI/EXEC; null when the key held another algorithm's state. */

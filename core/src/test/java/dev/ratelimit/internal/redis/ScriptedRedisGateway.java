@@ -310,8 +310,8 @@ public final class ScriptedRedisGateway implements RedisGateway {
     @Override
     public synchronized List<byte[]> hashInTransaction(String key, boolean delete, List<String> pairs, List<String> fields) {
         begin(Call.HASH, null, List.of(key), List.of());
-        List<Object> replies = new KeyspaceSession(keyspace).commit(HashExchange.commands(key, delete, pairs, fields));
-        List<byte[]> values = HashExchange.values(replies, key);
+        List<Object> replies = new KeyspaceSession(keyspace).commit(TransactionGateway.hashCommands(key, delete, pairs, fields));
+        List<byte[]> values = TransactionGateway.hashValues(replies, key);
         end(new Executed(Call.HASH, null, List.of(key), List.of(), nanos, null, Outcome.ANSWERED), null);
         return values;
     }
