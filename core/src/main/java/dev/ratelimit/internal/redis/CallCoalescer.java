@@ -116,12 +116,10 @@ final class CallCoalescer {
             } else if (queue.remove(self)) {
                 // Never sent: it fails as a call that found no pooled connection in time would. It may
                 // have been handed the turn just now, so the oldest still waiting gets it.
+                self.outcome = ScriptCall.Outcome.failed(new RedisFailureException("Redis at " + where + " was busy: no"
+                        + " round trip for this call within " + Durations.format(Duration.ofNanos(maxWaitNanos))
+                        + " (the pool wait, at least redisTimeout)", null));
                 handTurnOn();
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
-                }
-                throw new RedisFailureException("Redis at " + where + " was busy: no round trip for this call within "
-                        + Durations.format(Duration.ofNanos(maxWaitNanos)) + " (the pool wait, at least redisTimeout)", null);
             } else {
                 // Already sent with others: its round trip is bounded by the timeouts.
                 LockSupport.park(this);

@@ -3,6 +3,7 @@ package dev.ratelimit.internal.redis;
 import dev.ratelimit.internal.support.EvictionFinding;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -105,14 +106,15 @@ public final class EvictionWatch {
             answered |= reading.outcome != MemoryReading.Outcome.UNREACHED;
             masters.computeIfAbsent(reading.node, node -> new MasterEvictions(node, reading.where)).take(reading);
         }
-        for (Map.Entry<String, MasterEvictions> gone : new ArrayList<>(masters.entrySet())) {
-            if (!now.contains(gone.getKey())) {
+        for (Iterator<MasterEvictions> each = masters.values().iterator(); each.hasNext(); ) {
+            MasterEvictions gone = each.next();
+            if (!now.contains(gone.node)) {
                 // No longer a master: its policy no longer matters, what it evicted stays counted.
-                formerMastersEvicted += gone.getValue().evicted;
-                if (gone.getValue().evicted > 0) {
-                    formerMastersProducts.add(gone.getValue().server.product());
+                formerMastersEvicted += gone.evicted;
+                if (gone.evicted > 0) {
+                    formerMastersProducts.add(gone.server.product());
                 }
-                masters.remove(gone.getKey());
+                each.remove();
             }
         }
         finding = summary();

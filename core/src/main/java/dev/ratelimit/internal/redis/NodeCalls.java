@@ -119,45 +119,40 @@ final class NodeCalls {
         if (!pass.allowed()) {
             throw new NotSentFailure("Redis at " + where(node) + " " + breaker.refusal(pass), null);
         }
-        boolean reported = false;
+        Boolean answered = null;
         try {
             T result = NodeConnections.run(nodes, node, health, pass == CircuitBreaker.Pass.PROBE, asking, command);
-            health.answered(clock.getAsLong());
-            breaker.onSuccess();
-            reported = true;
+            answered = true;
             return result;
-        } catch (JedisDataException answered) {
-            health.answered(clock.getAsLong());
-            breaker.onSuccess();
-            reported = true;
-            throw answered;
+        } catch (JedisDataException refused) {
+            answered = true;
+            throw refused;
+        } catch (NumberFormatException | ClassCastException e) {
+            answered = true;
+            throw new RedisFailureException("Redis at " + where(node) + " answered " + action
+                    + " with something unexpected: " + e.getMessage(), e, true);
         } catch (JedisException unreachable) {
-            try {
-                // Bounded by the breaker: a few times, then once per failed probe. Before the breaker
-                // hears of it: callers waiting for this probe's verdict then find the renewed slot map
-                // (a promoted replica) when they look again, instead of the old one.
-                nodes.unreachable(node);
-                if (nodes.cluster()) {
-                    forgetNodesNotInUse();
-                }
-            } finally {
-                breaker.onFailure();
-                reported = true;
+            answered = false;
+            // Bounded by the breaker: a few times, then once per failed probe. Before the breaker hears
+            // of it (below): callers waiting for this probe's verdict then find the renewed slot map
+            // (a promoted replica) when they look again, instead of the old one.
+            nodes.unreachable(node);
+            if (nodes.cluster()) {
+                forgetNodesNotInUse();
             }
             String message = "Redis at " + where(node) + " failed " + action + ": "
                     + (unreachable.getMessage() != null ? unreachable.getMessage() : unreachable.getClass().getSimpleName());
             throw unreachable instanceof NodeConnections.NotSent ? new NotSentFailure(message, unreachable.getCause())
                     : new RedisFailureException(message, unreachable);
-        } catch (NumberFormatException | ClassCastException e) {
-            health.answered(clock.getAsLong());
-            breaker.onSuccess();
-            reported = true;
-            throw new RedisFailureException("Redis at " + where(node) + " answered " + action
-                    + " with something unexpected: " + e.getMessage(), e, true);
         } finally {
-            if (!reported) {
+            if (answered == null) {
                 // Neither an answer nor a failure to reach it (a bug, an Error): a probe passes its turn on.
                 breaker.onInconclusive();
+            } else if (answered) {
+                health.answered(clock.getAsLong());
+                breaker.onSuccess();
+            } else {
+                breaker.onFailure();
             }
         }
     }

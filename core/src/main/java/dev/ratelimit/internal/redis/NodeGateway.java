@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.Function;
-import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import redis.clients.jedis.CommandObjects;
@@ -40,7 +39,6 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
 public final class NodeGateway extends TransactionGateway {
     private final RedisNodes nodes;
     private final NodeCalls calls;
-    private final String description;
     private final CommandObjects commands = new CommandObjects();
     /** Each node's {@link CallCoalescer}; unused when {@link #coalescing} is 0. */
     private final ConcurrentMap<String, CallCoalescer> coalescers = new ConcurrentHashMap<>();
@@ -61,19 +59,18 @@ public final class NodeGateway extends TransactionGateway {
         }
     };
 
-    private NodeGateway(RedisNodes nodes, Supplier<CircuitBreaker> newBreaker, LongSupplier clock, String description,
-            int coalescing, Duration coalescingWait, Duration warmUpBudget) {
+    private NodeGateway(RedisNodes nodes, Supplier<CircuitBreaker> newBreaker, String description, int coalescing,
+            Duration coalescingWait, Duration warmUpBudget) {
         super(coalescingWait, description);
         this.nodes = nodes;
         // A coalescer of a node gone from the slot map holds no call once its callers are answered.
-        this.calls = new NodeCalls(nodes, newBreaker, clock, description,
+        this.calls = new NodeCalls(nodes, newBreaker, System::nanoTime, description,
                 () -> coalescers.keySet().retainAll(nodes.inUse()));
-        this.description = description;
         this.coalescing = coalescing;
         this.coalescingWait = coalescingWait;
         // Coalesced, a burst holds a connection per round trip under way plus one for the calls around
         // the queue (transactions, deletes, batches); alone, each decision holds one, up to the pool's.
-        this.warmUp = new NodeWarmUp(nodes, calls, coalescing > 0 ? coalescing + 1 : 0, warmUpBudget.toNanos(), clock);
+        this.warmUp = new NodeWarmUp(calls, coalescing > 0 ? coalescing + 1 : 0, warmUpBudget.toNanos(), System::nanoTime);
     }
 
     /**
@@ -87,22 +84,20 @@ public final class NodeGateway extends TransactionGateway {
     public static NodeGateway standalone(HostAndPort node, JedisClientConfig client, GenericObjectPoolConfig<Connection> pool,
             Supplier<CircuitBreaker> breakers, String description, int coalescing, Duration coalescingWait,
             Duration warmUpBudget) {
-        return new NodeGateway(RedisNodes.standalone(node, client, pool), breakers, System::nanoTime, description,
-                coalescing, coalescingWait, warmUpBudget);
+        return new NodeGateway(RedisNodes.standalone(node, client, pool), breakers, description, coalescing,
+                coalescingWait, warmUpBudget);
     }
 
     /**
-     * The master {@code master} that the Sentinels name, followed through failovers; closing the
-     * gateway returns once the Sentinel listener threads have ended.
+     * The master {@code master} that the Sentinels name, followed through failovers ({@link RedisNodes#sentinel}).
      *
-     * @param sentinelClient the Sentinels' own connect and socket timeouts (and nothing of the data nodes')
      * @throws redis.clients.jedis.exceptions.JedisException if no Sentinel names the master
      */
     public static NodeGateway sentinel(String master, java.util.Set<HostAndPort> sentinels, JedisClientConfig client,
             JedisClientConfig sentinelClient, GenericObjectPoolConfig<Connection> pool, Supplier<CircuitBreaker> breakers,
             String description, int coalescing, Duration coalescingWait, Duration warmUpBudget) {
         return new NodeGateway(RedisNodes.sentinel(master, sentinels, client, sentinelClient, pool), breakers,
-                System::nanoTime, description, coalescing, coalescingWait, warmUpBudget);
+                description, coalescing, coalescingWait, warmUpBudget);
     }
 
     /**
@@ -113,8 +108,8 @@ public final class NodeGateway extends TransactionGateway {
     public static NodeGateway cluster(java.util.Set<HostAndPort> seeds, JedisClientConfig client,
             GenericObjectPoolConfig<Connection> pool, Supplier<CircuitBreaker> breakers, String description,
             int coalescing, Duration coalescingWait, Duration warmUpBudget) {
-        return new NodeGateway(RedisNodes.cluster(seeds, client, pool), breakers, System::nanoTime, description,
-                coalescing, coalescingWait, warmUpBudget);
+        return new NodeGateway(RedisNodes.cluster(seeds, client, pool), breakers, description, coalescing,
+                coalescingWait, warmUpBudget);
     }
 
     /** Runs the call at once, or with the calls that wait for its node at the same moment: see {@link CallCoalescer}. */
@@ -158,7 +153,7 @@ public final class NodeGateway extends TransactionGateway {
                 return connection.executeCommand(commands.eval(script.source(), keys, args));
             }
         });
-        return Replies.longs(reply, description, script);
+        return Replies.longs(reply, calls.description, script);
     }
 
     /**
@@ -227,6 +222,6 @@ public final class NodeGateway extends TransactionGateway {
 
     @Override
     public String toString() {
-        return description;
+        return calls.description;
     }
 }

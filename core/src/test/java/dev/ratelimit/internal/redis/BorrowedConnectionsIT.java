@@ -66,8 +66,8 @@ class BorrowedConnectionsIT {
      */
     private static void assertClosedWithTheNodes(RedisNodes nodes, HostAndPort master, String name)
             throws InterruptedException {
-        NodeHealth health = new NodeHealth(new CircuitBreaker(5, Duration.ofSeconds(1), System::nanoTime),
-                System.nanoTime());
+        NodeHealth health = new NodeHealth(new CircuitBreaker(5, Duration.ofSeconds(1), Duration.ofSeconds(1),
+                Duration.ZERO, System::nanoTime), System.nanoTime());
         NodeConnections.run(nodes, master, health, false, false, (connection, asking) -> connection.ping());
         CountDownLatch holding = new CountDownLatch(1);
         CountDownLatch closed = new CountDownLatch(1);

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 class CircuitBreakerTest {
     private final AtomicLong now = new AtomicLong(5_000);
-    private final CircuitBreaker breaker = new CircuitBreaker(3, Duration.ofSeconds(1), now::get);
+    private final CircuitBreaker breaker = new CircuitBreaker(3, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ZERO, now::get);
 
     /** A breaker whose callers wait for a probe's verdict, longer than any test runs. */
     private final CircuitBreaker waiting = new CircuitBreaker(3, Duration.ofSeconds(1), Duration.ofMinutes(1),
