@@ -178,19 +178,17 @@ public final class JedisGateway extends TransactionGateway {
             }
             return readings;
         }
+        MemoryReading reading;
         try {
             // One command after another: such a client may have no pipeline (one built on a single
             // connection throws for it), and this runs every 5 minutes at most.
-            String memory = jedis.info("memory");
-            String stats = jedis.info("stats");
-            return Collections.singletonList(MemoryReading.of(description, description, memory, stats,
-                    serverInfo()));
+            reading = MemoryReading.of(description, description, jedis.info("memory"), jedis.info("stats"), serverInfo());
         } catch (JedisDataException refused) {
-            return Collections.singletonList(MemoryReading.refused(description, description, refused.getMessage()));
+            reading = MemoryReading.refused(description, description, refused.getMessage());
         } catch (RuntimeException unreachable) {
-            return Collections.singletonList(MemoryReading.unreached(description, description,
-                    String.valueOf(unreachable.getMessage())));
+            reading = MemoryReading.unreached(description, description, String.valueOf(unreachable.getMessage()));
         }
+        return Collections.singletonList(reading);
     }
 
     /** {@code INFO server} through the caller's client, or null when refused (see {@link MemoryReading#read}). */

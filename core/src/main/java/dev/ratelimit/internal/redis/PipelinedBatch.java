@@ -74,7 +74,7 @@ final class PipelinedBatch {
         Object[] replies;
         try {
             replies = nodes.onNode(node, false, "running " + indices.size() + " script call(s) in a pipeline",
-                    (connection, unused) -> pipeline(connection, indices));
+                    (connection, unused) -> NodeConnections.whole(connection, () -> pipeline(connection, indices)));
         } catch (NodeCalls.NotSentFailure failed) {
             // Nothing went out: a renewed slot map may name another node (a promoted replica).
             for (int i : indices) {
@@ -118,7 +118,8 @@ final class PipelinedBatch {
     /**
      * Writes every call (ASKING before those that need it), then reads every reply; error replies are
      * kept as the reply, not thrown. Calls answered NOSCRIPT go out again with EVAL, in a second
-     * pipeline on the same connection.
+     * pipeline on the same connection. Replies may still be on the wire when it breaks off: the
+     * connection is never reused then ({@link NodeConnections#whole}).
      */
     private Object[] pipeline(Connection connection, List<Integer> indices) {
         Object[] replies = exchange(connection, indices, false);
@@ -150,31 +151,25 @@ final class PipelinedBatch {
     }
 
     private Object[] exchange(Connection connection, List<Integer> indices, boolean withSource) {
-        try {
-            int sent = 0;
-            for (int i : indices) {
-                ScriptCall call = calls.get(i);
-                if (asking[i]) {
-                    connection.sendCommand(Protocol.Command.ASKING);
-                    sent++;
-                }
-                connection.sendCommand(withSource ? commands.eval(call.script.source(), call.keys, call.args).getArguments()
-                        : commands.evalsha(call.script.sha1(), call.keys, call.args).getArguments());
+        int sent = 0;
+        for (int i : indices) {
+            ScriptCall call = calls.get(i);
+            if (asking[i]) {
+                connection.sendCommand(Protocol.Command.ASKING);
                 sent++;
             }
-            List<Object> read = connection.getMany(sent);
-            Object[] replies = new Object[indices.size()];
-            for (int j = 0, at = 0; j < replies.length; j++, at++) {
-                // Each ASKING's OK is passed over; an error there (no ASK state) shows in the call's reply.
-                at += asking[indices.get(j)] ? 1 : 0;
-                replies[j] = read.get(at);
-            }
-            return replies;
-        } catch (RuntimeException e) {
-            // Replies of this pipeline may still be on the wire: never reuse the connection.
-            connection.setBroken();
-            throw e;
+            connection.sendCommand(withSource ? commands.eval(call.script.source(), call.keys, call.args).getArguments()
+                    : commands.evalsha(call.script.sha1(), call.keys, call.args).getArguments());
+            sent++;
         }
+        List<Object> read = connection.getMany(sent);
+        Object[] replies = new Object[indices.size()];
+        for (int j = 0, at = 0; j < replies.length; j++, at++) {
+            // Each ASKING's OK is passed over; an error there (no ASK state) shows in the call's reply.
+            at += asking[indices.get(j)] ? 1 : 0;
+            replies[j] = read.get(at);
+        }
+        return replies;
     }
 
     private void fail(List<Integer> indices, RedisFailureException failure) {
