@@ -43,7 +43,14 @@ final class NodeCalls {
         this.forgetOtherNodeState = forgetOtherNodeState;
     }
 
-    /** Runs a command on the key's node, following Cluster's redirects a few times. */
+    /**
+     * Runs a command on the key's node, following Cluster's redirects a few times: {@code MOVED} renews
+     * the slot map and goes to the node named; {@code ASK} goes to the importing node with
+     * {@code ASKING} right before the command on the same connection; {@code TRYAGAIN} waits a moment.
+     * Each proves nothing ran. So does a call that never went out (no connection to be had, or the
+     * node's breaker open): it goes to another node when the slot map, learnt again, names one.
+     * Nothing else is retried: after a timeout or a lost connection the script may have run.
+     */
     <T> T route(String key, String action, NodeConnections.Command<T> command) {
         HostAndPort node = nodes.nodeFor(key);
         boolean asking = false;

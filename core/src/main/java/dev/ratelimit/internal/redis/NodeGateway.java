@@ -26,14 +26,8 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  *   <li><b>No stale connection is used twice</b>, after a restart or failover: see
  *       {@link NodeConnections}. Under traffic this costs nothing; a node quiet for a second gets a
  *       PING before its next command.</li>
- *   <li><b>Cluster redirects:</b> {@code MOVED} renews the slot map and goes to the node named;
- *       {@code ASK} goes to the importing node with {@code ASKING} right before the command on the
- *       same connection; {@code TRYAGAIN} waits a moment. Each proves nothing ran. So does a call
- *       that never went out (no connection to be had, or the node's breaker open): it goes to
- *       another node when the slot map, learnt again, names one. Nothing else is retried: after a
- *       timeout or a lost connection the script may have run.</li>
- *   <li><b>Transactions without scripts:</b> a sliding log's concurrent decisions go in turn, those
- *       waiting together ({@link SlidingLogTurns}); each try borrows a connection of its own.</li>
+ *   <li><b>Cluster redirects</b> are followed, and a call that never went out goes where the slot
+ *       map, learnt again, says ({@link NodeCalls#route}); nothing that may have run is sent again.</li>
  * </ul>
  */
 public final class NodeGateway extends TransactionGateway {

@@ -23,10 +23,10 @@ import redis.clients.jedis.exceptions.JedisRedirectionException;
  * The nodes are asked one after another, each past its own breaker with its own stale-connection
  * check ({@link NodeCalls#onNode}), so a node down fails only its own calls.
  *
- * <p>A reply is judged as {@link NodeGateway} judges a single call's: NOSCRIPT is sent again at once
- * with EVAL on the same connection (nothing ran); MOVED and ASK send the call to the node named in
- * the next round, TRYAGAIN to the same one after a pause; a node's calls that never went out go to
- * the node a renewed slot map names. Nothing that may have run is sent again: a timeout or a lost
+ * <p>A reply is judged as a single call's ({@link NodeCalls#route}): MOVED and ASK send the call to
+ * the node named in the next round, TRYAGAIN to the same one after a pause; a node's calls that never
+ * went out go to the node a renewed slot map names. NOSCRIPT is sent again at once with EVAL on the
+ * same connection (nothing ran). Nothing that may have run is sent again: a timeout or a lost
  * connection fails every call of that node's pipeline.
  */
 final class PipelinedBatch {
