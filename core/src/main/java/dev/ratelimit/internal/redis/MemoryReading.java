@@ -100,12 +100,10 @@ final class MemoryReading {
         if (mastersOnly && !"master".equals(field(text(replies.get(2)), "role"))) {
             return null;
         }
-        return of(node, where, text(replies.get(0)), text(replies.get(1)), serverInfo(replies.get(server)));
-    }
-
-    /** What a node answered to {@code INFO server}, or null when it refused: no reason to refuse the rest. */
-    private static String serverInfo(Object reply) {
-        return reply instanceof JedisDataException ? null : text(reply);
+        // INFO server refused is no reason to refuse the rest: the server stays unknown.
+        Object serverInfo = replies.get(server);
+        return of(node, where, text(replies.get(0)), text(replies.get(1)),
+                serverInfo instanceof JedisDataException ? null : text(serverInfo));
     }
 
     private static CommandArguments info(String section) {
