@@ -190,7 +190,7 @@ public final class RedisStore implements AutoCloseable {
         // pooled connection by default.
         CircuitBreaker breaker = new CircuitBreaker(RedisSettings.DEFAULT_BREAKER_FAILURES, coolDown, coolDown,
                 RedisSettings.DEFAULT_TIMEOUT, System::nanoTime);
-        return new RedisStore(new CircuitBreakingGateway(new JedisGateway(jedis, false, "a caller's "
+        return new RedisStore(new CircuitBreakingGateway(new JedisGateway(jedis, "a caller's "
                 + jedis.getClass().getSimpleName()), breaker), System::nanoTime);
     }
 

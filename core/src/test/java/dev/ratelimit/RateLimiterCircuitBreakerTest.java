@@ -25,7 +25,7 @@ class RateLimiterCircuitBreakerTest {
 
     private final InMemoryRedisGateway redis = new InMemoryRedisGateway();
     private final RedisStore store = TestStores.over(
-            new CircuitBreakingGateway(redis, new CircuitBreaker(THRESHOLD, COOL_DOWN, redis::nanoTime)));
+            new CircuitBreakingGateway(redis, new CircuitBreaker(THRESHOLD, COOL_DOWN, COOL_DOWN, Duration.ZERO, redis::nanoTime)));
     private final RecordingListener listener = new RecordingListener();
 
     private RateLimiter limiter(FailurePolicy policy, Transport transport) {

@@ -22,7 +22,7 @@ class RateLimiterLocalFallbackTest {
 
     private final InMemoryRedisGateway redis = new InMemoryRedisGateway();
     private final RedisStore store = TestStores.over(
-            new CircuitBreakingGateway(redis, new CircuitBreaker(3, Duration.ofSeconds(5), redis::nanoTime)));
+            new CircuitBreakingGateway(redis, new CircuitBreaker(3, Duration.ofSeconds(5), Duration.ofSeconds(5), Duration.ZERO, redis::nanoTime)));
     private final RecordingListener listener = new RecordingListener();
 
     private RateLimiterBuilder limiter() {

@@ -3,6 +3,7 @@ package dev.ratelimit.internal.redis;
 import dev.ratelimit.RedisFailureException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -57,11 +58,7 @@ final class BatchedCalls {
                 split(calls.get(members.get(0)).script, outcome, members, outcomes);
             }
         }
-        List<ScriptCall.Outcome> all = new ArrayList<>(outcomes.length);
-        for (ScriptCall.Outcome outcome : outcomes) {
-            all.add(outcome);
-        }
-        return all;
+        return Arrays.asList(outcomes);
     }
 
     /**

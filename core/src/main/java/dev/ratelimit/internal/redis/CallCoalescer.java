@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntUnaryOperator;
 
 /**
  * Lets the script calls that wait for one Redis node at the same moment travel together, so that
@@ -44,6 +45,8 @@ final class CallCoalescer {
     /** The node, for messages. */
     private final String where;
     private final AtomicInteger inFlight = new AtomicInteger();
+    /** One more round trip under way, unless {@code maxInFlight} are. */
+    private final IntUnaryOperator oneMore;
     private final ConcurrentLinkedQueue<Waiter> queue = new ConcurrentLinkedQueue<>();
     /** Calls that went in a batch of two or more, for tests and the bench. */
     private final AtomicLong coalesced = new AtomicLong();
@@ -60,6 +63,7 @@ final class CallCoalescer {
         }
         this.sender = sender;
         this.maxInFlight = maxInFlight;
+        this.oneMore = underWay -> underWay < maxInFlight ? underWay + 1 : underWay;
         this.maxWaitNanos = maxWait.toNanos();
         this.where = where;
     }
@@ -116,12 +120,10 @@ final class CallCoalescer {
             } else if (queue.remove(self)) {
                 // Never sent: it fails as a call that found no pooled connection in time would. It may
                 // have been handed the turn just now, so the oldest still waiting gets it.
+                self.outcome = ScriptCall.Outcome.failed(new RedisFailureException("Redis at " + where + " was busy: no"
+                        + " round trip for this call within " + Durations.format(Duration.ofNanos(maxWaitNanos))
+                        + " (the pool wait, at least redisTimeout)", null));
                 handTurnOn();
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
-                }
-                throw new RedisFailureException("Redis at " + where + " was busy: no round trip for this call within "
-                        + Durations.format(Duration.ofNanos(maxWaitNanos)) + " (the pool wait, at least redisTimeout)", null);
             } else {
                 // Already sent with others: its round trip is bounded by the timeouts.
                 LockSupport.park(this);
@@ -146,16 +148,9 @@ final class CallCoalescer {
         return queue.size();
     }
 
+    /** Takes a round trip if fewer than {@code maxInFlight} are under way. */
     private boolean take() {
-        for (;;) {
-            int now = inFlight.get();
-            if (now >= maxInFlight) {
-                return false;
-            }
-            if (inFlight.compareAndSet(now, now + 1)) {
-                return true;
-            }
-        }
+        return inFlight.getAndUpdate(oneMore) < maxInFlight;
     }
 
     /**

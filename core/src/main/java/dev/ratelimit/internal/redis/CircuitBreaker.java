@@ -41,25 +41,19 @@ public final class CircuitBreaker {
     /** What {@link #pass(boolean)} lets a caller do. */
     public enum Pass {
         /** Call Redis. */
-        GO(true),
+        GO,
         /** Call Redis as the probe: check the connection first, and report the outcome. */
-        PROBE(true),
+        PROBE,
         /** Open and cooling down: do not call. */
-        COOLING_DOWN(false),
+        COOLING_DOWN,
         /** The probe this caller waited for could not reach Redis: do not call. */
-        PROBE_FAILED(false),
+        PROBE_FAILED,
         /** No verdict within the wait: do not call. */
-        NO_VERDICT(false);
-
-        private final boolean allowed;
-
-        Pass(boolean allowed) {
-            this.allowed = allowed;
-        }
+        NO_VERDICT;
 
         /** Whether the caller may call Redis. */
         public boolean allowed() {
-            return allowed;
+            return this == GO || this == PROBE;
         }
     }
 
@@ -87,17 +81,6 @@ public final class CircuitBreaker {
     private Verdict lastVerdict = Verdict.NONE;
 
     /**
-     * A breaker whose callers never wait for a probe (for single-threaded tests).
-     *
-     * @param failureThreshold consecutive failures that open the breaker, at least 1
-     * @param coolDown how long it stays open before letting one probe through
-     * @param nanoClock a monotonic clock in nanoseconds, {@code System::nanoTime} outside tests
-     */
-    public CircuitBreaker(int failureThreshold, Duration coolDown, LongSupplier nanoClock) {
-        this(failureThreshold, coolDown, coolDown, Duration.ZERO, nanoClock);
-    }
-
-    /**
      * @param failureThreshold consecutive failures that open the breaker, at least 1
      * @param coolDown how long it stays open before letting one probe through
      * @param probeLease how long a probe may stay out without reporting before another is let through;
@@ -113,11 +96,6 @@ public final class CircuitBreaker {
         this.probeLeaseNanos = probeLease.toNanos();
         this.probeWaitNanos = probeWait.toNanos();
         this.nanoClock = nanoClock;
-    }
-
-    /** Whether a call may go to Redis now: {@link #pass(boolean)} for a caller with no doubt. */
-    public boolean allowCall() {
-        return pass(false).allowed();
     }
 
     /**

@@ -56,25 +56,23 @@ public final class CircuitBreakingGateway implements RedisGateway {
         if (!pass.allowed()) {
             throw new RedisFailureException("Redis at " + delegate + " " + breaker.refusal(pass), null);
         }
-        boolean reported = false;
+        Boolean answered = null;
         try {
             T result = redisCall.get();
-            breaker.onSuccess();
-            reported = true;
+            answered = true;
             return result;
         } catch (RedisFailureException e) {
-            if (e.redisAnswered()) {
+            answered = e.redisAnswered();
+            throw e;
+        } finally {
+            if (answered == null) {
+                // Anything else (a bug, an Error) says nothing about Redis, but a probe that ends without a
+                // report would leave the breaker half-open with no probe out: the limiter off for good.
+                breaker.onInconclusive();
+            } else if (answered) {
                 breaker.onSuccess();
             } else {
                 breaker.onFailure();
-            }
-            reported = true;
-            throw e;
-        } finally {
-            // Anything else (a bug, an Error) says nothing about Redis, but a probe that ends without
-            // a report would leave the breaker half-open with no probe out: the limiter off for good.
-            if (!reported) {
-                breaker.onInconclusive();
             }
         }
     }

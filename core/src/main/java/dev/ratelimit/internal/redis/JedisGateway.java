@@ -7,9 +7,9 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import redis.clients.jedis.AbstractTransaction;
-import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.RedisClient;
@@ -24,7 +24,7 @@ import redis.clients.jedis.exceptions.JedisRedirectionException;
  * standalone, Sentinel or Cluster alike, through the client's own routing and retries. Stores that
  * make their own connections use {@link NodeGateway}, which keeps health per node.
  */
-public final class JedisGateway implements RedisGateway {
+public final class JedisGateway extends TransactionGateway {
     /**
      * How long a transaction decision waits for its turn, and keeps trying while other nodes change
      * the same log: the caller's client has its own timeouts, which this gateway cannot read.
@@ -32,27 +32,22 @@ public final class JedisGateway implements RedisGateway {
     private static final Duration TRANSACTION_PATIENCE = Duration.ofSeconds(1);
 
     private final UnifiedJedis jedis;
-    private final boolean owned;
     private final String description;
-    /** A key's concurrent transaction decisions, one after another and together. */
-    private final SlidingLogTurns turns;
 
     /**
-     * @param jedis the client to use
-     * @param owned whether {@link #close()} closes the client
+     * @param jedis the client to use, which {@link #close()} leaves open: its owner closes it
      * @param description where Redis is, for error messages; never holding a password
      */
-    public JedisGateway(UnifiedJedis jedis, boolean owned, String description) {
+    public JedisGateway(UnifiedJedis jedis, String description) {
+        super(TRANSACTION_PATIENCE, description);
         this.jedis = jedis;
-        this.owned = owned;
         this.description = description;
-        this.turns = new SlidingLogTurns(TRANSACTION_PATIENCE, description);
     }
 
     @Override
     public List<Long> eval(LuaScript script, List<String> keys, List<String> args) {
         return call(script.running,
-                () -> toLongs(followingRedirects(() -> evalOrLoad(script, keys, args)), script));
+                () -> Replies.longs(followingRedirects(() -> evalOrLoad(script, keys, args)), description, script));
     }
 
     /**
@@ -66,9 +61,17 @@ public final class JedisGateway implements RedisGateway {
         } catch (RedisFailureException e) {
             throw e;
         } catch (JedisDataException | NumberFormatException e) {
-            throw answeredWithError(action, e);
+            throw new RedisFailureException("Redis at " + description + " refused " + action + ": " + e.getMessage(), e,
+                    true);
         } catch (RuntimeException e) {
-            throw failure(action, e);
+            if (redirected(e)) {
+                // Redis is there; the cluster is moving slots. Not a reason to stop calling it.
+                throw new RedisFailureException("Redis at " + description + " redirected " + action
+                        + " again and again: " + e.getMessage(), e, true);
+            }
+            dropIdleConnections();
+            throw new RedisFailureException("Redis at " + description + " failed " + action + ": "
+                    + (e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName()), e);
         }
     }
 
@@ -137,45 +140,14 @@ public final class JedisGateway implements RedisGateway {
         }
     }
 
+    /** Each session in a transaction of the client's, on a pooled connection of its own. */
     @Override
-    public long[] incrementInWindow(String key, long permits, long windowMillis) {
-        return call("counting in a MULTI/EXEC transaction",
-                () -> WindowTransactions.increment(transactions(), key, permits, windowMillis));
-    }
-
-    @Override
-    public long[] readWindow(String key) {
-        return call("reading a counter in a MULTI/EXEC transaction",
-                () -> WindowTransactions.read(transactions(), key));
-    }
-
-    @Override
-    public long[] slidingLogInTransaction(String key, long permits, long limit, long windowMicros, boolean consume) {
-        // Each try on a pooled connection of its own, given back before any pause: see SlidingLogTurns.
-        return call("deciding a sliding log in a MULTI/EXEC transaction", () -> turns.decide(attempt -> {
+    <T> T inSession(String key, String action, Function<WatchedSession, T> exchange) {
+        return call(action, () -> {
             try (AbstractTransaction transaction = jedis.transaction(false)) {
-                return attempt.apply(WatchedSession.over(transaction, key));
-            }
-        }, key, permits, limit, windowMicros, consume));
-    }
-
-    @Override
-    public List<byte[]> hashInTransaction(String key, boolean delete, List<String> pairs, List<String> fields) {
-        List<CommandArguments> commands = HashExchange.commands(key, delete, pairs, fields);
-        if (!HashExchange.writes(commands)) {
-            return call("reading a hash", () -> HashExchange.values(Collections.singletonList(
-                    followingRedirects(() -> jedis.executeCommand(commands.get(0)))), key));
-        }
-        return call("writing a hash in a MULTI/EXEC transaction", () -> {
-            try (AbstractTransaction transaction = jedis.transaction(false)) {
-                return HashExchange.values(WatchedSession.over(transaction, key).commit(commands), key);
+                return exchange.apply(WatchedSession.over(transaction, key));
             }
         });
-    }
-
-    /** Each transaction on a pooled connection of its own. */
-    private WindowTransactions.Source transactions() {
-        return watching -> jedis.transaction(!watching);
     }
 
     @Override
@@ -184,10 +156,10 @@ public final class JedisGateway implements RedisGateway {
     }
 
     /**
-     * Best effort, as far as the caller's client shows its nodes: a {@code RedisClient}'s one node,
-     * a {@code RedisClusterClient}'s nodes that say they are masters (its list of nodes holds the
-     * replicas too), and any other client (a {@code RedisSentinelClient}) through its own routing,
-     * which sends INFO to the master.
+     * Best effort, as far as the caller's client shows its nodes: a {@code RedisClusterClient}'s
+     * nodes that say they are masters (its list of nodes holds the replicas too), and any other client
+     * (a {@code RedisClient}, a {@code RedisSentinelClient}) through its own routing, which sends INFO
+     * to the master.
      */
     @Override
     public List<MemoryReading> readMemory() {
@@ -195,30 +167,28 @@ public final class JedisGateway implements RedisGateway {
             List<MemoryReading> readings = new ArrayList<>();
             for (Map.Entry<String, ConnectionPool> node : ((RedisClusterClient) jedis).getClusterNodes().entrySet()) {
                 String where = description + " (node " + node.getKey() + ")";
-                MemoryReading reading = readOn(node.getKey(), where, node.getValue()::getResource, true);
-                if (reading != null) {
-                    readings.add(reading);
+                try (Connection connection = node.getValue().getResource()) {
+                    MemoryReading reading = MemoryReading.read(node.getKey(), where, connection, true);
+                    if (reading != null) {
+                        readings.add(reading);
+                    }
+                } catch (RuntimeException unreachable) {
+                    readings.add(MemoryReading.unreached(node.getKey(), where, String.valueOf(unreachable.getMessage())));
                 }
             }
             return readings;
         }
-        if (jedis instanceof RedisClient) {
-            return Collections.singletonList(readOn(description, description, ((RedisClient) jedis).getPool()::getResource,
-                    false));
-        }
+        MemoryReading reading;
         try {
             // One command after another: such a client may have no pipeline (one built on a single
             // connection throws for it), and this runs every 5 minutes at most.
-            String memory = jedis.info("memory");
-            String stats = jedis.info("stats");
-            return Collections.singletonList(MemoryReading.of(description, description, memory, stats,
-                    serverInfo()));
+            reading = MemoryReading.of(description, description, jedis.info("memory"), jedis.info("stats"), serverInfo());
         } catch (JedisDataException refused) {
-            return Collections.singletonList(MemoryReading.refused(description, description, refused.getMessage()));
+            reading = MemoryReading.refused(description, description, refused.getMessage());
         } catch (RuntimeException unreachable) {
-            return Collections.singletonList(MemoryReading.unreached(description, description,
-                    String.valueOf(unreachable.getMessage())));
+            reading = MemoryReading.unreached(description, description, String.valueOf(unreachable.getMessage()));
         }
+        return Collections.singletonList(reading);
     }
 
     /** {@code INFO server} through the caller's client, or null when refused (see {@link MemoryReading#read}). */
@@ -230,57 +200,14 @@ public final class JedisGateway implements RedisGateway {
         }
     }
 
-    /** One node's reading on a connection of its pool; null for a replica when {@code mastersOnly}. */
-    private static MemoryReading readOn(String node, String where, Supplier<Connection> pool, boolean mastersOnly) {
-        try (Connection connection = pool.get()) {
-            return MemoryReading.read(node, where, connection, mastersOnly);
-        } catch (RuntimeException unreachable) {
-            return MemoryReading.unreached(node, where, String.valueOf(unreachable.getMessage()));
-        }
-    }
-
     @Override
     public boolean supportsTransactions() {
         return !(jedis instanceof RedisClusterClient);
     }
 
+    /** Leaves the caller's client open. */
     @Override
     public void close() {
-        if (owned) {
-            jedis.close();
-        }
-    }
-
-    /** Redis is there but refused: a script error, a read-only replica, a wrong type. */
-    private RedisFailureException answeredWithError(String action, RuntimeException cause) {
-        return new RedisFailureException("Redis at " + description + " refused " + action + ": " + cause.getMessage(),
-                cause, true);
-    }
-
-    private RedisFailureException failure(String action, RuntimeException cause) {
-        if (!redirected(cause)) {
-            dropIdleConnections();
-        }
-        if (redirected(cause)) {
-            // Redis is there; the cluster is moving slots. Not a reason to stop calling it.
-            return new RedisFailureException("Redis at " + description + " redirected " + action + " again and again: "
-                    + cause.getMessage(), cause, true);
-        }
-        return new RedisFailureException("Redis at " + description + " failed " + action + ": "
-                + (cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName()), cause);
-    }
-
-    private List<Long> toLongs(Object reply, LuaScript script) {
-        if (!(reply instanceof List)) {
-            throw new RedisFailureException("Redis at " + description + " answered " + script + " with " + reply
-                    + " instead of an array", null);
-        }
-        List<?> values = (List<?>) reply;
-        List<Long> longs = new ArrayList<>(values.size());
-        for (Object value : values) {
-            longs.add((Long) value);
-        }
-        return longs;
     }
 
     @Override

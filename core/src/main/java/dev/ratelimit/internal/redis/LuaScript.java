@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -38,16 +39,7 @@ public final class LuaScript {
         this.running = "running " + name + ".lua";
     }
 
-    /** The part that runs several independent one-rule decisions, appended instead of the driver for the batch form. */
-    private static final String LIMITER_BATCH = "limiter-batch";
     private static final Pattern ARGS_PER_RULE = Pattern.compile("(?m)^local ARGS_PER_RULE = (\\d+)$");
-
-    /** The part every limiter script shares, appended to each by {@link #limiter(String)}. */
-    private static final String LIMITER_DRIVER = "limiter-driver";
-    /** The clock every limiter script reads, put before each by {@link #limiter(String)}. */
-    private static final String LIMITER_CLOCK = "limiter-clock";
-    /** The call's mode and the penalty box, put first in each by {@link #limiter(String)}. */
-    private static final String LIMITER_PENALTY = "limiter-penalty";
 
     /**
      * Loads {@code /dev/ratelimit/scripts/<name>.lua} from the class path.
@@ -61,20 +53,21 @@ public final class LuaScript {
     /**
      * Loads an algorithm's script after {@code limiter-penalty.lua} (the call's mode, the penalty box)
      * and {@code limiter-clock.lua} (its {@code clock()}), and before
-     * {@code limiter-driver.lua}, which runs its check() and commit() for every rule. Redis scripts
-     * cannot include one another, so the parts are joined here, once, and Redis knows the whole by one
-     * SHA-1.
+     * {@code limiter-driver.lua}, which runs its check() and commit() for every rule; its batch form
+     * has {@code limiter-batch.lua} instead of the driver, to run several independent one-rule
+     * decisions. Redis scripts cannot include one another, so the parts are joined here, once, and
+     * Redis knows the whole by one SHA-1.
      *
      * @throws IllegalStateException if a resource is missing: the jar is broken
      */
     public static LuaScript limiter(String algorithm) {
-        String clockAndAlgorithm = read(LIMITER_PENALTY) + "\n" + read(LIMITER_CLOCK) + "\n" + read(algorithm) + "\n";
+        String clockAndAlgorithm = read("limiter-penalty") + "\n" + read("limiter-clock") + "\n" + read(algorithm) + "\n";
         Matcher argsPerRule = ARGS_PER_RULE.matcher(clockAndAlgorithm);
         if (!argsPerRule.find()) {
             throw new IllegalStateException("Lua script " + algorithm + ".lua declares no ARGS_PER_RULE");
         }
-        LuaScript batch = new LuaScript(algorithm + " batch", clockAndAlgorithm + read(LIMITER_BATCH));
-        return new LuaScript(algorithm, clockAndAlgorithm + read(LIMITER_DRIVER), batch,
+        LuaScript batch = new LuaScript(algorithm + " batch", clockAndAlgorithm + read("limiter-batch"));
+        return new LuaScript(algorithm, clockAndAlgorithm + read("limiter-driver"), batch,
                 Integer.parseInt(argsPerRule.group(1)));
     }
 
@@ -120,11 +113,7 @@ public final class LuaScript {
     private static String sha1Hex(String text) {
         try {
             byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
-            StringBuilder hex = new StringBuilder(40);
-            for (byte b : digest) {
-                hex.append(Character.forDigit((b >> 4) & 0xf, 16)).append(Character.forDigit(b & 0xf, 16));
-            }
-            return hex.toString();
+            return String.format("%040x", new BigInteger(1, digest));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every JVM has SHA-1", e);
         }

@@ -1,7 +1,8 @@
 package dev.ratelimit.internal.redis;
 
+import static dev.ratelimit.internal.redis.Replies.text;
+
 import dev.ratelimit.internal.support.ServerIdentity;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Objects;
 import redis.clients.jedis.CommandArguments;
@@ -99,20 +100,14 @@ final class MemoryReading {
         if (mastersOnly && !"master".equals(field(text(replies.get(2)), "role"))) {
             return null;
         }
-        return of(node, where, text(replies.get(0)), text(replies.get(1)), serverInfo(replies.get(server)));
-    }
-
-    /** What a node answered to {@code INFO server}, or null when it refused: no reason to refuse the rest. */
-    private static String serverInfo(Object reply) {
-        return reply instanceof JedisDataException ? null : text(reply);
+        // INFO server refused is no reason to refuse the rest: the server stays unknown.
+        Object serverInfo = replies.get(server);
+        return of(node, where, text(replies.get(0)), text(replies.get(1)),
+                serverInfo instanceof JedisDataException ? null : text(serverInfo));
     }
 
     private static CommandArguments info(String section) {
         return new CommandArguments(Protocol.Command.INFO).add(section);
-    }
-
-    private static String text(Object reply) {
-        return reply instanceof byte[] ? new String((byte[]) reply, StandardCharsets.UTF_8) : String.valueOf(reply);
     }
 
     /** A field of INFO's {@code name:value} lines; empty when absent. */

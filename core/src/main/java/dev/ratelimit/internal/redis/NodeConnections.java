@@ -3,6 +3,7 @@ package dev.ratelimit.internal.redis;
 import java.net.SocketTimeoutException;
 import java.util.function.Supplier;
 import redis.clients.jedis.Connection;
+import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
@@ -37,17 +38,19 @@ final class NodeConnections {
 
     /**
      * Borrows a connection from a node's pool (a fresh one instead of any a restart made stale) and
-     * runs the command on it.
+     * runs the command on it, the connection known to {@link RedisNodes#borrowed} while the call holds
+     * it. A MOVED reply teaches the nodes the slot map, on the connection still held.
      *
-     * @param borrowed where the connection is known while the call holds it ({@link RedisNodes#borrowed})
      * @param check whether this call is its node's probe ({@link CircuitBreaker.Pass#PROBE}: the
      *     breaker is half-open or the node was quiet), which PINGs its connection first
      *
      * @throws JedisDataException the node's error reply (MOVED and ASK included), as it came
      * @throws JedisException the node could not be reached; {@link NotSent} when no command went out
      */
-    static <T> T run(Pool<Connection> pool, BorrowedConnections borrowed, NodeHealth health, boolean check,
-            boolean asking, Command<T> command) {
+    static <T> T run(RedisNodes nodes, HostAndPort node, NodeHealth health, boolean check, boolean asking,
+            Command<T> command) {
+        Pool<Connection> pool = nodes.pool(node);
+        BorrowedConnections borrowed = nodes.borrowed();
         boolean recovering = health.breaker.state() != CircuitBreaker.State.CLOSED;
         Connection connection = null;
         boolean sent = false;
@@ -73,7 +76,7 @@ final class NodeConnections {
             }
             return result;
         } catch (JedisMovedDataException moved) {
-            health.moved(connection);
+            nodes.slotsMoved(connection);
             throw moved;
         } catch (JedisDataException answered) {
             throw answered;

@@ -1,25 +1,18 @@
 package dev.ratelimit.internal.redis;
 
-import dev.ratelimit.RedisFailureException;
-import dev.ratelimit.internal.support.Durations;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.function.LongSupplier;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
-import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.CommandObjects;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.Protocol;
-import redis.clients.jedis.Transaction;
-import redis.clients.jedis.exceptions.JedisAskDataException;
-import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
-import redis.clients.jedis.exceptions.JedisRedirectionException;
 
 /**
  * The {@link RedisGateway} of {@code RedisStore.connect}: every call goes to the node its key
@@ -33,23 +26,13 @@ import redis.clients.jedis.exceptions.JedisRedirectionException;
  *   <li><b>No stale connection is used twice</b>, after a restart or failover: see
  *       {@link NodeConnections}. Under traffic this costs nothing; a node quiet for a second gets a
  *       PING before its next command.</li>
- *   <li><b>Cluster redirects:</b> {@code MOVED} renews the slot map and goes to the node named;
- *       {@code ASK} goes to the importing node with {@code ASKING} right before the command on the
- *       same connection; {@code TRYAGAIN} waits a moment. Each proves nothing ran. So does a call
- *       that never went out (no connection to be had, or the node's breaker open): it goes to
- *       another node when the slot map, learnt again, names one. Nothing else is retried: after a
- *       timeout or a lost connection the script may have run.</li>
- *   <li><b>Transactions without scripts:</b> a sliding log's concurrent decisions go in turn, those
- *       waiting together ({@link SlidingLogTurns}); each try borrows a connection of its own.</li>
+ *   <li><b>Cluster redirects</b> are followed, and a call that never went out goes where the slot
+ *       map, learnt again, says ({@link NodeCalls#route}); nothing that may have run is sent again.</li>
  * </ul>
  */
-public final class NodeGateway implements RedisGateway {
-    /** Redirects followed in one call at most, and the pause before each TRYAGAIN. */
-    static final long[] REDIRECT_PAUSES_MILLIS = {0, 1, 2, 5, 10, 20};
-
+public final class NodeGateway extends TransactionGateway {
     private final RedisNodes nodes;
     private final NodeCalls calls;
-    private final String description;
     private final CommandObjects commands = new CommandObjects();
     /** Each node's {@link CallCoalescer}; unused when {@link #coalescing} is 0. */
     private final ConcurrentMap<String, CallCoalescer> coalescers = new ConcurrentHashMap<>();
@@ -58,8 +41,6 @@ public final class NodeGateway implements RedisGateway {
     /** The longest a call waits for its turn with others: the pool's wait for a connection. */
     private final Duration coalescingWait;
     private final NodeWarmUp warmUp;
-    /** A key's concurrent transaction decisions, one after another and together. */
-    private final SlidingLogTurns turns;
     private final CallCoalescer.Sender sender = new CallCoalescer.Sender() {
         @Override
         public List<Long> one(ScriptCall call) {
@@ -72,19 +53,18 @@ public final class NodeGateway implements RedisGateway {
         }
     };
 
-    private NodeGateway(RedisNodes nodes, Supplier<CircuitBreaker> newBreaker, LongSupplier clock, String description,
-            int coalescing, Duration coalescingWait, Duration warmUpBudget) {
+    private NodeGateway(RedisNodes nodes, Supplier<CircuitBreaker> newBreaker, String description, int coalescing,
+            Duration coalescingWait, Duration warmUpBudget) {
+        super(coalescingWait, description);
         this.nodes = nodes;
         // A coalescer of a node gone from the slot map holds no call once its callers are answered.
-        this.calls = new NodeCalls(nodes, newBreaker, clock, description,
+        this.calls = new NodeCalls(nodes, newBreaker, System::nanoTime, description,
                 () -> coalescers.keySet().retainAll(nodes.inUse()));
-        this.description = description;
         this.coalescing = coalescing;
         this.coalescingWait = coalescingWait;
-        this.turns = new SlidingLogTurns(coalescingWait, description);
         // Coalesced, a burst holds a connection per round trip under way plus one for the calls around
         // the queue (transactions, deletes, batches); alone, each decision holds one, up to the pool's.
-        this.warmUp = new NodeWarmUp(nodes, calls, coalescing > 0 ? coalescing + 1 : 0, warmUpBudget.toNanos(), clock);
+        this.warmUp = new NodeWarmUp(calls, coalescing > 0 ? coalescing + 1 : 0, warmUpBudget.toNanos(), System::nanoTime);
     }
 
     /**
@@ -98,22 +78,20 @@ public final class NodeGateway implements RedisGateway {
     public static NodeGateway standalone(HostAndPort node, JedisClientConfig client, GenericObjectPoolConfig<Connection> pool,
             Supplier<CircuitBreaker> breakers, String description, int coalescing, Duration coalescingWait,
             Duration warmUpBudget) {
-        return new NodeGateway(RedisNodes.standalone(node, client, pool), breakers, System::nanoTime, description,
-                coalescing, coalescingWait, warmUpBudget);
+        return new NodeGateway(RedisNodes.standalone(node, client, pool), breakers, description, coalescing,
+                coalescingWait, warmUpBudget);
     }
 
     /**
-     * The master {@code master} that the Sentinels name, followed through failovers; closing the
-     * gateway returns once the Sentinel listener threads have ended.
+     * The master {@code master} that the Sentinels name, followed through failovers ({@link RedisNodes#sentinel}).
      *
-     * @param sentinelClient the Sentinels' own connect and socket timeouts (and nothing of the data nodes')
      * @throws redis.clients.jedis.exceptions.JedisException if no Sentinel names the master
      */
     public static NodeGateway sentinel(String master, java.util.Set<HostAndPort> sentinels, JedisClientConfig client,
             JedisClientConfig sentinelClient, GenericObjectPoolConfig<Connection> pool, Supplier<CircuitBreaker> breakers,
             String description, int coalescing, Duration coalescingWait, Duration warmUpBudget) {
         return new NodeGateway(RedisNodes.sentinel(master, sentinels, client, sentinelClient, pool), breakers,
-                System::nanoTime, description, coalescing, coalescingWait, warmUpBudget);
+                description, coalescing, coalescingWait, warmUpBudget);
     }
 
     /**
@@ -124,8 +102,8 @@ public final class NodeGateway implements RedisGateway {
     public static NodeGateway cluster(java.util.Set<HostAndPort> seeds, JedisClientConfig client,
             GenericObjectPoolConfig<Connection> pool, Supplier<CircuitBreaker> breakers, String description,
             int coalescing, Duration coalescingWait, Duration warmUpBudget) {
-        return new NodeGateway(RedisNodes.cluster(seeds, client, pool), breakers, System::nanoTime, description,
-                coalescing, coalescingWait, warmUpBudget);
+        return new NodeGateway(RedisNodes.cluster(seeds, client, pool), breakers, description, coalescing,
+                coalescingWait, warmUpBudget);
     }
 
     /** Runs the call at once, or with the calls that wait for its node at the same moment: see {@link CallCoalescer}. */
@@ -144,7 +122,7 @@ public final class NodeGateway implements RedisGateway {
         String address = node.toString();
         CallCoalescer known = coalescers.get(address);
         return known != null ? known
-                : coalescers.computeIfAbsent(address, a -> new CallCoalescer(sender, coalescing, coalescingWait, where(node)));
+                : coalescers.computeIfAbsent(address, a -> new CallCoalescer(sender, coalescing, coalescingWait, calls.where(node)));
     }
 
     /** Calls that travelled with others so far, on every node. */
@@ -158,7 +136,7 @@ public final class NodeGateway implements RedisGateway {
 
     /** One call in a round trip of its own. */
     private List<Long> evalAlone(LuaScript script, List<String> keys, List<String> args) {
-        Object reply = route(keys.isEmpty() ? "" : keys.get(0), script.running, (connection, asking) -> {
+        Object reply = calls.route(keys.isEmpty() ? "" : keys.get(0), script.running, (connection, asking) -> {
             try {
                 ask(connection, asking);
                 return connection.executeCommand(commands.evalsha(script.sha1(), keys, args));
@@ -169,7 +147,7 @@ public final class NodeGateway implements RedisGateway {
                 return connection.executeCommand(commands.eval(script.source(), keys, args));
             }
         });
-        return toLongs(reply, script);
+        return Replies.longs(reply, calls.description, script);
     }
 
     /**
@@ -183,112 +161,29 @@ public final class NodeGateway implements RedisGateway {
     }
 
     /** The calls as they are, one pipeline per node. */
-    List<ScriptCall.Outcome> pipelined(List<ScriptCall> calls) {
-        return new PipelinedBatch(this, commands, calls).run();
+    List<ScriptCall.Outcome> pipelined(List<ScriptCall> scriptCalls) {
+        return new PipelinedBatch(calls, commands, scriptCalls).run();
     }
 
+    /** A transaction's commands on a connection of the key's node, never reused if the exchange breaks off. */
     @Override
-    public long[] incrementInWindow(String key, long permits, long windowMillis) {
-        return route(key, "counting in a MULTI/EXEC transaction", (connection, asking) ->
-                NodeConnections.whole(connection, () -> WindowTransactions.increment(transactions(connection), key, permits,
-                        windowMillis)));
-    }
-
-    @Override
-    public long[] readWindow(String key) {
-        return route(key, "reading a counter in a MULTI/EXEC transaction", (connection, asking) ->
-                NodeConnections.whole(connection, () -> WindowTransactions.read(transactions(connection), key)));
-    }
-
-    @Override
-    public long[] slidingLogInTransaction(String key, long permits, long limit, long windowMicros, boolean consume) {
-        // Each try borrows a connection and gives it back before any pause: see SlidingLogTurns.
-        return turns.decide(attempt -> route(key, "deciding a sliding log in a MULTI/EXEC transaction",
-                (connection, asking) -> NodeConnections.whole(connection, () -> attempt.apply(WatchedSession.over(connection)))),
-                key, permits, limit, windowMicros, consume);
-    }
-
-    @Override
-    public List<byte[]> hashInTransaction(String key, boolean delete, List<String> pairs, List<String> fields) {
-        List<CommandArguments> commands = HashExchange.commands(key, delete, pairs, fields);
-        boolean writes = HashExchange.writes(commands);
-        return route(key, writes ? "writing a hash in a MULTI/EXEC transaction" : "reading a hash",
-                (connection, asking) -> NodeConnections.whole(connection, () -> {
-                    WatchedSession session = WatchedSession.over(connection);
-                    if (writes) {
-                        return HashExchange.values(session.commit(commands), key);
-                    }
-                    ask(connection, asking);
-                    return HashExchange.values(session.read(commands), key);
-                }));
+    <T> T inSession(String key, String action, Function<WatchedSession, T> exchange) {
+        return calls.route(key, action, (connection, asking) ->
+                NodeConnections.whole(connection, () -> exchange.apply(WatchedSession.over(connection))));
     }
 
     @Override
     public void delete(List<String> keys) {
-        route(keys.get(0), "deleting keys", (connection, asking) -> {
+        calls.route(keys.get(0), "deleting keys", (connection, asking) -> {
             ask(connection, asking);
             return connection.executeCommand(commands.del(keys.toArray(new String[0])));
         });
-    }
-
-    /** Transactions one after another on one connection of the key's node, which stays open. */
-    private static WindowTransactions.Source transactions(Connection connection) {
-        return watching -> new Transaction(connection, !watching, false);
     }
 
     private static void ask(Connection connection, boolean asking) {
         if (asking) {
             connection.executeCommand(Protocol.Command.ASKING);
         }
-    }
-
-    /** Runs a command on the key's node, following Cluster's redirects a few times. */
-    private <T> T route(String key, String action, NodeConnections.Command<T> command) {
-        HostAndPort node = nodes.nodeFor(key);
-        boolean asking = false;
-        for (int redirect = 0; ; redirect++) {
-            if (node == null) {
-                throw new RedisFailureException("Redis at " + description + " has no node serving " + key, null);
-            }
-            try {
-                return calls.onNode(node, asking, action, command);
-            } catch (NodeCalls.NotSentFailure failed) {
-                // Nothing went out (no connection, or the node's breaker is open): when the slot map,
-                // learnt again after a failure, names another node (a promoted replica), ask that one.
-                HostAndPort now = null;
-                if (nodes.cluster() && redirect < REDIRECT_PAUSES_MILLIS.length - 1) {
-                    nodes.awaitSlotMap();
-                    now = nodes.nodeFor(key);
-                }
-                if (now == null || now.equals(node)) {
-                    throw failed;
-                }
-                node = now;
-                asking = false;
-            } catch (JedisDataException refused) {
-                boolean tryAgain = refused.getMessage() != null && refused.getMessage().startsWith("TRYAGAIN");
-                if (!(refused instanceof JedisRedirectionException || tryAgain) || redirect == REDIRECT_PAUSES_MILLIS.length - 1) {
-                    throw new RedisFailureException("Redis at " + where(node) + " refused " + action + ": "
-                            + refused.getMessage(), refused, true);
-                }
-                if (refused instanceof JedisRedirectionException) {
-                    node = ((JedisRedirectionException) refused).getTargetNode();
-                    asking = refused instanceof JedisAskDataException;
-                } else {
-                    Durations.pause(REDIRECT_PAUSES_MILLIS[redirect + 1]);
-                }
-            }
-        }
-    }
-
-    /** Where a call went, for messages: the settings' location, and the node when there are several. */
-    String where(HostAndPort node) {
-        return calls.where(node);
-    }
-
-    /** The breaker and health of each node, for the pipelines too. */
-    NodeCalls calls() {
-        return calls;
     }
 
     /** Every master's reading, one after another: the standalone node, Sentinel's master, each Cluster master. */
@@ -309,10 +204,6 @@ public final class NodeGateway implements RedisGateway {
         return calls.worstState();
     }
 
-    RedisNodes nodes() {
-        return nodes;
-    }
-
     @Override
     public boolean supportsTransactions() {
         return !nodes.cluster();
@@ -323,26 +214,8 @@ public final class NodeGateway implements RedisGateway {
         nodes.close();
     }
 
-    List<Long> toLongs(Object reply, LuaScript script) {
-        if (!(reply instanceof List)) {
-            throw new RedisFailureException("Redis at " + description + " answered " + script + " with " + reply
-                    + " instead of an array", null, true);
-        }
-        List<?> values = (List<?>) reply;
-        for (int i = 0; i < values.size(); i++) {
-            if (!(values.get(i) instanceof Long)) {
-                throw new RedisFailureException("Redis at " + description + " answered " + script + " with " + reply
-                        + " instead of integers", null, true);
-            }
-        }
-        // Every element checked, and the reply's list is this call's alone: no copy on every decision.
-        @SuppressWarnings("unchecked")
-        List<Long> longs = (List<Long>) values;
-        return longs;
-    }
-
     @Override
     public String toString() {
-        return description;
+        return calls.description;
     }
 }

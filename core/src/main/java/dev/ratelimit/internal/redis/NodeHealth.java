@@ -1,13 +1,10 @@
 package dev.ratelimit.internal.redis;
 
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
-import redis.clients.jedis.Connection;
 
 /**
  * What {@link NodeGateway} knows of one node: its circuit breaker, when it last answered (a node
- * quiet for a while is doubted: its next call is the breaker's probe, see {@link NodeConnections}),
- * and what to do when it answers MOVED.
+ * quiet for a while is doubted: its next call is the breaker's probe, see {@link NodeConnections}).
  */
 final class NodeHealth {
     /** A node quiet for this long may have restarted meanwhile: its next call checks it with a PING. */
@@ -16,12 +13,10 @@ final class NodeHealth {
     private static final long GRANULARITY_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
     final CircuitBreaker breaker;
-    private final Consumer<Connection> onMoved;
     private volatile long lastAnswer;
 
-    NodeHealth(CircuitBreaker breaker, long now, Consumer<Connection> onMoved) {
+    NodeHealth(CircuitBreaker breaker, long now) {
         this.breaker = breaker;
-        this.onMoved = onMoved;
         this.lastAnswer = now;
     }
 
@@ -39,10 +34,5 @@ final class NodeHealth {
     /** Whether the node has been quiet long enough to be doubted ({@link CircuitBreaker#pass}). */
     boolean quiet(long now) {
         return now - lastAnswer >= QUIET_NANOS;
-    }
-
-    /** The node answered MOVED on {@code connection}, still held: the slot map is learnt from it. */
-    void moved(Connection connection) {
-        onMoved.accept(connection);
     }
 }

@@ -29,7 +29,6 @@ import redis.clients.jedis.util.Pool;
  * so a dead Redis delays a webapp's start once, not once per policy. Thread-safe (one at a time).
  */
 final class NodeWarmUp {
-    private final RedisNodes nodes;
     private final NodeCalls calls;
     /** Connections per node; 0 for as many as the pool holds. */
     private final int connections;
@@ -45,8 +44,7 @@ final class NodeWarmUp {
      * @param connections per node, 0 for as many as its pool holds; never more than it holds
      * @param budgetNanos after this long no further step starts
      */
-    NodeWarmUp(RedisNodes nodes, NodeCalls calls, int connections, long budgetNanos, LongSupplier clock) {
-        this.nodes = nodes;
+    NodeWarmUp(NodeCalls calls, int connections, long budgetNanos, LongSupplier clock) {
         this.calls = calls;
         this.connections = connections;
         this.budgetNanos = budgetNanos;
@@ -88,7 +86,7 @@ final class NodeWarmUp {
             }
         }
         failure = null;
-        for (HostAndPort node : nodes.masters()) {
+        for (HostAndPort node : calls.nodes.masters()) {
             String failed = ready(node, all, run);
             if (failed != null) {
                 failure = failed;
@@ -106,7 +104,7 @@ final class NodeWarmUp {
         if (health.breaker.state() == CircuitBreaker.State.OPEN) {
             return "Redis at " + calls.where(node) + " " + health.breaker.refusal(CircuitBreaker.Pass.COOLING_DOWN);
         }
-        Pool<Connection> pool = nodes.pool(node);
+        Pool<Connection> pool = calls.nodes.pool(node);
         int most = pool.getMaxTotal() < 0 ? Integer.MAX_VALUE : pool.getMaxTotal();
         int wanted = connections > 0 ? Math.min(connections, most) : most;
         run.nodes++;

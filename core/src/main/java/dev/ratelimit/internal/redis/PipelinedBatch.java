@@ -3,10 +3,10 @@ package dev.ratelimit.internal.redis;
 import dev.ratelimit.RedisFailureException;
 import dev.ratelimit.internal.support.Durations;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import redis.clients.jedis.CommandObjects;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.HostAndPort;
@@ -21,99 +21,69 @@ import redis.clients.jedis.exceptions.JedisRedirectionException;
  * {@link NodeGateway#evalAll}: the calls grouped by node, and each node's group written on one of its
  * connections as a pipeline (every EVALSHA sent, then every reply read): one round trip per node.
  * The nodes are asked one after another, each past its own breaker with its own stale-connection
- * check ({@link NodeGateway#onNode}), so a node down fails only its own calls.
+ * check ({@link NodeCalls#onNode}), so a node down fails only its own calls.
  *
- * <p>A reply is judged as {@link NodeGateway} judges a single call's: NOSCRIPT is sent again at once
- * with EVAL on the same connection (nothing ran); MOVED and ASK send the call to the node named in
- * the next round, TRYAGAIN to the same one after a pause; a node's calls that never went out go to
- * the node a renewed slot map names. Nothing that may have run is sent again: a timeout or a lost
+ * <p>A reply is judged as a single call's ({@link NodeCalls#route}): MOVED and ASK send the call to
+ * the node named in the next round, TRYAGAIN to the same one after a pause; a node's calls that never
+ * went out go to the node a renewed slot map names. NOSCRIPT is sent again at once with EVAL on the
+ * same connection (nothing ran). Nothing that may have run is sent again: a timeout or a lost
  * connection fails every call of that node's pipeline.
  */
 final class PipelinedBatch {
-    private final NodeGateway gateway;
+    private final NodeCalls nodes;
     private final CommandObjects commands;
     private final List<ScriptCall> calls;
     private final ScriptCall.Outcome[] outcomes;
+    /** Which calls go with ASKING before them: sent again after an ASK, to the node it named. */
+    private final boolean[] asking;
 
-    PipelinedBatch(NodeGateway gateway, CommandObjects commands, List<ScriptCall> calls) {
-        this.gateway = gateway;
+    PipelinedBatch(NodeCalls nodes, CommandObjects commands, List<ScriptCall> calls) {
+        this.nodes = nodes;
         this.commands = commands;
         this.calls = calls;
         this.outcomes = new ScriptCall.Outcome[calls.size()];
-    }
-
-    /** Where a group of calls goes: a node, and whether each call needs ASKING before it. */
-    private static final class Target {
-        final HostAndPort node;
-        final boolean asking;
-
-        Target(HostAndPort node, boolean asking) {
-            this.node = node;
-            this.asking = asking;
-        }
-
-        @Override
-        public boolean equals(Object other) {
-            return other instanceof Target && Objects.equals(node, ((Target) other).node)
-                    && asking == ((Target) other).asking;
-        }
-
-        @Override
-        public int hashCode() {
-            return Objects.hashCode(node) * 2 + (asking ? 1 : 0);
-        }
+        this.asking = new boolean[calls.size()];
     }
 
     List<ScriptCall.Outcome> run() {
-        Map<Target, List<Integer>> pending = new LinkedHashMap<>();
+        Map<HostAndPort, List<Integer>> pending = new LinkedHashMap<>();
         for (int i = 0; i < calls.size(); i++) {
-            add(pending, new Target(gateway.nodes().nodeFor(calls.get(i).routingKey()), false), i);
+            add(pending, nodes.nodes.nodeFor(calls.get(i).routingKey()), i);
         }
-        long[] pauses = NodeGateway.REDIRECT_PAUSES_MILLIS;
         for (int round = 0; !pending.isEmpty(); round++) {
-            boolean last = round == pauses.length - 1;
-            Map<Target, List<Integer>> next = new LinkedHashMap<>();
+            boolean last = round == NodeCalls.LAST_TRY;
+            Map<HostAndPort, List<Integer>> next = new LinkedHashMap<>();
             boolean tryAgain = false;
-            for (Map.Entry<Target, List<Integer>> group : pending.entrySet()) {
+            for (Map.Entry<HostAndPort, List<Integer>> group : pending.entrySet()) {
                 tryAgain |= send(group.getKey(), group.getValue(), last, next);
             }
             pending = next;
             if (tryAgain && !last) {
-                Durations.pause(pauses[round + 1]);
+                Durations.pause(NodeCalls.REDIRECT_PAUSES_MILLIS[round + 1]);
             }
         }
-        List<ScriptCall.Outcome> all = new ArrayList<>(outcomes.length);
-        for (ScriptCall.Outcome outcome : outcomes) {
-            all.add(outcome);
-        }
-        return all;
+        return Arrays.asList(outcomes);
     }
 
     /** Sends one node's calls; those to send again go to {@code next}. @return whether one said TRYAGAIN */
-    private boolean send(Target target, List<Integer> indices, boolean last, Map<Target, List<Integer>> next) {
-        HostAndPort node = target.node;
+    private boolean send(HostAndPort node, List<Integer> indices, boolean last, Map<HostAndPort, List<Integer>> next) {
         if (node == null) {
-            fail(indices, new RedisFailureException("Redis at " + gateway + " has no node serving "
-                    + calls.get(indices.get(0)).routingKey(), null));
+            fail(indices, nodes.noNodeFor(calls.get(indices.get(0)).routingKey()));
             return false;
         }
         Object[] replies;
         try {
-            replies = gateway.calls().onNode(node, target.asking, "running " + indices.size() + " script call(s) in a pipeline",
-                    (connection, asking) -> pipeline(connection, node, indices, asking));
+            replies = nodes.onNode(node, false, "running " + indices.size() + " script call(s) in a pipeline",
+                    (connection, unused) -> NodeConnections.whole(connection, () -> pipeline(connection, indices)));
         } catch (NodeCalls.NotSentFailure failed) {
             // Nothing went out: a renewed slot map may name another node (a promoted replica).
-            if (last || !gateway.nodes().cluster()) {
-                fail(indices, failed);
-                return false;
-            }
-            gateway.nodes().awaitSlotMap();
             for (int i : indices) {
-                HostAndPort now = gateway.nodes().nodeFor(calls.get(i).routingKey());
-                if (now == null || now.equals(node)) {
+                HostAndPort elsewhere = last ? null : nodes.renewedNode(calls.get(i).routingKey(), node);
+                if (elsewhere == null) {
                     outcomes[i] = ScriptCall.Outcome.failed(failed);
                 } else {
-                    add(next, new Target(now, false), i);
+                    asking[i] = false;
+                    add(next, elsewhere, i);
                 }
             }
             return false;
@@ -125,37 +95,34 @@ final class PipelinedBatch {
         for (int j = 0; j < indices.size(); j++) {
             int i = indices.get(j);
             Object reply = replies[j];
-            if (reply instanceof JedisDataException) {
-                JedisDataException refused = (JedisDataException) reply;
-                boolean busy = refused.getMessage() != null && refused.getMessage().startsWith("TRYAGAIN");
-                if (!last && refused instanceof JedisRedirectionException) {
-                    add(next, new Target(((JedisRedirectionException) refused).getTargetNode(),
-                            refused instanceof JedisAskDataException), i);
-                } else if (!last && busy) {
-                    add(next, target, i);
-                    tryAgain = true;
-                } else {
-                    outcomes[i] = ScriptCall.Outcome.failed(new RedisFailureException("Redis at " + gateway.where(node)
-                            + " refused running " + calls.get(i).script + ": " + refused.getMessage(), refused, true));
+            if (!(reply instanceof JedisDataException)) {
+                try {
+                    outcomes[i] = ScriptCall.Outcome.of(Replies.longs(reply, nodes.description, calls.get(i).script));
+                } catch (RedisFailureException unexpected) {
+                    outcomes[i] = ScriptCall.Outcome.failed(unexpected);
                 }
-                continue;
-            }
-            try {
-                outcomes[i] = ScriptCall.Outcome.of(gateway.toLongs(reply, calls.get(i).script));
-            } catch (RedisFailureException unexpected) {
-                outcomes[i] = ScriptCall.Outcome.failed(unexpected);
+            } else if (last || !NodeCalls.sendAgain((JedisDataException) reply)) {
+                outcomes[i] = ScriptCall.Outcome.failed(nodes.refusal(node, calls.get(i).script.running,
+                        (JedisDataException) reply));
+            } else if (reply instanceof JedisRedirectionException) {
+                asking[i] = reply instanceof JedisAskDataException;
+                add(next, ((JedisRedirectionException) reply).getTargetNode(), i);
+            } else {
+                add(next, node, i);
+                tryAgain = true;
             }
         }
         return tryAgain;
     }
 
     /**
-     * Writes every call (ASKING before each when asked to), then reads every reply; error replies are
+     * Writes every call (ASKING before those that need it), then reads every reply; error replies are
      * kept as the reply, not thrown. Calls answered NOSCRIPT go out again with EVAL, in a second
-     * pipeline on the same connection.
+     * pipeline on the same connection. Replies may still be on the wire when it breaks off: the
+     * connection is never reused then ({@link NodeConnections#whole}).
      */
-    private Object[] pipeline(Connection connection, HostAndPort node, List<Integer> indices, boolean asking) {
-        Object[] replies = exchange(connection, indices, asking, false);
+    private Object[] pipeline(Connection connection, List<Integer> indices) {
+        Object[] replies = exchange(connection, indices, false);
         List<Integer> notLoaded = new ArrayList<>();
         boolean moved = false;
         for (int j = 0; j < replies.length; j++) {
@@ -171,40 +138,38 @@ final class PipelinedBatch {
             for (int j : notLoaded) {
                 again.add(indices.get(j));
             }
-            Object[] evaluated = exchange(connection, again, asking, true);
+            Object[] evaluated = exchange(connection, again, true);
             for (int k = 0; k < notLoaded.size(); k++) {
                 replies[notLoaded.get(k)] = evaluated[k];
             }
         }
         if (moved) {
             // As for a single call: the node that answered MOVED tells the new slot map.
-            gateway.calls().healthOf(node).moved(connection);
+            nodes.nodes.slotsMoved(connection);
         }
         return replies;
     }
 
-    private Object[] exchange(Connection connection, List<Integer> indices, boolean asking, boolean withSource) {
-        try {
-            for (int i : indices) {
-                ScriptCall call = calls.get(i);
-                if (asking) {
-                    connection.sendCommand(Protocol.Command.ASKING);
-                }
-                connection.sendCommand(withSource ? commands.eval(call.script.source(), call.keys, call.args).getArguments()
-                        : commands.evalsha(call.script.sha1(), call.keys, call.args).getArguments());
+    private Object[] exchange(Connection connection, List<Integer> indices, boolean withSource) {
+        int sent = 0;
+        for (int i : indices) {
+            ScriptCall call = calls.get(i);
+            if (asking[i]) {
+                connection.sendCommand(Protocol.Command.ASKING);
+                sent++;
             }
-            List<Object> read = connection.getMany(asking ? 2 * indices.size() : indices.size());
-            Object[] replies = new Object[indices.size()];
-            for (int j = 0; j < replies.length; j++) {
-                // Each ASKING's OK is passed over; an error there (no ASK state) shows in the call's reply.
-                replies[j] = read.get(asking ? 2 * j + 1 : j);
-            }
-            return replies;
-        } catch (RuntimeException e) {
-            // Replies of this pipeline may still be on the wire: never reuse the connection.
-            connection.setBroken();
-            throw e;
+            connection.sendCommand(withSource ? commands.eval(call.script.source(), call.keys, call.args).getArguments()
+                    : commands.evalsha(call.script.sha1(), call.keys, call.args).getArguments());
+            sent++;
         }
+        List<Object> read = connection.getMany(sent);
+        Object[] replies = new Object[indices.size()];
+        for (int j = 0, at = 0; j < replies.length; j++, at++) {
+            // Each ASKING's OK is passed over; an error there (no ASK state) shows in the call's reply.
+            at += asking[indices.get(j)] ? 1 : 0;
+            replies[j] = read.get(at);
+        }
+        return replies;
     }
 
     private void fail(List<Integer> indices, RedisFailureException failure) {
@@ -213,7 +178,7 @@ final class PipelinedBatch {
         }
     }
 
-    private static void add(Map<Target, List<Integer>> groups, Target target, int index) {
-        groups.computeIfAbsent(target, t -> new ArrayList<>()).add(index);
+    private static void add(Map<HostAndPort, List<Integer>> groups, HostAndPort node, int index) {
+        groups.computeIfAbsent(node, n -> new ArrayList<>()).add(index);
     }
 }

@@ -12,7 +12,6 @@ import redis.clients.jedis.ConnectionFactory;
 import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
-import redis.clients.jedis.Protocol;
 import redis.clients.jedis.providers.ClusterConnectionProvider;
 import redis.clients.jedis.providers.PooledConnectionProvider;
 import redis.clients.jedis.util.JedisClusterCRC16;
@@ -31,7 +30,6 @@ interface RedisNodes extends AutoCloseable {
     /** The pool of a node, set up when it is new (a redirect's target). */
     Pool<Connection> pool(HostAndPort node);
 
-    /** A node answered MOVED on {@code connection}: learn the slot map from it. */
     /**
      * The connections calls hold now, disconnected when the nodes close; {@link BorrowedConnections#NONE}
      * where every socket is tracked anyway (a standalone node).
@@ -40,6 +38,7 @@ interface RedisNodes extends AutoCloseable {
         return BorrowedConnections.NONE;
     }
 
+    /** A node answered MOVED on {@code connection}: learn the slot map from it. */
     default void slotsMoved(Connection connection) {
     }
 

@@ -1,5 +1,6 @@
 package dev.ratelimit.internal.redis;
 
+import dev.ratelimit.RedisFailureException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,6 +12,30 @@ import redis.clients.jedis.exceptions.JedisDataException;
  */
 final class Replies {
     private Replies() {
+    }
+
+    /**
+     * A script's reply, checked to be an array of integers: the reply's list itself, which is the
+     * call's alone, so no copy is made on every decision.
+     *
+     * @param where the Redis, for the message
+     * @throws RedisFailureException when Redis answered anything else
+     */
+    static List<Long> longs(Object reply, String where, LuaScript script) {
+        if (!(reply instanceof List)) {
+            throw new RedisFailureException("Redis at " + where + " answered " + script + " with " + reply
+                    + " instead of an array", null, true);
+        }
+        List<?> values = (List<?>) reply;
+        for (int i = 0; i < values.size(); i++) {
+            if (!(values.get(i) instanceof Long)) {
+                throw new RedisFailureException("Redis at " + where + " answered " + script + " with " + reply
+                        + " instead of integers", null, true);
+            }
+        }
+        @SuppressWarnings("unchecked")
+        List<Long> longs = (List<Long>) values;
+        return longs;
     }
 
     /** Whether the reply is Redis' refusal of a command on a key of another type. */
@@ -66,7 +91,8 @@ final class Replies {
         return Double.parseDouble(text(reply));
     }
 
-    private static String text(Object reply) {
+    /** A bulk or status reply as text. */
+    static String text(Object reply) {
         return reply instanceof byte[] ? new String((byte[]) reply, StandardCharsets.UTF_8) : String.valueOf(reply);
     }
 }

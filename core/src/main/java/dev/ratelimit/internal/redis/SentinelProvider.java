@@ -1,13 +1,13 @@
 package dev.ratelimit.internal.redis;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -120,7 +120,8 @@ final class SentinelProvider extends SentineledConnectionProvider {
                     + "started them to follow the master; one stuck connecting to its Sentinel may run on, holding that "
                     + "connection, until the JVM stops, and a container reports it as a leaked thread. Check that each "
                     + "Sentinel in redisSentinelNodes resolves and answers from this server within redisTimeout",
-                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), names(alive));
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start),
+                    alive.stream().map(Thread::getName).collect(Collectors.toList()));
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
@@ -129,20 +130,6 @@ final class SentinelProvider extends SentineledConnectionProvider {
     }
 
     private static <T extends Thread> List<T> alive(Collection<T> threads) {
-        List<T> alive = new ArrayList<>();
-        for (T thread : threads) {
-            if (thread.isAlive()) {
-                alive.add(thread);
-            }
-        }
-        return alive;
-    }
-
-    private static List<String> names(List<? extends Thread> threads) {
-        List<String> names = new ArrayList<>();
-        for (Thread thread : threads) {
-            names.add(thread.getName());
-        }
-        return names;
+        return threads.stream().filter(Thread::isAlive).collect(Collectors.toList());
     }
 }

@@ -8,9 +8,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class WarmUp {
     /** A gateway with nothing of its own to ready (a caller's client, a test's fake). */
-    static final WarmUp NOTHING_TO_DO = new WarmUp(false, 0, 0, 0, 0, null, 0);
+    static final WarmUp NOTHING_TO_DO = new WarmUp(0, 0, 0, 0, null, 0);
 
-    private final boolean done;
     private final int nodes;
     private final int connections;
     private final int wantedConnections;
@@ -18,9 +17,7 @@ public final class WarmUp {
     private final String failure;
     private final long nanos;
 
-    private WarmUp(boolean done, int nodes, int connections, int wantedConnections, int scripts, String failure,
-            long nanos) {
-        this.done = done;
+    private WarmUp(int nodes, int connections, int wantedConnections, int scripts, String failure, long nanos) {
         this.nodes = nodes;
         this.connections = connections;
         this.wantedConnections = wantedConnections;
@@ -36,22 +33,17 @@ public final class WarmUp {
      * @param failure why it stopped short, or null when every node answered
      */
     public static WarmUp of(int nodes, int connections, int wantedConnections, int scripts, String failure, long nanos) {
-        return new WarmUp(true, nodes, connections, wantedConnections, scripts, failure, nanos);
+        return new WarmUp(nodes, connections, wantedConnections, scripts, failure, nanos);
     }
 
     /** Whether Redis was asked at all: false for a gateway with nothing of its own to ready. */
     public boolean done() {
-        return done;
+        return this != NOTHING_TO_DO;
     }
 
     /** Why it stopped short: Redis could not be reached or refused; null when every node answered. */
     public String failure() {
         return failure;
-    }
-
-    /** Connections checked with PING, on all nodes together. */
-    public int connections() {
-        return connections;
     }
 
     /** Scripts loaded (a limiter script and its batch form count as two). */
@@ -67,7 +59,7 @@ public final class WarmUp {
 
     @Override
     public String toString() {
-        return "WarmUp(" + (!done ? "nothing to do" : summary() + " in " + TimeUnit.NANOSECONDS.toMillis(nanos) + " ms"
+        return "WarmUp(" + (!done() ? "nothing to do" : summary() + " in " + TimeUnit.NANOSECONDS.toMillis(nanos) + " ms"
                 + (failure == null ? "" : "; failed: " + failure)) + ")";
     }
 }

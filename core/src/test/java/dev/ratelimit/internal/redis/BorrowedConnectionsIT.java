@@ -66,15 +66,15 @@ class BorrowedConnectionsIT {
      */
     private static void assertClosedWithTheNodes(RedisNodes nodes, HostAndPort master, String name)
             throws InterruptedException {
-        NodeHealth health = new NodeHealth(new CircuitBreaker(5, Duration.ofSeconds(1), System::nanoTime),
-                System.nanoTime(), moved -> { });
-        NodeConnections.run(nodes.pool(master), nodes.borrowed(), health, false, false, (connection, asking) -> connection.ping());
+        NodeHealth health = new NodeHealth(new CircuitBreaker(5, Duration.ofSeconds(1), Duration.ofSeconds(1),
+                Duration.ZERO, System::nanoTime), System.nanoTime());
+        NodeConnections.run(nodes, master, health, false, false, (connection, asking) -> connection.ping());
         CountDownLatch holding = new CountDownLatch(1);
         CountDownLatch closed = new CountDownLatch(1);
         AtomicReference<Connection> held = new AtomicReference<>();
         Thread stuck = new Thread(() -> {
             try {
-                NodeConnections.run(nodes.pool(master), nodes.borrowed(), health, false, false, (connection, asking) -> {
+                NodeConnections.run(nodes, master, health, false, false, (connection, asking) -> {
                     connection.ping();
                     held.set(connection);
                     holding.countDown();

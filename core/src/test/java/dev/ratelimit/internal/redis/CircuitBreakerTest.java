@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 class CircuitBreakerTest {
     private final AtomicLong now = new AtomicLong(5_000);
-    private final CircuitBreaker breaker = new CircuitBreaker(3, Duration.ofSeconds(1), now::get);
+    private final CircuitBreaker breaker = new CircuitBreaker(3, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ZERO, now::get);
 
     /** A breaker whose callers wait for a probe's verdict, longer than any test runs. */
     private final CircuitBreaker waiting = new CircuitBreaker(3, Duration.ofSeconds(1), Duration.ofMinutes(1),
@@ -31,12 +31,12 @@ class CircuitBreakerTest {
         breaker.onFailure();
         breaker.onFailure();
         assertThat(breaker.state()).as("a success in between starts the count again").isEqualTo(State.CLOSED);
-        assertThat(breaker.allowCall()).isTrue();
+        assertThat(breaker.pass(false).allowed()).isTrue();
 
         breaker.onFailure();
 
         assertThat(breaker.state()).isEqualTo(State.OPEN);
-        assertThat(breaker.allowCall()).isFalse();
+        assertThat(breaker.pass(false).allowed()).isFalse();
         assertThat(breaker.remainingCoolDown()).isEqualTo(Duration.ofSeconds(1));
     }
 
@@ -44,27 +44,27 @@ class CircuitBreakerTest {
     void afterTheCoolDownExactlyOneProbeGoesThrough() {
         open();
         advanceMillis(999);
-        assertThat(breaker.allowCall()).isFalse();
+        assertThat(breaker.pass(false).allowed()).isFalse();
         assertThat(breaker.remainingCoolDown()).isEqualTo(Duration.ofMillis(1));
 
         advanceMillis(1);
 
-        assertThat(breaker.allowCall()).as("the probe").isTrue();
+        assertThat(breaker.pass(false).allowed()).as("the probe").isTrue();
         assertThat(breaker.state()).isEqualTo(State.HALF_OPEN);
-        assertThat(breaker.allowCall()).as("everyone else while the probe is out").isFalse();
-        assertThat(breaker.allowCall()).isFalse();
+        assertThat(breaker.pass(false).allowed()).as("everyone else while the probe is out").isFalse();
+        assertThat(breaker.pass(false).allowed()).isFalse();
     }
 
     @Test
     void aSuccessfulProbeClosesIt() {
         open();
         advanceMillis(1000);
-        assertThat(breaker.allowCall()).isTrue();
+        assertThat(breaker.pass(false).allowed()).isTrue();
 
         breaker.onSuccess();
 
         assertThat(breaker.state()).isEqualTo(State.CLOSED);
-        assertThat(breaker.allowCall()).isTrue();
+        assertThat(breaker.pass(false).allowed()).isTrue();
         breaker.onFailure();
         assertThat(breaker.state()).as("the count started again").isEqualTo(State.CLOSED);
     }
@@ -73,30 +73,30 @@ class CircuitBreakerTest {
     void aFailedProbeOpensItForAnotherCoolDown() {
         open();
         advanceMillis(1000);
-        assertThat(breaker.allowCall()).isTrue();
+        assertThat(breaker.pass(false).allowed()).isTrue();
 
         breaker.onFailure();
 
         assertThat(breaker.state()).isEqualTo(State.OPEN);
         assertThat(breaker.remainingCoolDown()).isEqualTo(Duration.ofSeconds(1));
         advanceMillis(500);
-        assertThat(breaker.allowCall()).isFalse();
+        assertThat(breaker.pass(false).allowed()).isFalse();
         advanceMillis(500);
-        assertThat(breaker.allowCall()).isTrue();
+        assertThat(breaker.pass(false).allowed()).isTrue();
     }
 
     @Test
     void aProbeThatEndsWithoutAVerdictPassesItsTurnToTheNextCaller() {
         open();
         advanceMillis(1000);
-        assertThat(breaker.allowCall()).as("the probe").isTrue();
-        assertThat(breaker.allowCall()).isFalse();
+        assertThat(breaker.pass(false).allowed()).as("the probe").isTrue();
+        assertThat(breaker.pass(false).allowed()).isFalse();
 
         breaker.onInconclusive();
 
         assertThat(breaker.state()).isEqualTo(State.HALF_OPEN);
-        assertThat(breaker.allowCall()).as("the next caller probes at once").isTrue();
-        assertThat(breaker.allowCall()).as("one probe at a time still").isFalse();
+        assertThat(breaker.pass(false).allowed()).as("the next caller probes at once").isTrue();
+        assertThat(breaker.pass(false).allowed()).as("one probe at a time still").isFalse();
         breaker.onSuccess();
         assertThat(breaker.state()).isEqualTo(State.CLOSED);
     }
@@ -109,7 +109,7 @@ class CircuitBreakerTest {
         breaker.onFailure();
         assertThat(breaker.state()).as("the count went on").isEqualTo(State.OPEN);
         breaker.onInconclusive();
-        assertThat(breaker.allowCall()).as("still cooling down").isFalse();
+        assertThat(breaker.pass(false).allowed()).as("still cooling down").isFalse();
     }
 
     @Test
@@ -117,14 +117,14 @@ class CircuitBreakerTest {
         CircuitBreaker leased = new CircuitBreaker(1, Duration.ofSeconds(1), Duration.ofMillis(600), Duration.ZERO, now::get);
         leased.onFailure();
         advanceMillis(1000);
-        assertThat(leased.allowCall()).as("the probe, which will never report").isTrue();
+        assertThat(leased.pass(false).allowed()).as("the probe, which will never report").isTrue();
 
         advanceMillis(599);
-        assertThat(leased.allowCall()).isFalse();
+        assertThat(leased.pass(false).allowed()).isFalse();
         advanceMillis(1);
 
-        assertThat(leased.allowCall()).as("another probe after the lease").isTrue();
-        assertThat(leased.allowCall()).isFalse();
+        assertThat(leased.pass(false).allowed()).as("another probe after the lease").isTrue();
+        assertThat(leased.pass(false).allowed()).isFalse();
         leased.onFailure();
         assertThat(leased.state()).isEqualTo(State.OPEN);
         assertThat(leased.remainingCoolDown()).isEqualTo(Duration.ofSeconds(1));

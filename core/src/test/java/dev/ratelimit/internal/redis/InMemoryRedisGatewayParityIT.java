@@ -26,7 +26,7 @@ class InMemoryRedisGatewayParityIT {
     private static final long HOUR_MILLIS = 3_600_000L;
 
     private final InMemoryRedisGateway fake = new InMemoryRedisGateway();
-    private final JedisGateway real = new JedisGateway(redis.client(), false, "the test's Redis");
+    private final JedisGateway real = new JedisGateway(redis.client(), "the test's Redis");
 
     /** Runs one eval on both with the same keys and arguments (limits per key, window an hour). */
     private void evalBoth(String consume, long permits, String[] names, long... limits) {

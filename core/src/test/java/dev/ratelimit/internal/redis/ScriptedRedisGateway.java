@@ -249,7 +249,7 @@ public final class ScriptedRedisGateway implements RedisGateway {
     }
 
     /**
-     * SET NX PX, INCRBY and PTTL, as {@code WindowTransactions} sends them in one MULTI/EXEC; another
+     * SET NX PX, INCRBY and PTTL, as {@code TransactionGateway} sends them in one MULTI/EXEC; another
      * algorithm's state under the key (INCRBY refused, or a count below the permits) is replaced by a
      * counter, as its WATCH path does.
      */
@@ -309,8 +309,8 @@ public final class ScriptedRedisGateway implements RedisGateway {
     @Override
     public synchronized List<byte[]> hashInTransaction(String key, boolean delete, List<String> pairs, List<String> fields) {
         begin(Call.HASH, null, List.of(key), List.of());
-        List<Object> replies = new KeyspaceSession(keyspace).commit(HashExchange.commands(key, delete, pairs, fields));
-        List<byte[]> values = HashExchange.values(replies, key);
+        List<Object> replies = new KeyspaceSession(keyspace).commit(TransactionGateway.hashCommands(key, delete, pairs, fields));
+        List<byte[]> values = TransactionGateway.hashValues(replies, key);
         end(new Executed(Call.HASH, null, List.of(key), List.of(), nanos, null, Outcome.ANSWERED), null);
         return values;
     }

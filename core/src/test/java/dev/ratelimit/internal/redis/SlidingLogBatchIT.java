@@ -81,7 +81,7 @@ class SlidingLogBatchIT {
     @ParameterizedTest
     @EnumSource(Client.class)
     void aLogNearTwoToTheFiftyTwoIsRebased(Client client) {
-        long high = SlidingLogTransactions.REBASE_AT;
+        long high = SlidingLogAttempt.REBASE_AT;
         assertSameAsAlone(client, "rebased", (key, now) -> {
             redis.client().zadd(key, now - 11_000_000, String.valueOf(high - 5));
             redis.client().zadd(key, now - 1_000_000, String.valueOf(high - 2));

@@ -131,7 +131,7 @@ class ConcurrencyClockIT {
 
     /** Through production's release script and gateway. */
     private static long release(String key, String lease) {
-        try (JedisGateway gateway = new JedisGateway(redis.client(), false, "test")) {
+        try (JedisGateway gateway = new JedisGateway(redis.client(), "test")) {
             return LuaEvaluator.release(gateway, List.of(key), lease);
         }
     }
