@@ -1,6 +1,6 @@
 package dev.ratelimit;
 
-import dev.ratelimit.internal.claim.Lease;
+import dev.ratelimit.internal.claim.ConcurrencyLease;
 import dev.ratelimit.internal.claim.Receipt;
 import dev.ratelimit.internal.support.Durations;
 import java.time.Duration;
@@ -24,7 +24,7 @@ public final class Decision {
     /** What an admission took, for {@link RateLimiter#refund}; null when nothing can be given back. */
     private final Receipt receipt;
     /** The lease an admission by {@link Algorithm#CONCURRENCY} holds in Redis, or null. */
-    private final Lease lease;
+    private final ConcurrencyLease lease;
     /** {@link #NO_PENALTY}, {@link #OPENS_PENALTY} or {@link #IN_PENALTY}: see {@link #penalized()}. */
     private final byte penalty;
     /** Zero, or for a delayed admission how long the caller must wait before acting: see {@link #delay()}. */
@@ -43,7 +43,7 @@ public final class Decision {
 
     /** Every field; for {@code DecisionAccess}, which makes a script's decision in one object. */
     Decision(boolean allowed, Rule rule, long remaining, Duration retryAfter, Duration resetAfter,
-            boolean degraded, boolean local, Receipt receipt, Lease lease, byte penalty, Duration delay) {
+            boolean degraded, boolean local, Receipt receipt, ConcurrencyLease lease, byte penalty, Duration delay) {
         this.allowed = allowed;
         this.rule = Objects.requireNonNull(rule, "rule");
         this.remaining = remaining;
@@ -58,7 +58,7 @@ public final class Decision {
     }
 
     /** This admission, holding the lease Redis recorded for it; for {@code DecisionAccess}. */
-    Decision withLease(Lease lease) {
+    Decision withLease(ConcurrencyLease lease) {
         return new Decision(allowed, rule, remaining, retryAfter, resetAfter, degraded, local, receipt, lease, penalty, delay);
     }
 
@@ -75,7 +75,7 @@ public final class Decision {
         return penalty != NO_PENALTY;
     }
 
-    Lease lease() {
+    ConcurrencyLease lease() {
         return lease;
     }
 

@@ -1,6 +1,6 @@
 package dev.ratelimit;
 
-import dev.ratelimit.internal.claim.Lease;
+import dev.ratelimit.internal.claim.ConcurrencyLease;
 import dev.ratelimit.internal.claim.Receipt;
 import dev.ratelimit.internal.engine.DecisionListener;
 import dev.ratelimit.internal.engine.EngineBuilder;
@@ -42,12 +42,12 @@ public final class RateLimiterBuilder {
             }
 
             @Override
-            public Decision withLease(Decision decision, Lease lease) {
+            public Decision withLease(Decision decision, ConcurrencyLease lease) {
                 return decision.withLease(lease);
             }
 
             @Override
-            public Lease lease(Decision decision) {
+            public ConcurrencyLease lease(Decision decision) {
                 return decision.lease();
             }
         });

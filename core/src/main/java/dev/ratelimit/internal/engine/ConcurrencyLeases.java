@@ -2,8 +2,8 @@ package dev.ratelimit.internal.engine;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.Decision;
-import dev.ratelimit.internal.claim.Lease;
-import dev.ratelimit.internal.claim.LeaseIds;
+import dev.ratelimit.internal.claim.ConcurrencyLease;
+import dev.ratelimit.internal.claim.ConcurrencyLeaseIds;
 import dev.ratelimit.internal.redis.RedisGateway;
 import dev.ratelimit.internal.scripts.DecisionAccess;
 import dev.ratelimit.internal.scripts.Evaluator;
@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class ConcurrencyLeases extends Evaluation {
     private final String policyName;
-    private final LeaseIds ids = new LeaseIds();
+    private final ConcurrencyLeaseIds ids = new ConcurrencyLeaseIds();
     private final AtomicLong failures = new AtomicLong();
     private final LogThrottle failureLog = new LogThrottle(5, TimeUnit.SECONDS);
 
@@ -39,11 +39,11 @@ public final class ConcurrencyLeases extends Evaluation {
         String lease = ids.next();
         Decision decision = evaluator.decide(call.redisKeys, call.permits, true, lease);
         return decision.allowed() && !decision.degraded()
-                ? DecisionAccess.get().withLease(decision, new Lease(call.redisKeys, lease)) : decision;
+                ? DecisionAccess.get().withLease(decision, new ConcurrencyLease(call.redisKeys, lease)) : decision;
     }
 
     public void release(Decision decision) {
-        Lease lease = decision == null ? null : DecisionAccess.get().lease(decision);
+        ConcurrencyLease lease = decision == null ? null : DecisionAccess.get().lease(decision);
         if (lease == null || !lease.release()) {
             return;
         }

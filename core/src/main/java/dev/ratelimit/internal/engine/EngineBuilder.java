@@ -6,9 +6,9 @@ import dev.ratelimit.Rule;
 import dev.ratelimit.Transport;
 import dev.ratelimit.internal.redis.EvictionWatch;
 import dev.ratelimit.internal.redis.RedisGateway;
-import dev.ratelimit.internal.rules.LeaseRules;
 import dev.ratelimit.internal.rules.LocalRules;
 import dev.ratelimit.internal.rules.PenaltyRules;
+import dev.ratelimit.internal.rules.QuotaLeaseRules;
 import dev.ratelimit.internal.support.BadArgument;
 import dev.ratelimit.internal.support.RedisKeys;
 import java.util.ArrayList;
@@ -41,7 +41,7 @@ public final class EngineBuilder {
     public Long localLimit;
     /** Whether to remember denials in the JVM: never with leases of either kind. */
     public boolean denyCache = true;
-    /** Whether to lend busy clients quota ahead of use ({@code LeaseRules}). */
+    /** Whether to lend busy clients quota ahead of use ({@code QuotaLeaseRules}). */
     public boolean quotaLeases;
     /** Null when the configured rules always apply; then {@link #load} is unused. */
     public AdaptiveLimit adaptive;
@@ -92,7 +92,7 @@ public final class EngineBuilder {
                     + "were calendar rules " + rules + "; use transport 'lua'");
         }
         if (quotaLeases) {
-            LeaseRules.check(rules, transport, adaptive);
+            QuotaLeaseRules.check(rules, transport, adaptive);
         }
         PenaltyRules.check(rules, transport, quotaLeases, failurePolicy);
         if (adaptive != null) {

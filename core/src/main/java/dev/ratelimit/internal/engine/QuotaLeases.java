@@ -87,7 +87,7 @@ final class QuotaLeases {
     }
 
     /**
-     * @param rule the limiter's one rule (the one {@code LeaseRules.check} lets lend)
+     * @param rule the limiter's one rule (the one {@code QuotaLeaseRules.check} lets lend)
      * @param nanoClock a monotonic clock in nanoseconds, {@code System::nanoTime} outside tests
      */
     public QuotaLeases(Rule rule, LongSupplier nanoClock) {

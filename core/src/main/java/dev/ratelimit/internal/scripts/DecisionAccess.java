@@ -2,13 +2,13 @@ package dev.ratelimit.internal.scripts;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.Rule;
-import dev.ratelimit.internal.claim.Lease;
+import dev.ratelimit.internal.claim.ConcurrencyLease;
 import dev.ratelimit.internal.claim.Receipt;
 import java.time.Duration;
 
 /**
  * The one door into what a {@link Decision} holds: the {@link Receipt} an admission's permits
- * are given back with, the {@link Lease} an admission of {@code concurrency} is released with, and
+ * are given back with, the {@link ConcurrencyLease} an admission of {@code concurrency} is released with, and
  * whether a denial put its client in the penalty box. The evaluators make decisions holding receipts
  * and penalties, the engine attaches leases and reads them all back, each through {@link #get()}.
  *
@@ -64,8 +64,8 @@ public abstract class DecisionAccess {
     public abstract Receipt receipt(Decision decision);
 
     /** The same admission, holding the lease Redis recorded for it. */
-    public abstract Decision withLease(Decision decision, Lease lease);
+    public abstract Decision withLease(Decision decision, ConcurrencyLease lease);
 
     /** The lease the decision holds, or null. */
-    public abstract Lease lease(Decision decision);
+    public abstract ConcurrencyLease lease(Decision decision);
 }

@@ -12,7 +12,7 @@ import java.util.List;
 /**
  * Decides the rules of one limiter for one client in one round trip: the seam between the engine's
  * stages and Redis. What only scripts can do (delay, lend quota, batch) is checked to run over
- * transport {@code lua} alone ({@code DelayRules}, {@code LeaseRules}, {@code tryAcquireAll}), so
+ * transport {@code lua} alone ({@code DelayRules}, {@code QuotaLeaseRules}, {@code tryAcquireAll}), so
  * another evaluator never gets those calls.
  */
 public interface Evaluator {

@@ -9,9 +9,9 @@ import dev.ratelimit.RedisStore;
 import dev.ratelimit.Rule;
 import dev.ratelimit.Transport;
 import dev.ratelimit.internal.http.client.Tiers;
-import dev.ratelimit.internal.rules.LeaseRules;
 import dev.ratelimit.internal.rules.LocalRules;
 import dev.ratelimit.internal.rules.PenaltyRules;
+import dev.ratelimit.internal.rules.QuotaLeaseRules;
 import dev.ratelimit.internal.rules.TransactionRules;
 import dev.ratelimit.internal.support.Immutable;
 import dev.ratelimit.internal.support.RedisKeys;
@@ -74,7 +74,7 @@ public final class PolicyLimiters {
             AdaptiveLimit.checkApplies(rules);
         }
         if (leases) {
-            LeaseRules.check(rules, transport, adaptive);
+            QuotaLeaseRules.check(rules, transport, adaptive);
         }
         PenaltyRules.check(rules, transport, leases, failurePolicy);
         this.tierRules = tierRules(rule, tiers);

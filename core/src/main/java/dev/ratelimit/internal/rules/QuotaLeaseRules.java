@@ -14,8 +14,8 @@ import java.util.List;
  * (which would change the limit under a lease every second). Read by the builder and, to fail at
  * startup with the setting's name, by the HTTP settings.
  */
-public final class LeaseRules {
-    private LeaseRules() {
+public final class QuotaLeaseRules {
+    private QuotaLeaseRules() {
     }
 
     /** @throws BadArgument naming {@code leases} unless they can serve these rules so */

@@ -9,14 +9,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * released at most once from this JVM (Redis' ZREM would shrug off a second, but it would still
  * cost a round trip). Thread-safe.
  */
-public final class Lease {
+public final class ConcurrencyLease {
     /** The client's Redis keys the lease is recorded under. */
     public final List<String> keys;
     /** The id no other acquire, on any node, uses. */
     public final String id;
     private final AtomicBoolean released = new AtomicBoolean();
 
-    public Lease(List<String> keys, String id) {
+    public ConcurrencyLease(List<String> keys, String id) {
         this.keys = keys;
         this.id = id;
     }
