@@ -9,6 +9,7 @@ import dev.ratelimit.internal.http.checks.TrafficChecks;
 import dev.ratelimit.internal.http.settings.HttpPolicy;
 import dev.ratelimit.internal.http.settings.PolicyLimiters;
 import dev.ratelimit.internal.http.settings.PolicyRequests;
+import dev.ratelimit.internal.support.LogThrottle;
 import dev.ratelimit.internal.support.Loggers;
 import java.time.Duration;
 import java.util.Collections;
@@ -27,7 +28,6 @@ import org.slf4j.Logger;
  */
 public final class RateLimitPipeline {
     private static final Logger log = Loggers.of(RateLimitPipeline.class);
-    private static final long DRY_RUN_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final HttpPolicy policy;
     /** Which requests the policy limits, and as which client. */
@@ -46,7 +46,7 @@ public final class RateLimitPipeline {
     private final AtomicLong dryRunDenials = new AtomicLong();
     /** With {@code maxDelay}: this node's places for requests waiting their turn; else null. */
     private final WaitingPlaces waitingPlaces;
-    private final AtomicLong lastDryRunLog = new AtomicLong(System.nanoTime() - DRY_RUN_LOG_INTERVAL_NANOS);
+    private final LogThrottle dryRunLog = new LogThrottle(5, TimeUnit.SECONDS);
 
     /**
      * @param limiter built from the policy ({@link PolicyLimiters#newLimiter})
@@ -254,9 +254,7 @@ public final class RateLimitPipeline {
     /** A dry run logs what it would have denied, at most one line per few seconds. */
     private void logDryRunDenial() {
         long denials = dryRunDenials.incrementAndGet();
-        long now = System.nanoTime();
-        long last = lastDryRunLog.get();
-        if (now - last >= DRY_RUN_LOG_INTERVAL_NANOS && lastDryRunLog.compareAndSet(last, now)) {
+        if (dryRunLog.due()) {
             log.info("Rate limit policy '{}' (enforce=false) would have denied {} requests so far",
                     policy.policyName(), denials);
         }
