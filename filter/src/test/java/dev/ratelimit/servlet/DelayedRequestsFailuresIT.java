@@ -72,6 +72,13 @@ class DelayedRequestsFailuresIT {
         }
     }
 
+    /**
+     * Long enough that two requests of one client sent together fall in one window even on a loaded
+     * machine (500 ms saw them land in two, and the second was admitted at once), short enough that a
+     * held request's turn comes soon.
+     */
+    private static final String WINDOW = "1500ms";
+
     private static Map<String, String> params(String prefix, String... more) {
         Map<String, String> params = new HashMap<>(Map.of("algorithm", "sliding-log", "keyPrefix", prefix,
                 "redisUri", redis.uri(), "key", "header:X-Client"));
@@ -114,7 +121,7 @@ class DelayedRequestsFailuresIT {
             throws Exception {
         String prefix = redis.keyPrefix() + "ahead-" + kind + ":";
         URI target = deploy(kind, "/ahead", "expired-login",
-                params(prefix, "limit", "1", "window", "500ms", "maxDelay", "5s"), true);
+                params(prefix, "limit", "1", "window", WINDOW, "maxDelay", "5s"), true);
         String log = CapturedLog.during(() -> {
             List<CompletableFuture<HttpResponse<String>>> expired = new ArrayList<>();
             for (int i = 0; i < 8; i++) {
@@ -137,7 +144,7 @@ class DelayedRequestsFailuresIT {
     void withoutADescriptorOneDispatchAnsweredAheadDoesNotSwitchDelayingOff(Kind kind) throws Exception {
         String prefix = redis.keyPrefix() + "nodescriptor-" + kind + ":";
         URI target = deploy(kind, "/nodescriptor", "expired-login",
-                params(prefix, "limit", "1", "window", "500ms", "maxDelay", "5s"), false);
+                params(prefix, "limit", "1", "window", WINDOW, "maxDelay", "5s"), false);
         assertThat(pair(target, "expired", "X-Expired", "yes")).extracting(HttpResponse::statusCode)
                 .containsExactlyInAnyOrder(200, 401);
         List<HttpResponse<String>> other = pair(target, "other");
@@ -150,7 +157,7 @@ class DelayedRequestsFailuresIT {
     void aTurnTheContainerCannotResumeIsAnswered503AndGivesItsPermitsBackLoggedOnce(Kind kind) throws Exception {
         String prefix = redis.keyPrefix() + "failing-" + kind + ":";
         URI target = deploy(kind, "/failing", "failing-attributes",
-                params(prefix, "algorithm", "gcra", "limit", "1", "window", "500ms", "maxDelay", "5s"), true);
+                params(prefix, "algorithm", "gcra", "limit", "1", "window", WINDOW, "maxDelay", "5s"), true);
         String log = CapturedLog.during(() -> {
             List<String> clients = List.of("first", "second");
             List<List<CompletableFuture<HttpResponse<String>>>> pairs = new ArrayList<>();
@@ -167,7 +174,7 @@ class DelayedRequestsFailuresIT {
                         type -> assertThat(type).startsWith("application/problem+json"));
                 assertThat(failed.body()).contains("\"status\":503", "could not resume the request",
                         "its turn was given back", "\"policy\":\"waiting\"");
-                // Given back, its turn is free now: the next request runs at once (kept, it would wait 500 ms).
+                // Given back, its turn is free now: the next request runs at once (kept, it would wait its turn).
                 HttpResponse<String> next = send(target, client).join();
                 assertThat(next.statusCode()).isEqualTo(200);
                 assertThat(delayed(next)).as("the failed turn was given back").isFalse();

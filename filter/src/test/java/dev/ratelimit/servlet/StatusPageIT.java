@@ -391,7 +391,7 @@ class StatusPageIT {
         String policy = "noperm" + apps.get();
         URI app = containers.get(kind).deploy(WebApp.builder(path)
                 .filter("api", RateLimitFilter.class.getName(), FilterParams.of(redis, "limit", "5", "window", "1m",
-                        "policyName", policy, "redisUri", noScripts.uri()), "/api/*")
+                        "policyName", policy, "redisUri", noScripts.uri(), "redisTimeout", "2s"), "/api/*")
                 .servlet("ratelimit-status", RateLimitStatusServlet.class.getName(), statusPath)
                 .build());
         for (int i = 0; i < 3; i++) {
