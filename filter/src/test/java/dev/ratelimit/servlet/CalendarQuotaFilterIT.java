@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ratelimit.CalendarPeriod;
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.DeploymentFailedException;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
-import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.net.URI;
 import java.net.http.HttpResponse;
@@ -44,7 +44,7 @@ class CalendarQuotaFilterIT {
         assertThat(params).containsEntry("calendar", "day").containsEntry("timeZone", "Europe/Berlin");
         params.put("redisUri", redis.uri());
         params.put("keyPrefix", redis.keyPrefix() + kind + ":");
-        URI app = containers.get(kind).deploy(WebApp.builder("/calendar-" + kind)
+        URI app = containers.get(kind).deploy(AppDescriptor.builder("/calendar-" + kind)
                 .filter("reports", RateLimitFilter.class.getName(), params, "/*").build());
 
         for (int i = 0; i < 3; i++) {
@@ -84,7 +84,7 @@ class CalendarQuotaFilterIT {
         Map<String, String> params = new LinkedHashMap<>(settings);
         params.put("limit", "3");
         params.put("redisUri", redis.uri());
-        assertThatThrownBy(() -> containers.get(kind).deploy(WebApp.builder("/refused-" + kind + refusals++)
+        assertThatThrownBy(() -> containers.get(kind).deploy(AppDescriptor.builder("/refused-" + kind + refusals++)
                 .filter("reports", RateLimitFilter.class.getName(), params, "/*").build()))
                 .isInstanceOf(DeploymentFailedException.class).hasMessageContaining(message);
     }

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ratelimit.internal.jmx.RateLimiterJmx;
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.DeploymentFailedException;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
-import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
@@ -41,8 +41,8 @@ class ChargeAfterFilterIT {
         containers.close();
     }
 
-    private static WebApp.Builder app(String path, String filterName, Map<String, String> params) {
-        return WebApp.builder(path).filter(filterName, FILTER, params, "/work")
+    private static AppDescriptor.Builder app(String path, String filterName, Map<String, String> params) {
+        return AppDescriptor.builder(path).filter(filterName, FILTER, params, "/work")
                 .servlet("usage", USAGE, "/work").asyncSupported(filterName, "usage");
     }
 
@@ -146,7 +146,7 @@ class ChargeAfterFilterIT {
         }
         params.put("chargeAfter", "true");
         params.put("redisUri", redis.uri());
-        assertThatThrownBy(() -> containers.get(Kind.JETTY).deploy(WebApp.builder("/refused-" + refusals++)
+        assertThatThrownBy(() -> containers.get(Kind.JETTY).deploy(AppDescriptor.builder("/refused-" + refusals++)
                 .filter("charged", FILTER, params, "/*").build()))
                 .isInstanceOf(DeploymentFailedException.class).hasMessageContaining(message);
     }

@@ -2,10 +2,10 @@ package dev.ratelimit.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
-import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.FaultProxy;
 import dev.ratelimit.testing.PolicyKeys;
 import dev.ratelimit.testing.RedisServerExtension;
@@ -73,7 +73,7 @@ class ConcurrencyFilterIT {
     }
 
     private static URI deploy(Kind kind, String path, Map<String, String> params) throws Exception {
-        return containers.get(kind).deploy(WebApp.builder(path)
+        return containers.get(kind).deploy(AppDescriptor.builder(path)
                 .filter("exports", RateLimitFilter.class.getName(), params, "/*")
                 .servlet("slow", InFlightServlet.class.getName(), "/slow")
                 .asyncSupported("exports", "slow").build()).resolve("slow");

@@ -5,10 +5,10 @@ import static dev.ratelimit.servlet.MiniJson.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.internal.http.answer.Admission;
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
-import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.PolicyKeys;
 import dev.ratelimit.testing.RedisServerExtension;
 import jakarta.servlet.DispatcherType;
@@ -54,7 +54,7 @@ class DelayedRequestsFailuresIT {
      * and ASYNC, before the recording servlet; all async-supported.
      */
     private static URI deploy(Kind kind, String path, String mode, Map<String, String> params, boolean descriptor) {
-        WebApp.Builder app = WebApp.builder(path).withoutEcho()
+        AppDescriptor.Builder app = AppDescriptor.builder(path).withoutEcho()
                 .filter("ahead", AheadOfTheLimitFilter.class.getName(), Map.of("mode", mode), "/work")
                 .filter("waiting", RateLimitFilter.class.getName(), params, "/work")
                 .servlet("recording", StartRecordingServlet.class.getName(), "/work")

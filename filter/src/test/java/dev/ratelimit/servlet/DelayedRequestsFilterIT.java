@@ -5,10 +5,10 @@ import static dev.ratelimit.servlet.MiniJson.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.internal.http.answer.Admission;
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
-import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.PolicyKeys;
 import dev.ratelimit.testing.RedisServerExtension;
 import jakarta.servlet.DispatcherType;
@@ -57,7 +57,7 @@ class DelayedRequestsFilterIT {
     }
 
     private static URI deploy(Kind kind, String path, Map<String, String> params, boolean async, boolean asyncDispatch) {
-        WebApp.Builder app = WebApp.builder(path).withoutEcho().filter("waiting", FILTER, params, "/work")
+        AppDescriptor.Builder app = AppDescriptor.builder(path).withoutEcho().filter("waiting", FILTER, params, "/work")
                 .servlet("recording", SERVLET, "/work")
                 .servlet("ratelimit-status", RateLimitStatusServlet.class.getName(), "/status");
         if (asyncDispatch) {
@@ -240,7 +240,7 @@ class DelayedRequestsFilterIT {
         String webXml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<web-app xmlns=\"http://xmlns.jcp.org/xml/ns/javaee\""
                 + " version=\"3.1\"><filter-mapping><filter-name>waiting</filter-name><url-pattern>/work</url-pattern>"
                 + "</filter-mapping></web-app>";
-        WebApp app = WebApp.builder("/descriptor").withoutEcho().filter("waiting", FILTER, params, "/work")
+        AppDescriptor app = AppDescriptor.builder("/descriptor").withoutEcho().filter("waiting", FILTER, params, "/work")
                 .servlet("recording", SERVLET, "/work")
                 .servlet("ratelimit-status", RateLimitStatusServlet.class.getName(), "/status")
                 .asyncSupported("waiting", "recording").resource("/WEB-INF/web.xml", webXml).build();

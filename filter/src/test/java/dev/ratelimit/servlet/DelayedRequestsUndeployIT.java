@@ -4,11 +4,11 @@ import static dev.ratelimit.servlet.MiniJson.map;
 import static dev.ratelimit.servlet.MiniJson.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainer;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
-import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.PolicyKeys;
 import dev.ratelimit.testing.RedisServerExtension;
 import jakarta.servlet.DispatcherType;
@@ -58,7 +58,7 @@ class DelayedRequestsUndeployIT {
     private static URI deploy(ServletContainer container, String path, String prefix, String limit) throws Exception {
         Map<String, String> params = Map.of("algorithm", "sliding-log", "limit", limit, "window", "30s",
                 "maxDelay", "60s", "keyPrefix", prefix, "redisUri", redis.uri());
-        WebApp app = WebApp.builder(path).withoutEcho().listener(ContextTracker.class.getName())
+        AppDescriptor app = AppDescriptor.builder(path).withoutEcho().listener(ContextTracker.class.getName())
                 .filter(FILTER_NAME, RateLimitFilter.class.getName(), params, "/work")
                 .servlet("recording", StartRecordingServlet.class.getName(), "/work")
                 .servlet("ratelimit-status", RateLimitStatusServlet.class.getName(), "/status")

@@ -3,11 +3,11 @@ package dev.ratelimit.servlet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.DeploymentFailedException;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
-import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.net.URI;
 import java.net.http.HttpResponse;
@@ -39,7 +39,7 @@ class DenialBodyIT {
             throws DeploymentFailedException {
         // Each app its own filter-name, hence policy and Redis keys: the tests share one client address.
         int n = apps.incrementAndGet();
-        WebApp.Builder app = WebApp.builder("/denial" + n)
+        AppDescriptor.Builder app = AppDescriptor.builder("/denial" + n)
                 .filter("api" + n, RateLimitFilter.class.getName(), FilterParams.of(redis, pairs), "/*");
         if (content != null) {
             app.resource(resourcePath, content);

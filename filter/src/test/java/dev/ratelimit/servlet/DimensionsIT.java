@@ -3,11 +3,11 @@ package dev.ratelimit.servlet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.DeploymentFailedException;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
-import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.net.URI;
 import java.net.http.HttpResponse;
@@ -41,7 +41,7 @@ class DimensionsIT {
         params.put("redisUri", redis.uri());
         params.put("keyPrefix", redis.keyPrefix() + kind + apps.incrementAndGet() + ":");
         params.put("trustedProxies", "127.0.0.1, ::1");
-        return containers.get(kind).deploy(WebApp.builder("/dims" + apps.get())
+        return containers.get(kind).deploy(AppDescriptor.builder("/dims" + apps.get())
                 .filter("api", RateLimitFilter.class.getName(), params, "/*").build());
     }
 

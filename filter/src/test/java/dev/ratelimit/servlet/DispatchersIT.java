@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.as;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
 
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.DeploymentFailedException;
 import dev.ratelimit.servlet.containers.DispatchingServlet;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
-import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
 import jakarta.servlet.DispatcherType;
 import java.net.URI;
@@ -40,7 +40,7 @@ class DispatchersIT {
     /** Two requests a minute, the filter on every dispatcher, the dispatching servlet in front of the echo. */
     private static URI deploy(Kind kind) throws DeploymentFailedException {
         String name = "dispatch" + apps.incrementAndGet();
-        return containers.get(kind).deploy(WebApp.builder("/" + name)
+        return containers.get(kind).deploy(AppDescriptor.builder("/" + name)
                 .filter(name, RateLimitFilter.class.getName(), FilterParams.of(redis, "limit", "2", "window", "1m"), "/*")
                 .dispatchers(name, DispatcherType.REQUEST, DispatcherType.FORWARD, DispatcherType.INCLUDE,
                         DispatcherType.ERROR, DispatcherType.ASYNC)

@@ -4,10 +4,10 @@ import static dev.ratelimit.servlet.MiniJson.list;
 import static dev.ratelimit.servlet.MiniJson.map;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
-import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
 import dev.ratelimit.testing.ServerProduct;
 import dev.ratelimit.testing.ServerStrategy;
@@ -61,7 +61,7 @@ class EvictingRedisFilterIT {
         String[] json = new String[1];
         String[] html = new String[1];
         String log = CapturedLog.during(() -> {
-            URI app = containers.get(kind).deploy(WebApp.builder(path)
+            URI app = containers.get(kind).deploy(AppDescriptor.builder(path)
                     .filter("api", RateLimitFilter.class.getName(), FilterParams.of(redis, "limit", "2", "window", "1m",
                             "policyName", "api" + apps.get()), "/api/*")
                     .filter("search", RateLimitFilter.class.getName(), FilterParams.of(redis, "limit", "100",

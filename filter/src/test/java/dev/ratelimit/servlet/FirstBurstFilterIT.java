@@ -3,10 +3,10 @@ package dev.ratelimit.servlet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.internal.jmx.RateLimiterJmx;
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
-import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.FaultProxy;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.lang.management.ManagementFactory;
@@ -51,8 +51,8 @@ class FirstBurstFilterIT {
         containers.close();
     }
 
-    private static WebApp app(String path, Map<String, String> params) {
-        return WebApp.builder(path).filter("limited", RateLimitFilter.class.getName(), params, "/*").build();
+    private static AppDescriptor app(String path, Map<String, String> params) {
+        return AppDescriptor.builder(path).filter("limited", RateLimitFilter.class.getName(), params, "/*").build();
     }
 
     static Stream<Arguments> containersAndCoalescing() {
@@ -64,7 +64,7 @@ class FirstBurstFilterIT {
     void aHundredRequestsRightAfterDeploymentAreAllDecidedByRedis(Kind kind, String coalescing) throws Exception {
         // The container already serves: its threads and the client's connections are up, so the burst
         // reaches the filter at once, as requests queued while a webapp is redeployed do.
-        URI other = containers.get(kind).deploy(WebApp.builder("/other" + apps.incrementAndGet()).build());
+        URI other = containers.get(kind).deploy(AppDescriptor.builder("/other" + apps.incrementAndGet()).build());
         assertThat(Http.concurrentStatuses(100, i -> other)).containsExactly(Map.entry(200, 100));
         long before = redis.connectionsNamed("ratelimit");
         String path = "/first" + apps.incrementAndGet();

@@ -2,10 +2,10 @@ package dev.ratelimit.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
-import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -54,7 +54,7 @@ class FormPostIT {
             params.put("window", "1m");
             params.put("key", "ip+param:user");
             try {
-                return containers.get(k).deploy(WebApp.builder("/forms-" + k)
+                return containers.get(k).deploy(AppDescriptor.builder("/forms-" + k)
                         .filter("login", RateLimitFilter.class.getName(), params, "/limited/*")
                         .servlet("plain", FormEchoServlet.class.getName(), "/plain/*")
                         .servlet("limited", FormEchoServlet.class.getName(), "/limited/*")

@@ -2,12 +2,12 @@ package dev.ratelimit.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.DeploymentFailedException;
 import dev.ratelimit.servlet.containers.EchoServlet;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
-import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.net.URI;
 import java.net.http.HttpResponse;
@@ -41,7 +41,7 @@ class ForwardingHeadersIT {
         String[] all = new String[pairs.length + 4];
         System.arraycopy(new String[] {"limit", "1", "window", "1m"}, 0, all, 0, 4);
         System.arraycopy(pairs, 0, all, 4, pairs.length);
-        return containers.get(kind).deploy(WebApp.builder(path)
+        return containers.get(kind).deploy(AppDescriptor.builder(path)
                 .filter("fwd" + apps.get(), RateLimitFilter.class.getName(), FilterParams.of(redis, all), "/*")
                 .build());
     }

@@ -2,9 +2,9 @@ package dev.ratelimit.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
-import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.PolicyKeys;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.io.BufferedReader;
@@ -58,7 +58,7 @@ class HostileInputFuzzIT {
         Map<Integer, Integer> statuses = new TreeMap<>();
         for (String header : new String[] {"X-Forwarded-For", "Forwarded"}) {
             String policy = "fuzz" + apps.incrementAndGet();
-            URI app = containers.get(kind).deploy(WebApp.builder("/" + policy).filter(policy,
+            URI app = containers.get(kind).deploy(AppDescriptor.builder("/" + policy).filter(policy,
                     RateLimitFilter.class.getName(), FilterParams.of(redis, "limit", "3", "window", "1m",
                             "policyName", policy, "trustedProxies", "127.0.0.1, ::1", "forwardedHeader", header,
                             "key", "ip+header:X-Api-Key+cookie:c+param:p"), "/*").build());

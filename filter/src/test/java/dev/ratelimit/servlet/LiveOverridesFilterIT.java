@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ratelimit.internal.jmx.RateLimiterJmx;
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
-import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
@@ -42,7 +42,7 @@ class LiveOverridesFilterIT {
     private static URI deploy(Kind kind, String path) throws Exception {
         Map<String, String> params = FilterParams.of(redis, "limit", "10", "window", "1m", "policyName", "live",
                 "key", "header:X-Client", "localDenyCache", "false", "keyPrefix", redis.keyPrefix());
-        return containers.get(kind).deploy(WebApp.builder(path).filter("live", RateLimitFilter.class.getName(),
+        return containers.get(kind).deploy(AppDescriptor.builder(path).filter("live", RateLimitFilter.class.getName(),
                 params, "/*").build());
     }
 

@@ -2,10 +2,10 @@ package dev.ratelimit.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
-import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.PolicyKeys;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.net.URI;
@@ -56,7 +56,7 @@ class LoginProtectionFilterIT {
         Map<String, String> params = readmeParams();
         params.put("redisUri", redis.uri());
         params.put("keyPrefix", keyPrefix);
-        return containers.get(kind).deploy(WebApp.builder(path)
+        return containers.get(kind).deploy(AppDescriptor.builder(path)
                 .filter("login", RateLimitFilter.class.getName(), params, "/login")
                 .servlet("login", LoginServlet.class.getName(), "/login").build()).resolve(path + "/login");
     }

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.Overrides;
 import dev.ratelimit.internal.jmx.RateLimiterJmx;
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
-import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
@@ -49,7 +49,7 @@ class OneClientFilterIT {
         params.put("redisUri", redis.uri());
         params.put("keyPrefix", keyPrefix);
         params.put("policyName", "login");
-        return containers.get(kind).deploy(WebApp.builder(path)
+        return containers.get(kind).deploy(AppDescriptor.builder(path)
                 .filter("login", RateLimitFilter.class.getName(), params, "/login")
                 .servlet("login", LoginServlet.class.getName(), "/login").build()).resolve(path + "/login");
     }

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.internal.jmx.RateLimiterJmx;
 import dev.ratelimit.internal.support.RedisKeys;
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
-import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
@@ -40,7 +40,7 @@ class PenaltyBoxFilterIT {
     }
 
     private static URI deploy(Kind kind, String path, Map<String, String> params) throws Exception {
-        return containers.get(kind).deploy(WebApp.builder(path).filter("boxed", FILTER, params, "/*").build())
+        return containers.get(kind).deploy(AppDescriptor.builder(path).filter("boxed", FILTER, params, "/*").build())
                 .resolve(path + "/work");
     }
 
@@ -110,7 +110,7 @@ class PenaltyBoxFilterIT {
         String prefix = redis.keyPrefix() + "ops:";
         Map<String, String> params = FilterParams.of(redis, "limit", "2", "window", "1m", "penalty", "1h",
                 "keyPrefix", prefix, "policyName", "boxed");
-        URI tomcat = containers.get(Kind.TOMCAT).deploy(WebApp.builder("/ops-t").filter("boxed", FILTER, params, "/work")
+        URI tomcat = containers.get(Kind.TOMCAT).deploy(AppDescriptor.builder("/ops-t").filter("boxed", FILTER, params, "/work")
                 .servlet("ratelimit-status", RateLimitStatusServlet.class.getName(), "/status").build());
         URI jetty = deploy(Kind.JETTY, "/ops-j", params);
         for (int i = 0; i < 2; i++) {
@@ -146,7 +146,7 @@ class PenaltyBoxFilterIT {
         String prefix = redis.keyPrefix() + "docs:";
         params.put("redisUri", redis.uri());
         params.put("keyPrefix", prefix);
-        URI app = containers.get(Kind.TOMCAT).deploy(WebApp.builder("/search")
+        URI app = containers.get(Kind.TOMCAT).deploy(AppDescriptor.builder("/search")
                 .filter("search", FILTER, params, "/*").build()).resolve("/search/work");
         for (int i = 0; i < 30; i++) {
             assertThat(Http.get(app).statusCode()).isEqualTo(200);

@@ -3,11 +3,11 @@ package dev.ratelimit.servlet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.DeploymentFailedException;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
-import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.net.URI;
 import java.net.http.HttpResponse;
@@ -40,7 +40,7 @@ class QuotaLeasesFilterIT {
 
     private static String deploy(Kind kind, Map<String, String> params) throws DeploymentFailedException {
         String path = "/leases" + apps.incrementAndGet();
-        containers.get(kind).deploy(WebApp.builder(path).filter("api", RateLimitFilter.class.getName(), params, "/*")
+        containers.get(kind).deploy(AppDescriptor.builder(path).filter("api", RateLimitFilter.class.getName(), params, "/*")
                 .build());
         return path;
     }

@@ -2,9 +2,9 @@ package dev.ratelimit.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainer;
-import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -38,8 +38,8 @@ class RateLimitFilterClusterIT {
         try (ServletContainer tomcat = ServletContainer.tomcat(); ServletContainer jetty = ServletContainer.jetty()) {
             Map<String, String> params = params("limit", "40", "window", "1h", "key", "header:X-Client",
                     "policyName", "shared");
-            URI onTomcat = tomcat.deploy(WebApp.builder("/shop").filter("api", FILTER, params, "/*").build());
-            URI onJetty = jetty.deploy(WebApp.builder("/shop").filter("api", FILTER, params, "/*").build());
+            URI onTomcat = tomcat.deploy(AppDescriptor.builder("/shop").filter("api", FILTER, params, "/*").build());
+            URI onJetty = jetty.deploy(AppDescriptor.builder("/shop").filter("api", FILTER, params, "/*").build());
 
             List<CompletableFuture<HttpResponse<Void>>> answers = new ArrayList<>();
             for (int i = 0; i < 200; i++) {
@@ -87,7 +87,7 @@ class RateLimitFilterClusterIT {
         try (ServletContainer tomcat = ServletContainer.tomcat(); ServletContainer jetty = ServletContainer.jetty()) {
             for (ServletContainer container : List.of(tomcat, jetty)) {
                 // Three filters, two distinct connection settings: the pool size tells them apart.
-                WebApp app = WebApp.builder("/two")
+                AppDescriptor app = AppDescriptor.builder("/two")
                         .filter("perIp", FILTER, params("limit", "100", "window", "1m"), "/*")
                         .filter("perKey", FILTER, params("limit", "100", "window", "1m", "key", "header:K"), "/*")
                         .filter("other", FILTER, params("limit", "100", "window", "1m", "redisPoolSize", "4"), "/*")

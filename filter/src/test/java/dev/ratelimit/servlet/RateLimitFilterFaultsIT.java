@@ -2,10 +2,10 @@ package dev.ratelimit.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
-import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.FaultProxy;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.net.URI;
@@ -96,7 +96,7 @@ class RateLimitFilterFaultsIT {
         params.put("localDenyCache", "false");
         params.put("onRedisFailure", onRedisFailure);
         String path = "/faults" + apps.incrementAndGet();
-        return containers.get(kind).deploy(WebApp.builder(path).filter("faults" + apps.get(),
+        return containers.get(kind).deploy(AppDescriptor.builder(path).filter("faults" + apps.get(),
                 RateLimitFilter.class.getName(), params, "/*").build());
     }
 

@@ -3,11 +3,11 @@ package dev.ratelimit.servlet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.DeploymentFailedException;
 import dev.ratelimit.servlet.containers.Http;
-import dev.ratelimit.servlet.containers.ServletContainers.Kind;
 import dev.ratelimit.servlet.containers.ServletContainers;
-import dev.ratelimit.servlet.containers.WebApp;
+import dev.ratelimit.servlet.containers.ServletContainers.Kind;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.net.URI;
 import java.net.http.HttpResponse;
@@ -47,7 +47,7 @@ class RateLimitFilterIT {
     /** Deploys an app whose only filter is a RateLimitFilter named "api" on /*; returns its base URI. */
     private static URI deploy(Kind kind, Map<String, String> params) throws DeploymentFailedException {
         String path = "/app" + apps.incrementAndGet();
-        return containers.get(kind).deploy(WebApp.builder(path).filter("api" + apps.get(), FILTER, params, "/*").build());
+        return containers.get(kind).deploy(AppDescriptor.builder(path).filter("api" + apps.get(), FILTER, params, "/*").build());
     }
 
     private static URI deploy(Kind kind, String... pairs) throws DeploymentFailedException {
@@ -161,7 +161,7 @@ class RateLimitFilterIT {
     @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
     void aBadContextParamDefaultStopsTheWebappToo(Kind kind) {
         String path = "/app" + apps.incrementAndGet();
-        WebApp app = WebApp.builder(path).contextParam("ratelimit.window", "soon")
+        AppDescriptor app = AppDescriptor.builder(path).contextParam("ratelimit.window", "soon")
                 .filter("api", FILTER, params("limit", "5"), "/*").build();
         assertThatThrownBy(() -> containers.get(kind).deploy(app))
                 .hasMessageContaining("context-param 'ratelimit.window' must be a duration such as 500ms, 10s, 1m, "
@@ -174,7 +174,7 @@ class RateLimitFilterIT {
         String path = "/app" + apps.incrementAndGet();
         Map<String, String> params = params();
         params.remove("redisUri");
-        URI app = containers.get(kind).deploy(WebApp.builder(path)
+        URI app = containers.get(kind).deploy(AppDescriptor.builder(path)
                 .contextParam("ratelimit.redisUri", redis.uri())
                 .contextParam("ratelimit.limit", "1")
                 .contextParam("ratelimit.window", "1m")

@@ -3,10 +3,10 @@ package dev.ratelimit.servlet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.internal.jmx.RateLimiterJmx;
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
-import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
@@ -43,7 +43,7 @@ class RateLimitFilterJmxIT {
         String path = "/jmx" + apps.incrementAndGet();
         Map<String, String> params = FilterParams.of(redis, "limit", "5", "window", "1m", "policyName", "orders",
                 "keyPrefix", redis.keyPrefix() + path.substring(1) + ":");
-        URI app = containers.get(kind).deploy(WebApp.builder(path).filter("orders", RateLimitFilter.class.getName(),
+        URI app = containers.get(kind).deploy(AppDescriptor.builder(path).filter("orders", RateLimitFilter.class.getName(),
                 params, "/*").build());
         ObjectName name = RateLimiterJmx.name(path, "orders", 1);
         assertThat(server.isRegistered(name)).as(name.toString()).isTrue();
@@ -82,7 +82,7 @@ class RateLimitFilterJmxIT {
         String path = "/leasing" + apps.incrementAndGet();
         Map<String, String> params = FilterParams.of(redis, "limit", "1000", "window", "1h", "algorithm", "gcra",
                 "leases", "true", "policyName", "busy", "keyPrefix", redis.keyPrefix() + path.substring(1) + ":");
-        URI app = containers.get(kind).deploy(WebApp.builder(path).filter("busy", RateLimitFilter.class.getName(),
+        URI app = containers.get(kind).deploy(AppDescriptor.builder(path).filter("busy", RateLimitFilter.class.getName(),
                 params, "/*").build());
         ObjectName name = RateLimiterJmx.name(path, "busy", 1);
 
@@ -100,7 +100,7 @@ class RateLimitFilterJmxIT {
     @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
     void jmxFalsePublishesNothing(Kind kind) throws Exception {
         String path = "/nojmx" + apps.incrementAndGet();
-        URI app = containers.get(kind).deploy(WebApp.builder(path).filter("quiet", RateLimitFilter.class.getName(),
+        URI app = containers.get(kind).deploy(AppDescriptor.builder(path).filter("quiet", RateLimitFilter.class.getName(),
                 FilterParams.of(redis, "limit", "5", "window", "1m", "jmx", "false"), "/*").build());
         Http.get(app);
         assertThat(server.queryNames(new ObjectName("dev.ratelimit:type=RateLimiter,webapp="

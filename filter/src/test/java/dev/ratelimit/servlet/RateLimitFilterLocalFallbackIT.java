@@ -3,11 +3,11 @@ package dev.ratelimit.servlet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.DeploymentFailedException;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
-import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -67,7 +67,7 @@ class RateLimitFilterLocalFallbackIT {
 
     private static URI deploy(Kind kind, Map<String, String> params) throws DeploymentFailedException {
         String path = "/local" + apps.incrementAndGet();
-        return containers.get(kind).deploy(WebApp.builder(path).filter("api" + apps.get(),
+        return containers.get(kind).deploy(AppDescriptor.builder(path).filter("api" + apps.get(),
                 RateLimitFilter.class.getName(), params, "/*").build());
     }
 

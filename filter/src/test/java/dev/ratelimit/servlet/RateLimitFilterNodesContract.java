@@ -2,10 +2,10 @@ package dev.ratelimit.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
-import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.net.URI;
 import java.time.Duration;
@@ -39,8 +39,8 @@ abstract class RateLimitFilterNodesContract {
         containers.close();
     }
 
-    private static WebApp app(String path, Map<String, String> params) {
-        return WebApp.builder(path).filter("limited", FILTER, params, "/*").build();
+    private static AppDescriptor app(String path, Map<String, String> params) {
+        return AppDescriptor.builder(path).filter("limited", FILTER, params, "/*").build();
     }
 
     @Test

@@ -2,10 +2,10 @@ package dev.ratelimit.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
-import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -75,7 +75,7 @@ class RateLimitFilterOutageIT {
         // One policy name for every deployment of a shared prefix: their keys are one client's.
         params.put("policyName", "api-" + keyPrefix.hashCode());
         String path = "/outage" + apps.incrementAndGet();
-        return containers.get(kind).deploy(WebApp.builder(path).filter("api" + apps.get(),
+        return containers.get(kind).deploy(AppDescriptor.builder(path).filter("api" + apps.get(),
                 RateLimitFilter.class.getName(), params, "/*").build());
     }
 
@@ -196,7 +196,7 @@ class RateLimitFilterOutageIT {
             params.put("key", "header:X-Client");
             params.put("onRedisFailure", "allow");
             params.put("policyName", "quiet-" + duringTheOutage);
-            nodes.add(containers.get(kind).deploy(WebApp.builder("/quiet" + apps.incrementAndGet())
+            nodes.add(containers.get(kind).deploy(AppDescriptor.builder("/quiet" + apps.incrementAndGet())
                     .filter("quiet", RateLimitFilter.class.getName(), params, "/*").build()));
         }
         // Both pools hold several connections, idle when Redis stops.

@@ -2,10 +2,10 @@ package dev.ratelimit.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
-import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.PolicyKeys;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.net.URI;
@@ -53,7 +53,7 @@ class RateLimitFilterSecretKeysIT {
     void aSecretLimitsItsClientButRedisOnlyEverSeesItsDigest(Kind kind, String key, String query, String[] headers)
             throws Exception {
         String policy = "secret" + apps.incrementAndGet();
-        URI app = containers.get(kind).deploy(WebApp.builder("/" + policy).filter(policy,
+        URI app = containers.get(kind).deploy(AppDescriptor.builder("/" + policy).filter(policy,
                 RateLimitFilter.class.getName(), FilterParams.of(redis, "limit", "1", "window", "1m", "key", key,
                         "policyName", policy), "/*").build());
 
@@ -71,7 +71,7 @@ class RateLimitFilterSecretKeysIT {
     @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
     void theAddressStaysReadable(Kind kind) throws Exception {
         String policy = "address" + apps.incrementAndGet();
-        URI app = containers.get(kind).deploy(WebApp.builder("/" + policy).filter(policy,
+        URI app = containers.get(kind).deploy(AppDescriptor.builder("/" + policy).filter(policy,
                 RateLimitFilter.class.getName(), FilterParams.of(redis, "limit", "5", "window", "1m",
                         "policyName", policy), "/*").build());
 

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.as;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
 
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.DispatchingServlet;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
-import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
 import jakarta.servlet.DispatcherType;
 import java.io.ByteArrayInputStream;
@@ -56,9 +56,9 @@ class ReadmeWebXmlIT {
         return parent.getElementsByTagName(tag).item(0).getTextContent().trim();
     }
 
-    private static WebApp webApp(String path) throws Exception {
+    private static AppDescriptor webApp(String path) throws Exception {
         Document doc = snippet();
-        WebApp.Builder app = WebApp.builder(path);
+        AppDescriptor.Builder app = AppDescriptor.builder(path);
         NodeList contextParams = doc.getElementsByTagName("context-param");
         for (int i = 0; i < contextParams.getLength(); i++) {
             Element param = (Element) contextParams.item(i);
@@ -109,7 +109,7 @@ class ReadmeWebXmlIT {
     @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
     void theSnippetDeploysAndLimits(Kind kind) throws Exception {
         assertThat(webApp("/readme-check").filters()).as("the snippet's filters are async-supported")
-                .isNotEmpty().allMatch(WebApp.FilterDecl::asyncSupported);
+                .isNotEmpty().allMatch(AppDescriptor.FilterDecl::asyncSupported);
         URI app = containers.get(kind).deploy(webApp("/readme-" + kind));
 
         var api = Http.get(app.resolve("api/orders"));

@@ -7,10 +7,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.internal.jmx.RateLimiterJmx;
 import dev.ratelimit.internal.support.RedisKeys;
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
-import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.AclUser;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.io.ByteArrayInputStream;
@@ -79,7 +79,7 @@ class StatusPageIT {
     /** A webapp with {@code api} (5 per minute per X-Api-Key), {@code search} (100 per minute per address) and the page. */
     private static URI deploy(Kind kind) throws Exception {
         String path = "/status" + apps.incrementAndGet();
-        return containers.get(kind).deploy(WebApp.builder(path)
+        return containers.get(kind).deploy(AppDescriptor.builder(path)
                 .filter("api", RateLimitFilter.class.getName(), FilterParams.of(redis, "limit", "5", "window", "1m",
                         "key", "header:X-Api-Key", "policyName", "api" + apps.get()), "/api/*")
                 .filter("search", RateLimitFilter.class.getName(), FilterParams.of(redis, "limit", "100",
@@ -90,7 +90,7 @@ class StatusPageIT {
 
     /** A webapp whose clients name themselves ({@code X-Test-User}), 1 per minute each, and the page. */
     private static URI deployUsers(Kind kind, String path, String policy) throws Exception {
-        return containers.get(kind).deploy(WebApp.builder(path)
+        return containers.get(kind).deploy(AppDescriptor.builder(path)
                 .filter("auth", HeaderAuthenticationFilter.class.getName(), Map.of(), "/*")
                 .filter("users", RateLimitFilter.class.getName(), FilterParams.of(redis, "limit", "1", "window", "1m",
                         "key", "user", "policyName", policy), "/api/*")
@@ -293,7 +293,7 @@ class StatusPageIT {
     void aLimitsPolicySaysWhichEntryCannotHaveTheClientAndThePageAnswers(Kind kind) throws Exception {
         String path = "/dims" + apps.incrementAndGet();
         String policy = "dims" + apps.get();
-        URI app = containers.get(kind).deploy(WebApp.builder(path)
+        URI app = containers.get(kind).deploy(AppDescriptor.builder(path)
                 .filter("dims", RateLimitFilter.class.getName(), FilterParams.of(redis,
                         "limits", "3 per 30s by ip; 5 per 30s by header:X-User", "policyName", policy), "/api/*")
                 .servlet("ratelimit-status", RateLimitStatusServlet.class.getName(), statusPath)
@@ -356,7 +356,7 @@ class StatusPageIT {
     void withRedisGoneThePageStillAnswersAndSaysSo(Kind kind) throws Exception {
         String path = "/down" + apps.incrementAndGet();
         String policy = "down" + apps.get();
-        URI app = containers.get(kind).deploy(WebApp.builder(path)
+        URI app = containers.get(kind).deploy(AppDescriptor.builder(path)
                 .filter("down", RateLimitFilter.class.getName(), FilterParams.of(redis, "limit", "5", "window", "1m",
                         "policyName", policy, "redisUri", "redis://127.0.0.1:1", "redisTimeout", "100ms"), "/api/*")
                 .servlet("ratelimit-status", RateLimitStatusServlet.class.getName(), statusPath)
@@ -389,7 +389,7 @@ class StatusPageIT {
     void aUserWithoutScriptsIsShownAsARefusalWithWhatToDo(Kind kind) throws Exception {
         String path = "/noperm" + apps.incrementAndGet();
         String policy = "noperm" + apps.get();
-        URI app = containers.get(kind).deploy(WebApp.builder(path)
+        URI app = containers.get(kind).deploy(AppDescriptor.builder(path)
                 .filter("api", RateLimitFilter.class.getName(), FilterParams.of(redis, "limit", "5", "window", "1m",
                         "policyName", policy, "redisUri", noScripts.uri(), "redisTimeout", "2s"), "/api/*")
                 .servlet("ratelimit-status", RateLimitStatusServlet.class.getName(), statusPath)

@@ -5,10 +5,10 @@ import static dev.ratelimit.servlet.MiniJson.map;
 import static dev.ratelimit.servlet.MiniJson.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
-import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.net.URI;
 import java.util.List;
@@ -61,7 +61,7 @@ class UntrustedProxyIT {
         String untrusted = "untrusted" + n;
         String trusted = "trusted" + n;
         String direct = "direct" + n;
-        URI app = containers.get(kind).deploy(WebApp.builder("/proxy" + n)
+        URI app = containers.get(kind).deploy(AppDescriptor.builder("/proxy" + n)
                 .filter("untrusted", RateLimitFilter.class.getName(), params(untrusted), "/untrusted/*")
                 .filter("trusted", RateLimitFilter.class.getName(), params(trusted, "trustedProxies", "127.0.0.1"),
                         "/trusted/*")

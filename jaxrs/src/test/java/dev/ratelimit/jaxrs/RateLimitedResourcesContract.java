@@ -6,12 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.ratelimit.internal.jmx.RateLimiterJmx;
 import dev.ratelimit.servlet.RateLimitFilter;
 import dev.ratelimit.servlet.RateLimitStatusServlet;
+import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.DeploymentFailedException;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainer;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
-import dev.ratelimit.servlet.containers.WebApp;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
@@ -57,10 +57,10 @@ abstract class RateLimitedResourcesContract {
     /** The runtime's servlet init-params for an application class mapped to /rest/*. */
     abstract Map<String, String> servletParams(Class<?> application);
 
-    private WebApp.Builder app(String path, Class<?> application) {
+    private AppDescriptor.Builder app(String path, Class<?> application) {
         // The listener the jar's ServletContainerInitializer registers in a real container; the
         // embedded test containers run no initializers, so it is listed as web.xml would.
-        return WebApp.builder(path)
+        return AppDescriptor.builder(path)
                 .listener(RedisCleanupListener.class.getName())
                 .listener(CurrentRequestListener.class.getName())
                 .contextParam("ratelimit.redisUri", redis.uri())
@@ -391,7 +391,7 @@ abstract class RateLimitedResourcesContract {
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
     void twoMethodsWithOneDefaultPolicyNameFailTheDeploymentNamingBoth(Kind kind) {
-        WebApp twins = app("/twins" + apps.incrementAndGet(), Resources.TwinsApplication.class).build();
+        AppDescriptor twins = app("/twins" + apps.incrementAndGet(), Resources.TwinsApplication.class).build();
         assertThatThrownBy(() -> containers.get(kind).deploy(twins))
                 .isInstanceOf(DeploymentFailedException.class)
                 .hasMessageContaining("its default policy name 'Twins.get' is also that of ")
@@ -401,7 +401,7 @@ abstract class RateLimitedResourcesContract {
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
     void aBadAnnotationValueFailsTheDeployment(Kind kind) {
-        WebApp bad = app("/bad" + apps.incrementAndGet(), Resources.BadApplication.class).build();
+        AppDescriptor bad = app("/bad" + apps.incrementAndGet(), Resources.BadApplication.class).build();
         assertThatThrownBy(() -> containers.get(kind).deploy(bad))
                 .isInstanceOf(DeploymentFailedException.class)
                 .hasMessageContaining("@RateLimited(window) on Bad.get must be a duration such as 500ms, 10s, 1m, "
@@ -415,7 +415,7 @@ abstract class RateLimitedResourcesContract {
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
     void maxDelayFailsTheDeploymentNamingTheFilterAsTheWay(Kind kind) {
-        WebApp waiting = app("/waiting" + apps.incrementAndGet(), Resources.LimitedApplication.class)
+        AppDescriptor waiting = app("/waiting" + apps.incrementAndGet(), Resources.LimitedApplication.class)
                 .contextParam("ratelimit.maxDelay", "2s").build();
         assertThatThrownBy(() -> containers.get(kind).deploy(waiting))
                 .isInstanceOf(DeploymentFailedException.class)
@@ -433,7 +433,7 @@ abstract class RateLimitedResourcesContract {
         assertThat(get(app.resolve("rest/configured")).statusCode()).isEqualTo(200);
         assertThat(get(app.resolve("rest/configured")).statusCode()).isEqualTo(429);
 
-        WebApp bad = app("/props" + apps.incrementAndGet(), Resources.BadPropertiesApplication.class).build();
+        AppDescriptor bad = app("/props" + apps.incrementAndGet(), Resources.BadPropertiesApplication.class).build();
         assertThatThrownBy(() -> containers.get(kind).deploy(bad))
                 .hasMessageContaining("property 'ratelimit.window' must be a duration such as 500ms, 10s, 1m, 1h, "
                         + "1d or PT1M, but was 'later'");

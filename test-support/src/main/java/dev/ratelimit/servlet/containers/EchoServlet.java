@@ -7,7 +7,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The default servlet of every {@link WebApp} (mapped to {@code /*}): answers 200, text/plain, body
+ * The default servlet of every {@link AppDescriptor} (mapped to {@code /*}): answers 200, text/plain, body
  * {@code "<METHOD> <requestURI>"}, header {@code X-Echo: 1} (so a test can see the chain reached the
  * servlet) and {@code X-Echo-Remote-Addr} (what {@code getRemoteAddr()} returned).
  */

@@ -82,7 +82,7 @@ final class JettyContainer implements ServletContainer {
     }
 
     @Override
-    public synchronized URI deploy(WebApp app) throws DeploymentFailedException {
+    public synchronized URI deploy(AppDescriptor app) throws DeploymentFailedException {
         started();
         String path = app.contextPath();
         if (apps.containsKey(path)) {
@@ -109,7 +109,7 @@ final class JettyContainer implements ServletContainer {
 
         ServletHandler handler = ctx.getServletHandler();
         handler.setStartWithUnavailable(false); // a failing init() must fail start(), not just mark the holder unavailable
-        for (WebApp.FilterDecl f : app.filters()) {
+        for (AppDescriptor.FilterDecl f : app.filters()) {
             FilterHolder holder = new FilterHolder();
             holder.setName(f.name());
             holder.setClassName(f.className());
@@ -122,7 +122,7 @@ final class JettyContainer implements ServletContainer {
             mapping.setDispatcherTypes(EnumSet.copyOf(f.dispatchers()));
             handler.addFilterMapping(mapping);
         }
-        for (WebApp.ServletDecl s : app.servlets()) {
+        for (AppDescriptor.ServletDecl s : app.servlets()) {
             ServletHolder holder = new ServletHolder();
             holder.setName(s.name());
             holder.setClassName(s.className());
@@ -165,7 +165,7 @@ final class JettyContainer implements ServletContainer {
 
     @Override
     public synchronized void undeploy(String contextPath) {
-        String path = WebApp.normalizeContextPath(contextPath);
+        String path = AppDescriptor.normalizeContextPath(contextPath);
         ServletContextHandler ctx = apps.remove(path);
         if (ctx == null || contexts == null) {
             return;

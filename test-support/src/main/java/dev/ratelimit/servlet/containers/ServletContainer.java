@@ -3,7 +3,7 @@ package dev.ratelimit.servlet.containers;
 import java.net.URI;
 
 /**
- * An embedded servlet container (Tomcat 11 or Jetty 12 ee10) that deploys {@link WebApp}s the way a
+ * An embedded servlet container (Tomcat 11 or Jetty 12 ee10) that deploys {@link AppDescriptor}s the way a
  * {@code web.xml} would declare them, and serves them over real HTTP on {@code 127.0.0.1}.
  *
  * <p>The server starts lazily on the first {@link #deploy} (or {@link #port()}) on a free port. One
@@ -34,7 +34,7 @@ public interface ServletContainer extends AutoCloseable {
      *     answer 200.
      * @throws IllegalStateException if an app is already deployed at that context path
      */
-    URI deploy(WebApp app) throws DeploymentFailedException;
+    URI deploy(AppDescriptor app) throws DeploymentFailedException;
 
     /**
      * Stops and removes the app at that context path. When this returns every filter's
@@ -47,7 +47,7 @@ public interface ServletContainer extends AutoCloseable {
 
     /** {@code http://127.0.0.1:PORT} + contextPath + {@code "/"}. */
     default URI uri(String contextPath) {
-        return URI.create("http://127.0.0.1:" + port() + WebApp.normalizeContextPath(contextPath) + "/");
+        return URI.create("http://127.0.0.1:" + port() + AppDescriptor.normalizeContextPath(contextPath) + "/");
     }
 
     /** Stops the server (undeploying every app) and deletes temporary files. Idempotent. */

@@ -115,7 +115,7 @@ final class TomcatContainer implements ServletContainer {
     }
 
     @Override
-    public synchronized URI deploy(WebApp app) throws DeploymentFailedException {
+    public synchronized URI deploy(AppDescriptor app) throws DeploymentFailedException {
         Tomcat t = started();
         String path = app.contextPath();
         Host host = t.getHost();
@@ -137,7 +137,7 @@ final class TomcatContainer implements ServletContainer {
         ctx.setClearReferencesRmiTargets(false);
         app.contextParams().forEach(ctx::addParameter);
         app.listeners().forEach(ctx::addApplicationListener);
-        for (WebApp.FilterDecl f : app.filters()) {
+        for (AppDescriptor.FilterDecl f : app.filters()) {
             FilterDef def = new FilterDef();
             def.setFilterName(f.name());
             def.setFilterClass(f.className());
@@ -150,7 +150,7 @@ final class TomcatContainer implements ServletContainer {
             f.dispatchers().forEach(d -> map.setDispatcher(d.name())); // each call adds one
             ctx.addFilterMap(map);
         }
-        for (WebApp.ServletDecl s : app.servlets()) {
+        for (AppDescriptor.ServletDecl s : app.servlets()) {
             Wrapper wrapper = ctx.createWrapper();
             wrapper.setName(s.name());
             wrapper.setServletClass(s.className());
@@ -214,7 +214,7 @@ final class TomcatContainer implements ServletContainer {
 
     @Override
     public synchronized void undeploy(String contextPath) {
-        String path = WebApp.normalizeContextPath(contextPath);
+        String path = AppDescriptor.normalizeContextPath(contextPath);
         StandardContext ctx = apps.remove(path);
         if (ctx == null || tomcat == null) {
             return;

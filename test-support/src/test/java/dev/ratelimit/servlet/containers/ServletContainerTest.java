@@ -36,7 +36,7 @@ class ServletContainerTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource(BOTH)
     void echoAnswersOverRealHttp(ServletContainer container) throws Exception {
-        URI base = container.deploy(WebApp.builder("/app").build());
+        URI base = container.deploy(AppDescriptor.builder("/app").build());
 
         assertThat(base).isEqualTo(URI.create("http://127.0.0.1:" + container.port() + "/app/"));
         assertThat(container.uri("/app")).isEqualTo(base);
@@ -55,7 +55,7 @@ class ServletContainerTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource(BOTH)
     void rootContext(ServletContainer container) throws Exception {
-        URI base = container.deploy(WebApp.builder("").build());
+        URI base = container.deploy(AppDescriptor.builder("").build());
 
         assertThat(base).isEqualTo(URI.create("http://127.0.0.1:" + container.port() + "/"));
         HttpResponse<String> response = get(base.resolve("x/y"));
@@ -66,7 +66,7 @@ class ServletContainerTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource(BOTH)
     void initParamsAndContextParamsReachTheFilterAsStrings(ServletContainer container) throws Exception {
-        URI base = container.deploy(WebApp.builder("/app")
+        URI base = container.deploy(AppDescriptor.builder("/app")
                 .contextParam("ratelimit.redis", "redis://127.0.0.1:6379/0")
                 .filter("stamp", HeaderStampFilter.class.getName(),
                         Map.of("header", "X-Limit", "value", "10 per 1s; burst=abc", "contextParam", "ratelimit.redis"),
@@ -84,7 +84,7 @@ class ServletContainerTest {
     @MethodSource(BOTH)
     void filtersRunInDeclarationOrder(ServletContainer container) throws Exception {
         // names deliberately not alphabetical: the order is the declaration order
-        URI base = container.deploy(WebApp.builder("/app")
+        URI base = container.deploy(AppDescriptor.builder("/app")
                 .filter("zeta", HeaderStampFilter.class, Map.of("value", "1-zeta"), "/*")
                 .filter("alpha", HeaderStampFilter.class, Map.of("value", "2-alpha"), "/*")
                 .filter("mid", HeaderStampFilter.class, Map.of("value", "3-mid"), "/*")
@@ -98,7 +98,7 @@ class ServletContainerTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource(BOTH)
     void urlPatternsRestrictFilters(ServletContainer container) throws Exception {
-        URI base = container.deploy(WebApp.builder("/app")
+        URI base = container.deploy(AppDescriptor.builder("/app")
                 .filter("api", HeaderStampFilter.class, Map.of("value", "api"), "/api/*")
                 .filter("json", HeaderStampFilter.class, Map.of("value", "json"), "*.json")
                 .filter("exact", HeaderStampFilter.class, Map.of("value", "exact"), "/exact", "/also-exact")
@@ -118,7 +118,7 @@ class ServletContainerTest {
     void failingInitFailsTheDeploymentWithItsMessage(ServletContainer container) throws Exception {
         String message = "init-param 'limit' must be a positive integer but was 'abc'";
         String key = UUID.randomUUID().toString();
-        WebApp app = WebApp.builder("/app")
+        AppDescriptor app = AppDescriptor.builder("/app")
                 .filter("fine", LifecycleCountingFilter.class, Map.of("key", key), "/*")
                 .filter("ratelimit", FailingInitFilter.class, Map.of("message", message), "/*")
                 .build();
@@ -134,14 +134,14 @@ class ServletContainerTest {
         assertThat(status).isIn(404, 503);
 
         // the container is still usable, also at the same path
-        URI base = container.deploy(WebApp.builder("/app").build());
+        URI base = container.deploy(AppDescriptor.builder("/app").build());
         assertThat(get(base.resolve("x")).statusCode()).isEqualTo(200);
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource(BOTH)
     void unknownFilterClassFailsTheDeployment(ServletContainer container) throws Exception {
-        WebApp app = WebApp.builder("/app").filter("missing", "com.example.NoSuchFilter", Map.of(), "/*").build();
+        AppDescriptor app = AppDescriptor.builder("/app").filter("missing", "com.example.NoSuchFilter", Map.of(), "/*").build();
 
         DeploymentFailedException failure = catchThrowableOfType(DeploymentFailedException.class, () -> container.deploy(app));
 
@@ -155,8 +155,8 @@ class ServletContainerTest {
         ServletContainer container = POOL.get(kind);
         String one = "/one-" + UUID.randomUUID();
         String two = "/two-" + UUID.randomUUID();
-        URI first = container.deploy(WebApp.builder(one).filter("s", HeaderStampFilter.class, Map.of("value", "one"), "/*").build());
-        URI second = container.deploy(WebApp.builder(two).filter("s", HeaderStampFilter.class, Map.of("value", "two"), "/*").build());
+        URI first = container.deploy(AppDescriptor.builder(one).filter("s", HeaderStampFilter.class, Map.of("value", "one"), "/*").build());
+        URI second = container.deploy(AppDescriptor.builder(two).filter("s", HeaderStampFilter.class, Map.of("value", "two"), "/*").build());
 
         assertThat(first.getPort()).isEqualTo(second.getPort());
         assertThat(chain(first.resolve("x"))).containsExactly("one");
@@ -177,7 +177,7 @@ class ServletContainerTest {
     void undeployRunsDestroy(ServletContainers.Kind kind) throws Exception {
         ServletContainer container = POOL.get(kind);
         String key = UUID.randomUUID().toString();
-        URI base = container.deploy(WebApp.builder("/counted")
+        URI base = container.deploy(AppDescriptor.builder("/counted")
                 .filter("counting", LifecycleCountingFilter.class, Map.of("key", key), "/*")
                 .build());
         assertThat(get(base.resolve("x")).statusCode()).isEqualTo(200);
@@ -194,7 +194,7 @@ class ServletContainerTest {
     @MethodSource(BOTH)
     void closeRunsDestroy(ServletContainer container) throws Exception {
         String key = UUID.randomUUID().toString();
-        container.deploy(WebApp.builder("/app").filter("counting", LifecycleCountingFilter.class, Map.of("key", key), "/*").build());
+        container.deploy(AppDescriptor.builder("/app").filter("counting", LifecycleCountingFilter.class, Map.of("key", key), "/*").build());
 
         container.close();
 
@@ -204,7 +204,7 @@ class ServletContainerTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource(BOTH)
     void extraServletsWithoutEcho(ServletContainer container) throws Exception {
-        URI base = container.deploy(WebApp.builder("/app").withoutEcho()
+        URI base = container.deploy(AppDescriptor.builder("/app").withoutEcho()
                 .servlet("only", EchoServlet.class.getName(), "/only/*")
                 .build());
 
@@ -215,10 +215,10 @@ class ServletContainerTest {
     @Test
     void webAppRejectsBadDeclarations() {
         org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
-                .isThrownBy(() -> WebApp.builder("app"));
+                .isThrownBy(() -> AppDescriptor.builder("app"));
         org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
-                .isThrownBy(() -> WebApp.builder("/app").filter("f", HeaderStampFilter.class, Map.of()));
-        assertThat(WebApp.builder("/").build().contextPath()).isEmpty();
+                .isThrownBy(() -> AppDescriptor.builder("/app").filter("f", HeaderStampFilter.class, Map.of()));
+        assertThat(AppDescriptor.builder("/").build().contextPath()).isEmpty();
     }
 
     private static java.util.List<String> chain(URI uri) throws IOException, InterruptedException {

@@ -24,7 +24,7 @@ import java.util.Set;
  * async-supported, the {@code web.xml} defaults, unless {@link Builder#dispatchers} and
  * {@link Builder#asyncSupported} say otherwise.
  */
-public final class WebApp {
+public final class AppDescriptor {
 
     public static final String ECHO_SERVLET_NAME = "echo";
 
@@ -68,7 +68,7 @@ public final class WebApp {
     private final List<ErrorPageDecl> errorPages;
     private final Map<String, String> resources;
 
-    private WebApp(Builder b) {
+    private AppDescriptor(Builder b) {
         this.resources = Collections.unmodifiableMap(new LinkedHashMap<>(b.resources));
         this.contextPath = b.contextPath;
         this.contextParams = Collections.unmodifiableMap(new LinkedHashMap<>(b.contextParams));
@@ -145,7 +145,7 @@ public final class WebApp {
 
     @Override
     public String toString() {
-        return "WebApp[" + (contextPath.isEmpty() ? "/" : contextPath) + ", filters=" + filters.stream().map(FilterDecl::name).toList() + "]";
+        return "AppDescriptor[" + (contextPath.isEmpty() ? "/" : contextPath) + ", filters=" + filters.stream().map(FilterDecl::name).toList() + "]";
     }
 
     static String normalizeContextPath(String contextPath) {
@@ -287,8 +287,8 @@ public final class WebApp {
             return this;
         }
 
-        public WebApp build() {
-            return new WebApp(this);
+        public AppDescriptor build() {
+            return new AppDescriptor(this);
         }
     }
 }
