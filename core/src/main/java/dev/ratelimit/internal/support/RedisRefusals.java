@@ -39,13 +39,21 @@ public final class RedisRefusals {
     private static String remedy(String message) {
         String lower = message.toLowerCase(Locale.ROOT);
         boolean scripts = lower.contains("'eval") || lower.contains("'script") || lower.contains("'fcall");
+        // A command or key a script uses, refused to its user: Redis words it without NOPERM, as
+        // "The user executing the script can't ..." (6.2, 7.0) or "ACL failure in script: ..." (7.2
+        // and newer, Valkey). It stays until someone changes the user, as NOPERM does.
+        if (lower.contains("acl failure in script") || lower.contains("the user executing the script can't")) {
+            return "the user the limiter connects as may run scripts but not every command or key they use: grant it "
+                    + "the commands and keys docs/security.md lists for its transport (ACL SETUSER <user> "
+                    + "~<keyPrefix>* +...), or connect as another user";
+        }
         if (lower.contains("noperm")) {
             return scripts
                     ? "the user the limiter connects as may not run scripts: grant it +@scripting (ACL SETUSER <user> "
                             + "+@scripting), or set transport=transaction"
                     : "the user the limiter connects as lacks a permission the limiter needs: grant it the limiter's "
-                            + "commands and keys (ACL SETUSER <user> ~<keyPrefix>* +@all, or narrower), or connect as "
-                            + "another user";
+                            + "commands and keys, as docs/security.md lists them for its transport (ACL SETUSER <user> "
+                            + "~<keyPrefix>* +...), or connect as another user";
         }
         if (lower.contains("wrongpass") || lower.contains("noauth")
                 || lower.contains("invalid username-password")) {

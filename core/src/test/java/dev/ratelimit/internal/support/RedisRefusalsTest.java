@@ -71,6 +71,41 @@ class RedisRefusalsTest {
         assertThat(remedy("NOAUTH Authentication required.")).startsWith("the server refused the credentials");
     }
 
+    /**
+     * A user that may run EVALSHA but not a command a script calls, or not a key it touches: Redis
+     * says so without NOPERM. The 6.2 and 7.0 texts captured from redis-server 6.2.11 and 7.0.15
+     * (RedisAclContract shows them through the library); 7.2 and newer and Valkey word it "ACL
+     * failure in script" (their script.c).
+     */
+    @Test
+    void aCommandOrKeyRefusedInsideAScriptIsARefusalThatPointsToTheUsersCommands() {
+        String[] refusals = {
+            "ERR The user executing the script can't run this command or subcommand script: "
+                    + "dd1f99610b5d9bf490c9a755d840d59d5bbd9293, on @user_script:251.",
+            "ERR Error running script (call to f_b4a061de5d2300320f9791b7181bd30c1edd19fd): @user_script:1: "
+                    + "@user_script: 1: The user executing the script can't run this command or subcommand",
+            "ERR Error running script (call to f_733db9816e9c67c4cc15572d4e80f4ebb13b5cdc): @user_script:1: "
+                    + "@user_script: 1: The user executing the script can't access at least one of the keys mentioned "
+                    + "in the command arguments",
+            "ERR ACL failure in script: User limiter has no permissions to run the 'zadd' command script: "
+                    + "dd1f99610b5d9bf490c9a755d840d59d5bbd9293, on @user_script:251.",
+            "ERR ACL failure in script: No permissions to access a key script: "
+                    + "dd1f99610b5d9bf490c9a755d840d59d5bbd9293, on @user_script:251."};
+        for (String refusal : refusals) {
+            assertThat(remedy("Redis at redis://****@h:6379 refused running sliding-log.lua: " + refusal)).as(refusal)
+                    .startsWith("the user the limiter connects as may run scripts but not every command or key they use")
+                    .contains("docs/security.md").doesNotContain("+@all", "+@scripting", "Redis user");
+        }
+        assertThat(remedy("ERR Error running script (call to f_x): @user_script:1: user_script:1: Script attempted to "
+                + "access nonexistent global variable 'x'")).as("a script's own error").isNull();
+    }
+
+    @Test
+    void aMissingCommandPointsToTheCommandsOfItsTransportNotToEveryCommand() {
+        assertThat(remedy("NOPERM this user has no permissions to run the 'time' command"))
+                .contains("grant it the limiter's commands and keys", "docs/security.md").doesNotContain("+@all");
+    }
+
     @Test
     void otherLastingRefusalsSayWhatToChange() {
         assertThat(remedy("NOPERM No permissions to access a key")).contains("grant it the limiter's commands and keys");
