@@ -340,14 +340,20 @@ abstract class RedisAclContract {
             distinct.clear("k");
             assertThat(events.count("k") + distinct.count("k")).isZero();
             // A counter's slots that have left its window are deleted as it counts (HDEL): two slots of
-            // 200 ms, written at 0, 300 and 600 ms, each write keeping the hash for the window.
+            // 200 ms; three writes, each within the window of the one before (which keeps the hash
+            // that long), the third a window after the first.
             SlidingWindowCounter brief = SlidingWindowCounter.builder(store, "brief", Duration.ofMillis(400))
                     .keyPrefix(redis().keyPrefix()).slots(2).build();
-            brief.increment("k");
-            Thread.sleep(300);
-            brief.increment("k");
-            Thread.sleep(300);
-            brief.increment("k");
+            WindowTiming.until(attempt -> {
+                String key = "brief" + attempt;
+                WindowTiming timing = new WindowTiming(Duration.ofMillis(400));
+                timing.step(() -> brief.increment(key));
+                pause(220);
+                timing.step(() -> brief.increment(key));
+                pause(200);
+                timing.step(() -> brief.increment(key));
+                return timing.within(0, 1) && timing.within(1, 2) && timing.leftBefore(0, 2);
+            });
 
             assertNothingRefused(admin, user);
             if (redis().owned()) {
@@ -456,16 +462,21 @@ abstract class RedisAclContract {
 
     private void transactionPaths(String uri, Jedis admin) throws Exception {
         String client = "203.0.113.2";
-        // A sliding log is trimmed to its anchor as it is written (ZREMRANGEBYSCORE): entries at 0 ms
-        // and 300 ms, the third at 650 ms, window 600 ms; meanwhile the other paths run.
+        // A sliding log is trimmed to its anchor as it is written (ZREMRANGEBYSCORE): a third entry
+        // whose window holds the second but not the first; meanwhile the other paths run.
         CompletableFuture<Void> trim = CompletableFuture.runAsync(() -> {
             PolicyRuntime trimmed = start(uri, "tx-trim", "transport", "transaction", "algorithm", "sliding-log",
                     "limit", "5", "window", "600ms");
-            assertThat(admittedOf(trimmed, client, 1)).isEqualTo(1);
-            pause(300);
-            assertThat(admittedOf(trimmed, client, 1)).isEqualTo(1);
-            pause(350);
-            assertThat(admittedOf(trimmed, client, 1)).isEqualTo(1);
+            WindowTiming.until(attempt -> {
+                String address = "198.51.100." + (10 + attempt);
+                WindowTiming timing = new WindowTiming(Duration.ofMillis(600));
+                timing.step(() -> assertThat(admittedOf(trimmed, address, 1)).isEqualTo(1));
+                pause(350);
+                timing.step(() -> assertThat(admittedOf(trimmed, address, 1)).isEqualTo(1));
+                pause(260);
+                timing.step(() -> assertThat(admittedOf(trimmed, address, 1)).isEqualTo(1));
+                return timing.within(0, 1) && timing.leftBefore(0, 2) && timing.within(1, 2);
+            });
         });
         for (String name : List.of("fixed-window", "sliding-log")) {
             PolicyRuntime runtime = start(uri, "tx-" + name, "transport", "transaction", "algorithm", name,
@@ -496,17 +507,24 @@ abstract class RedisAclContract {
     private void luaPaths(String uri) throws Exception {
         String client = "203.0.113.1";
         // A sliding log charged when entries of earlier charges have left its window trims them
-        // (ZREMRANGEBYRANK): two entries at 0 ms, one at 300 ms, the charge at 650 ms, window 600 ms;
-        // meanwhile the other paths run.
+        // (ZREMRANGEBYRANK): an admission and its charge, an admission within the window of that
+        // charge, and its charge once the first two have left; meanwhile the other paths run.
         CompletableFuture<Void> trim = CompletableFuture.runAsync(() -> {
-            PolicyRuntime trimmed = start(uri, "lua-charge-trim", "algorithm", "sliding-log", "limit", "5",
+            PolicyRuntime trimmed = start(uri, "lua-charge-trim", "algorithm", "sliding-log", "limit", "9",
                     "window", "600ms", "chargeAfter", "true");
-            trimmed.pipeline().after(request(trimmed, client), 200, 2L);
-            pause(300);
-            Admission late = request(trimmed, client);
-            pause(350);
-            trimmed.pipeline().after(late, 200, 2L);
-            assertThat(trimmed.limiter().stats().afterCharges()).isEqualTo(2);
+            WindowTiming.until(attempt -> {
+                String address = "198.51.100." + (10 + attempt);
+                WindowTiming timing = new WindowTiming(Duration.ofMillis(600));
+                Admission first = request(trimmed, address);
+                timing.step(() -> trimmed.pipeline().after(first, 200, 2L));
+                pause(350);
+                Admission[] second = new Admission[1];
+                timing.step(() -> second[0] = request(trimmed, address));
+                pause(280);
+                timing.step(() -> trimmed.pipeline().after(second[0], 200, 2L));
+                return timing.within(0, 1) && timing.leftBefore(0, 2) && timing.within(1, 2);
+            });
+            assertThat(trimmed.limiter().stats().chargeFailures()).isZero();
         });
         for (Algorithm algorithm : Algorithm.values()) {
             if (algorithm == Algorithm.CONCURRENCY) {
@@ -634,6 +652,44 @@ abstract class RedisAclContract {
         beans.invoke(bean, "resetClient", new Object[] {client}, new String[] {String.class.getName()});
         assertThat(admittedOf(nodeA, client, 1)).as("reset").isEqualTo(1);
         nodeB.limiter().overrides().refresh();
+    }
+
+    /**
+     * Steps timed on this JVM's clock, for the paths that need an entry to have left a window while
+     * another has not: Redis stamps each step between its start and its end, so the bounds tell
+     * whether Redis saw the order meant. On a busy machine a pause may run long; then the path is
+     * tried again ({@link #until}).
+     */
+    static final class WindowTiming {
+        private final long window;
+        private final List<long[]> steps = new ArrayList<>();
+
+        WindowTiming(Duration window) {
+            this.window = window.toNanos();
+        }
+
+        void step(Runnable step) {
+            long start = System.nanoTime();
+            step.run();
+            steps.add(new long[] {start, System.nanoTime()});
+        }
+
+        /** Whether step {@code a}'s stamp is a window or more before step {@code b}'s. */
+        boolean leftBefore(int a, int b) {
+            return steps.get(b)[0] - steps.get(a)[1] >= window;
+        }
+
+        /** Whether step {@code a}'s stamp is less than a window before step {@code b}'s. */
+        boolean within(int a, int b) {
+            return steps.get(b)[1] - steps.get(a)[0] < window;
+        }
+
+        /** Runs tries (each returning whether its timing fit) until one fits, at most five. */
+        static void until(java.util.function.IntPredicate attempt) {
+            for (int tries = 0; !attempt.test(tries); tries++) {
+                assertThat(tries).as("a try whose timing fits its window, in five").isLessThan(4);
+            }
+        }
     }
 
     /** The page's lines: each marked user, and the additions. */
