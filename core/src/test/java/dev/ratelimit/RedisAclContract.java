@@ -375,6 +375,8 @@ abstract class RedisAclContract {
         "lua ; +time ; refused ; may run scripts but not every command or key they use",
         // the scripts themselves
         "lua ; +evalsha ; refused ; may not run scripts: grant it +@scripting",
+        // EVAL only once Redis has lost the scripts loaded at start
+        "lua ; +eval ; flushed ; may not run scripts: grant it +@scripting",
         // a command the transactions send
         "transaction ; +time ; refused ; lacks a permission the limiter needs",
         "transaction ; +watch ; refused ; lacks a permission the limiter needs",
@@ -404,6 +406,13 @@ abstract class RedisAclContract {
             PolicyRuntime started = start(uri, policy, "transport", transport, "algorithm", "sliding-log", "limit", "5",
                     "window", "1m");
             runtime = started;
+            if (outcome.equals("flushed")) {
+                assertThat(request(started, "203.0.113.4").decision().degraded()).as("the scripts loaded at start")
+                        .isFalse();
+                try (Jedis admin = admin()) {
+                    admin.scriptFlush();
+                }
+            }
             for (int i = 0; i < 3; i++) {
                 answers.add(request(runtime, "203.0.113.4"));
             }
@@ -424,12 +433,15 @@ abstract class RedisAclContract {
         assertThat(stats.redisErrors()).as("a refusal is not counted as an outage: " + log).isZero();
         switch (outcome) {
             case "refused":
+            case "flushed":
                 assertThat(answers).as("answered by onRedisFailure=allow").allMatch(a -> a.decision().degraded());
                 assertThat(stats.redisRefusals()).isEqualTo(3);
                 assertThat(stats.redisRefusal()).contains(says);
                 assertThat(CapturedErr.count(log, "ERROR dev.ratelimit.RateLimiter - Rate limit policy '" + policy
                         + "': Redis refuses the limiter's commands, and waiting will not fix it")).as(log).isEqualTo(1);
                 assertThat(log).contains("To fix: the user the limiter connects as " + says.substring(0, 8));
+                assertThat(StatusReport.of(WEBAPP, List.of(runtime)).json()).as("the status page's verdict")
+                        .contains("Redis refuses the limiter", says);
                 break;
             case "overrides":
                 assertThat(answers).as("decided by Redis").noneMatch(a -> a.decision().degraded());
