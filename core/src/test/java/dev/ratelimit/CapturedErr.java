@@ -1,22 +1,32 @@
 package dev.ratelimit;
 
-import dev.ratelimit.testing.LibraryLog;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import dev.ratelimit.testing.log.LogRecorder;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * What the library's loggers ({@code dev.ratelimit.*}) write while open, for tests that count the
- * lines an operator would read: never the rest of the process's stderr ({@link LibraryLog}).
+ * What the library's loggers ({@code dev.ratelimit} and below) log while open, from every thread, for
+ * tests that count the lines an operator would read: recorded by the tests' SLF4J binding as it
+ * prints them ({@code [thread] LEVEL logger - message}, then any stack trace), never taken from the
+ * process's stderr, where other tests' threads (a Jedis listener retrying) write too.
  */
 public final class CapturedErr implements AutoCloseable {
-    private final PrintStream original = System.err;
-    private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    private static final String LIBRARY = "dev.ratelimit";
 
+    private final LogRecorder recorder;
+
+    /** Records the library's lines; they are printed as well. */
     public CapturedErr() {
-        System.setErr(new PrintStream(bytes, true));
+        this(LogRecorder.record(LIBRARY));
+    }
+
+    private CapturedErr(LogRecorder recorder) {
+        this.recorder = recorder;
+    }
+
+    /** Records the library's lines and keeps them off the console, for runs that provoke failures on purpose. */
+    public static CapturedErr quiet() {
+        return new CapturedErr(LogRecorder.mute(LIBRARY));
     }
 
     /** What is logged while the action runs. */
@@ -27,9 +37,9 @@ public final class CapturedErr implements AutoCloseable {
         }
     }
 
-    /** The library's lines written while open ({@link LibraryLog}). */
+    /** The library's lines logged while open (still readable after {@link #close()}). */
     public String text() {
-        return LibraryLog.ours(new String(bytes.toByteArray(), StandardCharsets.UTF_8));
+        return recorder.text();
     }
 
     /** How often {@code part} occurs in {@code text}. */
@@ -44,6 +54,6 @@ public final class CapturedErr implements AutoCloseable {
 
     @Override
     public void close() {
-        System.setErr(original);
+        recorder.close();
     }
 }

@@ -100,7 +100,7 @@ class GiveBacksModelTest {
 
     /** Runs the model quietly: the limiters log every failure and override they meet. */
     private static GiveBacksModel.Summary run(GiveBacksModel model) {
-        CapturedErr quiet = new CapturedErr();
+        CapturedErr quiet = CapturedErr.quiet();
         try {
             return model.run();
         } finally {

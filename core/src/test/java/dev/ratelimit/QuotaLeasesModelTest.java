@@ -75,7 +75,7 @@ class QuotaLeasesModelTest {
 
     /** Runs the model quietly: the limiters log every failure and override they meet. */
     private static LeasesModel.Summary run(LeasesModel model) {
-        CapturedErr quiet = new CapturedErr();
+        CapturedErr quiet = CapturedErr.quiet();
         try {
             return model.run();
         } finally {
