@@ -58,7 +58,6 @@ class RedisTlsIT {
                 "-Djavax.net.ssl.trustStorePassword=" + TlsProbe.PASSWORD,
                 "-Djavax.net.ssl.keyStore=" + dir.resolve("ca.p12"),
                 "-Djavax.net.ssl.keyStorePassword=" + TlsProbe.PASSWORD,
-                "--add-exports", "java.base/sun.security.tools.keytool=ALL-UNNAMED",
                 "-cp", System.getProperty("java.class.path"), TlsProbe.class.getName(), dir.toString())
                 .redirectErrorStream(true).start();
         int tlsPort = freePort();

@@ -2,8 +2,6 @@ package dev.ratelimit;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,7 +9,10 @@ import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
+import java.util.List;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509TrustManager;
@@ -85,7 +86,7 @@ public final class TlsProbe {
     }
 
     /**
-     * What an operator makes with keytool, by the JDK's keytool itself (run in this JVM): a CA, and
+     * What an operator makes with keytool, by the JDK's keytool itself: a CA, and
      * the Redis server's key with a certificate for {@code localhost} that the CA signed. The client
      * presents the CA's own certificate (ca.p12 is the JVM's key store), which Redis trusts.
      */
@@ -118,16 +119,21 @@ public final class TlsProbe {
                 dir.resolve("truststore.p12").toString(), "-storepass", PASSWORD);
     }
 
-    /** The JDK's keytool, called in this JVM (needs {@code --add-exports java.base/sun.security.tools.keytool=ALL-UNNAMED}). */
+    /**
+     * The JDK's keytool, run as the operator runs it: its own process, its output read here (and shown
+     * only when it fails).
+     */
     private static void keytool(String... args) throws Exception {
-        Method main = Class.forName("sun.security.tools.keytool.Main").getMethod("main", String[].class);
-        OutputStream quiet = OutputStream.nullOutputStream();
-        java.io.PrintStream out = System.out;
-        System.setOut(new java.io.PrintStream(quiet));
-        try {
-            main.invoke(null, (Object) args);
-        } finally {
-            System.setOut(out);
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
+        command.addAll(Arrays.asList(args));
+        Process keytool = new ProcessBuilder(command).redirectErrorStream(true).start();
+        keytool.getOutputStream().close();
+        // Its input closed, keytool cannot wait for an answer: its output ends when it does.
+        String output = new String(keytool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        int exit = keytool.waitFor();
+        if (exit != 0) {
+            throw new IllegalStateException("keytool " + String.join(" ", args) + " exited with " + exit + ": " + output);
         }
     }
 }
