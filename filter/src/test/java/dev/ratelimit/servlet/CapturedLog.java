@@ -1,14 +1,11 @@
 package dev.ratelimit.servlet;
 
-import dev.ratelimit.testing.LibraryLog;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import dev.ratelimit.testing.log.LogRecorder;
 
 /**
- * What the filter and the library log while an action runs: slf4j-simple, the tests' binding, writes
- * each line to whatever {@code System.err} is at that moment, from every thread; only the library's
- * loggers' lines are kept ({@link LibraryLog}), and the whole is echoed to the real stderr.
+ * What the filter and the library log while an action runs, from every thread (the container's
+ * too): the lines of the {@code dev.ratelimit} loggers as the tests' SLF4J binding prints them,
+ * recorded by it, never taken from the process's stderr.
  */
 final class CapturedLog {
     /** An action that may throw anything a test step throws. */
@@ -20,17 +17,10 @@ final class CapturedLog {
     }
 
     static String during(Action action) throws Exception {
-        PrintStream err = System.err;
-        ByteArrayOutputStream log = new ByteArrayOutputStream();
-        System.setErr(new PrintStream(log, true, "UTF-8"));
-        try {
+        try (LogRecorder log = LogRecorder.record("dev.ratelimit")) {
             action.run();
-        } finally {
-            System.setErr(err);
+            return log.text();
         }
-        String text = new String(log.toByteArray(), StandardCharsets.UTF_8);
-        err.print(text);
-        return LibraryLog.ours(text);
     }
 
     /** How many lines of the log contain the text. */
