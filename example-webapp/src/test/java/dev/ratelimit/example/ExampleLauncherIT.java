@@ -4,9 +4,9 @@ import dev.ratelimit.testing.FreePorts;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.ByteArrayOutputStream;
+import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -15,10 +15,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** The README's run command, minus Maven: the launcher with its own embedded Redis. */
@@ -50,42 +50,54 @@ class ExampleLauncherIT {
     }
 
     /**
-     * README's run command shows the example's lines first: no SLF4J complaint about two bindings
-     * (the WAR's and the launcher's) and no Jersey warning about a provider the WAR lacks.
+     * README's run command shows the example's lines first: no SLF4J complaint about two bindings (the
+     * WAR's and the launcher's), no warning of Jersey's (java.util.logging) about a provider the WAR
+     * lacks nor of Jetty's, no line of the test support's; then the example stops with its Redis when
+     * the process is told to end, as Ctrl-C tells it. Read from the launcher in a JVM of its own, on the
+     * class path exec:java gives it, up to its ready line.
      */
     @Test
-    void theExampleStartsWithoutWarningsOfItsOwnBuild() throws Exception {
-        List<String> warnings = new ArrayList<>();
-        Handler jul = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
-                    warnings.add(record.getLoggerName() + ": " + record.getMessage());
+    void theFirstScreenIsTheExamplesOwnAndTheEndStopsItsRedis() throws Exception {
+        int port = FreePorts.pick();
+        ProcessBuilder command = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), Launcher.class.getName(), WAR.toString(),
+                Integer.toString(port)).redirectErrorStream(true);
+        command.environment().remove("REDIS_URL");
+        Process launcher = command.start();
+        // A launcher that never gets ready ends the read instead of hanging the build.
+        CompletableFuture.runAsync(launcher::destroyForcibly, CompletableFuture.delayedExecutor(5, TimeUnit.MINUTES));
+        List<String> screen = new ArrayList<>();
+        List<String> end = new ArrayList<>();
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(launcher.getInputStream(),
+                StandardCharsets.UTF_8))) {
+            String ready = "  The example runs on http://localhost:" + port + "/  (Ctrl-C stops it)";
+            for (String line = out.readLine(); line != null; line = out.readLine()) {
+                screen.add(line);
+                if (line.equals(ready)) {
+                    break;
                 }
             }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        Logger root = Logger.getLogger("");
-        PrintStream console = System.err;
-        ByteArrayOutputStream stderr = new ByteArrayOutputStream();
-        root.addHandler(jul);
-        System.setErr(new PrintStream(stderr, true, StandardCharsets.UTF_8));
-        try (Launcher launcher = Launcher.start(WAR, FreePorts.pick(), null, false)) {
-            assertThat(launcher.port()).isPositive();
+            assertThat(screen).as(String.join("\n", screen)).endsWith(ready);
+            // SIGTERM, as Ctrl-C's SIGINT, runs the shutdown hooks; through the handle, so that what
+            // they print can still be read (Process.destroy closes the streams).
+            launcher.toHandle().destroy();
+            out.lines().forEach(end::add);
+            assertThat(launcher.waitFor(1, TimeUnit.MINUTES)).isTrue();
         } finally {
-            System.setErr(console);
-            root.removeHandler(jul);
-            console.print(stderr.toString(StandardCharsets.UTF_8));
+            launcher.destroyForcibly();
         }
-        assertThat(stderr.toString(StandardCharsets.UTF_8)).doesNotContain("SLF4J");
-        assertThat(warnings).as("java.util.logging warnings (Jersey's)").isEmpty();
+
+        String text = String.join("\n", screen);
+        Matcher redis = Pattern.compile("REDIS_URL is not set: started an embedded Redis \\(.+\\) at "
+                + "redis://127\\.0\\.0\\.1:(\\d+); it stops with the example\\.").matcher(screen.get(0));
+        assertThat(redis.matches()).as("the first line says which Redis: " + text).isTrue();
+        assertThat(screen).as(text)
+                .noneMatch(line -> line.contains("SLF4J"))
+                .noneMatch(line -> line.startsWith("WARNING: ") || line.startsWith("SEVERE: "))
+                .noneMatch(line -> line.matches("\\[.*] (WARN|ERROR) \\S+ - .*"))
+                .noneMatch(line -> line.startsWith("[redis-test]"));
+        assertThat(end).as("after the process was told to end").contains("Stopped the example and its embedded Redis.");
+        assertThat(aRedisProcessListens(Integer.parseInt(redis.group(1)))).as("its Redis is gone").isFalse();
     }
 
     @Test

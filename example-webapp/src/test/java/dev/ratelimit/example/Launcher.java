@@ -3,12 +3,9 @@ package dev.ratelimit.example;
 import dev.ratelimit.RedisSettings;
 import dev.ratelimit.testing.RedisServerExtension;
 import dev.ratelimit.testing.ServerStrategy;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.net.BindException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -96,7 +93,7 @@ public final class Launcher implements AutoCloseable {
             say(talk, "Using the Redis of REDIS_URL: " + checkAnswers(uri).redactedUri());
         } else {
             try {
-                embedded = openEmbeddedRedis(talk);
+                embedded = openEmbeddedRedis();
             } catch (RuntimeException e) {
                 throw new LaunchException("REDIS_URL is not set and no embedded Redis could start (" + firstLine(e)
                         + "); set REDIS_URL=redis://host:port to use yours");
@@ -140,28 +137,11 @@ public final class Launcher implements AutoCloseable {
     }
 
     /**
-     * Starts a Redis of its own. The test support logs a line for its tests (with a key prefix the
-     * example does not use); the console says it in the example's words instead, and shows the test
-     * support's lines only when the start fails.
+     * Starts a Redis of its own. The test support prints a line for its tests when it opens a server
+     * (with a key prefix the example does not use); the console says it in the example's words instead.
      */
-    private static RedisServerExtension openEmbeddedRedis(boolean talk) {
-        if (!talk) {
-            return RedisServerExtension.forced(ServerStrategy.PATH, ServerStrategy.EMBEDDED).open();
-        }
-        PrintStream console = System.err;
-        ByteArrayOutputStream lines = new ByteArrayOutputStream();
-        System.setErr(new PrintStream(lines, true, StandardCharsets.UTF_8));
-        boolean started = false;
-        try {
-            RedisServerExtension redis = RedisServerExtension.forced(ServerStrategy.PATH, ServerStrategy.EMBEDDED).open();
-            started = true;
-            return redis;
-        } finally {
-            System.setErr(console);
-            if (!started) {
-                console.print(lines.toString(StandardCharsets.UTF_8));
-            }
-        }
+    private static RedisServerExtension openEmbeddedRedis() {
+        return RedisServerExtension.forced(ServerStrategy.PATH, ServerStrategy.EMBEDDED).openUnannounced();
     }
 
     /** Parses REDIS_URL as the library does (user, password, database, TLS) and PINGs it. */

@@ -95,7 +95,15 @@ abstract class ManagedRedisResource implements BeforeAllCallback, AfterAllCallba
      * The body of each extension's {@code open()}: the first call runs {@link #doOpen()} and logs what was
      * opened, later calls only count, so that each needs a matching {@link #close()}.
      */
-    final synchronized void acquire() {
+    final void acquire() {
+        acquire(true);
+    }
+
+    /**
+     * As {@link #acquire()}, the line on {@code System.err} only when {@code announce}: a caller that says
+     * what it opened in its own words (the example's launcher) leaves the tests' line out.
+     */
+    final synchronized void acquire(boolean announce) {
         if (opens > 0) {
             opens++;
             return;
@@ -104,7 +112,9 @@ abstract class ManagedRedisResource implements BeforeAllCallback, AfterAllCallba
         doOpen();
         opens = 1;
         Duration startup = Duration.ofNanos(System.nanoTime() - start);
-        System.err.println(LOG_PREFIX + ownerName + " -> " + describeOpened(startup));
+        if (announce) {
+            System.err.println(LOG_PREFIX + ownerName + " -> " + describeOpened(startup));
+        }
     }
 
     /**

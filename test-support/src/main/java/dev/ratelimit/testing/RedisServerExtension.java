@@ -110,6 +110,19 @@ public final class RedisServerExtension extends ManagedRedisResource {
         return this;
     }
 
+    /**
+     * As {@link #open()}, without the line the test support prints on {@code System.err} for its tests
+     * ({@code [redis-test] owner -> ...}, with a key prefix a caller outside the tests does not use): for a
+     * caller that tells its own console what it started.
+     *
+     * @return this extension, for try-with-resources
+     * @throws IllegalStateException as {@link #open()}
+     */
+    public RedisServerExtension openUnannounced() {
+        acquire(false);
+        return this;
+    }
+
     /** Obtains the server (see the class comment for the order) and opens the admin client. */
     @Override
     void doOpen() {
