@@ -53,8 +53,8 @@ public final class LogRecorder implements AutoCloseable {
     }
 
     private boolean covers(String logger) {
-        return prefix.isEmpty() || logger.startsWith(prefix)
-                && (logger.length() == prefix.length() || logger.charAt(prefix.length()) == '.');
+        return prefix.isEmpty() || (logger.startsWith(prefix)
+                && (logger.length() == prefix.length() || logger.charAt(prefix.length()) == '.'));
     }
 
     private synchronized void append(String event) {
