@@ -6,7 +6,7 @@ import dev.ratelimit.Algorithm;
 import dev.ratelimit.CalendarPeriod;
 import dev.ratelimit.Decision;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.RedisStore;
+import dev.ratelimit.RedisStoreExtension;
 import dev.ratelimit.Rule;
 import dev.ratelimit.internal.redis.LuaScript;
 import dev.ratelimit.internal.support.RedisKeys;
@@ -21,8 +21,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -42,9 +40,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 class StateFormatUpgradeIT {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
+    @RegisterExtension
+    static final RedisStoreExtension store = new RedisStoreExtension(redis);
 
     private static final Duration HOUR = Duration.ofHours(1);
-    private static RedisStore store;
 
     /** One algorithm: its rule, and whether its state's format changed since d23b70f. */
     record Row(String name, Rule rule, boolean formatChanged) {
@@ -70,19 +69,8 @@ class StateFormatUpgradeIT {
         return rows().filter(row -> !row.name.equals("concurrency"));
     }
 
-    @BeforeAll
-    static void connect() {
-        store = RedisStore.connect(redis.uri());
-    }
-
-    @AfterAll
-    static void close() {
-        store.close();
-    }
-
-    private static RateLimiter today(String policy, Rule rule) {
-        return RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName(policy).localDenyCache(false).rule(rule)
-                .build();
+    private static RateLimiter today(String policy, Rule... rules) {
+        return store.limiter(policy).localDenyCache(false).rules(List.of(rules)).build();
     }
 
     private static D23b70fNode old(String policy, Rule... rules) {
@@ -196,8 +184,7 @@ class StateFormatUpgradeIT {
         D23b70fNode old = old("two-rules", minute, hour);
         assertThat(old.admit("client").get(0)).isEqualTo(1);
         assertThat(old.admit("client").get(0)).isEqualTo(1);
-        RateLimiter today = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName("two-rules")
-                .localDenyCache(false).rule(minute).rule(hour).build();
+        RateLimiter today = today("two-rules", minute, hour);
         assertThat(today.redisKeys("client")).isEqualTo(old.keys("client"));
         assertThat(today.tryAcquire("client").allowed()).isTrue();
         assertThat(today.tryAcquire("client").allowed()).as("the minute's 3, 2 of them taken by d23b70f").isFalse();
