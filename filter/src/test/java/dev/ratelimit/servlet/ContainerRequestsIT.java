@@ -8,8 +8,13 @@ import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
 import dev.ratelimit.testing.RedisServerExtension;
+import java.net.CookieManager;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -86,7 +91,7 @@ class ContainerRequestsIT {
     }
 
     private static String formLoginApp(String path) {
-        Map<String, String> all = FilterParams.of(redis, "limit", "10", "window", "1m");
+        Map<String, String> all = FilterParams.of(redis, "limit", "20", "window", "1m");
         all.put("keyPrefix", redis.keyPrefix() + path.substring(1) + ":");
         Map<String, String> login = new LinkedHashMap<>(FilterParams.of(redis, "limit", "3", "window", "1m",
                 "countStatus", "401", "key", "ip+param:j_username", "methods", "POST"));
@@ -124,7 +129,7 @@ class ContainerRequestsIT {
             assertThat(page.headers().firstValue("Location")).hasValueSatisfying(to -> assertThat(to).contains("/login.html"));
         }
         assertThat(Http.get(app.resolve("orders")).headers().firstValue("RateLimit"))
-                .as("the first request the filter counted").hasValue("\"all\";r=9;t=60");
+                .as("the first request the filter counted").hasValue("\"all\";r=19;t=60");
     }
 
     @ParameterizedTest(name = "{0}")
@@ -142,5 +147,17 @@ class ContainerRequestsIT {
         assertThat(Http.postForm(login, "j_username=alice&j_password=secret").statusCode())
                 .as("three failures lock alice out at this address, her right password too").isEqualTo(429);
         assertThat(Http.postForm(login, "j_username=bob&j_password=hunter2").statusCode()).isEqualTo(303);
+
+        // Signed in as j_security_check signs in: a browser that keeps its session cookie gets the page.
+        HttpClient browser = HttpClient.newBuilder().cookieHandler(new CookieManager()).build();
+        URI page = login.resolve("secure/page");
+        assertThat(browser.send(HttpRequest.newBuilder(page).build(), BodyHandlers.ofString()).headers()
+                .firstValue(EchoServlet.ECHO_HEADER)).as("not yet signed in").isEmpty();
+        HttpResponse<String> signIn = browser.send(HttpRequest.newBuilder(login)
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(BodyPublishers.ofString("j_username=bob&j_password=hunter2")).build(), BodyHandlers.ofString());
+        assertThat(signIn.statusCode()).isEqualTo(303);
+        assertThat(browser.send(HttpRequest.newBuilder(page).build(), BodyHandlers.ofString()).headers()
+                .firstValue(EchoServlet.ECHO_HEADER)).as("the protected page, signed in").hasValue("1");
     }
 }
