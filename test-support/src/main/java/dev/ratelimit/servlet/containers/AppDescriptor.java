@@ -23,6 +23,10 @@ import java.util.Set;
  * start fails the deployment. Filters are mapped to the REQUEST dispatcher and nothing is
  * async-supported, the {@code web.xml} defaults, unless {@link Builder#dispatchers} and
  * {@link Builder#asyncSupported} say otherwise.
+ *
+ * <p>Or, with {@link Builder#webXml}, the descriptor itself as a WAR holds it: the container reads
+ * it as it reads a deployed WAR's (its version, {@code <login-config>}, security constraints), with
+ * its own default servlet for the webapp's files and the {@link Builder#user users} of its realm.
  */
 public final class AppDescriptor {
 
@@ -43,6 +47,13 @@ public final class AppDescriptor {
         /** Mapped to REQUEST only, not async-supported: the {@code web.xml} defaults. */
         public FilterDecl(String name, String className, Map<String, String> initParams, List<String> urlPatterns) {
             this(name, className, initParams, urlPatterns, EnumSet.of(DispatcherType.REQUEST), false);
+        }
+    }
+
+    /** A user of the container's realm, for a descriptor's {@code <login-config>}. */
+    public record UserDecl(String name, String password, List<String> roles) {
+        public UserDecl {
+            roles = List.copyOf(roles);
         }
     }
 
@@ -67,8 +78,16 @@ public final class AppDescriptor {
     private final List<ServletDecl> servlets;
     private final List<ErrorPageDecl> errorPages;
     private final Map<String, String> resources;
+    private final String webXml;
+    private final List<UserDecl> users;
 
     private AppDescriptor(Builder b) {
+        if (b.webXml != null && !(b.filters.isEmpty() && b.servlets.isEmpty() && b.listeners.isEmpty()
+                && b.contextParams.isEmpty() && b.errorPages.isEmpty())) {
+            throw new IllegalStateException("an app with webXml declares everything in it");
+        }
+        this.webXml = b.webXml;
+        this.users = List.copyOf(b.users);
         this.resources = Collections.unmodifiableMap(new LinkedHashMap<>(b.resources));
         this.contextPath = b.contextPath;
         this.contextParams = Collections.unmodifiableMap(new LinkedHashMap<>(b.contextParams));
@@ -80,7 +99,7 @@ public final class AppDescriptor {
         }
         this.filters = List.copyOf(filters);
         List<ServletDecl> all = new ArrayList<>(b.servlets);
-        if (b.echo) {
+        if (b.echo && b.webXml == null) {
             all.add(new ServletDecl(ECHO_SERVLET_NAME, EchoServlet.class.getName(), Map.of(), List.of("/*")));
         }
         List<ServletDecl> servlets = new ArrayList<>();
@@ -138,6 +157,30 @@ public final class AppDescriptor {
         });
     }
 
+    /** {@code WEB-INF/web.xml} as written, for the container to read; null when the app is declared in code. */
+    public String webXml() {
+        return webXml;
+    }
+
+    /** The users of the container's realm, for a descriptor's {@code <login-config>}. */
+    public List<UserDecl> users() {
+        return users;
+    }
+
+    /** Writes {@link #webXml()} (when there is one) and {@link #resources()} under the webapp's directory. */
+    void writeWar(java.nio.file.Path root) {
+        writeResources(root);
+        if (webXml != null) {
+            java.nio.file.Path file = root.resolve("WEB-INF").resolve("web.xml");
+            try {
+                java.nio.file.Files.createDirectories(file.getParent());
+                java.nio.file.Files.write(file, webXml.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+    }
+
     /** Error pages in declaration order. */
     public List<ErrorPageDecl> errorPages() {
         return errorPages;
@@ -170,6 +213,8 @@ public final class AppDescriptor {
         private final Set<String> asyncServlets = new HashSet<>();
         private final List<ErrorPageDecl> errorPages = new ArrayList<>();
         private final Map<String, String> resources = new LinkedHashMap<>();
+        private final List<UserDecl> users = new ArrayList<>();
+        private String webXml;
         private boolean echo = true;
 
         private Builder(String contextPath) {
@@ -278,6 +323,23 @@ public final class AppDescriptor {
                 throw new IllegalArgumentException("a resource path starts with '/' and stays in the webapp: " + path);
             }
             resources.put(path, Objects.requireNonNull(content, "content"));
+            return this;
+        }
+
+        /**
+         * The webapp's {@code WEB-INF/web.xml} as written, read by the container as a deployed WAR's
+         * (its {@code version}, {@code <async-supported>}, {@code <login-config>}, security constraints),
+         * beside the container's default servlet for the {@link #resource files}. Declares the whole
+         * webapp: no filter, servlet, listener, context-param or error page in code, and no echo servlet.
+         */
+        public Builder webXml(String xml) {
+            webXml = Objects.requireNonNull(xml, "xml");
+            return this;
+        }
+
+        /** A user of the container's realm (for the descriptor's {@code <login-config>}), with its roles. */
+        public Builder user(String name, String password, String... roles) {
+            users.add(new UserDecl(name, password, Arrays.asList(roles)));
             return this;
         }
 
