@@ -44,9 +44,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * 5.3's titles (the title here is the status's reason phrase, as in B.1.4); an available quota equal
  * to the whole quota (8.5's example of what a server should not send: an admission always takes a
  * permit); an available quota lowered below the count at an unchanged {@code q} (B.1.3's second
- * response: adaptive limits lower {@code q} with it); and the appendix "RateLimit header fields
- * currently used on the web" and the FAQ, to be removed from the draft, with parameters it does not
- * define ({@code burst}, {@code q} on {@code RateLimit}).
+ * response: adaptive limits lower {@code q} with it); and the fields of the FAQ and of the appendix
+ * "RateLimit header fields currently used on the web" with parameters the draft does not define
+ * ({@code burst}, {@code q} on {@code RateLimit}).
  */
 class DraftExamplesIT {
     @RegisterExtension
@@ -286,6 +286,17 @@ class DraftExamplesIT {
         assertThat(response.field("RateLimit-Policy")).isEqualTo("\"hour\";q=1000;w=3600, \"day\";q=5000;w=86400");
         // The draft's server leaves out the hourly item (it MAY); these answers carry each policy's.
         assertThat(response.lines("RateLimit")).containsExactly("\"hour\";r=900;t=1800", "\"day\";r=100;t=36000");
+    }
+
+    @Test
+    @DisplayName("FAQ 8: RateLimit:\"default\";r=50;t=60 and \"sliding\";r=50;t=44")
+    void faqExamples() {
+        HttpPolicy defaults = policy("default", "limit", "51", "window", "1m");
+        assertThat(answer(defaults, fixedWindow(defaults, -1, 0)).field("RateLimit"))
+                .as("the draft writes no space after the colon; the field value is the same")
+                .isEqualTo("\"default\";r=50;t=60");
+        HttpPolicy sliding = policy("sliding", "limit", "100", "window", "1m");
+        assertThat(answer(sliding, fixedWindow(sliding, 49, 43_999)).field("RateLimit")).isEqualTo("\"sliding\";r=50;t=44");
     }
 
     @Test
