@@ -60,8 +60,8 @@ final class DraftFields {
     /**
      * A decision's {@code RateLimit} item: the available quota {@code r} and the effective window
      * {@code t}, within which the client can use no more than {@code r} (draft -11, 4.1). For an
-     * admission {@code t} is the time until the whole quota is back, so a client that keeps to it is
-     * never refused. On a denial {@code t} is the {@code Retry-After} value, which the draft (6) says
+     * admission {@code t} is the time until the whole quota is back: the quota may free up earlier,
+     * but a client that takes {@code r} within {@code t} never goes over it. On a denial {@code t} is the {@code Retry-After} value, which the draft (6) says
      * must not point earlier than the effective window's end. An in-flight limit's admission carries
      * no {@code t}: no time bounds its quota, and its leases' timeout would only hold back a client
      * whose requests end in milliseconds.
