@@ -98,6 +98,11 @@ class TracingFilterIT {
         Attributes event = deniedSpan.getEvents().get(0).getAttributes();
         assertThat(event.get(text("ratelimit.policy"))).isEqualTo(policy);
         assertThat(event.get(number("ratelimit.retry_after_ms"))).isEqualTo(denied.get(number("ratelimit.retry_after_ms")));
+
+        Attributes remembered = request(app, 429).getAttributes();
+        assertThat(remembered.get(text("ratelimit.outcome"))).isEqualTo("denied");
+        assertThat(remembered.get(AttributeKey.doubleKey("ratelimit.redis.round_trip_ms")))
+                .as("the local deny cache answered, without Redis").isNull();
     }
 
     @ParameterizedTest
