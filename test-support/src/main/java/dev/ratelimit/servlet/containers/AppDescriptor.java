@@ -32,45 +32,6 @@ public final class AppDescriptor {
 
     public static final String ECHO_SERVLET_NAME = "echo";
 
-    /** A {@code <filter>} with its {@code <filter-mapping>} and its {@code <dispatcher>}s. */
-    public record FilterDecl(String name, String className, Map<String, String> initParams, List<String> urlPatterns,
-            Set<DispatcherType> dispatchers, boolean asyncSupported) {
-        public FilterDecl {
-            initParams = Collections.unmodifiableMap(new LinkedHashMap<>(initParams));
-            urlPatterns = List.copyOf(urlPatterns);
-            if (dispatchers.isEmpty()) {
-                throw new IllegalArgumentException("filter '" + name + "' needs at least one dispatcher");
-            }
-            dispatchers = Collections.unmodifiableSet(EnumSet.copyOf(dispatchers));
-        }
-
-        /** Mapped to REQUEST only, not async-supported: the {@code web.xml} defaults. */
-        public FilterDecl(String name, String className, Map<String, String> initParams, List<String> urlPatterns) {
-            this(name, className, initParams, urlPatterns, EnumSet.of(DispatcherType.REQUEST), false);
-        }
-    }
-
-    /** A user of the container's realm, for a descriptor's {@code <login-config>}. */
-    public record UserDecl(String name, String password, List<String> roles) {
-        public UserDecl {
-            roles = List.copyOf(roles);
-        }
-    }
-
-    /** A {@code <servlet>} with its {@code <servlet-mapping>}. */
-    public record ServletDecl(String name, String className, Map<String, String> initParams, List<String> urlPatterns,
-            boolean asyncSupported) {
-        public ServletDecl {
-            initParams = Collections.unmodifiableMap(new LinkedHashMap<>(initParams));
-            urlPatterns = List.copyOf(urlPatterns);
-        }
-
-        /** Not async-supported: the {@code web.xml} default. */
-        public ServletDecl(String name, String className, Map<String, String> initParams, List<String> urlPatterns) {
-            this(name, className, initParams, urlPatterns, false);
-        }
-    }
-
     private final String contextPath;
     private final Map<String, String> contextParams;
     private final List<String> listeners;
@@ -144,19 +105,6 @@ public final class AppDescriptor {
         return resources;
     }
 
-    /** Writes {@link #resources()} under a directory the container serves the webapp from. */
-    void writeResources(java.nio.file.Path root) {
-        resources.forEach((path, content) -> {
-            java.nio.file.Path file = root.resolve(path.substring(1));
-            try {
-                java.nio.file.Files.createDirectories(file.getParent());
-                java.nio.file.Files.write(file, content.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        });
-    }
-
     /** {@code WEB-INF/web.xml} as written, for the container to read; null when the app is declared in code. */
     public String webXml() {
         return webXml;
@@ -165,20 +113,6 @@ public final class AppDescriptor {
     /** The users of the container's realm, for a descriptor's {@code <login-config>}. */
     public List<UserDecl> users() {
         return users;
-    }
-
-    /** Writes {@link #webXml()} (when there is one) and {@link #resources()} under the webapp's directory. */
-    void writeWar(java.nio.file.Path root) {
-        writeResources(root);
-        if (webXml != null) {
-            java.nio.file.Path file = root.resolve("WEB-INF").resolve("web.xml");
-            try {
-                java.nio.file.Files.createDirectories(file.getParent());
-                java.nio.file.Files.write(file, webXml.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        }
     }
 
     /** Error pages in declaration order. */
@@ -205,7 +139,7 @@ public final class AppDescriptor {
     public static final class Builder {
         private final String contextPath;
         private final Map<String, String> contextParams = new LinkedHashMap<>();
-        private final List<String> listeners = new java.util.ArrayList<>();
+        private final List<String> listeners = new ArrayList<>();
         private final List<FilterDecl> filters = new ArrayList<>();
         private final List<ServletDecl> servlets = new ArrayList<>();
         private final Map<String, Set<DispatcherType>> dispatchers = new LinkedHashMap<>();

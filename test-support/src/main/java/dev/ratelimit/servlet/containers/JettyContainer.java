@@ -100,7 +100,7 @@ final class JettyContainer implements ServletContainer {
         app.contextParams().forEach(ctx::setInitParameter);
         if (app.webXml() == null && !app.resources().isEmpty()) {
             java.nio.file.Path base = resourceBase(path);
-            app.writeResources(base);
+            WebappFiles.resources(app, base);
             // Jetty 9.4 names it setResourceBase: test-support-javax replaces this call.
             ctx.setBaseResourceAsString(base.toString());
         }
@@ -114,7 +114,7 @@ final class JettyContainer implements ServletContainer {
 
         ServletHandler handler = ctx.getServletHandler();
         handler.setStartWithUnavailable(false); // a failing init() must fail start(), not just mark the holder unavailable
-        for (AppDescriptor.FilterDecl f : app.filters()) {
+        for (FilterDecl f : app.filters()) {
             FilterHolder holder = new FilterHolder();
             holder.setName(f.name());
             holder.setClassName(f.className());
@@ -127,7 +127,7 @@ final class JettyContainer implements ServletContainer {
             mapping.setDispatcherTypes(EnumSet.copyOf(f.dispatchers()));
             handler.addFilterMapping(mapping);
         }
-        for (AppDescriptor.ServletDecl s : app.servlets()) {
+        for (ServletDecl s : app.servlets()) {
             ServletHolder holder = new ServletHolder();
             holder.setName(s.name());
             holder.setClassName(s.className());
@@ -175,14 +175,14 @@ final class JettyContainer implements ServletContainer {
      */
     private WebAppContext readingItsDescriptor(AppDescriptor app, String path) {
         java.nio.file.Path base = resourceBase(path);
-        app.writeWar(base);
+        WebappFiles.war(app, base);
         WebAppContext ctx = new WebAppContext();
         // Jetty 9.4 names it setResourceBase: test-support-javax replaces this call.
         ctx.setBaseResourceAsString(base.toString());
         ctx.setParentLoaderPriority(true);
         ctx.setThrowUnavailableOnStartupException(true);
         UserStore users = new UserStore();
-        for (AppDescriptor.UserDecl user : app.users()) {
+        for (UserDecl user : app.users()) {
             users.addUser(user.name(), Credential.getCredential(user.password()), user.roles().toArray(String[]::new));
         }
         HashLoginService realm = new HashLoginService("users");

@@ -16,13 +16,11 @@ import org.apache.catalina.LifecycleState;
 import org.apache.catalina.Wrapper;
 import org.apache.catalina.connector.Connector;
 import org.apache.catalina.core.StandardContext;
-import org.apache.catalina.startup.ContextConfig;
 import org.apache.catalina.startup.Tomcat;
 import org.apache.tomcat.util.descriptor.web.ErrorPage;
 import org.apache.tomcat.util.descriptor.web.FilterDef;
 import org.apache.tomcat.util.descriptor.web.FilterMap;
 import org.apache.tomcat.util.modeler.Registry;
-import org.apache.tomcat.util.scan.StandardJarScanner;
 
 /**
  * Embedded Tomcat 11 on 127.0.0.1, port 0, base dir in a temp directory deleted on close, no JNDI
@@ -125,14 +123,14 @@ final class TomcatContainer implements ServletContainer {
             throw new IllegalStateException("an app is already deployed at '" + path + "' on tomcat");
         }
         Path docBase = docBase(path);
-        app.writeWar(docBase);
+        WebappFiles.war(app, docBase);
 
         StandardContext ctx = new StandardContext();
         ctx.setName(path);
         ctx.setPath(path);
         ctx.setDocBase(docBase.toString());
         if (app.webXml() != null) {
-            readsItsDescriptor(ctx, app, t);
+            TomcatDescriptors.readsItsDescriptor(ctx, app, t);
         } else {
             ctx.addLifecycleListener(new Tomcat.FixContextListener());
         }
@@ -143,7 +141,7 @@ final class TomcatContainer implements ServletContainer {
         ctx.setClearReferencesRmiTargets(false);
         app.contextParams().forEach(ctx::addParameter);
         app.listeners().forEach(ctx::addApplicationListener);
-        for (AppDescriptor.FilterDecl f : app.filters()) {
+        for (FilterDecl f : app.filters()) {
             FilterDef def = new FilterDef();
             def.setFilterName(f.name());
             def.setFilterClass(f.className());
@@ -156,7 +154,7 @@ final class TomcatContainer implements ServletContainer {
             f.dispatchers().forEach(d -> map.setDispatcher(d.name())); // each call adds one
             ctx.addFilterMap(map);
         }
-        for (AppDescriptor.ServletDecl s : app.servlets()) {
+        for (ServletDecl s : app.servlets()) {
             Wrapper wrapper = ctx.createWrapper();
             wrapper.setName(s.name());
             wrapper.setServletClass(s.className());
@@ -216,34 +214,6 @@ final class TomcatContainer implements ServletContainer {
         }
         throw DeploymentFailedException.withoutCause(name(), path,
                 capture.messages().isEmpty() ? "context state " + ctx.getState() : String.join("; ", capture.messages()));
-    }
-
-    /**
-     * A context that reads its WEB-INF/web.xml as Tomcat reads a deployed WAR's ({@link ContextConfig}:
-     * the descriptor's version, login-config and constraints, the authenticator they call for), with
-     * what conf/web.xml gives every webapp that matters here: the default servlet on "/" and the MIME
-     * types. The class path is not scanned for fragments (the test class path is not a WAR's lib).
-     */
-    private static void readsItsDescriptor(StandardContext ctx, AppDescriptor app, Tomcat t) {
-        ContextConfig config = new ContextConfig();
-        config.setDefaultWebXml(t.noDefaultWebXmlPath());
-        ctx.addLifecycleListener(config);
-        StandardJarScanner scanner = new StandardJarScanner();
-        scanner.setScanClassPath(false);
-        ctx.setJarScanner(scanner);
-        Wrapper files = ctx.createWrapper();
-        files.setName("default");
-        files.setServletClass("org.apache.catalina.servlets.DefaultServlet");
-        files.setLoadOnStartup(1);
-        files.setOverridable(true);
-        ctx.addChild(files);
-        ctx.addServletMappingDecoded("/", "default");
-        Tomcat.addDefaultMimeTypeMappings(ctx);
-        // The engine's realm is the Tomcat instance's own users (Tomcat.createDefaultRealm).
-        for (AppDescriptor.UserDecl user : app.users()) {
-            t.addUser(user.name(), user.password());
-            user.roles().forEach(role -> t.addRole(user.name(), role));
-        }
     }
 
     @Override
