@@ -138,7 +138,7 @@ public final class RedisStore implements AutoCloseable {
 
     /**
      * Round trips of script calls under way per node before concurrent calls travel together; 0 for
-     * none. Two, measured against one (BENCHMARKS.md, bench/NOTES.md): two callers still go at once,
+     * none. Two, measured against one (bench/BENCHMARKS.md, bench/NOTES.md): two callers still go at once,
      * side by side, while at 16 callers and more the batches grow as large as Redis' CPU needs.
      */
     private static int coalescing(RedisSettings settings) {

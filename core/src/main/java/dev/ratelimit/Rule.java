@@ -165,6 +165,7 @@ public final class Rule {
     @Override
     public String toString() {
         return name + ": " + (calendar != null ? limit + " per calendar " + calendar + " in " + timeZone.getId()
+                : algorithm == Algorithm.CONCURRENCY ? algorithm + " " + limit + " in flight (lease timeout " + Durations.format(window) + ")"
                 : algorithm + " " + limit + " per " + Durations.format(window))
                 + (algorithm.usesBurst() ? ", burst " + burst : "") + (cost != 1 ? ", cost " + cost : "")
                 + (penalty != null ? ", penalty " + Durations.format(penalty) : "");

@@ -10,7 +10,7 @@ import java.util.Map;
 
 /**
  * Runs every benchmark against one local Redis ({@link JmhThroughput}), measures what JMH cannot
- * ({@link RedisMeasurements}, {@link HttpBench}), and writes BENCHMARKS.md ({@link BenchmarkMarkdown}):
+ * ({@link RedisMeasurements}, {@link HttpBench}), and writes bench/BENCHMARKS.md ({@link BenchmarkMarkdown}):
  * machine, versions, date, command, every raw figure, every ratio, and the targets met or missed.
  *
  * <p>Three modes, the first argument: {@code full} runs everything and rewrites the whole file;
@@ -45,7 +45,8 @@ public final class BenchmarkReport {
     /**
      * {@code BenchmarkReport full|http|smoke <output.md>}; REDIS_URL if set, else a Redis of its own.
      *
-     * @param args the mode (default {@code full}) and the file to write (default {@code BENCHMARKS.md})
+     * @param args the mode (default {@code full}) and the file to write (default {@code bench/BENCHMARKS.md}, from
+     *             the repository root); bench/NOTES.md is read beside it
      * @throws Exception when a benchmark fails
      */
     public static void main(String[] args) throws Exception {
@@ -54,7 +55,7 @@ public final class BenchmarkReport {
             throw new IllegalArgumentException("the mode must be full, http or smoke, but was '" + mode + "'");
         }
         boolean smoke = mode.equals("smoke");
-        Path output = Path.of(args.length > 1 ? args[1] : "BENCHMARKS.md");
+        Path output = Path.of(args.length > 1 ? args[1] : "bench/BENCHMARKS.md");
         String external = System.getenv("REDIS_URL");
         RedisServerExtension own = null;
         String uri = external;
@@ -63,7 +64,7 @@ public final class BenchmarkReport {
             uri = own.uri();
         }
         try {
-            Path notes = output.toAbsolutePath().getParent().resolve("bench").resolve("NOTES.md");
+            Path notes = output.toAbsolutePath().resolveSibling("NOTES.md");
             Path profiles = output.toAbsolutePath().resolveSibling(HttpBenchMarkdown.PROFILE_FILE);
             String markdown = mode.equals("http") ? httpOnly(uri, output, notes, profiles)
                     : new BenchmarkReport(smoke, uri, notes, smoke ? null : profiles).run();

@@ -1,7 +1,8 @@
 /**
- * The benchmarks behind BENCHMARKS.md; never deployed. {@link dev.ratelimit.bench.BenchmarkReport}
- * runs them against a Redis of its own ({@code redis-server} on the PATH, else an embedded one; or
- * the server {@code REDIS_URL} names) and writes the file. From the repository root:
+ * The benchmarks behind bench/BENCHMARKS.md, written beside this module's pom; never deployed.
+ * {@link dev.ratelimit.bench.BenchmarkReport} runs them against a Redis of its own
+ * ({@code redis-server} on the PATH, else an embedded one; or the server {@code REDIS_URL} names) and
+ * writes the file. From the repository root:
  *
  * <pre>
  * mvn -B -pl bench -am -DskipTests package exec:exec                      # everything, about 25 minutes

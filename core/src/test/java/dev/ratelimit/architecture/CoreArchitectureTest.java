@@ -65,8 +65,8 @@ class CoreArchitectureTest {
         assertThat(CORE.containPackage("dev.ratelimit.internal.engine")).as("the core's classes were read").isTrue();
         assertThat(CORE.containPackage("dev.ratelimit.testing")).as("and test-support's were not").isFalse();
         noClasses().should().dependOnClassesThat().resideInAnyPackage("jakarta.servlet..", "javax.servlet..",
-                "jakarta.ws.rs..", "javax.ws.rs..", "io.micrometer..")
-                .because("core is shared by both servlet namespaces and loads the metrics module by name")
+                "jakarta.ws.rs..", "javax.ws.rs..", "io.micrometer..", "io.opentelemetry..")
+                .because("core is shared by both servlet namespaces and loads the metrics and tracing modules by name")
                 .check(CORE);
     }
 

@@ -94,20 +94,32 @@ class ConcurrencyFilterIT {
         await("17 denials answered and 3 requests held", () -> InFlightServlet.inFlight.get() == 3
                 && responses.stream().filter(CompletableFuture::isDone).count() == 17);
         assertThat(leases(policy)).as("one lease per request in flight, in Redis").isEqualTo(3);
+        // The draft's quota unit, and no w: q=3;w=120 would read as 3 requests per 2 minutes.
+        String policyField = "\"" + policy + "\";q=3;qu=\"concurrent-requests\"";
         for (CompletableFuture<HttpResponse<String>> response : responses) {
             if (response.isDone()) {
                 HttpResponse<String> denial = response.get();
                 assertThat(denial.statusCode()).isEqualTo(429);
-                assertThat(Long.parseLong(denial.headers().firstValue("Retry-After").orElseThrow()))
-                        .as("until the earliest lease expires, at least 1 s").isBetween(1L, 120L);
-                assertThat(denial.headers().firstValue("RateLimit").orElseThrow()).contains(";r=0;");
+                String retryAfter = denial.headers().firstValue("Retry-After").orElseThrow();
+                assertThat(Long.parseLong(retryAfter)).as("until the earliest lease expires, at least 1 s")
+                        .isBetween(1L, 120L);
+                assertThat(denial.headers().firstValue("RateLimit")).as("t is the Retry-After value")
+                        .hasValue("\"" + policy + "\";r=0;t=" + retryAfter);
+                assertThat(denial.headers().firstValue("RateLimit-Policy")).hasValue(policyField);
+                assertThat(denial.body()).contains("allows 3 requests in flight at once");
             }
         }
 
         InFlightServlet.open();
         Map<Integer, Integer> statuses = new java.util.TreeMap<>();
         for (CompletableFuture<HttpResponse<String>> response : responses) {
-            statuses.merge(response.get(30, TimeUnit.SECONDS).statusCode(), 1, Integer::sum);
+            HttpResponse<String> answer = response.get(30, TimeUnit.SECONDS);
+            statuses.merge(answer.statusCode(), 1, Integer::sum);
+            if (answer.statusCode() == 200) {
+                assertThat(answer.headers().firstValue("RateLimit-Policy")).hasValue(policyField);
+                assertThat(answer.headers().firstValue("RateLimit")).as("an admission: the places left, no time window")
+                        .hasValueSatisfying(value -> assertThat(value).matches("\"" + policy + "\";r=[0-2]"));
+            }
         }
         assertThat(statuses).containsExactly(Map.entry(200, 3), Map.entry(429, 17));
         assertThat(InFlightServlet.highWater.get()).as("the most served at once, on both nodes").isEqualTo(3);

@@ -154,7 +154,17 @@ class PenaltyBoxFilterIT {
         HttpResponse<String> boxed = Http.get(app);
         assertThat(boxed.statusCode()).isEqualTo(429);
         assertThat(boxed.headers().firstValue("Retry-After")).as("15 minutes").hasValue("900");
-        assertThat(boxed.body()).contains("\"retryAfter\":900");
+        assertThat(boxed.headers().firstValue("RateLimit")).as("t is the penalty left, the Retry-After value")
+                .hasValue("\"search\";r=0;t=900");
+        assertThat(boxed.body()).as("the draft's problem type for a client refused for its pattern of requests")
+                .startsWith("{\"type\":\"https://iana.org/assignments/http-problem-types#abnormal-usage-detected\","
+                        + "\"title\":\"Too Many Requests\",\"status\":429,\"detail\":\"Policy 'search' allows 30 "
+                        + "requests per 1m and refuses a client that goes over it for 15m. Try again in 900 seconds.\","
+                        + "\"violated-policies\":[\"search\"],")
+                .contains("\"retryAfter\":900");
+        HttpResponse<String> inTheBox = Http.get(app);
+        assertThat(inTheBox.body()).as("refused in the box: the same type")
+                .contains("\"type\":\"https://iana.org/assignments/http-problem-types#abnormal-usage-detected\"");
         assertThat(redis.client().pttl(onlyBox(prefix))).isBetween(890_000L, 900_000L);
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
 
 import dev.ratelimit.servlet.containers.AppDescriptor;
+import dev.ratelimit.servlet.containers.FilterDecl;
 import dev.ratelimit.servlet.containers.DispatchingServlet;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainers;
@@ -109,7 +110,7 @@ class ReadmeWebXmlIT {
     @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
     void theSnippetDeploysAndLimits(Kind kind) throws Exception {
         assertThat(webApp("/readme-check").filters()).as("the snippet's filters are async-supported")
-                .isNotEmpty().allMatch(AppDescriptor.FilterDecl::asyncSupported);
+                .isNotEmpty().allMatch(FilterDecl::asyncSupported);
         URI app = containers.get(kind).deploy(webApp("/readme-" + kind));
 
         var api = Http.get(app.resolve("api/orders"));

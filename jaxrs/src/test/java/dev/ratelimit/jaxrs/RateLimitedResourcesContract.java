@@ -303,13 +303,20 @@ abstract class RateLimitedResourcesContract {
                 Thread.sleep(10);
             }
             for (int i = 0; i < 2; i++) {
-                assertThat(get(export, "X-Client", "c").statusCode()).as("refused while one is in flight")
-                        .isEqualTo(429);
+                HttpResponse<String> refused = get(export, "X-Client", "c");
+                assertThat(refused.statusCode()).as("refused while one is in flight").isEqualTo(429);
+                assertThat(refused.headers().firstValue("RateLimit-Policy"))
+                        .hasValue("\"Export.export\";q=1;qu=\"concurrent-requests\"");
+                assertThat(refused.headers().firstValue("RateLimit")).as("t is the Retry-After value")
+                        .hasValue("\"Export.export\";r=0;t=" + refused.headers().firstValue("Retry-After").orElseThrow());
             }
         } finally {
             Resources.Export.finish.countDown();
         }
-        assertThat(first.get(30, TimeUnit.SECONDS).statusCode()).as("the one in flight").isEqualTo(200);
+        HttpResponse<String> served = first.get(30, TimeUnit.SECONDS);
+        assertThat(served.statusCode()).as("the one in flight").isEqualTo(200);
+        assertThat(served.headers().firstValue("RateLimit")).as("an admission: no time window")
+                .hasValue("\"Export.export\";r=0");
         assertThat(get(export, "X-Client", "c").statusCode()).as("the finished export gave its lease back")
                 .isEqualTo(200);
     }
@@ -337,9 +344,17 @@ abstract class RateLimitedResourcesContract {
         HttpResponse<String> over = get(boxed, "X-Client", "b");
         assertThat(over.statusCode()).isEqualTo(429);
         assertThat(over.headers().firstValue("Retry-After")).as("the penalty, not the window's second").hasValue("3600");
+        assertThat(over.headers().firstValue("RateLimit")).hasValue("\"Boxed.work\";r=0;t=3600");
+        assertThat(over.body()).startsWith(
+                "{\"type\":\"https://iana.org/assignments/http-problem-types#abnormal-usage-detected\",");
         HttpResponse<String> again = get(boxed, "X-Client", "b");
         assertThat(again.statusCode()).isEqualTo(429);
-        assertThat(Long.parseLong(again.headers().firstValue("Retry-After").orElseThrow())).isBetween(3598L, 3600L);
+        String retryAfter = again.headers().firstValue("Retry-After").orElseThrow();
+        assertThat(Long.parseLong(retryAfter)).isBetween(3598L, 3600L);
+        assertThat(again.headers().firstValue("RateLimit")).as("t is the Retry-After value")
+                .hasValue("\"Boxed.work\";r=0;t=" + retryAfter);
+        assertThat(again.body()).contains("\"violated-policies\":[\"Boxed.work\"]")
+                .contains("\"type\":\"https://iana.org/assignments/http-problem-types#abnormal-usage-detected\"");
         assertThat(get(boxed, "X-Client", "other").statusCode()).as("another client is not boxed").isEqualTo(200);
     }
 

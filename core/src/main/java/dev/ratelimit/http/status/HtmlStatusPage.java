@@ -150,7 +150,7 @@ final class HtmlStatusPage {
         out.append("<table>\n");
         for (Rule rule : limiter.rules) {
             row("Rule" + (limiter.rules.size() > 1 ? " " + rule.name() : ""), rule.algorithm().configName() + ", "
-                    + rule.limit() + " per " + HttpPolicy.windowText(rule) + (rule.cost() == 1 ? "" : ", cost "
+                    + HttpPolicy.quotaText(rule) + (rule.cost() == 1 ? "" : ", cost "
                     + rule.cost()));
         }
         row("In force", "limit " + limiter.effectiveLimit + ", enforce " + limiter.effectiveEnforce);

@@ -23,42 +23,14 @@ import java.util.Set;
  * start fails the deployment. Filters are mapped to the REQUEST dispatcher and nothing is
  * async-supported, the {@code web.xml} defaults, unless {@link Builder#dispatchers} and
  * {@link Builder#asyncSupported} say otherwise.
+ *
+ * <p>Or, with {@link Builder#webXml}, the descriptor itself as a WAR holds it: the container reads
+ * it as it reads a deployed WAR's (its version, {@code <login-config>}, security constraints), with
+ * its own default servlet for the webapp's files and the {@link Builder#user users} of its realm.
  */
 public final class AppDescriptor {
 
     public static final String ECHO_SERVLET_NAME = "echo";
-
-    /** A {@code <filter>} with its {@code <filter-mapping>} and its {@code <dispatcher>}s. */
-    public record FilterDecl(String name, String className, Map<String, String> initParams, List<String> urlPatterns,
-            Set<DispatcherType> dispatchers, boolean asyncSupported) {
-        public FilterDecl {
-            initParams = Collections.unmodifiableMap(new LinkedHashMap<>(initParams));
-            urlPatterns = List.copyOf(urlPatterns);
-            if (dispatchers.isEmpty()) {
-                throw new IllegalArgumentException("filter '" + name + "' needs at least one dispatcher");
-            }
-            dispatchers = Collections.unmodifiableSet(EnumSet.copyOf(dispatchers));
-        }
-
-        /** Mapped to REQUEST only, not async-supported: the {@code web.xml} defaults. */
-        public FilterDecl(String name, String className, Map<String, String> initParams, List<String> urlPatterns) {
-            this(name, className, initParams, urlPatterns, EnumSet.of(DispatcherType.REQUEST), false);
-        }
-    }
-
-    /** A {@code <servlet>} with its {@code <servlet-mapping>}. */
-    public record ServletDecl(String name, String className, Map<String, String> initParams, List<String> urlPatterns,
-            boolean asyncSupported) {
-        public ServletDecl {
-            initParams = Collections.unmodifiableMap(new LinkedHashMap<>(initParams));
-            urlPatterns = List.copyOf(urlPatterns);
-        }
-
-        /** Not async-supported: the {@code web.xml} default. */
-        public ServletDecl(String name, String className, Map<String, String> initParams, List<String> urlPatterns) {
-            this(name, className, initParams, urlPatterns, false);
-        }
-    }
 
     private final String contextPath;
     private final Map<String, String> contextParams;
@@ -67,8 +39,16 @@ public final class AppDescriptor {
     private final List<ServletDecl> servlets;
     private final List<ErrorPageDecl> errorPages;
     private final Map<String, String> resources;
+    private final String webXml;
+    private final List<UserDecl> users;
 
     private AppDescriptor(Builder b) {
+        if (b.webXml != null && !(b.filters.isEmpty() && b.servlets.isEmpty() && b.listeners.isEmpty()
+                && b.contextParams.isEmpty() && b.errorPages.isEmpty())) {
+            throw new IllegalStateException("an app with webXml declares everything in it");
+        }
+        this.webXml = b.webXml;
+        this.users = List.copyOf(b.users);
         this.resources = Collections.unmodifiableMap(new LinkedHashMap<>(b.resources));
         this.contextPath = b.contextPath;
         this.contextParams = Collections.unmodifiableMap(new LinkedHashMap<>(b.contextParams));
@@ -80,7 +60,7 @@ public final class AppDescriptor {
         }
         this.filters = List.copyOf(filters);
         List<ServletDecl> all = new ArrayList<>(b.servlets);
-        if (b.echo) {
+        if (b.echo && b.webXml == null) {
             all.add(new ServletDecl(ECHO_SERVLET_NAME, EchoServlet.class.getName(), Map.of(), List.of("/*")));
         }
         List<ServletDecl> servlets = new ArrayList<>();
@@ -125,17 +105,14 @@ public final class AppDescriptor {
         return resources;
     }
 
-    /** Writes {@link #resources()} under a directory the container serves the webapp from. */
-    void writeResources(java.nio.file.Path root) {
-        resources.forEach((path, content) -> {
-            java.nio.file.Path file = root.resolve(path.substring(1));
-            try {
-                java.nio.file.Files.createDirectories(file.getParent());
-                java.nio.file.Files.write(file, content.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        });
+    /** {@code WEB-INF/web.xml} as written, for the container to read; null when the app is declared in code. */
+    public String webXml() {
+        return webXml;
+    }
+
+    /** The users of the container's realm, for a descriptor's {@code <login-config>}. */
+    public List<UserDecl> users() {
+        return users;
     }
 
     /** Error pages in declaration order. */
@@ -162,7 +139,7 @@ public final class AppDescriptor {
     public static final class Builder {
         private final String contextPath;
         private final Map<String, String> contextParams = new LinkedHashMap<>();
-        private final List<String> listeners = new java.util.ArrayList<>();
+        private final List<String> listeners = new ArrayList<>();
         private final List<FilterDecl> filters = new ArrayList<>();
         private final List<ServletDecl> servlets = new ArrayList<>();
         private final Map<String, Set<DispatcherType>> dispatchers = new LinkedHashMap<>();
@@ -170,6 +147,8 @@ public final class AppDescriptor {
         private final Set<String> asyncServlets = new HashSet<>();
         private final List<ErrorPageDecl> errorPages = new ArrayList<>();
         private final Map<String, String> resources = new LinkedHashMap<>();
+        private final List<UserDecl> users = new ArrayList<>();
+        private String webXml;
         private boolean echo = true;
 
         private Builder(String contextPath) {
@@ -278,6 +257,23 @@ public final class AppDescriptor {
                 throw new IllegalArgumentException("a resource path starts with '/' and stays in the webapp: " + path);
             }
             resources.put(path, Objects.requireNonNull(content, "content"));
+            return this;
+        }
+
+        /**
+         * The webapp's {@code WEB-INF/web.xml} as written, read by the container as a deployed WAR's
+         * (its {@code version}, {@code <async-supported>}, {@code <login-config>}, security constraints),
+         * beside the container's default servlet for the {@link #resource files}. Declares the whole
+         * webapp: no filter, servlet, listener, context-param or error page in code, and no echo servlet.
+         */
+        public Builder webXml(String xml) {
+            webXml = Objects.requireNonNull(xml, "xml");
+            return this;
+        }
+
+        /** A user of the container's realm (for the descriptor's {@code <login-config>}), with its roles. */
+        public Builder user(String name, String password, String... roles) {
+            users.add(new UserDecl(name, password, Arrays.asList(roles)));
             return this;
         }
 

@@ -11,9 +11,13 @@ import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.ee10.servlet.ServletMapping;
+import org.eclipse.jetty.ee10.webapp.WebAppContext;
+import org.eclipse.jetty.security.HashLoginService;
+import org.eclipse.jetty.security.UserStore;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.ContextHandlerCollection;
+import org.eclipse.jetty.util.security.Credential;
 
 /**
  * Embedded Jetty 12 (ee10) on 127.0.0.1, port 0: one {@link ServletContextHandler} per app in a
@@ -89,13 +93,14 @@ final class JettyContainer implements ServletContainer {
             throw new IllegalStateException("an app is already deployed at '" + path + "' on jetty");
         }
         // Written to compile on Jetty 9.4 too: test-support-javax builds the javax harness from this source.
-        ServletContextHandler ctx = new ServletContextHandler(ServletContextHandler.SESSIONS);
+        ServletContextHandler ctx = app.webXml() != null ? readingItsDescriptor(app, path)
+                : new ServletContextHandler(ServletContextHandler.SESSIONS);
         ctx.setContextPath(path.isEmpty() ? "/" : path);
         ctx.setDisplayName(path.isEmpty() ? "/" : path);
         app.contextParams().forEach(ctx::setInitParameter);
-        if (!app.resources().isEmpty()) {
+        if (app.webXml() == null && !app.resources().isEmpty()) {
             java.nio.file.Path base = resourceBase(path);
-            app.writeResources(base);
+            WebappFiles.resources(app, base);
             // Jetty 9.4 names it setResourceBase: test-support-javax replaces this call.
             ctx.setBaseResourceAsString(base.toString());
         }
@@ -109,7 +114,7 @@ final class JettyContainer implements ServletContainer {
 
         ServletHandler handler = ctx.getServletHandler();
         handler.setStartWithUnavailable(false); // a failing init() must fail start(), not just mark the holder unavailable
-        for (AppDescriptor.FilterDecl f : app.filters()) {
+        for (FilterDecl f : app.filters()) {
             FilterHolder holder = new FilterHolder();
             holder.setName(f.name());
             holder.setClassName(f.className());
@@ -122,7 +127,7 @@ final class JettyContainer implements ServletContainer {
             mapping.setDispatcherTypes(EnumSet.copyOf(f.dispatchers()));
             handler.addFilterMapping(mapping);
         }
-        for (AppDescriptor.ServletDecl s : app.servlets()) {
+        for (ServletDecl s : app.servlets()) {
             ServletHolder holder = new ServletHolder();
             holder.setName(s.name());
             holder.setClassName(s.className());
@@ -161,6 +166,29 @@ final class JettyContainer implements ServletContainer {
             throw DeploymentFailedException.of(name(), path, failure);
         }
         throw DeploymentFailedException.withoutCause(name(), path, "context is not available after start");
+    }
+
+    /**
+     * A webapp that reads its WEB-INF/web.xml as Jetty reads a deployed WAR's ({@link WebAppContext}:
+     * webdefault's default servlet, the descriptor's version, login-config and constraints), its
+     * classes from the test class path, its realm the descriptor's users.
+     */
+    private WebAppContext readingItsDescriptor(AppDescriptor app, String path) {
+        java.nio.file.Path base = resourceBase(path);
+        WebappFiles.war(app, base);
+        WebAppContext ctx = new WebAppContext();
+        // Jetty 9.4 names it setResourceBase: test-support-javax replaces this call.
+        ctx.setBaseResourceAsString(base.toString());
+        ctx.setParentLoaderPriority(true);
+        ctx.setThrowUnavailableOnStartupException(true);
+        UserStore users = new UserStore();
+        for (UserDecl user : app.users()) {
+            users.addUser(user.name(), Credential.getCredential(user.password()), user.roles().toArray(String[]::new));
+        }
+        HashLoginService realm = new HashLoginService("users");
+        realm.setUserStore(users);
+        ctx.getSecurityHandler().setLoginService(realm);
+        return ctx;
     }
 
     @Override

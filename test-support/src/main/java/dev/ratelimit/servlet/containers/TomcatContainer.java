@@ -123,13 +123,17 @@ final class TomcatContainer implements ServletContainer {
             throw new IllegalStateException("an app is already deployed at '" + path + "' on tomcat");
         }
         Path docBase = docBase(path);
-        app.writeResources(docBase);
+        WebappFiles.war(app, docBase);
 
         StandardContext ctx = new StandardContext();
         ctx.setName(path);
         ctx.setPath(path);
         ctx.setDocBase(docBase.toString());
-        ctx.addLifecycleListener(new Tomcat.FixContextListener());
+        if (app.webXml() != null) {
+            TomcatDescriptors.readsItsDescriptor(ctx, app, t);
+        } else {
+            ctx.addLifecycleListener(new Tomcat.FixContextListener());
+        }
         ctx.setParentClassLoader(TomcatContainer.class.getClassLoader());
         ctx.setFailCtxIfServletStartFails(true);
         // These two checks need --add-opens and only warn without it; thread leak detection stays on.
@@ -137,7 +141,7 @@ final class TomcatContainer implements ServletContainer {
         ctx.setClearReferencesRmiTargets(false);
         app.contextParams().forEach(ctx::addParameter);
         app.listeners().forEach(ctx::addApplicationListener);
-        for (AppDescriptor.FilterDecl f : app.filters()) {
+        for (FilterDecl f : app.filters()) {
             FilterDef def = new FilterDef();
             def.setFilterName(f.name());
             def.setFilterClass(f.className());
@@ -150,7 +154,7 @@ final class TomcatContainer implements ServletContainer {
             f.dispatchers().forEach(d -> map.setDispatcher(d.name())); // each call adds one
             ctx.addFilterMap(map);
         }
-        for (AppDescriptor.ServletDecl s : app.servlets()) {
+        for (ServletDecl s : app.servlets()) {
             Wrapper wrapper = ctx.createWrapper();
             wrapper.setName(s.name());
             wrapper.setServletClass(s.className());

@@ -1,28 +1,32 @@
 package dev.ratelimit.internal.http.answer;
 
 import dev.ratelimit.Decision;
-import dev.ratelimit.Rule;
 import dev.ratelimit.internal.http.settings.DenialBody;
 import dev.ratelimit.internal.http.settings.HeaderMode;
 import dev.ratelimit.internal.http.settings.HttpPolicy;
 import dev.ratelimit.internal.http.settings.HttpText;
 import dev.ratelimit.internal.support.Durations;
-import java.util.HashMap;
-import java.util.Map;
+import java.time.Duration;
 import java.util.function.BiConsumer;
 
 /**
  * How a policy's {@link Decision}s read over HTTP, the same for the servlet filter and JAX-RS:
  * rate-limit headers on every limited answer, and for a denial the status, {@code Retry-After} and
- * an RFC 9457 {@code application/problem+json} body (or {@code denialBody}). What every answer
- * repeats (the quoted names, the policy's own {@code RateLimit-Policy} field) is worked out once,
- * when the policy starts. Immutable.
+ * an RFC 9457 {@code application/problem+json} body (or {@code denialBody}); the IETF fields are
+ * {@link DraftFields}'. Immutable.
  */
 public final class HttpAnswer {
     /** The media type of a denial's body. */
     public static final String PROBLEM_JSON = "application/problem+json";
-    /** The IANA problem type of a request over its quota (RFC 9457 registry, httpapi ratelimit draft). */
+    /** The IANA problem type of a request over its quota (RFC 9457 registry, httpapi ratelimit draft -11, 5.1). */
     public static final String QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
+    /**
+     * The problem type of a refusal by the penalty box (draft -11, 5.3: a pattern of requests the
+     * server takes for abuse): the client went over its limit, and is refused for longer than the limit
+     * alone would refuse it, until the penalty ends.
+     */
+    public static final String ABNORMAL_USAGE_DETECTED =
+            "https://iana.org/assignments/http-problem-types#abnormal-usage-detected";
     /** The IANA problem type of the 503 answered while Redis cannot be asked and the policy denies. */
     public static final String TEMPORARY_REDUCED_CAPACITY =
             "https://iana.org/assignments/http-problem-types#temporary-reduced-capacity";
@@ -54,29 +58,14 @@ public final class HttpAnswer {
     private final HttpPolicy policy;
     /** With {@code limits}, answers name the governing entry: {@code <policy>/<entry>}. */
     private final boolean byEntry;
-    private final String quotedPolicyName;
-    /** With {@code limits}: each entry's name in answers, quoted once; keyed by rule name. */
-    private final Map<String, String> quotedEntryNames = new HashMap<>();
-    private final long windowSeconds;
     private final String windowText;
-    /** The {@code RateLimit-Policy} field of a decision under the policy's own limit: the same on every answer. */
-    private final String policyField;
+    private final DraftFields draft;
 
     public HttpAnswer(HttpPolicy policy) {
         this.policy = policy;
         this.byEntry = policy.requests().dimensions() != null;
-        this.quotedPolicyName = quoted(policy.policyName());
-        if (byEntry) {
-            for (Rule entry : policy.requests().dimensions().rules()) {
-                quotedEntryNames.put(entry.name(), quoted(policy.policyName() + "/" + entry.name()));
-            }
-        }
-        Rule rule = policy.rule();
-        // A calendar period's length varies (23 to 25 hours a day): the draft's w gets the usual one.
-        this.windowSeconds = rule.calendar() != null ? rule.calendar().usual().getSeconds()
-                : Durations.ceilSeconds(rule.window());
-        this.windowText = HttpPolicy.windowText(rule);
-        this.policyField = field(quotedPolicyName, ";q=", rule.limit(), ";w=", windowSeconds);
+        this.windowText = HttpPolicy.windowText(policy.rule());
+        this.draft = new DraftFields(policy);
     }
 
     /**
@@ -108,10 +97,8 @@ public final class HttpAnswer {
         }
         HeaderMode mode = policy.headerMode();
         if (mode.draft()) {
-            // On a denial t is the Retry-After value: the draft (-10) says Retry-After must not point earlier.
-            long reset = decision.allowed() ? decision.resetAfterSeconds() : decision.retryAfterSeconds();
-            headers.add("RateLimit-Policy", policyFieldFor(decision));
-            headers.add("RateLimit", field(quotedNameFor(decision), ";r=", decision.remaining(), ";t=", reset));
+            headers.add("RateLimit-Policy", draft.policy(decision));
+            headers.add("RateLimit", draft.limit(decision));
         }
         if (mode.legacy()) {
             headers.set("X-RateLimit-Limit", Long.toString(decision.limit()));
@@ -121,9 +108,10 @@ public final class HttpAnswer {
     }
 
     /**
-     * The body of a denial: {@code type} ({@link #QUOTA_EXCEEDED}, or {@link #TEMPORARY_REDUCED_CAPACITY}
-     * when Redis failed), {@code title}, {@code status}, {@code detail}, {@code violated-policies} (not
-     * for a Redis failure), {@code retryAfter}, {@code policy}.
+     * The body of a denial: {@code type} ({@link #QUOTA_EXCEEDED}; {@link #ABNORMAL_USAGE_DETECTED} for
+     * the penalty box; {@link #TEMPORARY_REDUCED_CAPACITY} when Redis failed), {@code title},
+     * {@code status}, {@code detail}, {@code violated-policies} (not for a Redis failure),
+     * {@code retryAfter}, {@code policy}.
      */
     public String problemJson(Decision decision) {
         int status = status(decision);
@@ -132,10 +120,11 @@ public final class HttpAnswer {
         String detail = failedOpen
                 ? "The rate limiter cannot reach Redis and policy '" + policy.policyName()
                         + "' is set to deny when that happens. Try again in " + seconds(retryAfter) + "."
-                : "Policy '" + nameFor(decision) + "' allows " + decision.limit() + " requests per "
-                        + windowTextFor(decision) + (decision.local() ? " on this server while the rate limiter cannot "
-                        + "reach Redis" : "") + ". Try again in " + seconds(retryAfter) + ".";
-        String type = failedOpen ? TEMPORARY_REDUCED_CAPACITY : QUOTA_EXCEEDED;
+                : "Policy '" + nameFor(decision) + "' allows " + quota(decision)
+                        + (decision.local() ? " on this server while the rate limiter cannot reach Redis" : "")
+                        + boxing(decision) + ". Try again in " + seconds(retryAfter) + ".";
+        String type = failedOpen ? TEMPORARY_REDUCED_CAPACITY
+                : decision.penalized() ? ABNORMAL_USAGE_DETECTED : QUOTA_EXCEEDED;
         String violated = failedOpen ? "" : ",\"violated-policies\":[" + json(nameFor(decision)) + "]";
         return "{\"type\":" + json(type) + ",\"title\":" + json(title(status)) + ",\"status\":" + status
                 + ",\"detail\":" + json(detail) + violated + ",\"retryAfter\":" + retryAfter
@@ -185,35 +174,22 @@ public final class HttpAnswer {
         return byEntry ? policy.policyName() + "/" + decision.rule().name() : policy.policyName();
     }
 
-    /** {@link #nameFor} as the draft's structured fields carry it. */
-    private String quotedNameFor(Decision decision) {
-        return byEntry ? quotedEntryNames.get(decision.rule().name()) : quotedPolicyName;
+    /** What the decision's rule allows, for a denial's {@code detail}: a rate, or requests at once. */
+    private String quota(Decision decision) {
+        return decision.rule().algorithm().holdsLeases() ? decision.limit() + " requests in flight at once"
+                : decision.limit() + " requests per " + windowTextFor(decision);
     }
 
-    /** A decision's {@code RateLimit-Policy} field: made once for the policy's own limit, else for the decision's. */
-    private String policyFieldFor(Decision decision) {
-        return !byEntry && decision.limit() == policy.rule().limit() ? policyField : field(quotedNameFor(decision),
-                ";q=", decision.limit(), ";w=", byEntry ? Durations.ceilSeconds(decision.rule().window()) : windowSeconds);
+    /** For a refusal by the penalty box, why it lasts longer than the limit's own. */
+    private static String boxing(Decision decision) {
+        Duration penalty = decision.rule().penalty();
+        return decision.penalized() && penalty != null
+                ? " and refuses a client that goes over it for " + Durations.format(penalty) : "";
     }
 
     /** The window as configured, of the rule a decision reports. */
     private String windowTextFor(Decision decision) {
         return byEntry ? Durations.format(decision.rule().window()) : windowText;
-    }
-
-    /** A structured-field string: the draft requires the policy name quoted. */
-    private static String quoted(String text) {
-        return '"' + text.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
-    }
-
-    /**
-     * {@code <name><first><a><second><b>}, e.g. a {@code RateLimit} field {@code "api";r=9;t=60},
-     * written once into a builder of its size: every limited answer carries two of these, and '+'
-     * (compiled for Java 8) would grow a 16-character builder for each.
-     */
-    private static String field(String name, String first, long a, String second, long b) {
-        return new StringBuilder(name.length() + first.length() + second.length() + 40)
-                .append(name).append(first).append(a).append(second).append(b).toString();
     }
 
     private static String seconds(long seconds) {

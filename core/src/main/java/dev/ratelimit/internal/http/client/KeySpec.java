@@ -41,11 +41,14 @@ public final class KeySpec implements KeyResolver {
     private final List<KeyResolver> parts;
     /** Whether a word is {@code ip}: the key is then only as good as the trusted proxies. */
     private final boolean readsAddress;
+    /** Whether a word may carry a secret (and is digested): {@code session}, {@code header:}, {@code param:}, {@code cookie:}. */
+    private final boolean secret;
 
-    private KeySpec(String text, List<KeyResolver> parts, boolean readsAddress) {
+    private KeySpec(String text, List<KeyResolver> parts, boolean readsAddress, boolean secret) {
         this.text = text;
         this.parts = parts;
         this.readsAddress = readsAddress;
+        this.secret = secret;
     }
 
     /**
@@ -59,11 +62,15 @@ public final class KeySpec implements KeyResolver {
         }
         List<KeyResolver> parts = new ArrayList<>();
         boolean readsAddress = false;
+        boolean secret = false;
         for (String word : spec.trim().split("\\+", -1)) {
-            parts.add(part(word.trim(), spec, proxies));
-            readsAddress |= word.trim().equalsIgnoreCase("ip");
+            String trimmed = word.trim();
+            parts.add(part(trimmed, spec, proxies));
+            readsAddress |= trimmed.equalsIgnoreCase("ip");
+            secret |= !trimmed.equalsIgnoreCase("ip") && !trimmed.equalsIgnoreCase("user")
+                    && !trimmed.equalsIgnoreCase(GLOBAL);
         }
-        return new KeySpec(spec.trim(), Immutable.copyOf(parts), readsAddress);
+        return new KeySpec(spec.trim(), Immutable.copyOf(parts), readsAddress, secret);
     }
 
     private static KeyResolver part(String word, String spec, TrustedProxies proxies) {
@@ -216,6 +223,16 @@ public final class KeySpec implements KeyResolver {
     /** Whether a word is {@code ip}: whether the key reads the client's address, through the trusted proxies. */
     public boolean readsAddress() {
         return readsAddress;
+    }
+
+    /**
+     * Whether a word of the key may carry a secret ({@code session}, {@code header:}, {@code param:},
+     * {@code cookie:}, digested before Redis sees it): then the key is shown nowhere a secret must
+     * not go, not even as its digest (a request's trace). {@code ip}, {@code user} and
+     * {@code global} alone are not secret.
+     */
+    public boolean secret() {
+        return secret;
     }
 
     /** Whether every client counts as one: the key is {@code global} alone, whose key is {@link #GLOBAL}. */

@@ -9,6 +9,7 @@ import dev.ratelimit.internal.http.checks.TrafficChecks;
 import dev.ratelimit.internal.http.settings.HttpPolicy;
 import dev.ratelimit.internal.http.settings.PolicyLimiters;
 import dev.ratelimit.internal.http.settings.PolicyRequests;
+import dev.ratelimit.internal.http.trace.DecisionTrace;
 import dev.ratelimit.internal.support.LogThrottle;
 import dev.ratelimit.internal.support.Loggers;
 import java.time.Duration;
@@ -47,6 +48,8 @@ public final class RateLimitPipeline {
     /** With {@code maxDelay}: this node's places for requests waiting their turn; else null. */
     private final WaitingPlaces waitingPlaces;
     private final LogThrottle dryRunLog = new LogThrottle(5, TimeUnit.SECONDS);
+    /** {@code tracing=opentelemetry}: told each decision on the request's thread; else null. */
+    private final DecisionTrace trace;
 
     /**
      * @param limiter built from the policy ({@link PolicyLimiters#newLimiter})
@@ -64,6 +67,7 @@ public final class RateLimitPipeline {
                 System::nanoTime);
         this.charges = new UsageCharges(policy.policyName());
         this.waitingPlaces = policy.waiting() == null ? null : new WaitingPlaces(policy.waiting().maxDelayed());
+        this.trace = policy.limiters().trace();
     }
 
     /**
@@ -80,6 +84,19 @@ public final class RateLimitPipeline {
                 || requests.exempt(request)) {
             return Admission.UNLIMITED;
         }
+        if (trace == null) {
+            return decide(request);
+        }
+        // Here, on the request's thread, for both adapters: the server span is the current one.
+        trace.asking();
+        Admission admission = decide(request);
+        trace.decided(DecisionTrace.outcome(admission.decision()), admission.decision(), admission.denied(),
+                requests.clientKeyShown() ? requests.clientKey(request) : null);
+        return admission;
+    }
+
+    /** The decision of a request the policy limits: see {@link #before}. */
+    private Admission decide(RequestView request) {
         checks.observe(request);
         RateLimiter decider;
         String clientKey = null;

@@ -1,5 +1,6 @@
 package dev.ratelimit.internal.http.settings;
 
+import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.RedisSettings;
 import dev.ratelimit.Rule;
@@ -128,6 +129,16 @@ public final class HttpPolicy {
         return headerMode;
     }
 
+    /**
+     * What a rule allows, in an operator's words: "100 per 1m", "1000 per calendar month (UTC)", or
+     * for an in-flight limit "3 in flight (lease timeout 2m)", whose window is no rate.
+     */
+    public static String quotaText(Rule rule) {
+        return rule.algorithm() == Algorithm.CONCURRENCY
+                ? rule.limit() + " in flight (lease timeout " + Durations.format(rule.window()) + ")"
+                : rule.limit() + " per " + windowText(rule);
+    }
+
     /** A rule's window as configured, e.g. {@code 1m}, or its calendar period. */
     public static String windowText(Rule rule) {
         return rule.calendar() != null ? "calendar " + rule.calendar() + " (" + rule.timeZone().getId() + ")"
@@ -138,7 +149,7 @@ public final class HttpPolicy {
     @Override
     public String toString() {
         return "policy '" + policyName + "': " + (requests.dimensions() != null ? rule.algorithm() + " limits " + requests.dimensions()
-                : rule.algorithm() + " " + rule.limit() + " per " + windowText(rule))
+                : rule.algorithm() + " " + quotaText(rule))
                 + (rule.algorithm().usesBurst() ? ", burst " + rule.burst() : "") + ", cost " + rule.cost()
                 + (rule.penalty() == null ? "" : ", penalty " + Durations.format(rule.penalty())) + (waiting == null ? "" : ", " + waiting)
                 + ", " + requests

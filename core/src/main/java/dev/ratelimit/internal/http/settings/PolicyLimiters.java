@@ -9,6 +9,8 @@ import dev.ratelimit.RedisStore;
 import dev.ratelimit.Rule;
 import dev.ratelimit.Transport;
 import dev.ratelimit.internal.http.client.Tiers;
+import dev.ratelimit.internal.http.trace.DecisionTrace;
+import dev.ratelimit.internal.http.trace.TracingBinding;
 import dev.ratelimit.internal.rules.LocalRules;
 import dev.ratelimit.internal.rules.PenaltyRules;
 import dev.ratelimit.internal.rules.QuotaLeaseRules;
@@ -45,6 +47,8 @@ public final class PolicyLimiters {
     private final AdaptiveLimit adaptive;
     /** {@code metrics=micrometer}: what makes each limiter's listener; null for {@code none}. */
     private final MetricsBinding metrics;
+    /** {@code tracing=opentelemetry}: the policy's one trace, heard by each of its limiters; null for {@code none}. */
+    private final DecisionTrace trace;
     /** Each tier's rule: the policy's rule at the tier's limit. */
     private final Map<String, Rule> tierRules;
 
@@ -65,6 +69,9 @@ public final class PolicyLimiters {
         this.leases = in.get(Settings.LEASES);
         this.jmx = in.get(Settings.JMX);
         this.metrics = MetricsBinding.of(in.get(Settings.METRICS), in.label(Settings.METRICS), in.classLoader());
+        TracingBinding tracing = TracingBinding.of(in.get(Settings.TRACING), in.label(Settings.TRACING),
+                in.classLoader());
+        this.trace = tracing == null ? null : tracing.forPolicy(policyName);
         this.adaptive = adaptive(in);
         this.keyPrefix = RedisKeys.checkKeyPart("keyPrefix", in.get(Settings.KEY_PREFIX), 0, RateLimiter.MAX_NAME_LENGTH);
         if (transport == Transport.TRANSACTION) {
@@ -142,6 +149,11 @@ public final class PolicyLimiters {
         return adaptive != null;
     }
 
+    /** {@code tracing=opentelemetry}: what the pipeline tells of each decision; null for {@code none}. */
+    public DecisionTrace trace() {
+        return trace;
+    }
+
     /** Whether the policy's counters are published as a JMX bean (default true). */
     public boolean jmx() {
         return jmx;
@@ -193,6 +205,9 @@ public final class PolicyLimiters {
         if (listener != null) {
             builder.listener(listener);
         }
+        if (trace != null) {
+            builder.listener(trace);
+        }
         for (Rule each : limit == rule ? rules : Immutable.listOf(limit)) {
             builder.rule(each);
         }
@@ -224,7 +239,7 @@ public final class PolicyLimiters {
         return "transport " + transport + ", onRedisFailure " + failurePolicy
                 + (localLimit == null ? "" : ", localLimit " + localLimit)
                 + ", localDenyCache " + (leases && localDenyCache ? "off (leases)" : localDenyCache) + (leases ? ", leases true" : "")
-                + ", jmx " + jmx + (metrics == null ? "" : ", metrics " + metrics)
+                + ", jmx " + jmx + (metrics == null ? "" : ", metrics " + metrics) + (trace == null ? "" : ", tracing opentelemetry")
                 + (adaptive == null ? "" : ", " + adaptive) + ", keyPrefix '" + keyPrefix + "'";
     }
 }

@@ -81,6 +81,16 @@ public final class PolicyRequests {
         return keyResolver.keyOfValue(value);
     }
 
+    /**
+     * Whether the client key may be shown where a secret must not go (a request's trace): only a
+     * built-in key of no secret word ({@code ip}, {@code user}, {@code global}; see
+     * {@link KeySpec#secret()}); never a {@code keyResolverClass}'s, whose values nobody vouched
+     * for, nor {@code limits}' several keys.
+     */
+    public boolean clientKeyShown() {
+        return dimensions == null && keyResolver instanceof KeySpec && !((KeySpec) keyResolver).secret();
+    }
+
     /** How clients are keyed, as configured: {@code ip}, {@code ip+header:X-Api-Key}, a resolver class. */
     public String keyDescription() {
         return String.valueOf(keyResolver);

@@ -9,6 +9,7 @@ import dev.ratelimit.Transport;
 import dev.ratelimit.internal.http.client.AddressBlocks;
 import dev.ratelimit.internal.http.client.ProxyHeader;
 import dev.ratelimit.internal.http.client.TrustedProxies;
+import dev.ratelimit.internal.http.trace.TracingBinding;
 import dev.ratelimit.internal.rules.DelayRules;
 import dev.ratelimit.internal.support.Arguments;
 import dev.ratelimit.internal.support.Immutable;
@@ -152,6 +153,9 @@ public final class Settings {
     public static final Setting<String> METRICS = setting("metrics", "none", "none", "none or micrometer",
             MetricsBinding::kind, "none, or micrometer: the policy's counters, Redis latency and breaker state in "
             + "Micrometer's global registry (needs ratelimit-micrometer)");
+    public static final Setting<String> TRACING = setting("tracing", "none", "none", "none or opentelemetry",
+            TracingBinding::kind, "none, or opentelemetry: each decision on the request's current span (needs "
+            + "ratelimit-opentelemetry)");
     public static final Setting<Integer> ADAPTIVE = setting("adaptive", "off", 0,
             "off or the lowest limit as a percentage of the configured one, such as 25%", SettingText::percentOrOff,
             "off, or the floor as a percentage of limit: limits follow CPU load");

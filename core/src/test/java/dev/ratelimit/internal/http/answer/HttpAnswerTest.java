@@ -6,6 +6,7 @@ import dev.ratelimit.Algorithm;
 import dev.ratelimit.Decision;
 import dev.ratelimit.Rule;
 import dev.ratelimit.internal.http.settings.HttpPolicy;
+import dev.ratelimit.internal.scripts.DecisionAccess;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,6 +64,45 @@ class HttpAnswerTest {
                 "RateLimit: \"api\";r=6;t=60");
         assertThat(headers(allowed(draft), draft)).as("the policy's own limit, after another one")
                 .startsWith("RateLimit-Policy: \"api\";q=100;w=60");
+    }
+
+    @Test
+    void anInFlightLimitCountsConcurrentRequestsWithoutATimeWindow() {
+        HttpPolicy inFlight = HttpPolicy.parser("init-param '%s'").defaultPolicyName("exports", "the filter-name")
+                .parse(Map.of("algorithm", "concurrency", "limit", "3", "window", "2m"));
+        Decision admitted = Decision.of(true, inFlight.rule(), 2, Duration.ZERO, Duration.ofSeconds(95));
+        Decision refused = Decision.of(false, inFlight.rule(), 0, Duration.ofMillis(41_500), Duration.ofSeconds(95));
+
+        assertThat(headers(admitted, inFlight)).as("w would say 3 per 2 minutes; the lease timeout bounds no quota")
+                .containsExactly("RateLimit-Policy: \"exports\";q=3;qu=\"concurrent-requests\"",
+                        "RateLimit: \"exports\";r=2");
+        assertThat(headers(refused, inFlight)).as("a refusal keeps t, the Retry-After value")
+                .containsExactly("Retry-After: 42", "RateLimit-Policy: \"exports\";q=3;qu=\"concurrent-requests\"",
+                        "RateLimit: \"exports\";r=0;t=42");
+        assertThat(new HttpAnswer(inFlight).problemJson(refused))
+                .contains("\"type\":\"https://iana.org/assignments/http-problem-types#quota-exceeded\"",
+                        "\"detail\":\"Policy 'exports' allows 3 requests in flight at once. Try again in 42 seconds.\"");
+    }
+
+    @Test
+    void aRefusalByThePenaltyBoxIsAbnormalUsage() {
+        HttpPolicy boxing = HttpPolicy.parser("init-param '%s'").defaultPolicyName("search", "the filter-name")
+                .parse(Map.of("limit", "30", "window", "1m", "penalty", "15m"));
+        for (boolean opens : new boolean[] {true, false}) {
+            Decision boxed = DecisionAccess.get().penaltyDenial(boxing.rule(), 0, Duration.ofSeconds(900),
+                    Duration.ofSeconds(60), opens);
+            assertThat(headers(boxed, boxing)).as("t is the penalty left: Retry-After").containsExactly(
+                    "Retry-After: 900", "RateLimit-Policy: \"search\";q=30;w=60", "RateLimit: \"search\";r=0;t=900");
+            assertThat(new HttpAnswer(boxing).status(boxed)).isEqualTo(429);
+            assertThat(new HttpAnswer(boxing).problemJson(boxed)).as(opens ? "the denial that boxes" : "in the box")
+                    .isEqualTo("{\"type\":\"https://iana.org/assignments/http-problem-types#abnormal-usage-detected\","
+                            + "\"title\":\"Too Many Requests\",\"status\":429,\"detail\":\"Policy 'search' allows 30 "
+                            + "requests per 1m and refuses a client that goes over it for 15m. Try again in 900 seconds.\","
+                            + "\"violated-policies\":[\"search\"],\"retryAfter\":900,\"policy\":\"search\"}");
+        }
+        Decision overTheLimit = Decision.of(false, boxing.rule(), 0, Duration.ofSeconds(2), Duration.ofSeconds(60));
+        assertThat(new HttpAnswer(boxing).problemJson(overTheLimit)).as("a denial the box had no part in")
+                .startsWith("{\"type\":\"https://iana.org/assignments/http-problem-types#quota-exceeded\",");
     }
 
     @Test

@@ -76,6 +76,14 @@ class HttpPolicyTest {
     }
 
     @Test
+    void anInFlightLimitReadsAsOneNotAsARate() {
+        HttpPolicy policy = parse("algorithm", "concurrency", "limit", "3", "window", "2m");
+        assertThat(policy.toString()).startsWith("policy 'api': concurrency 3 in flight (lease timeout 2m), cost 1,");
+        assertThat(HttpPolicy.quotaText(policy.rule())).isEqualTo("3 in flight (lease timeout 2m)");
+        assertThat(policy.rule().toString()).contains("concurrency 3 in flight (lease timeout 2m)");
+    }
+
+    @Test
     void theForwardingHeaderAndIpv6PrefixReachTheKeyAndShowWhenNotDefault() {
         HttpPolicy policy = parse("limit", "1", "window", "1m", "trustedProxies", "10.0.0.0/8",
                 "forwardedHeader", "forwarded", "ipv6Prefix", "48");

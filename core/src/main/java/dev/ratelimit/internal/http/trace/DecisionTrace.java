@@ -1,0 +1,37 @@
+package dev.ratelimit.internal.http.trace;
+
+import dev.ratelimit.Decision;
+import dev.ratelimit.RateLimitListener;
+
+/**
+ * One policy's decisions, told to the request's trace. {@code RateLimitPipeline.before} calls
+ * {@link #asking} and then {@link #decided} on the request's own thread, where a server span
+ * (the OpenTelemetry agent's, or one an application made current) is the current one; as a
+ * {@link RateLimitListener} of the policy's limiters it hears, between the two, how long each Redis
+ * round trip of the decision took, on that same thread. Implemented by {@code ratelimit-opentelemetry}.
+ */
+public interface DecisionTrace extends RateLimitListener {
+    /** The request is limited by this policy and its limiter is about to be asked. */
+    void asking();
+
+    /**
+     * The policy decided the request.
+     *
+     * @param outcome {@code allowed}, {@code denied}, {@code delayed} or {@code degraded}
+     * @param decision the limiter's decision
+     * @param refused whether the request is answered with the denial (false in a dry run)
+     * @param clientKey the client key as the limiter was given it, or null when it may be a secret
+     */
+    void decided(String outcome, Decision decision, boolean refused, String clientKey);
+
+    /** The outcome's word for a decision: what {@link #decided} is given. */
+    static String outcome(Decision decision) {
+        if (decision.degraded()) {
+            return "degraded";
+        }
+        if (decision.delayed()) {
+            return "delayed";
+        }
+        return decision.allowed() ? "allowed" : "denied";
+    }
+}
