@@ -1,9 +1,7 @@
 package dev.ratelimit.internal.http.settings;
 
 import dev.ratelimit.RateLimitListener;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.util.Locale;
+import dev.ratelimit.internal.support.OptionalModule;
 
 /**
  * {@code metrics=micrometer}: the optional module's listener, found by name so that the core
@@ -16,10 +14,10 @@ final class MetricsBinding {
     static final String MICROMETER_CLASS = "dev.ratelimit.micrometer.RateLimiterMetrics";
     static final String FACTORY = "globalRegistry";
 
-    private final Method factory;
+    private final OptionalModule module;
 
-    private MetricsBinding(Method factory) {
-        this.factory = factory;
+    private MetricsBinding(OptionalModule module) {
+        this.module = module;
     }
 
     /**
@@ -31,35 +29,20 @@ final class MetricsBinding {
         if (!"micrometer".equals(kind)) {
             return null;
         }
-        try {
-            Class.forName("io.micrometer.core.instrument.Metrics", false, loader);
-            Method factory = Class.forName(MICROMETER_CLASS, true, loader).getMethod(FACTORY, String.class);
-            return new MetricsBinding(factory);
-        } catch (ClassNotFoundException | NoSuchMethodException | LinkageError e) {
-            throw new IllegalArgumentException(label + " is 'micrometer', but Micrometer is not on the class path ("
-                    + e + "); add dev.ratelimit:ratelimit-micrometer and io.micrometer:micrometer-core to the "
-                    + "webapp, or set metrics=none", e);
-        }
+        return new MetricsBinding(OptionalModule.find("metrics", "io.micrometer.core.instrument.Metrics", MICROMETER_CLASS,
+                FACTORY, loader, e -> label + " is 'micrometer', but Micrometer is not on the class path (" + e
+                        + "); add dev.ratelimit:ratelimit-micrometer and io.micrometer:micrometer-core to the webapp, "
+                        + "or set metrics=none"));
     }
 
     /** {@code none} or {@code micrometer}, in any case, as {@link Settings#METRICS} takes it. */
     static String kind(String text) {
-        String lower = text.toLowerCase(Locale.ROOT);
-        if (!lower.equals("none") && !lower.equals("micrometer")) {
-            throw new IllegalArgumentException("not a metrics binding");
-        }
-        return lower;
+        return OptionalModule.kind(text, "micrometer", "metrics");
     }
 
     /** A new listener for one limiter of the webapp (its {@code webapp} tag: the context path, {@code /} for the root). */
     RateLimitListener listener(String webapp) {
-        try {
-            return (RateLimitListener) factory.invoke(null, webapp);
-        } catch (IllegalAccessException e) {
-            throw new IllegalStateException("cannot bind the metrics: " + e, e);
-        } catch (InvocationTargetException e) {
-            throw new IllegalStateException("cannot bind the metrics: " + e.getCause(), e.getCause());
-        }
+        return (RateLimitListener) module.make(webapp);
     }
 
     @Override

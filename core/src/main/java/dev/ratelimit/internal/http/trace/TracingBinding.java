@@ -1,8 +1,6 @@
 package dev.ratelimit.internal.http.trace;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.util.Locale;
+import dev.ratelimit.internal.support.OptionalModule;
 
 /**
  * {@code tracing=opentelemetry}: the optional module's {@link DecisionTrace}, found by name so that
@@ -14,10 +12,10 @@ public final class TracingBinding {
     static final String OPENTELEMETRY_CLASS = "dev.ratelimit.opentelemetry.DecisionSpans";
     static final String FACTORY = "forPolicy";
 
-    private final Method factory;
+    private final OptionalModule module;
 
-    private TracingBinding(Method factory) {
-        this.factory = factory;
+    private TracingBinding(OptionalModule module) {
+        this.module = module;
     }
 
     /**
@@ -30,35 +28,20 @@ public final class TracingBinding {
         if (!"opentelemetry".equals(kind)) {
             return null;
         }
-        try {
-            Class.forName("io.opentelemetry.api.trace.Span", false, loader);
-            Method factory = Class.forName(OPENTELEMETRY_CLASS, true, loader).getMethod(FACTORY, String.class);
-            return new TracingBinding(factory);
-        } catch (ClassNotFoundException | NoSuchMethodException | LinkageError e) {
-            throw new IllegalArgumentException(label + " is 'opentelemetry', but the OpenTelemetry API or the "
-                    + "module is not on the class path (" + e + "); add dev.ratelimit:ratelimit-opentelemetry (it "
-                    + "brings io.opentelemetry:opentelemetry-api) to the webapp, or set tracing=none", e);
-        }
+        return new TracingBinding(OptionalModule.find("tracing", "io.opentelemetry.api.trace.Span", OPENTELEMETRY_CLASS,
+                FACTORY, loader, e -> label + " is 'opentelemetry', but the OpenTelemetry API or the module is not on the "
+                        + "class path (" + e + "); add dev.ratelimit:ratelimit-opentelemetry (it brings "
+                        + "io.opentelemetry:opentelemetry-api) to the webapp, or set tracing=none"));
     }
 
     /** {@code none} or {@code opentelemetry}, in any case, as the {@code tracing} setting takes it. */
     public static String kind(String text) {
-        String lower = text.toLowerCase(Locale.ROOT);
-        if (!lower.equals("none") && !lower.equals("opentelemetry")) {
-            throw new IllegalArgumentException("not a tracing binding");
-        }
-        return lower;
+        return OptionalModule.kind(text, "opentelemetry", "tracing");
     }
 
     /** The trace of one policy's decisions (its limiters, tiers included, share it). */
     public DecisionTrace forPolicy(String policyName) {
-        try {
-            return (DecisionTrace) factory.invoke(null, policyName);
-        } catch (IllegalAccessException e) {
-            throw new IllegalStateException("cannot bind the tracing: " + e, e);
-        } catch (InvocationTargetException e) {
-            throw new IllegalStateException("cannot bind the tracing: " + e.getCause(), e.getCause());
-        }
+        return (DecisionTrace) module.make(policyName);
     }
 
     @Override
