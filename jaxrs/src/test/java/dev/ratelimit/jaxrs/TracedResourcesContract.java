@@ -59,7 +59,10 @@ abstract class TracedResourcesContract {
 
     private AppDescriptor app(Class<?> application, String tracing) {
         AppDescriptor.Builder app = runtime().app("/traced" + apps.incrementAndGet(), application, redis)
-                .filter("span", ServerSpanFilter.class.getName(), Map.of(), "/*");
+                .filter("span", ServerSpanFilter.class.getName(), Map.of(), "/*")
+                // Exact outcomes are asserted: on a loaded machine a call may wait longer than the default
+                // 200 ms, and onRedisFailure=allow would then rightly admit the request that should be denied.
+                .contextParam("ratelimit.redisTimeout", "2s");
         if (tracing != null) {
             app.contextParam("ratelimit.tracing", tracing);
         }
