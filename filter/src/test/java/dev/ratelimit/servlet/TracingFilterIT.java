@@ -3,7 +3,7 @@ package dev.ratelimit.servlet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.servlet.containers.AppDescriptor;
-import dev.ratelimit.servlet.containers.Http;
+import dev.ratelimit.servlet.containers.ServerSpanFilter;
 import dev.ratelimit.servlet.containers.ServletContainers;
 import dev.ratelimit.servlet.containers.ServletContainers.Kind;
 import dev.ratelimit.testing.RedisServerExtension;
@@ -13,7 +13,6 @@ import io.opentelemetry.sdk.trace.data.EventData;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import jakarta.servlet.DispatcherType;
 import java.net.URI;
-import java.net.http.HttpResponse;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
@@ -60,16 +59,9 @@ class TracingFilterIT {
         return containers.get(kind).deploy(app.build()).resolve("/" + policy + "/");
     }
 
-    /** A request marked so its span is found; returns that span once it ended. */
+    /** A request to the app, checked for its status; returns its span once it ended. */
     private static SpanData request(URI app, int status, String... headers) throws Exception {
-        String id = "r" + apps.incrementAndGet();
-        String[] all = new String[headers.length + 2];
-        all[0] = ServerSpanFilter.REQUEST_ID;
-        all[1] = id;
-        System.arraycopy(headers, 0, all, 2, headers.length);
-        HttpResponse<String> response = Http.get(app.resolve("x"), all);
-        assertThat(response.statusCode()).as("status of %s", id).isEqualTo(status);
-        return ServerSpanFilter.spanOf(id);
+        return ServerSpanFilter.spanOfRequest(app.resolve("x"), status, headers);
     }
 
     @ParameterizedTest

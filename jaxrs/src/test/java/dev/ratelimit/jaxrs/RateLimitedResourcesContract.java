@@ -50,22 +50,11 @@ abstract class RateLimitedResourcesContract {
         containers.close();
     }
 
-    /** The runtime's servlet class. */
-    abstract String servletClass();
-
-
-    /** The runtime's servlet init-params for an application class mapped to /rest/*. */
-    abstract Map<String, String> servletParams(Class<?> application);
+    /** The runtime this subclass's JVM runs. */
+    abstract JaxrsRuntime runtime();
 
     private AppDescriptor.Builder app(String path, Class<?> application) {
-        // The listener the jar's ServletContainerInitializer registers in a real container; the
-        // embedded test containers run no initializers, so it is listed as web.xml would.
-        return AppDescriptor.builder(path)
-                .listener(RedisCleanupListener.class.getName())
-                .listener(CurrentRequestListener.class.getName())
-                .contextParam("ratelimit.redisUri", redis.uri())
-                .contextParam("ratelimit.keyPrefix", redis.keyPrefix() + path.substring(1) + ":")
-                .servlet("jaxrs", servletClass(), servletParams(application), "/rest/*");
+        return runtime().app(path, application, redis);
     }
 
     private URI deploy(Kind kind) throws DeploymentFailedException {

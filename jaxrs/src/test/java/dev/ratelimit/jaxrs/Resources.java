@@ -260,6 +260,14 @@ final class Resources {
         }
     }
 
+    /** The same application with tracing on as its JAX-RS property (docs/tracing.md). */
+    public static class TracedApplication extends LimitedApplication {
+        @Override
+        public java.util.Map<String, Object> getProperties() {
+            return java.util.Map.of("ratelimit.tracing", "opentelemetry");
+        }
+    }
+
     /** The class-level resources alone. */
     public static class ClassLevelApplication extends Application {
         @Override

@@ -1,5 +1,6 @@
-package dev.ratelimit.servlet;
+package dev.ratelimit.servlet.containers;
 
+import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.context.Scope;
@@ -15,20 +16,29 @@ import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpResponse;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What the OpenTelemetry Java agent does around a webapp, done by a real SDK in a filter mapped
- * before the limiter's: a server span per request, current on the request's thread while the rest
- * of the chain runs, exported when it ends to an in-memory exporter the test reads. The request's
- * {@value #REQUEST_ID} header is on the span, so a test finds its own.
+ * before the limiter (the filter's, or the JAX-RS servlet the resources run in): a server span per
+ * request, current on the request's thread while the rest of the chain runs, exported when it ends
+ * to an in-memory exporter the test reads. The request's {@value #REQUEST_ID} header is on the span,
+ * so a test finds its own ({@link #spanOfRequest}).
+ *
+ * <p>The SDK is an optional dependency of this module: a test that maps this filter declares
+ * {@code opentelemetry-sdk-testing} itself, so no other suite gets an OpenTelemetry API on its path.
  */
 public class ServerSpanFilter implements Filter {
     static final String REQUEST_ID = "X-Test-Request";
+    private static final AttributeKey<String> TEST_REQUEST = AttributeKey.stringKey("test.request");
 
     private static final InMemorySpanExporter EXPORTER = InMemorySpanExporter.create();
     private static final SdkTracerProvider PROVIDER = SdkTracerProvider.builder()
             .addSpanProcessor(SimpleSpanProcessor.create(EXPORTER)).build();
+    private static final AtomicInteger requests = new AtomicInteger();
 
     @Override
     public void init(FilterConfig config) {
@@ -39,7 +49,7 @@ public class ServerSpanFilter implements Filter {
             throws IOException, ServletException {
         HttpServletRequest http = (HttpServletRequest) request;
         Span span = PROVIDER.get("test-server").spanBuilder(http.getMethod() + " " + http.getRequestURI())
-                .setSpanKind(SpanKind.SERVER).setAttribute("test.request", String.valueOf(http.getHeader(REQUEST_ID)))
+                .setSpanKind(SpanKind.SERVER).setAttribute(TEST_REQUEST, String.valueOf(http.getHeader(REQUEST_ID)))
                 .startSpan();
         try (Scope current = span.makeCurrent()) {
             chain.doFilter(request, response);
@@ -53,15 +63,32 @@ public class ServerSpanFilter implements Filter {
     }
 
     /**
+     * GETs {@code uri} marked so its span is found (headers as name, value pairs), checks the answer's
+     * status, and returns the request's span once it ended.
+     */
+    public static SpanData spanOfRequest(URI uri, int status, String... headers) throws InterruptedException {
+        String id = "r" + requests.incrementAndGet();
+        String[] all = new String[headers.length + 2];
+        all[0] = REQUEST_ID;
+        all[1] = id;
+        System.arraycopy(headers, 0, all, 2, headers.length);
+        HttpResponse<String> response = Http.get(uri, all);
+        if (response.statusCode() != status) {
+            throw new AssertionError("request " + id + " to " + uri + " answered " + response.statusCode()
+                    + " instead of " + status + ": " + response.body());
+        }
+        return spanOf(id);
+    }
+
+    /**
      * The ended span of the request that sent this {@value #REQUEST_ID}. The client may read the
      * response before the server's thread ends the span, so it is waited for, up to 10 s.
      */
-    static SpanData spanOf(String requestId) throws InterruptedException {
+    private static SpanData spanOf(String requestId) throws InterruptedException {
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (true) {
             Optional<SpanData> span = EXPORTER.getFinishedSpanItems().stream()
-                    .filter(each -> requestId.equals(each.getAttributes().get(
-                            io.opentelemetry.api.common.AttributeKey.stringKey("test.request"))))
+                    .filter(each -> requestId.equals(each.getAttributes().get(TEST_REQUEST)))
                     .findFirst();
             if (span.isPresent()) {
                 return span.get();
