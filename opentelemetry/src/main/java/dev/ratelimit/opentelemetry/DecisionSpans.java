@@ -60,13 +60,13 @@ public final class DecisionSpans implements DecisionTrace {
     }
 
     @Override
-    public void decided(String outcome, Decision decision, boolean refused, String clientKey) {
+    public void decided(Decision decision, boolean refused, String clientKey) {
         Span span = Span.current();
         if (!span.isRecording()) {
             return;
         }
         span.setAttribute(POLICY, policyName);
-        span.setAttribute(OUTCOME, outcome);
+        span.setAttribute(OUTCOME, DecisionTrace.outcome(decision));
         span.setAttribute(LIMIT, decision.limit());
         if (!decision.degraded() || decision.local()) {
             // A degraded answer of allow or deny counted nothing: it has no remaining to tell.

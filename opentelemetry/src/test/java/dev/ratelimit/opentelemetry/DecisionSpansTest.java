@@ -50,7 +50,7 @@ class DecisionSpansTest {
     void aDryRunsDenialIsMarkedAndGetsNoEvent() {
         Attributes attributes = onSpan(Sampler.alwaysOn(), spans -> {
             spans.onRedisLatency("api", 1_500_000);
-            spans.decided("denied", Decision.of(false, RULE, 0, Duration.ofSeconds(7), Duration.ofSeconds(7)), false, null);
+            spans.decided(Decision.of(false, RULE, 0, Duration.ofSeconds(7), Duration.ofSeconds(7)), false, null);
         });
         assertThat(attributes.get(DecisionSpans.DRY_RUN)).isTrue();
         assertThat(attributes.get(DecisionSpans.RETRY_AFTER)).isEqualTo(7_000L);
@@ -60,7 +60,7 @@ class DecisionSpansTest {
 
     @Test
     void aDegradedAnswerTellsNoRemainingAndNoRoundTrip() {
-        Attributes attributes = onSpan(Sampler.alwaysOn(), spans -> spans.decided("degraded",
+        Attributes attributes = onSpan(Sampler.alwaysOn(), spans -> spans.decided(
                 Decision.degraded(true, RULE, Duration.ofSeconds(1)), false, null));
         assertThat(attributes.get(DecisionSpans.OUTCOME)).isEqualTo("degraded");
         assertThat(attributes.get(DecisionSpans.REMAINING)).isNull();
@@ -73,7 +73,7 @@ class DecisionSpansTest {
         DecisionSpans spans = DecisionSpans.forPolicy("api");
         // A peek on this pooled thread (the status page's) timed a round trip of its own.
         spans.onRedisLatency("api", 9_000_000);
-        Attributes attributes = onSpan(Sampler.alwaysOn(), fresh -> fresh.decided("allowed",
+        Attributes attributes = onSpan(Sampler.alwaysOn(), fresh -> fresh.decided(
                 Decision.of(true, RULE, 9, Duration.ZERO, Duration.ofMinutes(1)), false, "203.0.113.7"));
         assertThat(attributes.get(DecisionSpans.REDIS_ROUND_TRIP)).isNull();
         assertThat(attributes.get(DecisionSpans.CLIENT_KEY)).isEqualTo("203.0.113.7");
@@ -82,11 +82,11 @@ class DecisionSpansTest {
 
     @Test
     void aSpanThatRecordsNothingAndNoSpanAtAllGetNothing() {
-        assertThat(onSpan(Sampler.alwaysOff(), spans -> spans.decided("denied",
+        assertThat(onSpan(Sampler.alwaysOff(), spans -> spans.decided(
                 Decision.of(false, RULE, 0, Duration.ofSeconds(1), Duration.ofSeconds(1)), true, null))).isNull();
         DecisionSpans spans = DecisionSpans.forPolicy("api");
         spans.asking();
-        spans.decided("allowed", Decision.of(true, RULE, 9, Duration.ZERO, Duration.ofMinutes(1)), false, null);
+        spans.decided(Decision.of(true, RULE, 9, Duration.ZERO, Duration.ofMinutes(1)), false, null);
         assertThat(Span.current().isRecording()).isFalse();
     }
 }

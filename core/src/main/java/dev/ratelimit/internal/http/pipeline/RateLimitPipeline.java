@@ -50,6 +50,8 @@ public final class RateLimitPipeline {
     private final LogThrottle dryRunLog = new LogThrottle(5, TimeUnit.SECONDS);
     /** {@code tracing=opentelemetry}: told each decision on the request's thread; else null. */
     private final DecisionTrace trace;
+    /** Whether the trace is given the client key: only when it cannot be a secret. */
+    private final boolean traceKeys;
 
     /**
      * @param limiter built from the policy ({@link PolicyLimiters#newLimiter})
@@ -68,6 +70,7 @@ public final class RateLimitPipeline {
         this.charges = new UsageCharges(policy.policyName());
         this.waitingPlaces = policy.waiting() == null ? null : new WaitingPlaces(policy.waiting().maxDelayed());
         this.trace = policy.limiters().trace();
+        this.traceKeys = trace != null && requests.clientKeyShown();
     }
 
     /**
@@ -84,22 +87,22 @@ public final class RateLimitPipeline {
                 || requests.exempt(request)) {
             return Admission.UNLIMITED;
         }
+        // One key, or null for several dimensions' keys (decide reads those).
+        String clientKey = requests.dimensions() == null ? requests.clientKey(request) : null;
         if (trace == null) {
-            return decide(request);
+            return decide(request, clientKey);
         }
         // Here, on the request's thread, for both adapters: the server span is the current one.
         trace.asking();
-        Admission admission = decide(request);
-        trace.decided(DecisionTrace.outcome(admission.decision()), admission.decision(), admission.denied(),
-                requests.clientKeyShown() ? requests.clientKey(request) : null);
+        Admission admission = decide(request, clientKey);
+        trace.decided(admission.decision(), admission.denied(), traceKeys ? clientKey : null);
         return admission;
     }
 
     /** The decision of a request the policy limits: see {@link #before}. */
-    private Admission decide(RequestView request) {
+    private Admission decide(RequestView request, String clientKey) {
         checks.observe(request);
         RateLimiter decider;
-        String clientKey = null;
         Decision decision;
         if (requests.dimensions() != null) {
             decider = limiter;
@@ -112,7 +115,6 @@ public final class RateLimitPipeline {
             decision = limiter.tryAcquireEach(clientKeys);
         } else {
             decider = limiterFor(request);
-            clientKey = requests.clientKey(request);
             if (PolicyRequests.MISSING_KEY.equals(clientKey)) {
                 checks.countedInSharedBucket(requests.keyDescription());
             }

@@ -15,16 +15,15 @@ public interface DecisionTrace extends RateLimitListener {
     void asking();
 
     /**
-     * The policy decided the request.
+     * The policy decided the request ({@link #outcome} says it in one word).
      *
-     * @param outcome {@code allowed}, {@code denied}, {@code delayed} or {@code degraded}
      * @param decision the limiter's decision
      * @param refused whether the request is answered with the denial (false in a dry run)
      * @param clientKey the client key as the limiter was given it, or null when it may be a secret
      */
-    void decided(String outcome, Decision decision, boolean refused, String clientKey);
+    void decided(Decision decision, boolean refused, String clientKey);
 
-    /** The outcome's word for a decision: what {@link #decided} is given. */
+    /** A decision in one word: {@code allowed}, {@code denied}, {@code delayed} or {@code degraded}. */
     static String outcome(Decision decision) {
         if (decision.degraded()) {
             return "degraded";
