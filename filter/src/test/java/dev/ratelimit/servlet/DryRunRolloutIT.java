@@ -194,7 +194,17 @@ class DryRunRolloutIT {
         containers.get(kind).undeploy(path);
         URI enforcing = deploy(kind, path, "true");
         URI switchedOn = enforcing.resolve("api/orders");
-        assertThat(Http.get(switchedOn).statusCode()).as("a dry run, though web.xml enforces").isEqualTo(200);
+        List<Integer> overridden = new ArrayList<>();
+        String overriddenLog = CapturedLog.during(() -> {
+            for (int i = 0; i < 4; i++) {
+                overridden.add(Http.get(switchedOn).statusCode());
+            }
+        });
+        assertThat(overridden).as("a dry run, though web.xml enforces").containsOnly(200);
+        assertThat(overriddenLog.lines().filter(line -> line.contains(" would have denied")).toList())
+                .as("the log line names the override, not web.xml's enforce").singleElement()
+                .satisfies(line -> assertThat(line).containsPattern(
+                        quotedLine("log lines", "Rate limit policy 'api' (enforce overridden to false")));
         assertThat(verdict(enforcing)).matches(quotedLine("verdicts", "dry run: enforce overridden to false"));
 
         // Deleted by hand: a running node takes it as cleared within its 2 s interval.

@@ -274,8 +274,13 @@ public final class RateLimitPipeline {
     private void logDryRunDenial() {
         long denials = dryRunDenials.incrementAndGet();
         if (dryRunLog.due()) {
-            log.info("Rate limit policy '{}' (enforce=false) would have denied {} requests so far",
-                    policy.policyName(), denials);
+            // Say where the dry run comes from, as the status page does: an operator who sees
+            // "enforce=false" looks for it in web.xml and finds enforce=true there.
+            Boolean overridden = limiter.overrides().enforce();
+            String why = overridden != null && !overridden
+                    ? "enforce overridden to false (" + limiter.overrides().origin() + ")" : "enforce=false";
+            log.info("Rate limit policy '{}' ({}) would have denied {} requests so far", policy.policyName(), why,
+                    denials);
         }
     }
 
