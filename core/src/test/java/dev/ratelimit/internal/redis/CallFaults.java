@@ -1,5 +1,6 @@
 package dev.ratelimit.internal.redis;
 
+import dev.ratelimit.redisinjvm.RedisKeyspace;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -115,7 +116,7 @@ public final class CallFaults {
      * sliding log's writes never trim it.
      */
     public void ignoreTrims(boolean ignore) {
-        keyspace.ignoringTrims = ignore;
+        keyspace.ignoreTrims(ignore);
     }
 
     /** Runs {@code action} inside the next call, before it does anything (and before an injected failure). */

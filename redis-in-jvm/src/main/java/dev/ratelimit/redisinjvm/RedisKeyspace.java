@@ -1,7 +1,8 @@
-package dev.ratelimit.internal.redis;
+package dev.ratelimit.redisinjvm;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,10 +11,10 @@ import java.util.Map;
 import java.util.function.LongSupplier;
 
 /**
- * Redis' keyspace in Java for {@link ScriptedRedisGateway}: strings, sorted sets and hashes with
- * Redis' TTLs on a manual clock, and the commands the production scripts and the transaction
- * transport send, answered as Redis 7 answers them (replies and error texts). Not thread-safe: the
- * gateway serialises calls, as Redis runs one command or script at a time.
+ * Redis' keyspace in Java: strings, sorted sets and hashes with Redis' TTLs on a manual clock, and
+ * the commands the production scripts and the transaction transport send, answered as Redis 7
+ * answers them (replies and error texts). Not thread-safe: {@link InJvmRedis} serialises calls, as
+ * Redis runs one command or script at a time.
  *
  * <p>Every name and value is a byte string held as an ISO-8859-1 {@link String} (one char per
  * byte), so that ordering is Redis' memcmp and no byte is lost. Replies are {@link Long} (integer),
@@ -25,28 +26,53 @@ import java.util.function.LongSupplier;
  * (lazily, when next touched, as every command looks keys up through {@link #lookup}). PTTL is -2 for
  * a missing key and -1 for one without TTL. A sorted set or hash left empty is deleted, as in Redis.
  */
-final class RedisKeyspace {
+public final class RedisKeyspace {
     static final String WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value";
     static final String NOT_INTEGER = "ERR value is not an integer or out of range";
     static final String NOT_FLOAT = "ERR value is not a valid float";
     static final String SYNTAX = "ERR syntax error";
 
     /** An error reply. */
-    static final class RedisError extends RuntimeException {
+    public static final class RedisError extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
-        RedisError(String message) {
+        public RedisError(String message) {
             super(message, null, false, false);
         }
     }
 
     /** A status reply such as OK. */
-    record Status(String text) {
+    public static final class Status {
+        private final String text;
+
+        Status(String text) {
+            this.text = text;
+        }
+
+        public String text() {
+            return text;
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Status && ((Status) other).text.equals(text);
+        }
+
+        @Override
+        public int hashCode() {
+            return text.hashCode();
+        }
+
+        @Override
+        public String toString() {
+            return text;
+        }
     }
 
     /** A key's value and its expiry in epoch milliseconds (-1: none). */
-    static final class Entry {
-        Object value;
+    public static final class Entry {
+        /** A {@link String}, a sorted set or a hash ({@link java.util.LinkedHashMap}). */
+        public Object value;
         long expiresAt = -1;
 
         Entry(Object value) {
@@ -56,12 +82,20 @@ final class RedisKeyspace {
 
     private final Map<String, Entry> keys = new HashMap<>();
     private final LongSupplier nanos;
-    /** A negative test's fault ({@link CallFaults#ignoreTrims}): ZREMRANGEBYSCORE removes nothing. */
-    boolean ignoringTrims;
+    /** A negative test's fault (core's CallFaults): ZREMRANGEBYSCORE removes nothing. */
+    private boolean ignoringTrims;
 
     /** @param nanos the manual clock, in nanoseconds since the epoch */
-    RedisKeyspace(LongSupplier nanos) {
+    public RedisKeyspace(LongSupplier nanos) {
         this.nanos = nanos;
+    }
+
+    /**
+     * A negative test's fault: while on, ZREMRANGEBYSCORE removes nothing (replies 0), so that a
+     * sliding log's writes never trim it.
+     */
+    public void ignoreTrims(boolean ignore) {
+        ignoringTrims = ignore;
     }
 
     long nowMillis() {
@@ -73,7 +107,7 @@ final class RedisKeyspace {
     }
 
     /** The live entry under {@code key}, dropping it first when Redis would have expired it. */
-    Entry lookup(String key) {
+    public Entry lookup(String key) {
         Entry entry = keys.get(key);
         if (entry != null && entry.expiresAt >= 0 && nowMillis() > entry.expiresAt) {
             keys.remove(key);
@@ -83,7 +117,7 @@ final class RedisKeyspace {
     }
 
     /** The live keys, for snapshots. */
-    List<String> liveKeys() {
+    public List<String> liveKeys() {
         List<String> live = new ArrayList<>();
         for (String key : new ArrayList<>(keys.keySet())) {
             if (lookup(key) != null) {
@@ -94,28 +128,28 @@ final class RedisKeyspace {
     }
 
     /** Puts an entry as it is (a test restoring a state). */
-    void put(String key, Object value, long expiresAt) {
+    public void put(String key, Object value, long expiresAt) {
         Entry entry = new Entry(value);
         entry.expiresAt = expiresAt;
         keys.put(key, entry);
     }
 
-    long pttl(String key) {
+    public long pttl(String key) {
         Entry entry = lookup(key);
         return entry == null ? -2 : entry.expiresAt < 0 ? -1 : Math.max(0, entry.expiresAt - nowMillis());
     }
 
-    boolean delete(String key) {
+    public boolean delete(String key) {
         return lookup(key) != null && keys.remove(key) != null;
     }
 
     /** Every key gone, as after a restart of a Redis that kept no data on disk. */
-    void clear() {
+    public void clear() {
         keys.clear();
     }
 
     /** Runs one command: {@code argv[0]} is its name. */
-    Object execute(List<String> argv) {
+    public Object execute(List<String> argv) {
         if (argv.isEmpty()) {
             throw new RedisError("ERR wrong number of arguments");
         }
@@ -124,46 +158,77 @@ final class RedisKeyspace {
         if (ignoringTrims && name.equals("ZREMRANGEBYSCORE")) {
             return 0L;
         }
-        return switch (name) {
-            case "GET" -> get(arity(a, 1, 1));
-            case "SET" -> set(arity(a, 2, 8));
-            case "DEL" -> {
-                long n = 0;
-                for (String key : arity(a, 1, Integer.MAX_VALUE)) {
-                    n += delete(key) ? 1 : 0;
-                }
-                yield n;
-            }
-            case "EXISTS" -> {
-                long n = 0;
-                for (String key : arity(a, 1, Integer.MAX_VALUE)) {
-                    n += lookup(key) != null ? 1 : 0;
-                }
-                yield n;
-            }
-            case "TYPE" -> new Status(type(lookup(arity(a, 1, 1).get(0))));
-            case "INCRBY" -> incrBy(arity(a, 2, 2).get(0), parseLong(a.get(1)));
-            case "DECRBY" -> {
-                long by = parseLong(arity(a, 2, 2).get(1));
-                if (by == Long.MIN_VALUE) {
-                    throw new RedisError("ERR decrement would overflow");
-                }
-                yield incrBy(a.get(0), -by);
-            }
-            case "INCR" -> incrBy(arity(a, 1, 1).get(0), 1);
-            case "PTTL" -> pttl(arity(a, 1, 1).get(0));
-            case "PEXPIRE" -> pexpire(arity(a, 2, 3));
-            case "TIME" -> {
+        switch (name) {
+            case "GET":
+                return get(arity(a, 1, 1));
+            case "SET":
+                return set(arity(a, 2, 8));
+            case "DEL":
+                return deleteAll(arity(a, 1, Integer.MAX_VALUE));
+            case "EXISTS":
+                return exist(arity(a, 1, Integer.MAX_VALUE));
+            case "TYPE":
+                return new Status(type(lookup(arity(a, 1, 1).get(0))));
+            case "INCRBY":
+                return incrBy(arity(a, 2, 2).get(0), parseLong(a.get(1)));
+            case "DECRBY":
+                return decrBy(arity(a, 2, 2));
+            case "INCR":
+                return incrBy(arity(a, 1, 1).get(0), 1);
+            case "PTTL":
+                return pttl(arity(a, 1, 1).get(0));
+            case "PEXPIRE":
+                return pexpire(arity(a, 2, 3));
+            case "TIME":
                 arity(a, 0, 0);
                 long micros = nowMicros();
-                yield List.of(Long.toString(Math.floorDiv(micros, 1_000_000L)),
+                return Arrays.<Object>asList(Long.toString(Math.floorDiv(micros, 1_000_000L)),
                         Long.toString(Math.floorMod(micros, 1_000_000L)));
-            }
-            case "ZADD", "ZREM", "ZCARD", "ZCOUNT", "ZRANGE", "ZRANGEBYSCORE", "ZREVRANGEBYSCORE",
-                    "ZREMRANGEBYRANK", "ZREMRANGEBYSCORE", "ZSCORE" -> SortedSets.execute(this, name, a);
-            case "HGETALL", "HMGET", "HGET", "HSET", "HDEL", "HINCRBY" -> hash(name, a);
-            default -> throw new RedisError("ERR unknown command '" + argv.get(0) + "'");
-        };
+            case "ZADD":
+            case "ZREM":
+            case "ZCARD":
+            case "ZCOUNT":
+            case "ZRANGE":
+            case "ZRANGEBYSCORE":
+            case "ZREVRANGEBYSCORE":
+            case "ZREMRANGEBYRANK":
+            case "ZREMRANGEBYSCORE":
+            case "ZSCORE":
+                return SortedSets.execute(this, name, a);
+            case "HGETALL":
+            case "HMGET":
+            case "HGET":
+            case "HSET":
+            case "HDEL":
+            case "HINCRBY":
+                return Hashes.execute(this, name, a);
+            default:
+                throw new RedisError("ERR unknown command '" + argv.get(0) + "'");
+        }
+    }
+
+    private long deleteAll(List<String> keys) {
+        long n = 0;
+        for (String key : keys) {
+            n += delete(key) ? 1 : 0;
+        }
+        return n;
+    }
+
+    private long exist(List<String> keys) {
+        long n = 0;
+        for (String key : keys) {
+            n += lookup(key) != null ? 1 : 0;
+        }
+        return n;
+    }
+
+    private long decrBy(List<String> a) {
+        long by = parseLong(a.get(1));
+        if (by == Long.MIN_VALUE) {
+            throw new RedisError("ERR decrement would overflow");
+        }
+        return incrBy(a.get(0), -by);
     }
 
     static List<String> arity(List<String> a, int min, int max) {
@@ -217,23 +282,26 @@ final class RedisKeyspace {
         long expiresAt = -1;
         for (int i = 2; i < a.size(); i++) {
             String option = a.get(i).toUpperCase(Locale.ROOT);
-            switch (option) {
-                case "NX" -> nx = true;
-                case "XX" -> xx = true;
-                case "KEEPTTL" -> keepTtl = true;
-                case "GET" -> get = true;
-                case "PX", "EX", "PXAT", "EXAT" -> {
-                    if (i + 1 >= a.size() || expiresAt >= 0) {
-                        throw new RedisError(SYNTAX);
-                    }
-                    long amount = parseLong(a.get(++i));
-                    if (amount <= 0) {
-                        throw new RedisError("ERR invalid expire time in 'set' command");
-                    }
-                    long millis = option.startsWith("EX") ? amount * 1000 : amount;
-                    expiresAt = option.endsWith("AT") ? millis : nowMillis() + millis;
+            if (option.equals("NX")) {
+                nx = true;
+            } else if (option.equals("XX")) {
+                xx = true;
+            } else if (option.equals("KEEPTTL")) {
+                keepTtl = true;
+            } else if (option.equals("GET")) {
+                get = true;
+            } else if (option.equals("PX") || option.equals("EX") || option.equals("PXAT") || option.equals("EXAT")) {
+                if (i + 1 >= a.size() || expiresAt >= 0) {
+                    throw new RedisError(SYNTAX);
                 }
-                default -> throw new RedisError(SYNTAX);
+                long amount = parseLong(a.get(++i));
+                if (amount <= 0) {
+                    throw new RedisError("ERR invalid expire time in 'set' command");
+                }
+                long millis = option.startsWith("EX") ? amount * 1000 : amount;
+                expiresAt = option.endsWith("AT") ? millis : nowMillis() + millis;
+            } else {
+                throw new RedisError(SYNTAX);
             }
         }
         if ((nx && xx) || (keepTtl && expiresAt >= 0)) {
@@ -278,13 +346,18 @@ final class RedisKeyspace {
             String flag = a.get(2).toUpperCase(Locale.ROOT);
             long current = entry == null ? -1 : entry.expiresAt;
             long wanted = nowMillis() + millis;
-            boolean skip = switch (flag) {
-                case "NX" -> current >= 0;
-                case "XX" -> current < 0;
-                case "GT" -> current < 0 || wanted <= current;
-                case "LT" -> current >= 0 && wanted >= current;
-                default -> throw new RedisError("ERR Unsupported option " + a.get(2));
-            };
+            boolean skip;
+            if (flag.equals("NX")) {
+                skip = current >= 0;
+            } else if (flag.equals("XX")) {
+                skip = current < 0;
+            } else if (flag.equals("GT")) {
+                skip = current < 0 || wanted <= current;
+            } else if (flag.equals("LT")) {
+                skip = current >= 0 && wanted >= current;
+            } else {
+                throw new RedisError("ERR Unsupported option " + a.get(2));
+            }
             if (entry == null || skip) {
                 return 0;
             }
@@ -301,93 +374,30 @@ final class RedisKeyspace {
         return 1;
     }
 
-    @SuppressWarnings("unchecked")
-    private Object hash(String name, List<String> a) {
-        String key = a.isEmpty() ? "" : a.get(0);
-        Map<String, String> hash = typed(key, LinkedHashMap.class);
-        switch (name) {
-            case "HGETALL" -> {
-                arity(a, 1, 1);
-                List<Object> reply = new ArrayList<>();
-                if (hash != null) {
-                    hash.forEach((field, value) -> {
-                        reply.add(field);
-                        reply.add(value);
-                    });
-                }
-                return reply;
-            }
-            case "HGET" -> {
-                arity(a, 2, 2);
-                return hash == null ? null : hash.get(a.get(1));
-            }
-            case "HMGET" -> {
-                arity(a, 2, Integer.MAX_VALUE);
-                List<Object> reply = new ArrayList<>();
-                for (String field : a.subList(1, a.size())) {
-                    reply.add(hash == null ? null : hash.get(field));
-                }
-                return reply;
-            }
-            case "HSET" -> {
-                if (a.size() < 3 || a.size() % 2 == 0) {
-                    throw new RedisError("ERR wrong number of arguments for 'hset' command");
-                }
-                Map<String, String> target = hash != null ? hash : newHash(key);
-                long added = 0;
-                for (int i = 1; i < a.size(); i += 2) {
-                    added += target.put(a.get(i), a.get(i + 1)) == null ? 1 : 0;
-                }
-                return added;
-            }
-            case "HDEL" -> {
-                arity(a, 2, Integer.MAX_VALUE);
-                long removed = 0;
-                if (hash != null) {
-                    for (String field : a.subList(1, a.size())) {
-                        removed += hash.remove(field) != null ? 1 : 0;
-                    }
-                    if (hash.isEmpty()) {
-                        keys.remove(key);
-                    }
-                }
-                return removed;
-            }
-            default -> {
-                arity(a, 3, 3);
-                long by = parseLong(a.get(2));
-                Map<String, String> target = hash != null ? hash : newHash(key);
-                String old = target.get(a.get(1));
-                long value;
-                try {
-                    value = old == null ? 0 : parseLong(old);
-                } catch (RedisError e) {
-                    throw new RedisError("ERR hash value is not an integer");
-                }
-                target.put(a.get(1), Long.toString(Math.addExact(value, by)));
-                return value + by;
-            }
-        }
-    }
-
-    private Map<String, String> newHash(String key) {
+    /** A new, empty hash under {@code key}: HSET and HINCRBY on a missing key. */
+    Map<String, String> newHash(String key) {
         LinkedHashMap<String, String> hash = new LinkedHashMap<>();
         keys.put(key, new Entry(hash));
         return hash;
     }
 
+    /** Drops a key its command left empty, as Redis does. */
+    void removeKey(String key) {
+        keys.remove(key);
+    }
+
     /** A Java string (as Jedis sends it, UTF-8) as the keyspace holds bytes. */
-    static String bytes(String javaText) {
+    public static String bytes(String javaText) {
         return new String(javaText.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1);
     }
 
     /** The keyspace's byte string as Java text, decoded as UTF-8 (as Jedis decodes replies). */
-    static String text(String bytes) {
+    public static String text(String bytes) {
         return new String(bytes.getBytes(StandardCharsets.ISO_8859_1), StandardCharsets.UTF_8);
     }
 
     /** The raw bytes of a keyspace string. */
-    static byte[] raw(String bytes) {
+    public static byte[] raw(String bytes) {
         return bytes.getBytes(StandardCharsets.ISO_8859_1);
     }
 }
