@@ -40,15 +40,15 @@ public final class TestOnlyRedisExtension extends TestOnlyRedis
 
     @Override
     public void afterEach(ExtensionContext context) {
-        try {
-            reset();
-        } finally {
-            TestOnlyGateway.testEnds();
-        }
+        resetAndEnd();
     }
 
     @Override
     public void afterAll(ExtensionContext context) {
+        resetAndEnd();
+    }
+
+    private void resetAndEnd() {
         try {
             reset();
         } finally {

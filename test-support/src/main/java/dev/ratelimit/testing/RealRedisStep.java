@@ -1,6 +1,6 @@
 package dev.ratelimit.testing;
 
-import dev.ratelimit.redisinjvm.LuaNumbers;
+import dev.ratelimit.internal.redisinjvm.InJvmRedis;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -174,7 +174,7 @@ public final class RealRedisStep {
     private static List<String> tuples(List<Tuple> tuples) {
         List<String> entries = new ArrayList<>();
         for (Tuple tuple : tuples) {
-            entries.add(tuple.getElement() + "=" + LuaNumbers.g(tuple.getScore(), 17));
+            entries.add(tuple.getElement() + "=" + InJvmRedis.score(tuple.getScore()));
         }
         return entries;
     }

@@ -18,7 +18,7 @@ public final class TestOnlyRedisLink {
     /** The kit's class whose public static factories make the gateway and tell whether a test runs. */
     static final String KIT_CLASS = "dev.ratelimit.internal.testkit.TestOnlyGateway";
     /** A class of the kit's engine, to tell a missing engine from a missing kit. */
-    static final String ENGINE_CLASS = "dev.ratelimit.redisinjvm.InJvmRedis";
+    static final String ENGINE_CLASS = "dev.ratelimit.internal.redisinjvm.InJvmRedis";
     static final String KIT_ARTIFACT = "dev.ratelimit:ratelimit-test-kit";
     private static final Logger LOG = LoggerFactory.getLogger("dev.ratelimit.RedisStore");
 

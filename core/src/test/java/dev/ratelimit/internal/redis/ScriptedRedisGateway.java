@@ -1,8 +1,8 @@
 package dev.ratelimit.internal.redis;
 
 import dev.ratelimit.RedisFailureException;
-import dev.ratelimit.redisinjvm.InJvmRedis;
-import dev.ratelimit.redisinjvm.RedisKeyspace.RedisError;
+import dev.ratelimit.internal.redisinjvm.InJvmRedis;
+import dev.ratelimit.internal.redisinjvm.InJvmRedis.RedisError;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -85,7 +85,7 @@ public final class ScriptedRedisGateway implements RedisGateway {
 
     public ScriptedRedisGateway(long startNanos) {
         this.redis = new InJvmRedis(startNanos);
-        this.faults = new CallFaults(redis.keyspace());
+        this.faults = new CallFaults(redis);
     }
 
     // ---- the clock ----

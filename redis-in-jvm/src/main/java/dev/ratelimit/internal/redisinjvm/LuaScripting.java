@@ -1,7 +1,6 @@
-package dev.ratelimit.redisinjvm;
+package dev.ratelimit.internal.redisinjvm;
 
-import dev.ratelimit.redisinjvm.RedisKeyspace.RedisError;
-import dev.ratelimit.redisinjvm.RedisKeyspace.Status;
+import dev.ratelimit.internal.redisinjvm.InJvmRedis.RedisError;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -44,13 +43,13 @@ import org.luaj.vm2.lib.jse.JseMathLib;
  * doubles whole where Lua 5.1 writes {@code %.14g} (1e15 as {@code 1e+15}); the scripts never print a
  * number but through {@code string.format}, as their comments require. Numbers are doubles in both.
  */
-public final class LuaScripting {
+final class LuaScripting {
     private final RedisKeyspace keyspace;
     private final Globals globals = new Globals();
     /** Each script compiled once, by SHA-1, as Redis keeps it after the first EVAL. */
     private final Map<String, LuaValue> compiled = new HashMap<>();
 
-    public LuaScripting(RedisKeyspace keyspace) {
+    LuaScripting(RedisKeyspace keyspace) {
         this.keyspace = keyspace;
         globals.load(new JseBaseLib());
         globals.load(new PackageLib());
@@ -118,7 +117,7 @@ public final class LuaScripting {
      * @return the reply in {@link RedisKeyspace}'s form
      * @throws RedisError the script's error reply (raised, returned as {@code {err=...}}, or a runtime error)
      */
-    public Object run(String script, String sha1, String source, List<String> keys, List<String> args) {
+    Object run(String script, String sha1, String source, List<String> keys, List<String> args) {
         LuaValue chunk = compiled.get(sha1);
         if (chunk == null) {
             chunk = globals.load(source, "@user_script");

@@ -1,11 +1,10 @@
-package dev.ratelimit.redisinjvm;
+package dev.ratelimit.internal.redisinjvm;
 
-import dev.ratelimit.redisinjvm.RedisKeyspace.RedisError;
-import dev.ratelimit.redisinjvm.RedisKeyspace.Status;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * One Redis in the JVM on a manual clock: a {@link RedisKeyspace}, the scripts run on it by
@@ -19,6 +18,15 @@ import java.util.List;
  * the core's own tests.
  */
 public final class InJvmRedis {
+    /** An error reply, such as WRONGTYPE, or a script's error. */
+    public static final class RedisError extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        public RedisError(String message) {
+            super(message, null, false, false);
+        }
+    }
+
     /** 2023-11-14T22:13:20Z in nanoseconds since the epoch: where a clock starts unless told. */
     public static final long START_NANOS = 1_700_000_000_000_000_000L;
 
@@ -49,9 +57,23 @@ public final class InJvmRedis {
         keyspace.clear();
     }
 
-    /** The keyspace itself, for a test's faults and snapshots: hold this object's lock while using it. */
-    public RedisKeyspace keyspace() {
-        return keyspace;
+    /**
+     * A negative test's fault: while on, ZREMRANGEBYSCORE removes nothing (replies 0), so that a
+     * sliding log's writes never trim it.
+     */
+    public synchronized void ignoreTrims(boolean ignore) {
+        keyspace.ignoreTrims(ignore);
+    }
+
+    /** The string value held under {@code key}, decoded as UTF-8; null when absent, expired or of another type. */
+    public synchronized String string(String key) {
+        RedisKeyspace.Entry entry = keyspace.lookup(RedisKeyspace.bytes(key));
+        return entry != null && entry.value instanceof String ? RedisKeyspace.text((String) entry.value) : null;
+    }
+
+    /** A sorted set's score as Redis 7 writes it in a reply ({@code %.17g}). */
+    public static String score(double score) {
+        return LuaNumbers.g(score, 17);
     }
 
     /**
@@ -136,18 +158,23 @@ public final class InJvmRedis {
     }
 
     private static Object rawForm(Object reply) {
+        return converted(reply, RedisKeyspace::raw, status -> status.text().getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /** A reply with its bulk strings and statuses converted, inside arrays too. */
+    private static Object converted(Object reply, Function<String, Object> bulk, Function<Status, Object> status) {
         if (reply instanceof String) {
-            return RedisKeyspace.raw((String) reply);
+            return bulk.apply((String) reply);
         }
         if (reply instanceof Status) {
-            return ((Status) reply).text().getBytes(StandardCharsets.US_ASCII);
+            return status.apply((Status) reply);
         }
         if (reply instanceof List) {
-            List<Object> converted = new ArrayList<>();
-            for (Object each : (List<?>) reply) {
-                converted.add(rawForm(each));
+            List<Object> each = new ArrayList<>();
+            for (Object element : (List<?>) reply) {
+                each.add(converted(element, bulk, status));
             }
-            return converted;
+            return each;
         }
         return reply;
     }
@@ -170,20 +197,7 @@ public final class InJvmRedis {
     }
 
     private static Object javaForm(Object reply) {
-        if (reply instanceof String) {
-            return RedisKeyspace.text((String) reply);
-        }
-        if (reply instanceof Status) {
-            return ((Status) reply).text();
-        }
-        if (reply instanceof List) {
-            List<Object> decoded = new ArrayList<>();
-            for (Object each : (List<?>) reply) {
-                decoded.add(javaForm(each));
-            }
-            return decoded;
-        }
-        return reply;
+        return converted(reply, RedisKeyspace::text, Status::text);
     }
 
     /** The live keys, as Java strings. */

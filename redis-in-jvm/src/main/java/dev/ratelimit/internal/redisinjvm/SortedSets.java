@@ -1,15 +1,14 @@
-package dev.ratelimit.redisinjvm;
+package dev.ratelimit.internal.redisinjvm;
 
-import static dev.ratelimit.redisinjvm.RedisKeyspace.arity;
-import static dev.ratelimit.redisinjvm.RedisKeyspace.parseLong;
+import static dev.ratelimit.internal.redisinjvm.RedisKeyspace.arity;
+import static dev.ratelimit.internal.redisinjvm.RedisKeyspace.parseLong;
 
-import dev.ratelimit.redisinjvm.RedisKeyspace.RedisError;
+import dev.ratelimit.internal.redisinjvm.InJvmRedis.RedisError;
+import dev.ratelimit.internal.redisinjvm.ZSet.Item;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * The sorted-set commands of {@link RedisKeyspace}, as Redis 7.0 answers them: members ordered by
@@ -19,56 +18,6 @@ import java.util.Map;
  */
 final class SortedSets {
     private SortedSets() {
-    }
-
-    /** One member and its score. */
-    static final class Item implements Comparable<Item> {
-        private final double score;
-        private final String member;
-
-        Item(double score, String member) {
-            this.score = score;
-            this.member = member;
-        }
-
-        double score() {
-            return score;
-        }
-
-        String member() {
-            return member;
-        }
-
-        @Override
-        public int compareTo(Item other) {
-            int byScore = Double.compare(score, other.score);
-            return byScore != 0 ? byScore : member.compareTo(other.member);
-        }
-    }
-
-    /** A sorted set: items in order, and each member's score. */
-    static final class ZSet {
-        final List<Item> items = new ArrayList<>();
-        final Map<String, Double> scores = new HashMap<>();
-
-        boolean add(String member, double score) {
-            Double old = scores.put(member, score);
-            if (old != null) {
-                items.remove(Collections.binarySearch(items, new Item(old, member)));
-            }
-            Item item = new Item(score, member);
-            items.add(-Collections.binarySearch(items, item) - 1, item);
-            return old == null;
-        }
-
-        boolean remove(String member) {
-            Double old = scores.remove(member);
-            if (old == null) {
-                return false;
-            }
-            items.remove(Collections.binarySearch(items, new Item(old, member)));
-            return true;
-        }
     }
 
     /** A score bound: its value and whether it is exclusive. */

@@ -4,4 +4,4 @@
  * Redis. Not an API: the engine of {@code ratelimit-test-kit} and of the core's own tests, held to
  * a real Redis by their parity tests. It depends on nothing of this project's.
  */
-package dev.ratelimit.redisinjvm;
+package dev.ratelimit.internal.redisinjvm;

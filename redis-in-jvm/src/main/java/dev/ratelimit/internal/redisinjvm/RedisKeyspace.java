@@ -1,5 +1,6 @@
-package dev.ratelimit.redisinjvm;
+package dev.ratelimit.internal.redisinjvm;
 
+import dev.ratelimit.internal.redisinjvm.InJvmRedis.RedisError;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -26,53 +27,16 @@ import java.util.function.LongSupplier;
  * (lazily, when next touched, as every command looks keys up through {@link #lookup}). PTTL is -2 for
  * a missing key and -1 for one without TTL. A sorted set or hash left empty is deleted, as in Redis.
  */
-public final class RedisKeyspace {
+final class RedisKeyspace {
     static final String WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value";
     static final String NOT_INTEGER = "ERR value is not an integer or out of range";
     static final String NOT_FLOAT = "ERR value is not a valid float";
     static final String SYNTAX = "ERR syntax error";
 
-    /** An error reply. */
-    public static final class RedisError extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        public RedisError(String message) {
-            super(message, null, false, false);
-        }
-    }
-
-    /** A status reply such as OK. */
-    public static final class Status {
-        private final String text;
-
-        Status(String text) {
-            this.text = text;
-        }
-
-        public String text() {
-            return text;
-        }
-
-        @Override
-        public boolean equals(Object other) {
-            return other instanceof Status && ((Status) other).text.equals(text);
-        }
-
-        @Override
-        public int hashCode() {
-            return text.hashCode();
-        }
-
-        @Override
-        public String toString() {
-            return text;
-        }
-    }
-
     /** A key's value and its expiry in epoch milliseconds (-1: none). */
-    public static final class Entry {
+    static final class Entry {
         /** A {@link String}, a sorted set or a hash ({@link java.util.LinkedHashMap}). */
-        public Object value;
+        Object value;
         long expiresAt = -1;
 
         Entry(Object value) {
@@ -86,7 +50,7 @@ public final class RedisKeyspace {
     private boolean ignoringTrims;
 
     /** @param nanos the manual clock, in nanoseconds since the epoch */
-    public RedisKeyspace(LongSupplier nanos) {
+    RedisKeyspace(LongSupplier nanos) {
         this.nanos = nanos;
     }
 
@@ -94,7 +58,7 @@ public final class RedisKeyspace {
      * A negative test's fault: while on, ZREMRANGEBYSCORE removes nothing (replies 0), so that a
      * sliding log's writes never trim it.
      */
-    public void ignoreTrims(boolean ignore) {
+    void ignoreTrims(boolean ignore) {
         ignoringTrims = ignore;
     }
 
@@ -107,7 +71,7 @@ public final class RedisKeyspace {
     }
 
     /** The live entry under {@code key}, dropping it first when Redis would have expired it. */
-    public Entry lookup(String key) {
+    Entry lookup(String key) {
         Entry entry = keys.get(key);
         if (entry != null && entry.expiresAt >= 0 && nowMillis() > entry.expiresAt) {
             keys.remove(key);
@@ -117,7 +81,7 @@ public final class RedisKeyspace {
     }
 
     /** The live keys, for snapshots. */
-    public List<String> liveKeys() {
+    List<String> liveKeys() {
         List<String> live = new ArrayList<>();
         for (String key : new ArrayList<>(keys.keySet())) {
             if (lookup(key) != null) {
@@ -128,28 +92,28 @@ public final class RedisKeyspace {
     }
 
     /** Puts an entry as it is (a test restoring a state). */
-    public void put(String key, Object value, long expiresAt) {
+    void put(String key, Object value, long expiresAt) {
         Entry entry = new Entry(value);
         entry.expiresAt = expiresAt;
         keys.put(key, entry);
     }
 
-    public long pttl(String key) {
+    long pttl(String key) {
         Entry entry = lookup(key);
         return entry == null ? -2 : entry.expiresAt < 0 ? -1 : Math.max(0, entry.expiresAt - nowMillis());
     }
 
-    public boolean delete(String key) {
+    boolean delete(String key) {
         return lookup(key) != null && keys.remove(key) != null;
     }
 
     /** Every key gone, as after a restart of a Redis that kept no data on disk. */
-    public void clear() {
+    void clear() {
         keys.clear();
     }
 
     /** Runs one command: {@code argv[0]} is its name. */
-    public Object execute(List<String> argv) {
+    Object execute(List<String> argv) {
         if (argv.isEmpty()) {
             throw new RedisError("ERR wrong number of arguments");
         }
@@ -160,9 +124,9 @@ public final class RedisKeyspace {
         }
         switch (name) {
             case "GET":
-                return get(arity(a, 1, 1));
+                return Strings.get(this, arity(a, 1, 1));
             case "SET":
-                return set(arity(a, 2, 8));
+                return Strings.set(this, arity(a, 2, 8));
             case "DEL":
                 return deleteAll(arity(a, 1, Integer.MAX_VALUE));
             case "EXISTS":
@@ -170,11 +134,11 @@ public final class RedisKeyspace {
             case "TYPE":
                 return new Status(type(lookup(arity(a, 1, 1).get(0))));
             case "INCRBY":
-                return incrBy(arity(a, 2, 2).get(0), parseLong(a.get(1)));
+                return Strings.incrBy(this, arity(a, 2, 2).get(0), parseLong(a.get(1)));
             case "DECRBY":
                 return decrBy(arity(a, 2, 2));
             case "INCR":
-                return incrBy(arity(a, 1, 1).get(0), 1);
+                return Strings.incrBy(this, arity(a, 1, 1).get(0), 1);
             case "PTTL":
                 return pttl(arity(a, 1, 1).get(0));
             case "PEXPIRE":
@@ -228,7 +192,7 @@ public final class RedisKeyspace {
         if (by == Long.MIN_VALUE) {
             throw new RedisError("ERR decrement would overflow");
         }
-        return incrBy(a.get(0), -by);
+        return Strings.incrBy(this, a.get(0), -by);
     }
 
     static List<String> arity(List<String> a, int min, int max) {
@@ -242,7 +206,7 @@ public final class RedisKeyspace {
         if (entry == null) {
             return "none";
         }
-        return entry.value instanceof String ? "string" : entry.value instanceof SortedSets.ZSet ? "zset" : "hash";
+        return entry.value instanceof String ? "string" : entry.value instanceof ZSet ? "zset" : "hash";
     }
 
     /** Redis' string2ll: an optional '-', then digits without a leading zero (but "0"), in range. */
@@ -267,76 +231,6 @@ public final class RedisKeyspace {
             throw new RedisError(WRONGTYPE);
         }
         return type.cast(entry.value);
-    }
-
-    private String get(List<String> a) {
-        return typed(a.get(0), String.class);
-    }
-
-    private Object set(List<String> a) {
-        String key = a.get(0);
-        boolean nx = false;
-        boolean xx = false;
-        boolean keepTtl = false;
-        boolean get = false;
-        long expiresAt = -1;
-        for (int i = 2; i < a.size(); i++) {
-            String option = a.get(i).toUpperCase(Locale.ROOT);
-            if (option.equals("NX")) {
-                nx = true;
-            } else if (option.equals("XX")) {
-                xx = true;
-            } else if (option.equals("KEEPTTL")) {
-                keepTtl = true;
-            } else if (option.equals("GET")) {
-                get = true;
-            } else if (option.equals("PX") || option.equals("EX") || option.equals("PXAT") || option.equals("EXAT")) {
-                if (i + 1 >= a.size() || expiresAt >= 0) {
-                    throw new RedisError(SYNTAX);
-                }
-                long amount = parseLong(a.get(++i));
-                if (amount <= 0) {
-                    throw new RedisError("ERR invalid expire time in 'set' command");
-                }
-                long millis = option.startsWith("EX") ? amount * 1000 : amount;
-                expiresAt = option.endsWith("AT") ? millis : nowMillis() + millis;
-            } else {
-                throw new RedisError(SYNTAX);
-            }
-        }
-        if ((nx && xx) || (keepTtl && expiresAt >= 0)) {
-            throw new RedisError(SYNTAX);
-        }
-        Entry old = lookup(key);
-        String previous = get && old != null ? typed(key, String.class) : null;
-        if ((nx && old != null) || (xx && old == null)) {
-            return get ? previous : null;
-        }
-        Entry entry = new Entry(a.get(1));
-        entry.expiresAt = keepTtl && old != null ? old.expiresAt : expiresAt;
-        if (entry.expiresAt >= 0 && entry.expiresAt <= nowMillis() && !keepTtl) {
-            // SET ... PXAT in the past: Redis deletes at once.
-            keys.remove(key);
-        } else {
-            keys.put(key, entry);
-        }
-        return get ? previous : new Status("OK");
-    }
-
-    private long incrBy(String key, long by) {
-        String text = typed(key, String.class);
-        long value = text == null ? 0 : parseLong(text);
-        if ((by > 0 && value > Long.MAX_VALUE - by) || (by < 0 && value < Long.MIN_VALUE - by)) {
-            throw new RedisError("ERR increment or decrement would overflow");
-        }
-        long result = value + by;
-        Entry entry = lookup(key);
-        if (entry == null) {
-            keys.put(key, new Entry(Long.toString(result)));
-        } else {
-            entry.value = Long.toString(result);
-        }
-        return result;
     }
 
     private long pexpire(List<String> a) {
@@ -387,17 +281,17 @@ public final class RedisKeyspace {
     }
 
     /** A Java string (as Jedis sends it, UTF-8) as the keyspace holds bytes. */
-    public static String bytes(String javaText) {
+    static String bytes(String javaText) {
         return new String(javaText.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1);
     }
 
     /** The keyspace's byte string as Java text, decoded as UTF-8 (as Jedis decodes replies). */
-    public static String text(String bytes) {
+    static String text(String bytes) {
         return new String(bytes.getBytes(StandardCharsets.ISO_8859_1), StandardCharsets.UTF_8);
     }
 
     /** The raw bytes of a keyspace string. */
-    public static byte[] raw(String bytes) {
+    static byte[] raw(String bytes) {
         return bytes.getBytes(StandardCharsets.ISO_8859_1);
     }
 }

@@ -1,4 +1,4 @@
-package dev.ratelimit.redisinjvm;
+package dev.ratelimit.internal.redisinjvm;
 
 import java.math.BigDecimal;
 import java.math.MathContext;
@@ -17,12 +17,12 @@ import org.luaj.vm2.Varargs;
  * as 404635648). Floating conversions round the number's exact binary value half to even, as glibc
  * does.
  */
-public final class LuaNumbers {
+final class LuaNumbers {
     private LuaNumbers() {
     }
 
     /** C's {@code %.<precision>g}. */
-    public static String g(double value, int precision) {
+    static String g(double value, int precision) {
         if (Double.isNaN(value)) {
             return "nan";
         }

@@ -1,9 +1,9 @@
-package dev.ratelimit.redisinjvm;
+package dev.ratelimit.internal.redisinjvm;
 
-import static dev.ratelimit.redisinjvm.RedisKeyspace.arity;
-import static dev.ratelimit.redisinjvm.RedisKeyspace.parseLong;
+import static dev.ratelimit.internal.redisinjvm.RedisKeyspace.arity;
+import static dev.ratelimit.internal.redisinjvm.RedisKeyspace.parseLong;
 
-import dev.ratelimit.redisinjvm.RedisKeyspace.RedisError;
+import dev.ratelimit.internal.redisinjvm.InJvmRedis.RedisError;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
