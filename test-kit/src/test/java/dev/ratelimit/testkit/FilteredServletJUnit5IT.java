@@ -6,6 +6,7 @@ import dev.ratelimit.servlet.RateLimitFilter;
 import dev.ratelimit.servlet.containers.AppDescriptor;
 import dev.ratelimit.servlet.containers.Http;
 import dev.ratelimit.servlet.containers.ServletContainer;
+import dev.ratelimit.testing.log.LogRecorder;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -27,12 +28,16 @@ class FilteredServletJUnit5IT {
 
     private static ServletContainer tomcat;
     private static URI shop;
+    private static String startLog;
 
     @BeforeAll
     static void start() throws Exception {
         tomcat = ServletContainer.tomcat();
-        shop = tomcat.deploy(AppDescriptor.builder("/shop").filter("limits", RateLimitFilter.class.getName(),
-                Map.of("redisUri", redis.uri(), "limit", "3", "window", "1m"), "/*").build());
+        try (LogRecorder log = LogRecorder.record("dev.ratelimit")) {
+            shop = tomcat.deploy(AppDescriptor.builder("/shop").filter("limits", RateLimitFilter.class.getName(),
+                    Map.of("redisUri", redis.uri(), "limit", "3", "window", "1m"), "/*").build());
+            startLog = log.text();
+        }
     }
 
     @AfterAll
@@ -51,6 +56,11 @@ class FilteredServletJUnit5IT {
         assertThat(Http.get(shop).statusCode()).as("a second early").isEqualTo(429);
         redis.advance(Duration.ofSeconds(1));
         assertThat(Http.get(shop).statusCode()).as("the minute has passed").isEqualTo(200);
+    }
+
+    @Test
+    void underTheExtensionTheKitsRedisLogsNoError() {
+        assertThat(startLog).contains("redis test-only-redis://servlet-junit5").doesNotContain("never deploy this");
     }
 
     @Test
