@@ -10,6 +10,11 @@ import dev.ratelimit.RedisStore;
 import dev.ratelimit.Rule;
 import java.time.Duration;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -96,6 +101,33 @@ class RateLimiterOnTheKitTest {
             admitted++;
         }
         assertThat(admitted).as("a fresh Redis's 100, and nothing more from a lease of the Redis that was").isEqualTo(100);
+    }
+
+    /** Like Redis, one command or script at a time: threads deciding at once never admit more than the limit. */
+    @Test
+    void threadsDecidingAtOnceAdmitExactlyTheLimit() throws Exception {
+        RateLimiter limiter = RateLimiter.builder(redis.store()).rule(Rule.of(Algorithm.SLIDING_WINDOW, 100,
+                Duration.ofHours(1))).build();
+        ExecutorService threads = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<Integer>> admitted = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                admitted.add(threads.submit(() -> {
+                    int mine = 0;
+                    for (int i = 0; i < 40; i++) {
+                        mine += limiter.tryAcquire("shared").allowed() ? 1 : 0;
+                    }
+                    return mine;
+                }));
+            }
+            int total = 0;
+            for (Future<Integer> each : admitted) {
+                total += each.get();
+            }
+            assertThat(total).isEqualTo(100);
+        } finally {
+            threads.shutdownNow();
+        }
     }
 
     @Test
