@@ -126,13 +126,28 @@ final class MirroredRedis implements RedisGateway {
                 : new long[] {count, value == null ? -2 : result.after().get(0).pttl()};
     }
 
-    /** The transport's own sliding log, its commands sent to real Redis from the kit's state, TIME the kit's. */
+    /**
+     * The transport's own sliding log, its commands sent to real Redis from the kit's state, TIME the
+     * kit's. Its round trips take real time, in which a log with a TTL of a millisecond or two would
+     * expire on real Redis though it lives at the kit's instant: the log is given without its TTL, and
+     * one the commands leave without a TTL is read back with the TTL it had at that instant.
+     */
     @Override
     public long[] slidingLogInTransaction(String key, long permits, long limit, long windowMicros, boolean consume) {
         List<String> keys = List.of(key);
-        step.run(keys, kitState(keys), tx -> tx.exists(key));
+        List<KeyState> before = kitState(keys);
+        List<KeyState> lasting = new ArrayList<>();
+        before.forEach(state -> lasting.add(new KeyState(state.type(), state.value(), state.pttl() > 0 ? -1 : state.pttl())));
+        step.run(keys, lasting, tx -> tx.exists(key));
         long[] outcome = InJvmTransactions.slidingLog(this::realRaw, key, permits, limit, windowMicros, consume);
-        calls.add(new Mirrored("slidingLogInTransaction", keys, RealRedisStep.stateOf(this::realCommand, keys)));
+        List<KeyState> after = new ArrayList<>();
+        List<KeyState> read = RealRedisStep.stateOf(this::realCommand, keys);
+        for (int i = 0; i < read.size(); i++) {
+            KeyState state = read.get(i);
+            boolean untouched = state.pttl() == -1 && before.get(i).pttl() > 0;
+            after.add(untouched ? new KeyState(state.type(), state.value(), before.get(i).pttl()) : state);
+        }
+        calls.add(new Mirrored("slidingLogInTransaction", keys, after));
         return outcome;
     }
 
