@@ -110,7 +110,7 @@ public final class RateLimiterBuilder {
     /**
      * The monotonic clock that times adaptation (at most once per second), the local deny cache's
      * entries and the local limiter of {@link FailurePolicy#LOCAL}, so that one manual clock drives
-     * them all; for tests.
+     * them all; for tests. Unless set, the store's: the JVM's, or the test kit's Redis's clock.
      */
     RateLimiterBuilder clock(LongSupplier nanoClock) {
         settings.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
@@ -119,6 +119,7 @@ public final class RateLimiterBuilder {
 
     /**
      * The wall clock, in epoch milliseconds, that stamps {@link RateLimiter#recentActivity()}; for tests.
+     * Unless set, the store's: the JVM's, or the test kit's Redis's clock.
      */
     RateLimiterBuilder wallClock(LongSupplier millisClock) {
         settings.wallClock = Objects.requireNonNull(millisClock, "millisClock");

@@ -66,7 +66,8 @@ public final class RedisSettings {
 
     /**
      * Starts settings for {@code redis://[user:password@]host[:port][/database]}, or
-     * {@code rediss://} for TLS.
+     * {@code rediss://} for TLS; in tests, {@code test-only-redis://<name>} for the test kit's Redis
+     * in the JVM (letters, digits, '-' and '_'), never deployed.
      */
     public static Builder builder(String uri) {
         return new Builder(uri);
@@ -83,6 +84,14 @@ public final class RedisSettings {
     /** Whether the connection uses TLS ({@code rediss://}). */
     public boolean tls() {
         return address.tls;
+    }
+
+    /**
+     * The name of the test kit's Redis in the JVM for {@code test-only-redis://<name>}, or null for
+     * a real Redis. Such settings are for tests only: see {@code ratelimit-test-kit}.
+     */
+    public String testOnlyName() {
+        return address.testOnlyName;
     }
 
     /** The ACL user, or null for the default user. */

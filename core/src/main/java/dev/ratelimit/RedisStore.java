@@ -7,6 +7,7 @@ import dev.ratelimit.internal.redis.JedisGateway;
 import dev.ratelimit.internal.redis.NodeGateway;
 import dev.ratelimit.internal.redis.RedisGateway;
 import dev.ratelimit.internal.redis.StoreAccess;
+import dev.ratelimit.internal.redis.TestOnlyRedisLink;
 import dev.ratelimit.internal.support.ClientLibraries;
 import java.time.Duration;
 import java.util.LinkedHashSet;
@@ -65,7 +66,12 @@ public final class RedisStore implements AutoCloseable {
      * keys ({@link RateLimiterStats#redisEviction()}), waiting at most the timeout per master and
      * failing nothing.
      *
-     * @throws IllegalArgumentException if the settings are unusable
+     * <p>For {@code test-only-redis://<name>} it opens the test kit's Redis in this JVM of that name
+     * ({@code dev.ratelimit:ratelimit-test-kit}, for tests only), whose clock the limiters then keep
+     * too; outside the kit's JUnit extension or rule that logs one ERROR.
+     *
+     * @throws IllegalArgumentException if the settings are unusable, or name the test kit's Redis
+     *     while the kit is not on the class path
      */
     public static RedisStore connect(RedisSettings settings) {
         return connect(settings, System::nanoTime);
@@ -74,6 +80,10 @@ public final class RedisStore implements AutoCloseable {
     /** {@link #connect(RedisSettings)} whose eviction readings fall due by {@code nanoClock}: a seam for tests. */
     static RedisStore connect(RedisSettings settings, LongSupplier nanoClock) {
         Objects.requireNonNull(settings, "settings");
+        if (settings.testOnlyName() != null) {
+            RedisGateway gateway = TestOnlyRedisLink.open(settings.testOnlyName(), settings.redactedUri());
+            return new RedisStore(gateway, gateway::nanoTime);
+        }
         ClientLibraries.check();
         return new RedisStore(gateway(settings), nanoClock);
     }

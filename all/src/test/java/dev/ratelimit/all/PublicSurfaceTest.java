@@ -17,10 +17,10 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * The public surface of the jars a WAR adds: outside {@code dev.ratelimit.internal} only the API is
- * public, and below it a type is public only when another of the library's packages uses it. Checked
- * here because this module alone sees core and both adapters at once; a type public only for a test
- * counts as not used.
+ * The public surface of the jars a WAR adds, and of the test kit users' tests add: outside
+ * {@code dev.ratelimit.internal} only the API is public, and below it a type is public only when
+ * another of the library's packages uses it. Checked here because this module alone sees core, both
+ * adapters and the kit at once; a type public only for a test counts as not used.
  */
 class PublicSurfaceTest {
     private static final JavaClasses LIBRARY = new ClassFileImporter()
@@ -40,7 +40,9 @@ class PublicSurfaceTest {
             "dev.ratelimit.servlet.RateLimitFilter", "dev.ratelimit.servlet.RateLimitStatusServlet",
             "dev.ratelimit.jaxrs.RateLimited", "dev.ratelimit.jaxrs.RateLimitFeature",
             "dev.ratelimit.jaxrs.RateLimitServletInitializer", "dev.ratelimit.jaxrs.CurrentRequestListener",
-            "dev.ratelimit.jaxrs.RedisCleanupListener"));
+            "dev.ratelimit.jaxrs.RedisCleanupListener",
+            "dev.ratelimit.testkit.TestOnlyRedis", "dev.ratelimit.testkit.TestOnlyRedisExtension",
+            "dev.ratelimit.testkit.TestOnlyRedisRule"));
 
     /** Public below internal because the JVM requires it: an MXBean's interface must be public. */
     private static final String MXBEAN_INTERFACE = "dev.ratelimit.internal.jmx.RateLimiterMXBean";
@@ -50,6 +52,7 @@ class PublicSurfaceTest {
         assertThat(LIBRARY.containPackage("dev.ratelimit.internal.engine")).as("core").isTrue();
         assertThat(LIBRARY.containPackage("dev.ratelimit.servlet")).as("the filter").isTrue();
         assertThat(LIBRARY.containPackage("dev.ratelimit.jaxrs")).as("JAX-RS").isTrue();
+        assertThat(LIBRARY.containPackage("dev.ratelimit.testkit")).as("the test kit").isTrue();
         assertThat(LIBRARY.containPackage("dev.ratelimit.testing")).as("not test-support").isFalse();
     }
 

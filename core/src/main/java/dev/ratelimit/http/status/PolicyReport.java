@@ -32,6 +32,8 @@ final class PolicyReport {
     /** What the policy's traffic showed wrong with its configuration in the last five minutes. */
     final List<ConfigWarning> warnings;
     final Verdict verdict;
+    /** The policy's {@code redisUri} when it is the test kit's Redis in the JVM, else null. */
+    final String testOnlyRedis;
     /**
      * With {@code maxDelay}, on this node: requests waiting for their turn now, delayed so far, and
      * refused so far because {@code maxDelayed} were waiting, and because the client held its share of
@@ -80,6 +82,7 @@ final class PolicyReport {
         this.redisP99Micros = p99;
         this.warnings = runtime.pipeline().checks().warnings();
         this.waiting = runtime.pipeline().waitingCounts();
+        this.testOnlyRedis = policy.redisSettings().testOnlyName() == null ? null : policy.redisSettings().redactedUri();
         this.verdict = Verdict.of(this);
     }
 

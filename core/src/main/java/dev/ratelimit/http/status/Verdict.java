@@ -8,7 +8,8 @@ import java.util.Locale;
 
 /**
  * The one line a person reads first: is this policy limiting, and if not, why. The most serious
- * finding wins: Redis refusing the limiter's commands (it will not pass by waiting), Redis failing,
+ * finding wins: a Redis that is the test kit's map in this JVM (no limit holds across nodes or
+ * restarts, whatever else is fine), Redis refusing the limiter's commands (it will not pass by waiting), Redis failing,
  * then a Redis that evicted or may evict the limiter's keys, then what the traffic showed wrong with
  * the configuration (a shared bucket, an untrusted proxy, {@code maxDelay} requests that cannot
  * wait), then a dry run, then no traffic, else working.
@@ -41,6 +42,11 @@ final class Verdict {
         String breaker = policy.breaker;
         String refusal = policy.refusal;
         long total = policy.allowed + denied;
+        if (policy.testOnlyRedis != null) {
+            // First: nothing below means anything while the limits live in this JVM only.
+            return new Verdict(Level.ALERT, "redisUri=" + policy.testOnlyRedis + " is the test kit's Redis in this JVM: "
+                    + "limits are per JVM and lost on restart; never deploy this");
+        }
         if (refusal != null) {
             // Before the breaker: the breaker would only say "unreachable", and waiting will not help.
             return new Verdict(Level.ALERT, "Redis refuses the limiter: " + refusal + "; meanwhile "

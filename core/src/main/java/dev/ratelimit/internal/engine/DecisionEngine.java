@@ -46,6 +46,8 @@ public final class DecisionEngine {
     /** The store's watch on its Redis's eviction settings, read now when due, then by decisions. */
     private final EvictionWatch evictions;
     private final String delayRefusal; // why these rules cannot delay a request (DelayRules.refusal), or null
+    /** Held here because the gateway may hold it weakly: a limiter no longer used stops listening. */
+    private final Runnable forgetOnFlush;
 
     /** @param localRules the rules at their local limit, for {@link FailurePolicy#LOCAL}; else ignored */
     DecisionEngine(EngineBuilder settings, List<Rule> localRules) {
@@ -71,6 +73,8 @@ public final class DecisionEngine {
         refunds = new Refunds(keys, accounting, settings.quotaLeases);
         batches = new BatchDecisions(keys, transport, inForce, accounting);
         resets = new ClientResets(keys, accounting, inForce, overrides);
+        forgetOnFlush = this::redisFlushed;
+        gateway.whenFlushed(forgetOnFlush);
         // After the warm-up, whose connections it finds ready; not after one Redis did not answer, which
         // would only cost the start another timeout (the first decision due reads it instead).
         if (!settings.warmUp || LimiterWarmUp.run(policyName, gateway, inForce.last().evaluator, overrides,
@@ -103,6 +107,21 @@ public final class DecisionEngine {
                 : new Evaluation(gateway, accounting));
         for (int i = 1; i < stages.size(); i++) {
             stages.get(i - 1).next = stages.get(i);
+        }
+    }
+
+    /**
+     * Redis lost every key (a test's reset of its in-JVM Redis): remembered denials and quota leases
+     * go without giving anything back, as there is nothing left to give back to, and the overrides are
+     * read again, so that the next decision is the one a fresh Redis would make.
+     */
+    private void redisFlushed() {
+        accounting.each(stage -> stage.forgetAll(false));
+        try {
+            overrides.refresh();
+        } catch (RuntimeException e) {
+            LimiterLog.LOG.debug("Rate limit policy '{}' could not read its overrides after Redis was flushed: {}",
+                    keys.policyName, e.toString());
         }
     }
 

@@ -47,8 +47,9 @@ public final class EngineBuilder {
     public AdaptiveLimit adaptive;
     public AdaptiveLimit.LoadSource load;
     public DecisionListener listener = DecisionListener.NONE;
-    public LongSupplier nanoClock = System::nanoTime;
-    public LongSupplier wallClock = System::currentTimeMillis;
+    /** The store's clocks unless set: the JVM's, but a test's Redis's (test-only-redis://). */
+    public LongSupplier nanoClock;
+    public LongSupplier wallClock;
     /** Whether to ready Redis for the first decisions before returning ({@link LimiterWarmUp}). */
     public boolean warmUp;
 
@@ -57,6 +58,8 @@ public final class EngineBuilder {
         this.gateway = gateway;
         this.evictions = evictions;
         this.store = store;
+        this.nanoClock = gateway::nanoTime;
+        this.wallClock = gateway::currentTimeMillis;
     }
 
     /**

@@ -102,6 +102,31 @@ public interface RedisGateway extends AutoCloseable {
         return WarmUp.NOTHING_TO_DO;
     }
 
+    /*
+     * The clocks and the forgetting below are for a Redis whose time and data a test moves (the test
+     * kit's, test-only-redis://): a limiter times what it keeps in the JVM (remembered denials,
+     * leases, adaptation) by its store's gateway, so that this JVM's time and that Redis's agree, and
+     * hears when that Redis forgot every key, so that it forgets what it kept of them at once. A real
+     * Redis keeps the defaults: the JVM's clocks, and nothing to hear.
+     */
+
+    /** The monotonic clock the limiters on this gateway time local state by, in nanoseconds. */
+    default long nanoTime() {
+        return System.nanoTime();
+    }
+
+    /** The wall clock the limiters on this gateway stamp with, in epoch milliseconds. */
+    default long currentTimeMillis() {
+        return System.currentTimeMillis();
+    }
+
+    /**
+     * Runs {@code forget} whenever this Redis loses every key at once, for a limiter to drop what it
+     * keeps of them. The gateway may hold it weakly: the caller keeps it as long as it listens.
+     */
+    default void whenFlushed(Runnable forget) {
+    }
+
     /** Deletes the keys, which must share one hash slot. */
     void delete(List<String> keys);
 

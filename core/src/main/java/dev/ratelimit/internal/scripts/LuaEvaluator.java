@@ -31,7 +31,8 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
      */
     public LuaEvaluator(RedisGateway gateway, List<Rule> rules) {
         this.gateway = gateway;
-        this.calls = new ScriptCalls(this, rules);
+        // The gateway's wall clock: a calendar period's bounds by the same clock as the Redis's (a test's moves).
+        this.calls = new ScriptCalls(this, rules, gateway::currentTimeMillis);
     }
 
     /**

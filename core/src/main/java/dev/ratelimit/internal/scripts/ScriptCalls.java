@@ -17,6 +17,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntToLongFunction;
+import java.util.function.LongSupplier;
 
 /**
  * What one {@link LuaEvaluator}'s rules send the scripts, each rule's arguments worked out once, and
@@ -66,8 +67,9 @@ public final class ScriptCalls {
     /**
      * @param issuer who gives back what the replies' admissions took
      * @param rules one or more rules, all of one algorithm (checked by the caller)
+     * @param epochMillis the wall clock a calendar period's bounds are read by
      */
-    ScriptCalls(Receipt.Issuer issuer, List<Rule> rules) {
+    ScriptCalls(Receipt.Issuer issuer, List<Rule> rules, LongSupplier epochMillis) {
         this.issuer = issuer;
         this.rules = Immutable.copyOf(rules);
         boolean calendar = rules.get(0).calendar() != null;
@@ -80,7 +82,7 @@ public final class ScriptCalls {
             ruleArgs.add(args);
             count += 1 + args.size() + (calendar ? 1 : 0);
             if (calendar) {
-                calendarBounds.add(new CalendarBounds(rule.calendar(), rule.timeZone(), System::currentTimeMillis));
+                calendarBounds.add(new CalendarBounds(rule.calendar(), rule.timeZone(), epochMillis));
             }
         }
         this.leases = !calendar && rules.get(0).algorithm().holdsLeases();

@@ -12,6 +12,9 @@ import java.util.List;
  * message hides the user and password.
  */
 public final class RedisAddress {
+    /** The scheme of a Redis in the JVM for tests ({@code ratelimit-test-kit}): never a real one. */
+    public static final String TEST_ONLY_SCHEME = "test-only-redis";
+
     public final String host;
     public final int port;
     public final boolean tls;
@@ -20,6 +23,8 @@ public final class RedisAddress {
     /** The password, or null. */
     public final String password;
     public final int database;
+    /** The name of a test's Redis in the JVM ({@code test-only-redis://<name>}), or null for a real Redis. */
+    public final String testOnlyName;
     private final String redacted;
 
     private RedisAddress(URI uri, String user, String password, int database) {
@@ -29,7 +34,19 @@ public final class RedisAddress {
         this.user = user;
         this.password = password;
         this.database = database;
+        this.testOnlyName = null;
         this.redacted = hideUserInfo(uri.toString());
+    }
+
+    private RedisAddress(String testOnlyName) {
+        this.host = testOnlyName;
+        this.port = 0;
+        this.tls = false;
+        this.user = null;
+        this.password = null;
+        this.database = 0;
+        this.testOnlyName = testOnlyName;
+        this.redacted = TEST_ONLY_SCHEME + "://" + testOnlyName;
     }
 
     /**
@@ -38,6 +55,9 @@ public final class RedisAddress {
     public static RedisAddress parse(String text) {
         if (text == null) {
             throw new BadArgument("redisUri", "redisUri must be a redis:// or rediss:// URI, but was null");
+        }
+        if (text.trim().startsWith(TEST_ONLY_SCHEME + ":")) {
+            return testOnly(text.trim());
         }
         URI uri;
         try {
@@ -60,6 +80,20 @@ public final class RedisAddress {
             password = rawPassword.isEmpty() ? null : percentDecode(rawPassword);
         }
         return new RedisAddress(uri, user, password, database(uri, text));
+    }
+
+    /**
+     * {@code test-only-redis://<name>}: a Redis in this JVM that the test kit keeps under that name.
+     * Nothing else in it (no user, port or database), so that it cannot pass for a real address.
+     */
+    private static RedisAddress testOnly(String text) {
+        String prefix = TEST_ONLY_SCHEME + "://";
+        String name = text.startsWith(prefix) ? text.substring(prefix.length()) : "";
+        if (!name.matches("[A-Za-z0-9_-]{1,64}")) {
+            throw new BadArgument("redisUri", "redisUri must be " + prefix + "<name> with a name of 1 to 64 letters, "
+                    + "digits, '-' and '_' for the test kit's Redis, but was '" + hideUserInfo(text) + "'");
+        }
+        return new RedisAddress(name);
     }
 
     private static int database(URI uri, String text) {
@@ -135,6 +169,11 @@ public final class RedisAddress {
      * @throws BadArgument naming the setting and its value
      */
     public void checkTopology(String sentinelMaster, List<String> sentinelNodes, List<String> clusterNodes) {
+        if (testOnlyName != null && (sentinelMaster != null || (sentinelNodes != null && !sentinelNodes.isEmpty())
+                || clusterNodes == null || !clusterNodes.isEmpty())) {
+            throw new BadArgument("redisUri", "redisUri " + redacted + " is the test kit's Redis in the JVM, which "
+                    + "has no Sentinel or Cluster, but redisSentinelMaster, redisSentinelNodes or redisClusterNodes was set");
+        }
         if (sentinelMaster != null || (sentinelNodes != null && !sentinelNodes.isEmpty())) {
             if (sentinelMaster == null || sentinelMaster.trim().isEmpty()) {
                 throw new BadArgument("redisSentinelMaster", "redisSentinelMaster must name the master when "

@@ -1,5 +1,6 @@
 package dev.ratelimit.internal.redis;
 
+import dev.ratelimit.internal.redisinjvm.InJvmRedis;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -26,11 +27,11 @@ public final class CallFaults {
     private String afterScript;
     private boolean lifeRewriteArmed;
     private int livesRewritten;
-    private final RedisKeyspace keyspace;
+    private final InJvmRedis redis;
     final List<ScriptedRedisGateway.Executed> held = new ArrayList<>();
 
-    CallFaults(RedisKeyspace keyspace) {
-        this.keyspace = keyspace;
+    CallFaults(InJvmRedis redis) {
+        this.redis = redis;
     }
 
     /** The next {@code n} calls fail as if Redis could not be reached, before doing anything. */
@@ -115,7 +116,7 @@ public final class CallFaults {
      * sliding log's writes never trim it.
      */
     public void ignoreTrims(boolean ignore) {
-        keyspace.ignoringTrims = ignore;
+        redis.ignoreTrims(ignore);
     }
 
     /** Runs {@code action} inside the next call, before it does anything (and before an injected failure). */
@@ -199,8 +200,8 @@ public final class CallFaults {
         if (!lifeRewriteArmed || holdingRefunds || args.get(0).startsWith("charge ") || args.size() < 5) {
             return args;
         }
-        RedisKeyspace.Entry entry = keyspace.lookup(RedisKeyspace.bytes(keys.get(0)));
-        String value = entry != null && entry.value instanceof String text ? text : "";
+        String held = redis.string(keys.get(0));
+        String value = held != null ? held : "";
         Matcher life = LIFE.matcher(value);
         if (!life.find() || life.group(1).equals(args.get(4))) {
             return args;

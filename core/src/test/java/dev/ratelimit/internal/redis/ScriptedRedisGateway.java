@@ -1,10 +1,10 @@
 package dev.ratelimit.internal.redis;
 
 import dev.ratelimit.RedisFailureException;
-import dev.ratelimit.internal.redis.RedisKeyspace.RedisError;
+import dev.ratelimit.internal.redisinjvm.InJvmRedis;
+import dev.ratelimit.internal.redisinjvm.InJvmRedis.RedisError;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +12,7 @@ import java.util.function.Consumer;
 
 /**
  * A deterministic Redis for tests that runs the production Lua scripts, exactly as the limiter
- * sends them, under LuaJ ({@link LuaScripting}) against a Java keyspace ({@link RedisKeyspace}) on
+ * sends them, on the test kit's engine ({@link InJvmRedis}: LuaJ against a Java keyspace) on
  * a manual clock: {@code TIME} and every TTL read {@link #nanoTime()}, which only {@link #advance}
  * moves. Unlike {@link InMemoryRedisGateway}, which models fixed-window in Java, this one models
  * Redis and lets the scripts be the algorithms, so that a test of what the engine does around them
@@ -35,7 +35,7 @@ import java.util.function.Consumer;
  */
 public final class ScriptedRedisGateway implements RedisGateway {
     /** 2023-11-14T22:13:20Z in nanoseconds since the epoch: where the clock starts. */
-    public static final long START_NANOS = 1_700_000_000_000_000_000L;
+    public static final long START_NANOS = InJvmRedis.START_NANOS;
 
     /** The kinds of call the seam offers. */
     public enum Call {
@@ -73,12 +73,10 @@ public final class ScriptedRedisGateway implements RedisGateway {
 
     private static final String REFUND_SHA1 = LuaScript.load("refund").sha1();
 
-    private long nanos;
-    private final RedisKeyspace keyspace = new RedisKeyspace(() -> nanos);
-    private final LuaScripting lua = new LuaScripting(keyspace);
+    private final InJvmRedis redis;
     private final Map<Call, Long> calls = new EnumMap<>(Call.class);
     private final List<Consumer<Executed>> observers = new ArrayList<>();
-    private final CallFaults faults = new CallFaults(keyspace);
+    private final CallFaults faults;
     private boolean closed;
 
     public ScriptedRedisGateway() {
@@ -86,14 +84,15 @@ public final class ScriptedRedisGateway implements RedisGateway {
     }
 
     public ScriptedRedisGateway(long startNanos) {
-        this.nanos = startNanos;
+        this.redis = new InJvmRedis(startNanos);
+        this.faults = new CallFaults(redis);
     }
 
     // ---- the clock ----
 
     /** The manual clock, in nanoseconds since the epoch. */
     public synchronized long nanoTime() {
-        return nanos;
+        return redis.nanoTime();
     }
 
     /** Moves the clock forward. */
@@ -101,7 +100,7 @@ public final class ScriptedRedisGateway implements RedisGateway {
         if (duration.isNegative()) {
             throw new IllegalArgumentException("the clock only moves forward, but was asked to move " + duration);
         }
-        nanos += duration.toNanos();
+        redis.advance(duration.toNanos());
     }
 
     // ---- faults ----
@@ -114,15 +113,15 @@ public final class ScriptedRedisGateway implements RedisGateway {
     /** Runs the held refund at {@code index} now (its clock: now), and drops it. */
     public synchronized List<Long> releaseHeld(int index) {
         Executed call = faults.held.remove(index);
-        List<Long> reply = longs(lua.run(call.script(), call.keys(), call.args()), call.script());
-        tell(new Executed(Call.EVAL, call.script(), call.keys(), call.args(), nanos, reply, Outcome.RELEASED));
+        List<Long> reply = run(call.script(), call.keys(), call.args());
+        tell(new Executed(Call.EVAL, call.script(), call.keys(), call.args(), nanoTime(), reply, Outcome.RELEASED));
         return reply;
     }
 
     /** Drops the held refund at {@code index} unrun (its connection closed before it was written): heard as FAILED. */
     public synchronized Executed dropHeld(int index) {
         Executed call = faults.held.remove(index);
-        tell(new Executed(Call.EVAL, call.script(), call.keys(), call.args(), nanos, null, Outcome.FAILED));
+        tell(new Executed(Call.EVAL, call.script(), call.keys(), call.args(), nanoTime(), null, Outcome.FAILED));
         return call;
     }
 
@@ -139,7 +138,7 @@ public final class ScriptedRedisGateway implements RedisGateway {
      */
     public synchronized List<Long> evalQuietly(LuaScript script, List<String> keys, List<String> args) {
         try {
-            return longs(lua.run(script, List.copyOf(keys), List.copyOf(args)), script);
+            return run(script, List.copyOf(keys), List.copyOf(args));
         } catch (RedisError refused) {
             throw new RedisFailureException("ScriptedRedisGateway refused running " + script + ": " + refused.getMessage(),
                     null, true);
@@ -151,7 +150,7 @@ public final class ScriptedRedisGateway implements RedisGateway {
      * callers' calls are still out) and land, when released, on what is there then.
      */
     public synchronized void loseData() {
-        keyspace.clear();
+        redis.flushAll();
     }
 
     /** Hears every call after it ran or failed. */
@@ -178,38 +177,12 @@ public final class ScriptedRedisGateway implements RedisGateway {
      * an {@link IllegalStateException} with its text. Keys and values are Java strings (UTF-8).
      */
     public synchronized Object command(String... argv) {
-        List<String> bytes = new ArrayList<>(argv.length);
-        for (String each : argv) {
-            bytes.add(RedisKeyspace.bytes(each));
-        }
-        try {
-            return javaForm(keyspace.execute(bytes));
-        } catch (RedisError refused) {
-            throw new IllegalStateException(refused.getMessage());
-        }
-    }
-
-    /** A reply with its byte strings decoded as UTF-8 and a status as its text, as Jedis hands them over. */
-    private static Object javaForm(Object reply) {
-        if (reply instanceof String bytes) {
-            return RedisKeyspace.text(bytes);
-        }
-        if (reply instanceof RedisKeyspace.Status status) {
-            return status.text();
-        }
-        if (reply instanceof List<?> list) {
-            List<Object> decoded = new ArrayList<>(list.size());
-            list.forEach(each -> decoded.add(javaForm(each)));
-            return decoded;
-        }
-        return reply;
+        return redis.command(argv);
     }
 
     /** The live keys, as Java strings. */
     public synchronized List<String> keys() {
-        List<String> names = new ArrayList<>();
-        keyspace.liveKeys().forEach(key -> names.add(RedisKeyspace.text(key)));
-        return names;
+        return redis.keys();
     }
 
     // ---- the seam ----
@@ -221,16 +194,16 @@ public final class ScriptedRedisGateway implements RedisGateway {
         List<String> a = script.sha1().equals(REFUND_SHA1) ? faults.refundArguments(k, sent) : sent;
         begin(Call.EVAL, script, k, a);
         if (faults.holdingRefunds() && script.sha1().equals(REFUND_SHA1)) {
-            Executed kept = new Executed(Call.EVAL, script, k, a, nanos, null, Outcome.HELD);
+            Executed kept = new Executed(Call.EVAL, script, k, a, nanoTime(), null, Outcome.HELD);
             faults.held.add(kept);
             tell(kept);
             throw new RedisFailureException("ScriptedRedisGateway held refund.lua (a timeout; it runs later)", null);
         }
         List<Long> reply;
         try {
-            reply = longs(lua.run(script, k, a), script);
+            reply = run(script, k, a);
         } catch (RedisError refused) {
-            end(new Executed(Call.EVAL, script, k, a, nanos, null, Outcome.ANSWERED), null);
+            end(new Executed(Call.EVAL, script, k, a, nanoTime(), null, Outcome.ANSWERED), null);
             throw new RedisFailureException("ScriptedRedisGateway refused running " + script + ": " + refused.getMessage(),
                     null, true);
         }
@@ -238,14 +211,14 @@ public final class ScriptedRedisGateway implements RedisGateway {
             faults.rewrittenRan(reply.contains(1L));
         }
         if (faults.replayArmed() && script.sha1().equals(REFUND_SHA1) && reply.contains(1L)) {
-            tell(new Executed(Call.EVAL, script, k, a, nanos, reply, Outcome.ANSWERED));
-            List<Long> again = longs(lua.run(script, k, a), script);
+            tell(new Executed(Call.EVAL, script, k, a, nanoTime(), reply, Outcome.ANSWERED));
+            List<Long> again = run(script, k, a);
             if (again.contains(1L)) {
                 faults.replayedOnce();
             }
-            return end(new Executed(Call.EVAL, script, k, a, nanos, again, Outcome.REPLAYED), reply);
+            return end(new Executed(Call.EVAL, script, k, a, nanoTime(), again, Outcome.REPLAYED), reply);
         }
-        return end(new Executed(Call.EVAL, script, k, a, nanos, reply, Outcome.ANSWERED), reply);
+        return end(new Executed(Call.EVAL, script, k, a, nanoTime(), reply, Outcome.ANSWERED), reply);
     }
 
     /**
@@ -255,22 +228,9 @@ public final class ScriptedRedisGateway implements RedisGateway {
      */
     @Override
     public synchronized long[] incrementInWindow(String key, long permits, long windowMillis) {
-        String k = RedisKeyspace.bytes(key);
         begin(Call.INCREMENT_IN_WINDOW, null, List.of(key), List.of(Long.toString(permits), Long.toString(windowMillis)));
-        long count;
-        try {
-            keyspace.execute(List.of("SET", k, "0", "NX", "PX", Long.toString(windowMillis)));
-            count = (Long) keyspace.execute(List.of("INCRBY", k, Long.toString(permits)));
-        } catch (RedisError foreign) {
-            count = -1;
-        }
-        if (count < permits) {
-            keyspace.delete(k);
-            keyspace.execute(List.of("SET", k, "0", "PX", Long.toString(windowMillis)));
-            count = (Long) keyspace.execute(List.of("INCRBY", k, Long.toString(permits)));
-        }
-        long[] result = {count, keyspace.pttl(k)};
-        end(new Executed(Call.INCREMENT_IN_WINDOW, null, List.of(key), List.of(), nanos, List.of(result[0], result[1]),
+        long[] result = redis.incrementInWindow(key, permits, windowMillis);
+        end(new Executed(Call.INCREMENT_IN_WINDOW, null, List.of(key), List.of(), nanoTime(), List.of(result[0], result[1]),
                 Outcome.ANSWERED), null);
         return result;
     }
@@ -278,17 +238,9 @@ public final class ScriptedRedisGateway implements RedisGateway {
     /** GET and PTTL; anything but a counter (or a negative one: gcra's) reads as {0, -2}. */
     @Override
     public synchronized long[] readWindow(String key) {
-        String k = RedisKeyspace.bytes(key);
         begin(Call.READ_WINDOW, null, List.of(key), List.of());
-        long[] result;
-        try {
-            String value = (String) keyspace.execute(List.of("GET", k));
-            long count = value == null ? 0 : Long.parseLong(value);
-            result = count < 0 ? new long[] {0, -2} : new long[] {count, keyspace.pttl(k)};
-        } catch (RedisError | NumberFormatException foreign) {
-            result = new long[] {0, -2};
-        }
-        end(new Executed(Call.READ_WINDOW, null, List.of(key), List.of(), nanos, List.of(result[0], result[1]),
+        long[] result = redis.readWindow(key);
+        end(new Executed(Call.READ_WINDOW, null, List.of(key), List.of(), nanoTime(), List.of(result[0], result[1]),
                 Outcome.ANSWERED), null);
         return result;
     }
@@ -298,20 +250,22 @@ public final class ScriptedRedisGateway implements RedisGateway {
     public synchronized long[] slidingLogInTransaction(String key, long permits, long limit, long windowMicros,
             boolean consume) {
         begin(Call.SLIDING_LOG, null, List.of(key), List.of());
-        SlidingLogTransactions.Sessions session = attempt -> attempt.apply(new KeyspaceSession(keyspace));
-        long[] result = consume
-                ? SlidingLogTransactions.decide(session, key, new long[] {permits}, limit, windowMicros, 0)[0].toArray()
-                : SlidingLogTransactions.peek(session, key, permits, limit, windowMicros).toArray();
-        end(new Executed(Call.SLIDING_LOG, null, List.of(key), List.of(), nanos, null, Outcome.ANSWERED), null);
+        long[] result;
+        synchronized (redis) {
+            result = InJvmTransactions.slidingLog(redis::raw, key, permits, limit, windowMicros, consume);
+        }
+        end(new Executed(Call.SLIDING_LOG, null, List.of(key), List.of(), nanoTime(), null, Outcome.ANSWERED), null);
         return result;
     }
 
     @Override
     public synchronized List<byte[]> hashInTransaction(String key, boolean delete, List<String> pairs, List<String> fields) {
         begin(Call.HASH, null, List.of(key), List.of());
-        List<Object> replies = new KeyspaceSession(keyspace).commit(TransactionGateway.hashCommands(key, delete, pairs, fields));
-        List<byte[]> values = TransactionGateway.hashValues(replies, key);
-        end(new Executed(Call.HASH, null, List.of(key), List.of(), nanos, null, Outcome.ANSWERED), null);
+        List<byte[]> values;
+        synchronized (redis) {
+            values = InJvmTransactions.hash(redis::raw, key, delete, pairs, fields);
+        }
+        end(new Executed(Call.HASH, null, List.of(key), List.of(), nanoTime(), null, Outcome.ANSWERED), null);
         return values;
     }
 
@@ -324,10 +278,8 @@ public final class ScriptedRedisGateway implements RedisGateway {
     public synchronized void delete(List<String> keys) {
         List<String> k = List.copyOf(keys);
         begin(Call.DELETE, null, k, List.of());
-        for (String key : k) {
-            keyspace.delete(RedisKeyspace.bytes(key));
-        }
-        end(new Executed(Call.DELETE, null, k, List.of(), nanos, null, Outcome.ANSWERED), null);
+        redis.delete(k);
+        end(new Executed(Call.DELETE, null, k, List.of(), nanoTime(), null, Outcome.ANSWERED), null);
     }
 
     @Override
@@ -353,7 +305,7 @@ public final class ScriptedRedisGateway implements RedisGateway {
             action.run();
         }
         if (faults.failNow()) {
-            tell(new Executed(kind, script, keys, args, nanos, null, Outcome.FAILED));
+            tell(new Executed(kind, script, keys, args, nanoTime(), null, Outcome.FAILED));
             if (faults.errorReplies()) {
                 throw new RedisFailureException("ScriptedRedisGateway answered " + kind + " with an injected error", null,
                         true);
@@ -384,20 +336,8 @@ public final class ScriptedRedisGateway implements RedisGateway {
         }
     }
 
-    /** The seam's reply: an array of integers, as JedisGateway reads it. */
-    private static List<Long> longs(Object reply, LuaScript script) {
-        if (!(reply instanceof List<?> values)) {
-            throw new RedisFailureException("ScriptedRedisGateway answered " + script + " with " + reply
-                    + " instead of an array", null);
-        }
-        List<Long> longs = new ArrayList<>(values.size());
-        for (Object value : values) {
-            if (value != null && !(value instanceof Long)) {
-                throw new RedisFailureException("ScriptedRedisGateway answered " + script + " with "
-                        + Arrays.asList(values.toArray()) + ": not integers", null);
-            }
-            longs.add((Long) value);
-        }
-        return longs;
+    /** The script run on the engine; an error reply thrown as it is. */
+    private List<Long> run(LuaScript script, List<String> keys, List<String> args) {
+        return redis.eval(script.toString(), script.sha1(), script.source(), keys, args);
     }
 }

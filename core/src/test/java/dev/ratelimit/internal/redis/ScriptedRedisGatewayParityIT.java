@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.Rule;
 import dev.ratelimit.internal.scripts.LuaEvaluator;
+import dev.ratelimit.RedisFailureException;
 import dev.ratelimit.internal.support.RedisKeys;
+import dev.ratelimit.testing.RealRedisStep;
 import dev.ratelimit.testing.RedisServerExtension;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,7 +44,7 @@ class ScriptedRedisGatewayParityIT {
         Duration.ofMillis(1999), Duration.ofSeconds(2), Duration.ofMillis(2001), Duration.ofSeconds(5)};
 
     private final ScriptedRedisGateway fake = new ScriptedRedisGateway();
-    private final RealRedisStep real = new RealRedisStep(redis.client(), fake);
+    private final RealRedisStep real = new RealRedisStep(redis.client());
     private final List<String> log = new ArrayList<>();
 
     static Rule rule(Algorithm algorithm) {
@@ -173,20 +175,33 @@ class ScriptedRedisGatewayParityIT {
             }
         }
         String step = "step " + log.size() + " at " + fake.nanoTime() / 1000 + " us: " + script + " " + what
-                + ", before " + RealRedisStep.stateOf(fake, keys) + "; earlier " + log.subList(Math.max(0, log.size() - 5),
+                + ", before " + RealRedisStep.stateOf(fake::command, keys) + "; earlier " + log.subList(Math.max(0, log.size() - 5),
                         log.size());
-        RealRedisStep.Result expected = real.snapshotThenRun(keys, () -> fake.eval(script, keys, args));
+        RealRedisStep.Result expected = snapshotThenRun(keys, script, args);
         List<String> realArgs = new ArrayList<>(args);
         if (clock) {
             realArgs.add(Long.toString(fake.nanoTime() / 1000));
         }
-        RealRedisStep.Result actual = real.run(script, keys, realArgs, expected.before());
+        RealRedisStep.Result actual = real.run(script.sha1(), script.source(), keys, realArgs, expected.before());
         assertThat(actual.failure() != null).as(step + ": refused? Redis: " + actual.failure() + ", scripted: "
                 + expected.failure()).isEqualTo(expected.failure() != null);
         assertThat(actual.reply()).as(step + ": reply").isEqualTo(expected.reply());
         assertThat(actual.after()).as(step + ": state after").isEqualTo(expected.after());
         log.add(script + " " + what + " -> " + (expected.failure() != null ? "refused" : expected.reply()));
-        return expected.reply();
+        return expected.longs();
+    }
+
+    /** The scripted gateway's call, between snapshots of its keys' state. */
+    private RealRedisStep.Result snapshotThenRun(List<String> keys, LuaScript script, List<String> args) {
+        List<RealRedisStep.KeyState> before = RealRedisStep.stateOf(fake::command, keys);
+        List<Long> reply = null;
+        String failure = null;
+        try {
+            reply = fake.eval(script, keys, args);
+        } catch (RedisFailureException refused) {
+            failure = refused.getMessage();
+        }
+        return new RealRedisStep.Result(before, reply, failure, RealRedisStep.stateOf(fake::command, keys));
     }
 
     /** Sanity of the comparison itself: a refusal on both sides counts as the same answer. */

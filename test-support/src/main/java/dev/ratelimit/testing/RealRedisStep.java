@@ -1,13 +1,13 @@
-package dev.ratelimit.internal.redis;
+package dev.ratelimit.testing;
 
-import dev.ratelimit.RedisFailureException;
+import dev.ratelimit.internal.redisinjvm.InJvmRedis;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
+import java.util.function.Function;
 import redis.clients.jedis.AbstractTransaction;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.Response;
@@ -16,56 +16,51 @@ import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.resps.Tuple;
 
 /**
- * One script call on real Redis from the scripted gateway's state, for ScriptedRedisGatewayParityIT:
- * in one MULTI/EXEC, TIME, the keys set to the state given (values and remaining TTLs), the script,
- * the keys read back (type, value, PTTL), TIME again; run again until both TIMEs fall in one
- * millisecond, so that the TTLs set are exactly the ones the script met and the ones read back are
- * exactly what it left. Nothing sleeps and nothing is timed.
+ * One call on real Redis from an in-JVM Redis's state, for the parity tests that hold the in-JVM
+ * Redis (core's scripted gateway, the test kit) to a real one: in one MULTI/EXEC, TIME, the keys
+ * set to the state given (values and remaining TTLs), the call (a script, or commands), the keys
+ * read back (type, value, PTTL), TIME again; run again until both TIMEs fall in one millisecond,
+ * so that the TTLs set are exactly the ones the call met and the ones read back are exactly what
+ * it left. Nothing sleeps and nothing is timed.
  */
-final class RealRedisStep {
+public final class RealRedisStep {
     private static final int ATTEMPTS = 200;
 
     /** A key's type, value (a string, "member=score" entries, or a hash) and PTTL. */
-    record KeyState(String type, Object value, long pttl) {
+    public record KeyState(String type, Object value, long pttl) {
     }
 
-    /** A call's outcome: the keys' state before and after, its reply, or its refusal. */
-    record Result(List<KeyState> before, List<Long> reply, String failure, List<KeyState> after) {
+    /** A call's outcome: the keys' state before and after, its reply (raw, as Jedis hands it over), or its refusal. */
+    public record Result(List<KeyState> before, Object reply, String failure, List<KeyState> after) {
+        /** The reply of a script of the limiter: integers. */
+        @SuppressWarnings("unchecked")
+        public List<Long> longs() {
+            return (List<Long>) reply;
+        }
     }
 
     private final UnifiedJedis client;
-    private final ScriptedRedisGateway fake;
     private final Map<String, Boolean> loaded = new HashMap<>();
 
-    RealRedisStep(UnifiedJedis client, ScriptedRedisGateway fake) {
+    public RealRedisStep(UnifiedJedis client) {
         this.client = client;
-        this.fake = fake;
     }
 
-    /** The scripted gateway's call, between snapshots of its keys' state. */
-    Result snapshotThenRun(List<String> keys, Supplier<List<Long>> call) {
-        List<KeyState> before = stateOf(fake, keys);
-        List<Long> reply = null;
-        String failure = null;
-        try {
-            reply = call.get();
-        } catch (RedisFailureException refused) {
-            failure = refused.getMessage();
-        }
-        return new Result(before, reply, failure, stateOf(fake, keys));
-    }
-
-    static List<KeyState> stateOf(ScriptedRedisGateway fake, List<String> keys) {
+    /**
+     * The state of the keys in an in-JVM Redis, read with its {@code command} (argv to the reply as
+     * Jedis hands it over, strings decoded).
+     */
+    public static List<KeyState> stateOf(Function<String[], Object> command, List<String> keys) {
         List<KeyState> states = new ArrayList<>();
         for (String key : keys) {
-            String type = (String) fake.command("TYPE", key);
+            String type = (String) command.apply(new String[] {"TYPE", key});
             Object value = switch (type) {
-                case "string" -> fake.command("GET", key);
-                case "zset" -> entries((List<?>) fake.command("ZRANGE", key, "0", "-1", "WITHSCORES"));
-                case "hash" -> hash((List<?>) fake.command("HGETALL", key));
+                case "string" -> command.apply(new String[] {"GET", key});
+                case "zset" -> entries((List<?>) command.apply(new String[] {"ZRANGE", key, "0", "-1", "WITHSCORES"}));
+                case "hash" -> hash((List<?>) command.apply(new String[] {"HGETALL", key}));
                 default -> null;
             };
-            states.add(new KeyState(type, value, (Long) fake.command("PTTL", key)));
+            states.add(new KeyState(type, value, (Long) command.apply(new String[] {"PTTL", key})));
         }
         return states;
     }
@@ -86,18 +81,26 @@ final class RealRedisStep {
         return hash;
     }
 
-    /** The call on real Redis from {@code before}, read back in the same millisecond. */
-    Result run(LuaScript script, List<String> keys, List<String> args, List<KeyState> before) {
-        loaded.computeIfAbsent(script.sha1(), sha -> {
-            if (!client.scriptLoad(script.source()).equals(sha)) {
-                throw new AssertionError("Redis knows " + script + " by another SHA-1");
+    /** The script on real Redis from {@code before}, read back in the same millisecond. */
+    public Result run(String sha1, String source, List<String> keys, List<String> args, List<KeyState> before) {
+        loaded.computeIfAbsent(sha1, sha -> {
+            if (!client.scriptLoad(source).equals(sha)) {
+                throw new AssertionError("Redis knows a script by another SHA-1 than " + sha);
             }
             return true;
         });
+        return run(keys, before, tx -> tx.evalsha(sha1, keys, args));
+    }
+
+    /**
+     * Commands on real Redis from {@code before}, read back in the same millisecond: {@code call}
+     * queues them in the transaction and answers the reply that counts (a failure if it is an error).
+     */
+    public Result run(List<String> keys, List<KeyState> before, Function<AbstractTransaction, Response<?>> call) {
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             Response<Object> start;
             Response<Object> end;
-            Response<Object> reply;
+            Response<?> reply;
             List<Response<String>> types = new ArrayList<>();
             List<Response<String>> strings = new ArrayList<>();
             List<Response<List<Tuple>>> sets = new ArrayList<>();
@@ -108,7 +111,7 @@ final class RealRedisStep {
                 for (int i = 0; i < keys.size(); i++) {
                     restore(tx, keys.get(i), before.get(i));
                 }
-                reply = tx.evalsha(script.sha1(), keys, args);
+                reply = call.apply(tx);
                 for (String key : keys) {
                     types.add(tx.type(key));
                     strings.add(tx.get(key));
@@ -134,9 +137,7 @@ final class RealRedisStep {
                 after.add(new KeyState(type, value, ttls.get(i).get()));
             }
             try {
-                @SuppressWarnings("unchecked")
-                List<Long> longs = (List<Long>) reply.get();
-                return new Result(before, longs, null, after);
+                return new Result(before, reply.get(), null, after);
             } catch (JedisDataException refused) {
                 return new Result(before, null, refused.getMessage(), after);
             }
@@ -173,7 +174,7 @@ final class RealRedisStep {
     private static List<String> tuples(List<Tuple> tuples) {
         List<String> entries = new ArrayList<>();
         for (Tuple tuple : tuples) {
-            entries.add(tuple.getElement() + "=" + LuaNumbers.g(tuple.getScore(), 17));
+            entries.add(tuple.getElement() + "=" + InJvmRedis.score(tuple.getScore()));
         }
         return entries;
     }

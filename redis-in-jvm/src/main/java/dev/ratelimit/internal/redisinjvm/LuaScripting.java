@@ -1,7 +1,6 @@
-package dev.ratelimit.internal.redis;
+package dev.ratelimit.internal.redisinjvm;
 
-import dev.ratelimit.internal.redis.RedisKeyspace.RedisError;
-import dev.ratelimit.internal.redis.RedisKeyspace.Status;
+import dev.ratelimit.internal.redisinjvm.InJvmRedis.RedisError;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -112,11 +111,18 @@ final class LuaScripting {
     /**
      * Runs a script. Java strings (keys, arguments) become the bytes Jedis would send: UTF-8.
      *
+     * @param script the script's name, for messages: {@code fixed-window.lua}
+     * @param sha1 the SHA-1 of {@code source}, as EVALSHA names it
+     * @param source the script's text
      * @return the reply in {@link RedisKeyspace}'s form
      * @throws RedisError the script's error reply (raised, returned as {@code {err=...}}, or a runtime error)
      */
-    Object run(LuaScript script, List<String> keys, List<String> args) {
-        LuaValue chunk = compiled.computeIfAbsent(script.sha1(), sha -> globals.load(script.source(), "@user_script"));
+    Object run(String script, String sha1, String source, List<String> keys, List<String> args) {
+        LuaValue chunk = compiled.get(sha1);
+        if (chunk == null) {
+            chunk = globals.load(source, "@user_script");
+            compiled.put(sha1, chunk);
+        }
         globals.rawset("KEYS", table(keys));
         globals.rawset("ARGV", table(args));
         try {
@@ -181,17 +187,17 @@ final class LuaScripting {
         if (reply == null) {
             return LuaValue.FALSE;
         }
-        if (reply instanceof Long number) {
-            return LuaValue.valueOf((double) number);
+        if (reply instanceof Long) {
+            return LuaValue.valueOf((double) (Long) reply);
         }
-        if (reply instanceof String text) {
-            return LuaString.valueUsing(RedisKeyspace.raw(text));
+        if (reply instanceof String) {
+            return LuaString.valueUsing(RedisKeyspace.raw((String) reply));
         }
-        if (reply instanceof Status status) {
-            return LuaValue.tableOf(new LuaValue[] {LuaValue.valueOf("ok"), LuaValue.valueOf(status.text())});
+        if (reply instanceof Status) {
+            return LuaValue.tableOf(new LuaValue[] {LuaValue.valueOf("ok"), LuaValue.valueOf(((Status) reply).text())});
         }
-        if (reply instanceof RedisError error) {
-            return errorTable(error);
+        if (reply instanceof RedisError) {
+            return errorTable((RedisError) reply);
         }
         List<?> list = (List<?>) reply;
         LuaTable table = new LuaTable(list.size(), 0);

@@ -1,15 +1,14 @@
-package dev.ratelimit.internal.redis;
+package dev.ratelimit.internal.redisinjvm;
 
-import static dev.ratelimit.internal.redis.RedisKeyspace.arity;
-import static dev.ratelimit.internal.redis.RedisKeyspace.parseLong;
+import static dev.ratelimit.internal.redisinjvm.RedisKeyspace.arity;
+import static dev.ratelimit.internal.redisinjvm.RedisKeyspace.parseLong;
 
-import dev.ratelimit.internal.redis.RedisKeyspace.RedisError;
+import dev.ratelimit.internal.redisinjvm.InJvmRedis.RedisError;
+import dev.ratelimit.internal.redisinjvm.ZSet.Item;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * The sorted-set commands of {@link RedisKeyspace}, as Redis 7.0 answers them: members ordered by
@@ -21,42 +20,16 @@ final class SortedSets {
     private SortedSets() {
     }
 
-    /** One member and its score. */
-    record Item(double score, String member) implements Comparable<Item> {
-        @Override
-        public int compareTo(Item other) {
-            int byScore = Double.compare(score, other.score);
-            return byScore != 0 ? byScore : member.compareTo(other.member);
-        }
-    }
-
-    /** A sorted set: items in order, and each member's score. */
-    static final class ZSet {
-        final List<Item> items = new ArrayList<>();
-        final Map<String, Double> scores = new HashMap<>();
-
-        boolean add(String member, double score) {
-            Double old = scores.put(member, score);
-            if (old != null) {
-                items.remove(Collections.binarySearch(items, new Item(old, member)));
-            }
-            Item item = new Item(score, member);
-            items.add(-Collections.binarySearch(items, item) - 1, item);
-            return old == null;
-        }
-
-        boolean remove(String member) {
-            Double old = scores.remove(member);
-            if (old == null) {
-                return false;
-            }
-            items.remove(Collections.binarySearch(items, new Item(old, member)));
-            return true;
-        }
-    }
-
     /** A score bound: its value and whether it is exclusive. */
-    private record Bound(double value, boolean exclusive) {
+    private static final class Bound {
+        private final double value;
+        private final boolean exclusive;
+
+        Bound(double value, boolean exclusive) {
+            this.value = value;
+            this.exclusive = exclusive;
+        }
+
         boolean belowOrAt(double score) {
             return exclusive ? value < score : value <= score;
         }
@@ -70,95 +43,104 @@ final class SortedSets {
         String key = a.isEmpty() ? "" : a.get(0);
         ZSet set = a.isEmpty() ? null : keyspace.typed(key, ZSet.class);
         switch (name) {
-            case "ZADD" -> {
+            case "ZADD":
                 return zadd(keyspace, key, set, a);
-            }
-            case "ZREM" -> {
-                arity(a, 2, Integer.MAX_VALUE);
-                long removed = 0;
-                if (set != null) {
-                    for (String member : a.subList(1, a.size())) {
-                        removed += set.remove(member) ? 1 : 0;
-                    }
-                    dropIfEmpty(keyspace, key, set);
-                }
-                return removed;
-            }
-            case "ZCARD" -> {
+            case "ZREM":
+                return zrem(keyspace, key, set, arity(a, 2, Integer.MAX_VALUE));
+            case "ZCARD":
                 arity(a, 1, 1);
                 return set == null ? 0L : (long) set.items.size();
-            }
-            case "ZSCORE" -> {
+            case "ZSCORE":
                 arity(a, 2, 2);
                 Double score = set == null ? null : set.scores.get(a.get(1));
                 return score == null ? null : LuaNumbers.g(score, 17);
-            }
-            case "ZCOUNT" -> {
+            case "ZCOUNT":
                 arity(a, 3, 3);
                 return (long) byScore(set, bound(a.get(1)), bound(a.get(2))).size();
-            }
-            case "ZRANGE" -> {
-                arity(a, 3, 5);
-                boolean withScores = false;
-                boolean rev = false;
-                for (String option : a.subList(3, a.size())) {
-                    switch (option.toUpperCase(Locale.ROOT)) {
-                        case "WITHSCORES" -> withScores = true;
-                        case "REV" -> rev = true;
-                        default -> throw new RedisError("ERR ZRANGE option " + option + " is not modelled");
-                    }
-                }
-                List<Item> items = set == null ? List.of() : set.items;
-                if (rev) {
-                    items = new ArrayList<>(items);
-                    Collections.reverse(items);
-                }
-                return reply(byRank(items, parseLong(a.get(1)), parseLong(a.get(2))), withScores);
-            }
-            case "ZRANGEBYSCORE", "ZREVRANGEBYSCORE" -> {
-                arity(a, 3, 7);
-                boolean rev = name.equals("ZREVRANGEBYSCORE");
-                List<Item> items = byScore(set, bound(a.get(rev ? 2 : 1)), bound(a.get(rev ? 1 : 2)));
-                if (rev) {
-                    Collections.reverse(items);
-                }
-                boolean withScores = false;
-                for (int i = 3; i < a.size(); i++) {
-                    String option = a.get(i).toUpperCase(Locale.ROOT);
-                    if (option.equals("WITHSCORES")) {
-                        withScores = true;
-                    } else if (option.equals("LIMIT") && i + 2 < a.size()) {
-                        long offset = parseLong(a.get(++i));
-                        long count = parseLong(a.get(++i));
-                        if (offset < 0 || offset >= items.size()) {
-                            items = List.of();
-                        } else {
-                            long end = count < 0 ? items.size() : Math.min(items.size(), offset + count);
-                            items = items.subList((int) offset, (int) end);
-                        }
-                    } else {
-                        throw new RedisError(RedisKeyspace.SYNTAX);
-                    }
-                }
-                return reply(items, withScores);
-            }
-            case "ZREMRANGEBYRANK", "ZREMRANGEBYSCORE" -> {
-                arity(a, 3, 3);
-                if (set == null) {
-                    return 0L;
-                }
-                // A copy: byRank answers a view of the set's items, which the removals change.
-                List<Item> doomed = new ArrayList<>(name.equals("ZREMRANGEBYRANK")
-                        ? byRank(set.items, parseLong(a.get(1)), parseLong(a.get(2)))
-                        : byScore(set, bound(a.get(1)), bound(a.get(2))));
-                for (Item item : doomed) {
-                    set.remove(item.member());
-                }
-                dropIfEmpty(keyspace, key, set);
-                return (long) doomed.size();
-            }
-            default -> throw new RedisError("ERR unknown command '" + name + "'");
+            case "ZRANGE":
+                return zrange(set, arity(a, 3, 5));
+            case "ZRANGEBYSCORE":
+            case "ZREVRANGEBYSCORE":
+                return zrangeByScore(set, name.equals("ZREVRANGEBYSCORE"), arity(a, 3, 7));
+            case "ZREMRANGEBYRANK":
+            case "ZREMRANGEBYSCORE":
+                return zremRange(keyspace, key, set, name.equals("ZREMRANGEBYRANK"), arity(a, 3, 3));
+            default:
+                throw new RedisError("ERR unknown command '" + name + "'");
         }
+    }
+
+    private static long zrem(RedisKeyspace keyspace, String key, ZSet set, List<String> a) {
+        long removed = 0;
+        if (set != null) {
+            for (String member : a.subList(1, a.size())) {
+                removed += set.remove(member) ? 1 : 0;
+            }
+            dropIfEmpty(keyspace, key, set);
+        }
+        return removed;
+    }
+
+    private static Object zrange(ZSet set, List<String> a) {
+        boolean withScores = false;
+        boolean rev = false;
+        for (String option : a.subList(3, a.size())) {
+            String upper = option.toUpperCase(Locale.ROOT);
+            if (upper.equals("WITHSCORES")) {
+                withScores = true;
+            } else if (upper.equals("REV")) {
+                rev = true;
+            } else {
+                throw new RedisError("ERR ZRANGE option " + option + " is not modelled");
+            }
+        }
+        List<Item> items = set == null ? Collections.<Item>emptyList() : set.items;
+        if (rev) {
+            items = new ArrayList<>(items);
+            Collections.reverse(items);
+        }
+        return reply(byRank(items, parseLong(a.get(1)), parseLong(a.get(2))), withScores);
+    }
+
+    private static Object zrangeByScore(ZSet set, boolean rev, List<String> a) {
+        List<Item> items = byScore(set, bound(a.get(rev ? 2 : 1)), bound(a.get(rev ? 1 : 2)));
+        if (rev) {
+            Collections.reverse(items);
+        }
+        boolean withScores = false;
+        for (int i = 3; i < a.size(); i++) {
+            String option = a.get(i).toUpperCase(Locale.ROOT);
+            if (option.equals("WITHSCORES")) {
+                withScores = true;
+            } else if (option.equals("LIMIT") && i + 2 < a.size()) {
+                long offset = parseLong(a.get(++i));
+                long count = parseLong(a.get(++i));
+                if (offset < 0 || offset >= items.size()) {
+                    items = Collections.emptyList();
+                } else {
+                    long end = count < 0 ? items.size() : Math.min(items.size(), offset + count);
+                    items = items.subList((int) offset, (int) end);
+                }
+            } else {
+                throw new RedisError(RedisKeyspace.SYNTAX);
+            }
+        }
+        return reply(items, withScores);
+    }
+
+    private static long zremRange(RedisKeyspace keyspace, String key, ZSet set, boolean byRank, List<String> a) {
+        if (set == null) {
+            return 0L;
+        }
+        // A copy: byRank answers a view of the set's items, which the removals change.
+        List<Item> doomed = new ArrayList<>(byRank
+                ? byRank(set.items, parseLong(a.get(1)), parseLong(a.get(2)))
+                : byScore(set, bound(a.get(1)), bound(a.get(2))));
+        for (Item item : doomed) {
+            set.remove(item.member());
+        }
+        dropIfEmpty(keyspace, key, set);
+        return doomed.size();
     }
 
     private static Object zadd(RedisKeyspace keyspace, String key, ZSet set, List<String> a) {
@@ -172,15 +154,26 @@ final class SortedSets {
         flags:
         while (at < a.size()) {
             switch (a.get(at).toUpperCase(Locale.ROOT)) {
-                case "NX" -> nx = true;
-                case "XX" -> xx = true;
-                case "GT" -> gt = true;
-                case "LT" -> lt = true;
-                case "CH" -> ch = true;
-                case "INCR" -> incr = true;
-                default -> {
+                case "NX":
+                    nx = true;
+                    break;
+                case "XX":
+                    xx = true;
+                    break;
+                case "GT":
+                    gt = true;
+                    break;
+                case "LT":
+                    lt = true;
+                    break;
+                case "CH":
+                    ch = true;
+                    break;
+                case "INCR":
+                    incr = true;
+                    break;
+                default:
                     break flags;
-                }
             }
             at++;
         }
@@ -249,7 +242,7 @@ final class SortedSets {
             stop = size + stop;
         }
         if (start > stop || start >= size) {
-            return List.of();
+            return Collections.emptyList();
         }
         return items.subList((int) start, (int) Math.min(stop, size - 1) + 1);
     }

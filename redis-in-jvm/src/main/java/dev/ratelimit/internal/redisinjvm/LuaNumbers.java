@@ -1,4 +1,4 @@
-package dev.ratelimit.internal.redis;
+package dev.ratelimit.internal.redisinjvm;
 
 import java.math.BigDecimal;
 import java.math.MathContext;
@@ -117,23 +117,7 @@ final class LuaNumbers {
             }
             char conversion = (char) fmt[i];
             arg++;
-            String body = switch (conversion) {
-                case 'd', 'i' -> integer((long) args.checkdouble(arg), 10, false, flags, precision);
-                case 'u' -> integer((long) args.checkdouble(arg), 10, false, flags, precision);
-                case 'x', 'X' -> integer((long) args.checkdouble(arg), 16, conversion == 'X', flags, precision);
-                case 'o' -> integer((long) args.checkdouble(arg), 8, false, flags, precision);
-                case 'c' -> String.valueOf((char) ((long) args.checkdouble(arg) & 0xff));
-                case 'f', 'F' -> signed(new BigDecimal(finite(args.checkdouble(arg))).setScale(precision < 0 ? 6 : precision,
-                        RoundingMode.HALF_EVEN).toPlainString(), flags);
-                case 'e', 'E' -> signed(scientific(finite(args.checkdouble(arg)), precision < 0 ? 6 : precision), flags);
-                case 'g', 'G' -> signed(g(args.checkdouble(arg), precision < 0 ? 6 : precision == 0 ? 1 : precision), flags);
-                case 's' -> {
-                    String text = tostring(args.arg(arg));
-                    yield precision >= 0 && precision < text.length() ? text.substring(0, precision) : text;
-                }
-                case 'q' -> quoted(args.checkstring(arg));
-                default -> throw new LuaError("invalid option '%" + conversion + "' to 'format'");
-            };
+            String body = convert(conversion, args, arg, flags, precision);
             if (conversion == 'E' || conversion == 'G') {
                 body = body.toUpperCase(java.util.Locale.ROOT);
             }
@@ -141,6 +125,39 @@ final class LuaNumbers {
                     || "efgEGF".indexOf(conversion) >= 0));
         }
         return LuaString.valueUsing(out.toString().getBytes(StandardCharsets.ISO_8859_1));
+    }
+
+    private static String convert(char conversion, Varargs args, int arg, String flags, int precision) {
+        switch (conversion) {
+            case 'd':
+            case 'i':
+            case 'u':
+                return integer((long) args.checkdouble(arg), 10, false, flags, precision);
+            case 'x':
+            case 'X':
+                return integer((long) args.checkdouble(arg), 16, conversion == 'X', flags, precision);
+            case 'o':
+                return integer((long) args.checkdouble(arg), 8, false, flags, precision);
+            case 'c':
+                return String.valueOf((char) ((long) args.checkdouble(arg) & 0xff));
+            case 'f':
+            case 'F':
+                return signed(new BigDecimal(finite(args.checkdouble(arg))).setScale(precision < 0 ? 6 : precision,
+                        RoundingMode.HALF_EVEN).toPlainString(), flags);
+            case 'e':
+            case 'E':
+                return signed(scientific(finite(args.checkdouble(arg)), precision < 0 ? 6 : precision), flags);
+            case 'g':
+            case 'G':
+                return signed(g(args.checkdouble(arg), precision < 0 ? 6 : precision == 0 ? 1 : precision), flags);
+            case 's':
+                String text = tostring(args.arg(arg));
+                return precision >= 0 && precision < text.length() ? text.substring(0, precision) : text;
+            case 'q':
+                return quoted(args.checkstring(arg));
+            default:
+                throw new LuaError("invalid option '%" + conversion + "' to 'format'");
+        }
     }
 
     private static double finite(double value) {
@@ -181,26 +198,35 @@ final class LuaNumbers {
         if (body.length() >= width) {
             return body;
         }
-        String fill = " ".repeat(width - body.length());
+        String fill = repeat(' ', width - body.length());
         if (flags.contains("-")) {
             return body + fill;
         }
         if (flags.contains("0") && zeroAllowed) {
             int sign = body.startsWith("-") || body.startsWith("+") || body.startsWith(" ") ? 1 : 0;
-            return body.substring(0, sign) + "0".repeat(width - body.length()) + body.substring(sign);
+            return body.substring(0, sign) + repeat('0', width - body.length()) + body.substring(sign);
         }
         return fill + body;
+    }
+
+    private static String repeat(char c, int times) {
+        char[] chars = new char[times];
+        java.util.Arrays.fill(chars, c);
+        return new String(chars);
     }
 
     private static String quoted(LuaString text) {
         StringBuilder out = new StringBuilder("\"");
         for (int i = 0; i < text.m_length; i++) {
             char c = (char) (text.m_bytes[text.m_offset + i] & 0xff);
-            switch (c) {
-                case '"', '\\', '\n' -> out.append('\\').append(c);
-                case '\r' -> out.append("\\r");
-                case '\0' -> out.append("\\000");
-                default -> out.append(c);
+            if (c == '"' || c == '\\' || c == '\n') {
+                out.append('\\').append(c);
+            } else if (c == '\r') {
+                out.append("\\r");
+            } else if (c == '\0') {
+                out.append("\\000");
+            } else {
+                out.append(c);
             }
         }
         return out.append('"').toString();
