@@ -27,7 +27,10 @@ import java.util.Map;
  * {@link RoundTripFloorFilter}: the least a filter that asks Redis every time can cost), an
  * asynchronous hand-off with no Redis at all ({@link AsyncHopFilter}: what a filter that does not
  * hold the request's thread while Redis answers spends before any I/O), and ours per
- * algorithm, without and with quota leases. Two kinds of
+ * algorithm, without and with quota leases; at {@value #MANY_CLIENTS} clients also ours for
+ * {@value #TRACED_ALGORITHM} behind an OpenTelemetry SDK's server span per request
+ * ({@link ServerSpanAheadFilter}), with {@code tracing=none}, {@code opentelemetry} and
+ * {@code tracingSpan=own}: what tracing the decision costs. Two kinds of
  * traffic, all admitted (limits far above it): {@value #MANY_CLIENTS} clients, and
  * {@value #BUSY_CLIENTS} busy ones, each request carrying its client in the header {@code X-Client}.
  * Per row: requests/s and latency as the generator saw them, and per request the server JVM's CPU,
@@ -53,6 +56,16 @@ final class HttpBench {
     static final String FLOOR = "floor: one EVALSHA `return 1`";
     /** What an asynchronous filter spends before any Redis I/O ({@link AsyncHopFilter}). */
     static final String ASYNC_HOP = "async hand-off alone, no Redis";
+    /** Our filter's class. */
+    static final String OURS = "dev.ratelimit.servlet.RateLimitFilter";
+    /** The algorithm of the tracing rows, at {@value #MANY_CLIENTS} clients. */
+    static final String TRACED_ALGORITHM = "gcra";
+    /**
+     * The tracing rows, each behind an SDK's server span ({@link ServerSpanAheadFilter}): a key space,
+     * then {@code tracing} and, if given, {@code tracingSpan}.
+     */
+    static final List<String[]> TRACING = List.of(new String[] {"untraced", "none"},
+            new String[] {"traced", "opentelemetry"}, new String[] {"own-span", "opentelemetry", "own"});
     /**
      * What one row measured, in its median round.
      *
@@ -89,21 +102,44 @@ final class HttpBench {
             setups.add(new Setup(ASYNC_HOP, clients, AsyncHopFilter.class.getName(), Map.of()));
             for (String algorithm : ALGORITHMS) {
                 for (boolean leases : new boolean[] {false, true}) {
-                    Map<String, String> params = new LinkedHashMap<>();
-                    params.put("redisUri", redisUri);
-                    params.put("algorithm", algorithm);
-                    params.put("limit", "1000000000");
-                    params.put("window", "1m");
-                    params.put("key", "header:X-Client");
-                    params.put("keyPrefix", "ratelimit:http-bench:" + clients + ":" + algorithm + ":" + leases + ":");
-                    params.put("redisPoolSize", Integer.toString(BenchRedis.POOL_SIZE));
-                    params.put("leases", Boolean.toString(leases));
-                    setups.add(new Setup("`" + algorithm + "`" + (leases ? ", leases" : ""), clients,
-                            "dev.ratelimit.servlet.RateLimitFilter", params));
+                    setups.add(new Setup("`" + algorithm + "`" + (leases ? ", leases" : ""), clients, OURS,
+                            ours(clients, algorithm, leases, "")));
+                }
+            }
+            if (clients == MANY_CLIENTS) {
+                // Issue 52: what writing the decision on the request's trace costs, under an SDK's server span.
+                for (String[] tracing : TRACING) {
+                    Map<String, String> params = ours(clients, TRACED_ALGORITHM, false, tracing[0] + ":");
+                    params.put("tracing", tracing[1]);
+                    if (tracing.length > 2) {
+                        params.put("tracingSpan", tracing[2]);
+                    }
+                    setups.add(new Setup(tracedRow(tracing), clients,
+                            ServerSpanAheadFilter.class.getName() + "," + OURS, params));
                 }
             }
         }
         return setups;
+    }
+
+    /** The init-params of our filter for a row: limits far above the traffic, a key space of its own. */
+    private Map<String, String> ours(int clients, String algorithm, boolean leases, String keySpace) {
+        Map<String, String> params = new LinkedHashMap<>();
+        params.put("redisUri", redisUri);
+        params.put("algorithm", algorithm);
+        params.put("limit", "1000000000");
+        params.put("window", "1m");
+        params.put("key", "header:X-Client");
+        params.put("keyPrefix", "ratelimit:http-bench:" + clients + ":" + algorithm + ":" + leases + ":" + keySpace);
+        params.put("redisPoolSize", Integer.toString(BenchRedis.POOL_SIZE));
+        params.put("leases", Boolean.toString(leases));
+        return params;
+    }
+
+    /** A tracing row's name: {@code `gcra`, server span, tracing=opentelemetry}. */
+    static String tracedRow(String... tracing) {
+        return "`" + TRACED_ALGORITHM + "`, server span, " + (tracing.length > 2 ? "tracingSpan=" + tracing[2]
+                : "tracing=" + tracing[1]);
     }
 
     /**

@@ -76,7 +76,12 @@ final class HttpBenchMarkdown {
                 + "and EVAL from `INFO commandstats`, *generator CPU* is the load generator's own. *p50* and *p99* "
                 + "are the generator's latencies. *Spread* is (largest − smallest) / median requests/s over the "
                 + "row's rounds: how far to trust its requests/s. The anchor is Tomcat's own in-memory "
-                + "`RateLimitFilter`, what a limiter that never leaves the JVM costs.\n");
+                + "`RateLimitFilter`, what a limiter that never leaves the JVM costs. The *server span* rows "
+                + "(10,000 clients) put the OpenTelemetry SDK ahead of ours, as the Java agent would: a server "
+                + "span per request, current while the chain runs, every one sampled and handed to a batch "
+                + "processor whose exporter drops it; ours then writes nothing (`tracing=none`), its decision "
+                + "on that span (`tracing=opentelemetry`) or on a span of its own (`tracingSpan=own`): "
+                + "[Tracing](../docs/tracing.md#what-it-costs).\n");
         if (!report.profiles().isEmpty()) {
             md.append("\nWhere each row's server CPU goes, from a JFR recording of the server after the rounds: [")
                     .append(PROFILE_FILE).append("](").append(PROFILE_FILE).append(").\n");

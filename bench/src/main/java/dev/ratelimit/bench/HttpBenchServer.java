@@ -40,7 +40,8 @@ import org.apache.tomcat.util.descriptor.web.FilterMap;
  * to the file and prints {@code profiled}; {@code stop}, or the end of input, stops Tomcat (and the
  * filters with it) and exits.
  *
- * <p>{@code HttpBenchServer @<path> <filter class or -> [<init-param>=<value> …] [@<path> …]}
+ * <p>{@code HttpBenchServer @<path> <filter class, several separated by commas, or -> [<init-param>=<value> …]
+ * [@<path> …]}
  */
 public final class HttpBenchServer {
     /** A servlet that does nothing: the cost of the container alone. */
@@ -133,19 +134,31 @@ public final class HttpBenchServer {
         }
     }
 
-    private static Context webapp(Tomcat tomcat, Path base, String path, String filterClass,
+    /**
+     * @param filterClasses the row's filter, or several separated by commas, mapped in that order: the
+     *     last is the row's, given the init-params ({@link ServerSpanAheadFilter} goes ahead of ours)
+     */
+    private static Context webapp(Tomcat tomcat, Path base, String path, String filterClasses,
             Map<String, String> params) throws IOException {
         Path docBase = Files.createDirectories(base.resolve("webapp" + path.replace('/', '-')));
         Context context = tomcat.addContext(path, docBase.toString());
         Tomcat.addServlet(context, "hello", new Hello()).setAsyncSupported(true);
         context.addServletMappingDecoded("/*", "hello");
-        if (filterClass != null) {
+        if (filterClasses == null) {
+            return context;
+        }
+        String[] chain = filterClasses.split(",");
+        for (int i = 0; i < chain.length; i++) {
+            String filterClass = chain[i];
+            String name = i == chain.length - 1 ? "limit" : "ahead" + i;
             FilterDef filter = new FilterDef();
-            filter.setFilterName("limit");
+            filter.setFilterName(name);
             filter.setFilterClass(filterClass);
-            params.forEach(filter::addInitParameter);
+            if (i == chain.length - 1) {
+                params.forEach(filter::addInitParameter);
+            }
             FilterMap map = new FilterMap();
-            map.setFilterName("limit");
+            map.setFilterName(name);
             map.addURLPatternDecoded("/*");
             if (filterClass.equals(AsyncHopFilter.class.getName())) {
                 // The one row that suspends its requests: it sees them again on their async dispatch.

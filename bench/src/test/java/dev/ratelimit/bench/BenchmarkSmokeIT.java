@@ -34,7 +34,8 @@ class BenchmarkSmokeIT {
                 "## Coalescing", "Redis CPU per decision with coalescing", "coalescing adds ≤ 1 ms at p99",
                 "1 caller with coalescing ≥ 0.95 × without", "### 10,000 clients", "### 100 clients",
                 "| Tomcat's RateLimitFilter |", "| floor: one EVALSHA `return 1` |", "| over the floor |", "| async hand-off alone, no Redis |",
-                "| `gcra`, leases |", "leases, 100 busy clients: ≤ 0.1 script calls");
+                "| `gcra`, leases |", "leases, 100 busy clients: ≤ 0.1 script calls",
+                "| `gcra`, server span, tracing=opentelemetry |", "| `gcra`, server span, tracingSpan=own |");
         for (String algorithm : new String[] {"fixed-window", "sliding-log", "sliding-window", "token-bucket",
                 "leaky-bucket", "gcra"}) {
             assertThat(report).contains("| `" + algorithm + "` | distinct |", "| `" + algorithm + "` | hot-denied |",

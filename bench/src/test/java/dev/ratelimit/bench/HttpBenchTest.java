@@ -22,6 +22,24 @@ class HttpBenchTest {
         assertThat(HttpBench.median(List.of(row(30_000, 40), row(20_000, 50))).requestsPerSecond()).isEqualTo(20_000);
     }
 
+    @Test
+    void theTracingRowsDifferOnlyInTheirTracingAndRunBehindAServerSpan() {
+        List<HttpBench.Setup> traced = new HttpBench("redis://127.0.0.1:1", HttpRunShape.fromSystemProperties(true))
+                .setups().stream().filter(setup -> setup.what().contains("server span")).toList();
+
+        assertThat(traced).extracting(HttpBench.Setup::what).containsExactly(
+                "`gcra`, server span, tracing=none", "`gcra`, server span, tracing=opentelemetry",
+                "`gcra`, server span, tracingSpan=own");
+        assertThat(traced).allSatisfy(setup -> {
+            assertThat(setup.clients()).isEqualTo(HttpBench.MANY_CLIENTS);
+            assertThat(setup.filterClass()).isEqualTo(ServerSpanAheadFilter.class.getName() + "," + HttpBench.OURS);
+            assertThat(setup.params()).containsEntry("algorithm", "gcra").containsEntry("leases", "false");
+        });
+        assertThat(traced).extracting(setup -> setup.params().get("keyPrefix")).doesNotHaveDuplicates();
+        assertThat(traced.get(2).params()).containsEntry("tracingSpan", "own");
+        assertThat(traced.get(1).params()).doesNotContainKey("tracingSpan");
+    }
+
     private static HttpBench.Row row(double requestsPerSecond, double serverMicros) {
         return new HttpBench.Row("`gcra`", 100, requestsPerSecond, 0.3, 2.0, serverMicros, 10, 0.5, 8, 0, 0);
     }

@@ -14,6 +14,7 @@ import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.sdk.trace.data.EventData;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import java.net.URI;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
@@ -26,7 +27,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * exported spans: a server span made current around the JAX-RS servlet by a filter mapped before
  * it, as the agent does ({@link ServerSpanFilter}), gets the decision of an allowed and a denied
  * request and the denial's event; the context-param {@code ratelimit.tracing}, or the JAX-RS
- * property, turns it on, checked like every setting. Written once, run for each runtime (a subclass per runtime, each in its
+ * property, turns it on, checked like every setting; {@code ratelimit.tracingSpan=own} puts each
+ * decision on a span of its own under the request's. Written once, run for each runtime (a subclass per runtime, each in its
  * own JVM), in Tomcat and in Jetty.
  */
 abstract class TracedResourcesContract {
@@ -57,7 +59,7 @@ abstract class TracedResourcesContract {
         return app(Resources.LimitedApplication.class, tracing);
     }
 
-    private AppDescriptor app(Class<?> application, String tracing) {
+    private AppDescriptor app(Class<?> application, String tracing, String... contextParams) {
         AppDescriptor.Builder app = runtime().app("/traced" + apps.incrementAndGet(), application, redis)
                 .filter("span", ServerSpanFilter.class.getName(), Map.of(), "/*")
                 // Exact outcomes are asserted: on a loaded machine a call may wait longer than the default
@@ -65,6 +67,9 @@ abstract class TracedResourcesContract {
                 .contextParam("ratelimit.redisTimeout", "2s");
         if (tracing != null) {
             app.contextParam("ratelimit.tracing", tracing);
+        }
+        for (int i = 0; i < contextParams.length; i += 2) {
+            app.contextParam(contextParams[i], contextParams[i + 1]);
         }
         return app.build();
     }
@@ -96,6 +101,33 @@ abstract class TracedResourcesContract {
         Attributes event = deniedSpan.getEvents().get(0).getAttributes();
         assertThat(event.get(text("ratelimit.policy"))).isEqualTo("Orders.list");
         assertThat(event.get(number("ratelimit.retry_after_ms"))).isEqualTo(denied.get(number("ratelimit.retry_after_ms")));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void withTracingSpanOwnEachDecisionIsASpanOfItsOwnUnderTheRequestsSpan(Kind kind) throws Exception {
+        URI orders = containers.get(kind).deploy(app(Resources.LimitedApplication.class, "opentelemetry",
+                "ratelimit.tracingSpan", "own")).resolve("rest/orders");
+
+        for (long remaining = 2; remaining >= 0; remaining--) {
+            SpanData request = ServerSpanFilter.spanOfRequest(orders, 200);
+            assertThat(request.getAttributes().get(text("ratelimit.outcome"))).as("the request's span is left alone")
+                    .isNull();
+            Attributes allowed = onlyChild(request).getAttributes();
+            assertThat(allowed.get(text("ratelimit.outcome"))).isEqualTo("allowed");
+            assertThat(allowed.get(number("ratelimit.remaining"))).isEqualTo(remaining);
+        }
+        SpanData denied = onlyChild(ServerSpanFilter.spanOfRequest(orders, 429));
+        assertThat(denied.getAttributes().get(text("ratelimit.policy"))).isEqualTo("Orders.list");
+        assertThat(denied.getAttributes().get(text("ratelimit.outcome"))).isEqualTo("denied");
+        assertThat(denied.getEvents()).extracting(EventData::getName).containsExactly("ratelimit.denied");
+    }
+
+    /** The one span the resource's decision made under the request's span. */
+    private static SpanData onlyChild(SpanData request) {
+        List<SpanData> children = ServerSpanFilter.childrenOf(request);
+        assertThat(children).extracting(SpanData::getName).containsExactly("ratelimit Orders.list");
+        return children.get(0);
     }
 
     @ParameterizedTest(name = "{0}")

@@ -2,41 +2,19 @@ package dev.ratelimit.opentelemetry;
 
 import dev.ratelimit.Decision;
 import dev.ratelimit.internal.http.trace.DecisionTrace;
-import io.opentelemetry.api.common.AttributeKey;
-import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.trace.Span;
 
 /**
  * One HTTP policy's decisions on the request's current span ({@code tracing=opentelemetry}): the
  * span the OpenTelemetry Java agent (or an application's own SDK) made current for the request, read
  * with {@link Span#current()} on the request's thread. No span of its own: a trace gains attributes,
- * not a span per request. A span that does not record (none current, or not sampled) costs one
- * look. The core finds this class by name ({@code TracingBinding}); the names are documented in
- * {@code docs/tracing.md}, and kept there, since dashboards and queries name them.
+ * not a span per request, unless {@code tracingSpan=own} asks for one ({@link #withOwnSpans}). A span
+ * that does not record (none current, or not sampled) costs one look. The core finds this class by
+ * name ({@code TracingBinding}).
  */
-public final class DecisionSpans implements DecisionTrace {
-    static final AttributeKey<String> POLICY = AttributeKey.stringKey("ratelimit.policy");
-    static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("ratelimit.outcome");
-    static final AttributeKey<Long> LIMIT = AttributeKey.longKey("ratelimit.limit");
-    static final AttributeKey<Long> REMAINING = AttributeKey.longKey("ratelimit.remaining");
-    static final AttributeKey<Long> RETRY_AFTER = AttributeKey.longKey("ratelimit.retry_after_ms");
-    static final AttributeKey<Long> DELAY = AttributeKey.longKey("ratelimit.delay_ms");
-    static final AttributeKey<Double> REDIS_ROUND_TRIP = AttributeKey.doubleKey("ratelimit.redis.round_trip_ms");
-    static final AttributeKey<Boolean> DRY_RUN = AttributeKey.booleanKey("ratelimit.dry_run");
-    static final AttributeKey<String> CLIENT_KEY = AttributeKey.stringKey("ratelimit.client.key");
-    /** The event a refused request's span gets, at the instant of the denial. */
-    static final String DENIED_EVENT = "ratelimit.denied";
-
-    private final String policyName;
-    /**
-     * This thread's Redis time for the decision being made: nanoseconds, and round trips. Reset by
-     * {@link #asking}, so what another caller's peek left on a pooled thread never counts. A
-     * {@code long[]} is the JDK's, so a thread that outlives the webapp keeps none of its classes.
-     */
-    private final ThreadLocal<long[]> redisTime = ThreadLocal.withInitial(() -> new long[2]);
-
+public final class DecisionSpans extends PolicyTrace implements DecisionTrace.Asked {
     private DecisionSpans(String policyName) {
-        this.policyName = policyName;
+        super(policyName);
     }
 
     /** The trace of one policy's decisions; what {@code tracing=opentelemetry} makes the core call. */
@@ -44,58 +22,33 @@ public final class DecisionSpans implements DecisionTrace {
         return new DecisionSpans(policyName);
     }
 
-    @Override
-    public void asking() {
-        long[] time = redisTime.get();
-        time[0] = 0;
-        time[1] = 0;
+    /**
+     * The trace of one policy's decisions, each on a span of its own; what {@code tracingSpan=own}
+     * makes the core call.
+     */
+    public static DecisionTrace withOwnSpans(String policyName) {
+        return new OwnDecisionSpans(policyName);
     }
 
-    /** Called by the limiter on the deciding thread, the request's, between {@link #asking} and {@link #decided}. */
+    /** Nothing to start: the decision goes on the span that is current when it is made. */
     @Override
-    public void onRedisLatency(String policy, long nanos) {
-        long[] time = redisTime.get();
-        time[0] += nanos;
-        time[1]++;
+    public DecisionTrace.Asked asking() {
+        startTiming();
+        return this;
     }
 
     @Override
     public void decided(Decision decision, boolean refused, String clientKey) {
-        Span span = Span.current();
-        if (!span.isRecording()) {
-            return;
-        }
-        span.setAttribute(POLICY, policyName);
-        span.setAttribute(OUTCOME, DecisionTrace.outcome(decision));
-        span.setAttribute(LIMIT, decision.limit());
-        if (!decision.degraded() || decision.local()) {
-            // A degraded answer of allow or deny counted nothing: it has no remaining to tell.
-            span.setAttribute(REMAINING, decision.remaining());
-        }
-        long retryAfter = decision.allowed() ? 0 : decision.retryAfter().toMillis();
-        if (!decision.allowed()) {
-            span.setAttribute(RETRY_AFTER, retryAfter);
-        }
-        if (decision.delayed()) {
-            span.setAttribute(DELAY, decision.delay().toMillis());
-        }
-        long[] time = redisTime.get();
-        if (time[1] > 0) {
-            span.setAttribute(REDIS_ROUND_TRIP, time[0] / 1_000_000.0);
-        }
-        if (!decision.allowed() && !refused) {
-            span.setAttribute(DRY_RUN, true);
-        }
-        if (clientKey != null) {
-            span.setAttribute(CLIENT_KEY, clientKey);
-        }
-        if (refused) {
-            span.addEvent(DENIED_EVENT, Attributes.of(POLICY, policyName, RETRY_AFTER, retryAfter));
-        }
+        write(Span.current(), decision, refused, clientKey);
+    }
+
+    /** The request's span is not ours: whoever made it records how the request failed. */
+    @Override
+    public void failed(Throwable failure) {
     }
 
     @Override
     public String toString() {
-        return "DecisionSpans(" + policyName + ")";
+        return "opentelemetry";
     }
 }

@@ -4,6 +4,7 @@ import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.context.Scope;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
@@ -18,8 +19,11 @@ import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpResponse;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
 
 /**
  * What the OpenTelemetry Java agent does around a webapp, done by a real SDK in a filter mapped
@@ -39,9 +43,23 @@ public class ServerSpanFilter implements Filter {
     private static final SdkTracerProvider PROVIDER = SdkTracerProvider.builder()
             .addSpanProcessor(SimpleSpanProcessor.create(EXPORTER)).build();
     private static final AtomicInteger requests = new AtomicInteger();
+    private static boolean registered;
 
     @Override
     public void init(FilterConfig config) {
+        registerGlobally();
+    }
+
+    /**
+     * Makes this SDK the global OpenTelemetry, once per JVM, as an application that configures its own
+     * registers it ({@code buildAndRegisterGlobal}) or the agent does: where {@code tracingSpan=own}
+     * finds its tracer. A test whose webapp maps no server span calls it before the first request.
+     */
+    public static synchronized void registerGlobally() {
+        if (!registered) {
+            OpenTelemetrySdk.builder().setTracerProvider(PROVIDER).buildAndRegisterGlobal();
+            registered = true;
+        }
     }
 
     @Override
@@ -78,6 +96,23 @@ public class ServerSpanFilter implements Filter {
                     + " instead of " + status + ": " + response.body());
         }
         return spanOf(id);
+    }
+
+    /**
+     * The ended spans made under {@code parent} (a span of a request {@link #spanOfRequest} returned):
+     * a child ends before its parent, so all of them are there once the parent is.
+     */
+    public static List<SpanData> childrenOf(SpanData parent) {
+        return finishedSpans(span -> parent.getSpanId().equals(span.getParentSpanId()));
+    }
+
+    /** The ended spans of that name, wherever they are in their traces, in the order they ended. */
+    public static List<SpanData> spansNamed(String name) {
+        return finishedSpans(span -> name.equals(span.getName()));
+    }
+
+    private static List<SpanData> finishedSpans(Predicate<SpanData> which) {
+        return EXPORTER.getFinishedSpanItems().stream().filter(which).collect(Collectors.toList());
     }
 
     /**

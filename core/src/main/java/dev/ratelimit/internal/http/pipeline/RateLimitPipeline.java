@@ -92,10 +92,17 @@ public final class RateLimitPipeline {
         if (trace == null) {
             return decide(request, clientKey);
         }
-        // Here, on the request's thread, for both adapters: the server span is the current one.
-        trace.asking();
-        Admission admission = decide(request, clientKey);
-        trace.decided(admission.decision(), admission.denied(), traceKeys ? clientKey : null);
+        // Here, on the request's thread, for both adapters: the server span is the current one. A span
+        // of the limiter's own (tracingSpan=own) ends here too, whatever the decision, before the chain runs.
+        DecisionTrace.Asked asked = trace.asking();
+        Admission admission;
+        try {
+            admission = decide(request, clientKey);
+        } catch (RuntimeException | Error e) {
+            asked.failed(e);
+            throw e;
+        }
+        asked.decided(admission.decision(), admission.denied(), traceKeys ? clientKey : null);
         return admission;
     }
 

@@ -69,9 +69,7 @@ public final class PolicyLimiters {
         this.leases = in.get(Settings.LEASES);
         this.jmx = in.get(Settings.JMX);
         this.metrics = MetricsBinding.of(in.get(Settings.METRICS), in.label(Settings.METRICS), in.classLoader());
-        TracingBinding tracing = TracingBinding.of(in.get(Settings.TRACING), in.label(Settings.TRACING),
-                in.classLoader());
-        this.trace = tracing == null ? null : tracing.forPolicy(policyName);
+        this.trace = trace(in, policyName);
         this.adaptive = adaptive(in);
         this.keyPrefix = RedisKeys.checkKeyPart("keyPrefix", in.get(Settings.KEY_PREFIX), 0, RateLimiter.MAX_NAME_LENGTH);
         if (transport == Transport.TRANSACTION) {
@@ -101,6 +99,22 @@ public final class PolicyLimiters {
         }
         AdaptiveLimit adaptive = AdaptiveLimit.floor(floorPercent / 100.0);
         return in.text(latency) == null ? adaptive : adaptive.latencyTarget(in.get(Settings.ADAPTIVE_LATENCY));
+    }
+
+    /**
+     * {@code tracing} and {@code tracingSpan}: null for {@code tracing=none}, where a {@code tracingSpan}
+     * would be ignored, so it is refused (a typo, or a forgotten {@code tracing}).
+     */
+    private static DecisionTrace trace(PolicyReader in, String policyName) {
+        String kind = in.get(Settings.TRACING);
+        boolean ownSpan = in.get(Settings.TRACING_SPAN);
+        TracingBinding tracing = TracingBinding.of(kind, ownSpan, in.label(Settings.TRACING), in.classLoader());
+        if (tracing == null && in.text(Settings.TRACING_SPAN) != null) {
+            throw new IllegalArgumentException(in.label(Settings.TRACING_SPAN) + " applies only with "
+                    + "tracing=opentelemetry, but " + in.label(Settings.TRACING) + " is '" + kind + "' (tracingSpan was '"
+                    + in.text(Settings.TRACING_SPAN) + "')");
+        }
+        return tracing == null ? null : tracing.forPolicy(policyName);
     }
 
     /**
@@ -239,7 +253,7 @@ public final class PolicyLimiters {
         return "transport " + transport + ", onRedisFailure " + failurePolicy
                 + (localLimit == null ? "" : ", localLimit " + localLimit)
                 + ", localDenyCache " + (leases && localDenyCache ? "off (leases)" : localDenyCache) + (leases ? ", leases true" : "")
-                + ", jmx " + jmx + (metrics == null ? "" : ", metrics " + metrics) + (trace == null ? "" : ", tracing opentelemetry")
+                + ", jmx " + jmx + (metrics == null ? "" : ", metrics " + metrics) + (trace == null ? "" : ", tracing " + trace)
                 + (adaptive == null ? "" : ", " + adaptive) + ", keyPrefix '" + keyPrefix + "'";
     }
 }

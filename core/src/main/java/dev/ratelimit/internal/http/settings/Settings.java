@@ -156,6 +156,9 @@ public final class Settings {
     public static final Setting<String> TRACING = setting("tracing", "none", "none", "none or opentelemetry",
             TracingBinding::kind, "none, or opentelemetry: each decision on the request's current span (needs "
             + "ratelimit-opentelemetry)");
+    public static final Setting<Boolean> TRACING_SPAN = setting("tracingSpan", "current", false, "current or own",
+            TracingBinding::ownSpan, "with tracing: current writes on the request's span; own starts a span per "
+            + "decision, a child of the current one (for webapps with no server span)");
     public static final Setting<Integer> ADAPTIVE = setting("adaptive", "off", 0,
             "off or the lowest limit as a percentage of the configured one, such as 25%", SettingText::percentOrOff,
             "off, or the floor as a percentage of limit: limits follow CPU load");

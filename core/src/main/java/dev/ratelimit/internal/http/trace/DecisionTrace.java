@@ -5,23 +5,38 @@ import dev.ratelimit.RateLimitListener;
 
 /**
  * One policy's decisions, told to the request's trace. {@code RateLimitPipeline.before} calls
- * {@link #asking} and then {@link #decided} on the request's own thread, where a server span
- * (the OpenTelemetry agent's, or one an application made current) is the current one; as a
- * {@link RateLimitListener} of the policy's limiters it hears, between the two, how long each Redis
- * round trip of the decision took, on that same thread. Implemented by {@code ratelimit-opentelemetry}.
+ * {@link #asking} and then the returned {@link Asked}'s {@link Asked#decided decided} (or
+ * {@link Asked#failed failed}) on the request's own thread, where a server span (the OpenTelemetry
+ * agent's, or one an application made current) is the current one; as a {@link RateLimitListener}
+ * of the policy's limiters it hears, between the two, how long each Redis round trip of the decision
+ * took, on that same thread. Implemented by {@code ratelimit-opentelemetry}.
  */
 public interface DecisionTrace extends RateLimitListener {
-    /** The request is limited by this policy and its limiter is about to be asked. */
-    void asking();
-
     /**
-     * The policy decided the request ({@link #outcome} says it in one word).
+     * The request is limited by this policy and its limiter is about to be asked.
      *
-     * @param decision the limiter's decision
-     * @param refused whether the request is answered with the denial (false in a dry run)
-     * @param clientKey the client key as the limiter was given it, or null when it may be a secret
+     * @return what is told how this decision ended, exactly once: with {@code tracingSpan=own} the span
+     *     this call started (and made current), which it ends
      */
-    void decided(Decision decision, boolean refused, String clientKey);
+    Asked asking();
+
+    /** One decision being made on the request's thread, between {@link #asking} and its end. */
+    interface Asked {
+        /**
+         * The policy decided the request ({@link #outcome} says it in one word).
+         *
+         * @param decision the limiter's decision
+         * @param refused whether the request is answered with the denial (false in a dry run)
+         * @param clientKey the client key as the limiter was given it, or null when it may be a secret
+         */
+        void decided(Decision decision, boolean refused, String clientKey);
+
+        /**
+         * The decision threw instead (never for a Redis failure, which {@code onRedisFailure} answers);
+         * the pipeline rethrows {@code failure} once this returns.
+         */
+        void failed(Throwable failure);
+    }
 
     /** A decision in one word: {@code allowed}, {@code denied}, {@code delayed} or {@code degraded}. */
     static String outcome(Decision decision) {

@@ -8,7 +8,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code tracing}: the core binds OpenTelemetry by name only, says what is missing when it is, and
+ * {@code tracing} and {@code tracingSpan}: the core binds OpenTelemetry by name only, says what is missing when it is, and
  * shows a client key on a trace only when no word of the key may carry a secret.
  */
 class TracingSettingTest {
@@ -37,6 +37,16 @@ class TracingSettingTest {
         assertThat(Settings.TRACING.defaultValue()).isEqualTo("none");
         assertThatThrownBy(() -> parse("tracing", "zipkin"))
                 .hasMessage("init-param 'tracing' must be none or opentelemetry, but was 'zipkin'");
+    }
+
+    @Test
+    void tracingSpanTakesCurrentOrOwnAndOnlyWithTracing() {
+        assertThat(Settings.TRACING_SPAN.defaultValue()).isFalse();
+        assertThatThrownBy(() -> parse("tracing", "opentelemetry", "tracingSpan", "child"))
+                .hasMessage("init-param 'tracingSpan' must be current or own, but was 'child'");
+        assertThatThrownBy(() -> parse("tracingSpan", "own"))
+                .hasMessage("init-param 'tracingSpan' applies only with tracing=opentelemetry, but init-param "
+                        + "'tracing' is 'none' (tracingSpan was 'own')");
     }
 
     @Test
