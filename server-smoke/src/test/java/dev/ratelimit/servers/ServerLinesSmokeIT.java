@@ -37,6 +37,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -537,6 +539,12 @@ class ServerLinesSmokeIT {
                 .startsWith(expected);
     }
 
+    /**
+     * Each server on its own, all at once ({@code CONCURRENT}): an undeploy waits for the server's next
+     * scan of {@code webapps/} and for Redis to drop the connections, and each line's wait is its own
+     * (its server, its Redis user, its webapp, which no other test uses).
+     */
+    @Execution(ExecutionMode.CONCURRENT)
     @ParameterizedTest(name = "{0}")
     @EnumSource(ServerLine.class)
     void undeployClosesEveryRedisConnection(ServerLine line) throws IOException {
