@@ -169,19 +169,21 @@ public final class RedisAddress {
      * @throws BadArgument naming the setting and its value
      */
     public void checkTopology(String sentinelMaster, List<String> sentinelNodes, List<String> clusterNodes) {
-        if (testOnlyName != null && (sentinelMaster != null || (sentinelNodes != null && !sentinelNodes.isEmpty())
-                || clusterNodes == null || !clusterNodes.isEmpty())) {
+        // Each decided once: the test kit's refusal and the checks below ask the same two questions.
+        boolean sentinel = sentinelMaster != null || (sentinelNodes != null && !sentinelNodes.isEmpty());
+        boolean cluster = clusterNodes == null || !clusterNodes.isEmpty();
+        if (testOnlyName != null && (sentinel || cluster)) {
             throw new BadArgument("redisUri", "redisUri " + redacted + " is the test kit's Redis in the JVM, which "
                     + "has no Sentinel or Cluster, but redisSentinelMaster, redisSentinelNodes or redisClusterNodes was set");
         }
-        if (sentinelMaster != null || (sentinelNodes != null && !sentinelNodes.isEmpty())) {
+        if (sentinel) {
             if (sentinelMaster == null || sentinelMaster.trim().isEmpty()) {
                 throw new BadArgument("redisSentinelMaster", "redisSentinelMaster must name the master when "
                         + "redisSentinelNodes is set, but was '" + sentinelMaster + "'");
             }
             checkNodes("redisSentinelNodes", sentinelNodes);
         }
-        if (clusterNodes == null || !clusterNodes.isEmpty()) {
+        if (cluster) {
             checkNodes("redisClusterNodes", clusterNodes);
             if (sentinelMaster != null) {
                 throw new BadArgument("redisClusterNodes", "redisClusterNodes and redisSentinelMaster exclude each other, "
