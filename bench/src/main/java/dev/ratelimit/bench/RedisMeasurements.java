@@ -215,8 +215,9 @@ final class RedisMeasurements {
         return new Jedis(URI.create(redisUri));
     }
 
+    /** A generous timeout: these count commands and memory, and a busy machine must not fail them. */
     private RedisStore store() {
-        return RedisStore.connect(RedisSettings.of(redisUri));
+        return RedisStore.connect(RedisSettings.builder(redisUri).timeout(Duration.ofSeconds(2)).build());
     }
 
     /** One rule of {@code algorithm}, without the local deny cache, so that every decision reaches Redis. */
