@@ -119,7 +119,6 @@ public final class NodeGateway extends TransactionGateway {
                 : coalescers.computeIfAbsent(address, a -> new CallCoalescer(sender, coalescing, coalescingWait, calls.where(node)));
     }
 
-    /** Calls that travelled with others so far, on every node. */
     public long coalescedCalls() {
         long calls = 0;
         for (CallCoalescer each : coalescers.values()) {
@@ -154,7 +153,6 @@ public final class NodeGateway extends TransactionGateway {
         return nodes.cluster() ? pipelined(calls) : BatchedCalls.run(calls, this::pipelined);
     }
 
-    /** The calls as they are, one pipeline per node. */
     List<ScriptCall.Outcome> pipelined(List<ScriptCall> scriptCalls) {
         return new PipelinedBatch(calls, commands, scriptCalls).run();
     }
@@ -180,19 +178,16 @@ public final class NodeGateway extends TransactionGateway {
         }
     }
 
-    /** Every master's reading, one after another: the standalone node, Sentinel's master, each Cluster master. */
     @Override
     public List<MemoryReading> readMemory() {
         return calls.readMemory();
     }
 
-    /** See {@link NodeWarmUp}. */
     @Override
     public WarmUp warmUp(List<LuaScript> scripts) {
         return warmUp.run(scripts);
     }
 
-    /** The worst breaker state among the nodes in use: OPEN, then HALF_OPEN, then CLOSED. */
     @Override
     public String circuitState() {
         return calls.worstState();
