@@ -22,7 +22,7 @@ import java.util.List;
  * The settings an {@link HttpPolicy} reads together, each group into one value and checked against
  * each other: the rule (limit, window, algorithm, burst, cost, calendar), Redis, {@code limits},
  * {@code tiers}, {@code countStatus}, {@code maxDelay}, {@code chargeAfter} and the key resolver; how the
- * limiters decide is {@link PolicyLimiters}'. Where each value comes from, and its name in messages: {@link PolicyReader}.
+ * limiters decide is {@link PolicyLimiters}'. Where each value comes from, and its name in messages, is PolicyReader's.
  */
 final class SettingGroups {
     private final PolicyReader in;
