@@ -91,8 +91,9 @@ public final class RateLimiter {
     }
 
     /**
-     * Takes {@code permits} from every rule if every rule allows it; otherwise takes nothing. Permits below 1 or above
-     * a rule's capacity (never allowed) throw {@link IllegalArgumentException}.
+     * Takes {@code permits} from every rule if every rule allows it; otherwise takes nothing.
+     *
+     * @throws IllegalArgumentException also if permits is below 1 or above a rule's capacity (never allowed)
      */
     public Decision tryAcquire(String key, long permits) {
         return engine.acquire(key, permits);
@@ -118,9 +119,8 @@ public final class RateLimiter {
 
     /**
      * Decides many clients at once, each for each rule's {@link Rule#cost() cost}, in one round trip as
-     * {@link #tryAcquireAll(Map)} does. A key listed twice is decided twice, in order.
+     * {@link #tryAcquireAll(Map)} does: the decisions in the list's order, a key listed twice decided twice.
      *
-     * @return each key's decision, in the list's order
      * @throws IllegalArgumentException if the list is null or holds a null or empty key
      * @throws UnsupportedOperationException with transport {@link Transport#TRANSACTION}
      */

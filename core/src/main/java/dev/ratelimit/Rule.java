@@ -63,7 +63,11 @@ public final class Rule {
                 : limit + "/" + (calendar != null ? calendar.configName() : Durations.format(window));
     }
 
-    /** A rule with default burst, cost and name; throws as {@link Builder#build()}. */
+    /**
+     * A rule with default burst, cost and name.
+     *
+     * @throws IllegalArgumentException as {@link Builder#build()}
+     */
     public static Rule of(Algorithm algorithm, long limit, Duration window) {
         return builder(algorithm, limit, window).build();
     }
