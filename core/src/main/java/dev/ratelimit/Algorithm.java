@@ -60,25 +60,12 @@ public enum Algorithm {
     CONCURRENCY("concurrency", Algorithm::limitAndWindow, Trait.EXACT, Trait.LEASES);
 
     /**
-     * What an algorithm accepts and promises. Adding an algorithm means a constant here (its
-     * traits and script arguments), its {@code <config name>.lua} script, and its docs; nothing
-     * else in the code switches on algorithms.
+     * What an algorithm accepts and promises, each said by the method that asks for it. Adding an algorithm
+     * means a constant here (its traits and script arguments), its {@code <config name>.lua} script, and its
+     * docs; nothing else in the code switches on algorithms.
      */
     private enum Trait {
-        /** Admits exactly {@code limit} under any concurrency. */
-        EXACT,
-        /** {@code burst} sets a capacity apart from the rate. */
-        BURST,
-        /** Its stored state can be read under a scaled limit, so adaptive limits may apply. */
-        ADAPTIVE,
-        /** MULTI/EXEC can run it (transport {@code transaction}). */
-        TRANSACTION,
-        /** Keeps its state in integer units of 1/scale permit, which must stay exact as Lua doubles. */
-        UNITS,
-        /** Keeps a time a whole burst of emission intervals ahead, which must stay exact as a Lua double. */
-        INTERVAL,
-        /** Admits by handing out a lease that the caller gives back when its request ends. */
-        LEASES
+        EXACT, BURST, ADAPTIVE, TRANSACTION, UNITS, INTERVAL, LEASES
     }
 
     private final String configName;
@@ -160,10 +147,9 @@ public enum Algorithm {
     }
 
     /**
-     * Finds an algorithm by its configuration name.
+     * Finds an algorithm by its configuration name, such as {@code token-bucket}; case and surrounding blanks
+     * are ignored.
      *
-     * @param name a name such as {@code token-bucket}; case and surrounding blanks are ignored
-     * @return the algorithm
      * @throws IllegalArgumentException if no algorithm has that name; the message lists the names
      */
     public static Algorithm fromConfigName(String name) {

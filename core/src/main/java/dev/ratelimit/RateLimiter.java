@@ -9,16 +9,18 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Decides whether a client may go ahead, against state kept in Redis, so that every application
- * node sharing the Redis enforces one limit. Each decision is one round trip and atomic in Redis:
- * limiters on many nodes and threads never admit more than the rules allow.
+ * Decides whether a client may go ahead, against state kept in Redis, so that every application node sharing the Redis
+ * enforces one limit. Each decision is one round trip and atomic in Redis: limiters on many nodes and threads never
+ * admit more than the rules allow.
  *
- * <p>Several rules (say 10 per second and 1000 per hour) are decided together, all or nothing: a
- * denial by one rule consumes nothing from the others. Thread-safe; build one per policy, keep it.
+ * <p>Several rules (say 10 per second and 1000 per hour) are decided together, all or nothing: a denial by one rule
+ * consumes nothing from the others. Thread-safe; build one per policy, keep it.
  *
- * <p>Unless a method says otherwise, a null or empty client key throws
- * {@link IllegalArgumentException}, and a Redis that cannot be asked throws
- * {@link RedisFailureException} unless a failure policy is set ({@link RateLimiterBuilder#onRedisFailure}).
+ * <p>A client key is an address, a user, an API key...; long or unusual keys are digested. Unless a method says
+ * otherwise, a null or empty key throws {@link IllegalArgumentException}, and a Redis that cannot be asked throws
+ * {@link RedisFailureException} unless a failure policy is set ({@link RateLimiterBuilder#onRedisFailure}). What gives
+ * permits back ({@link #refund}, {@link #charge}, {@link #release}, {@link #giveBackLeases}) never throws for a Redis
+ * failure: it is logged, and what did not go back stays counted (erring toward denying) until its window frees it.
  *
  * <pre>{@code
  * try (RedisStore redis = RedisStore.connect("redis://localhost:6379")) {
@@ -59,25 +61,20 @@ public final class RateLimiter {
         return new RateLimiterBuilder(store);
     }
 
-    /**
-     * Takes each rule's {@link Rule#cost() cost} in permits if every rule allows it.
-     *
-     * @param key the client: an address, a user, an API key; long or unusual keys are digested
-     */
+    /** Takes each rule's {@link Rule#cost() cost} in permits if every rule allows it. */
     public Decision tryAcquire(String key) {
         return engine.acquire(key);
     }
 
     /**
-     * Takes each rule's cost if every rule allows it, each rule counting a client of its own: the
-     * dimensions of one request, such as {@code global}, the user and the API key. All rules are
-     * decided at once, all or nothing: a denial by one takes nothing from the others; the decision
-     * is the governing rule's. Keys are {@code <keyPrefix><policyName>:{<policyName>}:<rule name>:<client>}:
-     * one Cluster slot per policy, so the decision stays one exact script call there too.
+     * Takes each rule's cost if every rule allows it, each rule counting a client of its own: the dimensions of one
+     * request, such as {@code global}, the user and the API key. All rules are decided at once, all or nothing: a
+     * denial by one takes nothing from the others; the decision is the governing rule's. Keys are {@code
+     * <keyPrefix><policyName>:{<policyName>}:<rule name>:<client>}: one Cluster slot per policy, so the decision stays
+     * one exact script call there too.
      *
      * @param clientKeys one client key per rule, in the rules' order
-     * @throws IllegalArgumentException if the number of keys is not the number of rules, or a key is
-     *     null or empty
+     * @throws IllegalArgumentException also if the number of keys is not the number of rules
      * @throws IllegalStateException with {@code onRedisFailure=local}, which keeps one client per decision
      */
     public Decision tryAcquireEach(List<String> clientKeys) {
@@ -85,8 +82,9 @@ public final class RateLimiter {
     }
 
     /**
-     * As {@link #tryAcquire(String)}, but over the limit the cost is taken for its instant within {@code maxDelay} (1 ms
-     * to 60 s): {@link Decision#delay()}. One gcra, sliding-log, token-bucket or fixed-window rule, lua, no leases or penalty.
+     * As {@link #tryAcquire(String)}, but over the limit takes the cost for its instant within {@code maxDelay}
+     * (1 ms to 60 s): {@link Decision#delay()}. One gcra, sliding-log, token-bucket or fixed-window rule, lua, no
+     * leases or penalty.
      */
     public Decision tryAcquire(String key, Duration maxDelay) {
         return engine.acquire(key, maxDelay);
@@ -95,26 +93,23 @@ public final class RateLimiter {
     /**
      * Takes {@code permits} from every rule if every rule allows it; otherwise takes nothing.
      *
-     * @throws IllegalArgumentException if the key is null or empty, or permits is below 1 or above a
-     *     rule's capacity (such a request could never be allowed)
+     * @throws IllegalArgumentException also if permits is below 1 or above a rule's capacity (never allowed)
      */
     public Decision tryAcquire(String key, long permits) {
         return engine.acquire(key, permits);
     }
 
     /**
-     * Decides many clients at once, each with its permits, in one round trip to Redis (on Cluster,
-     * one per node holding some of the keys). Each client is decided on its own, exactly as
-     * {@link #tryAcquire(String, long)} would decide it: a denial of one takes nothing from another;
-     * the local deny cache, adaptive limits, listeners and counts apply per key, and so does the
-     * failure policy (on Cluster, a node that fails degrades only the keys it holds).
+     * Decides many clients at once, each with its permits, in one round trip to Redis (on Cluster, one per node holding
+     * some of the keys). Each client is decided on its own, exactly as {@link #tryAcquire(String, long)} would decide
+     * it: a denial of one takes nothing from another; the local deny cache, adaptive limits, listeners and counts apply
+     * per key, and so does the failure policy (on Cluster, a node that fails degrades only the keys it holds).
      *
      * @param permitsByKey each client and its permits; may be empty
      * @return each client's decision, in the map's iteration order; unmodifiable
      * @throws IllegalArgumentException if the map is null, or a key is null or empty, or permits are
      *     null, below 1 or above a rule's capacity; the message names the key, and nothing is taken
-     * @throws UnsupportedOperationException with transport {@link Transport#TRANSACTION}, whose
-     *     MULTI/EXEC counter is not batched: call {@code tryAcquire} per key there
+     * @throws UnsupportedOperationException with transport {@link Transport#TRANSACTION} (not batched)
      * @throws RedisFailureException if Redis cannot be asked for some key and no failure policy is
      *     set; the keys Redis answered took their permits
      */
@@ -124,12 +119,10 @@ public final class RateLimiter {
 
     /**
      * Decides many clients at once, each for each rule's {@link Rule#cost() cost}, in one round trip as
-     * {@link #tryAcquireAll(Map)} does. A key listed twice is decided twice, in order.
+     * {@link #tryAcquireAll(Map)} does: the decisions in the list's order, a key listed twice decided twice.
      *
-     * @return each key's decision, in the list's order
      * @throws IllegalArgumentException if the list is null or holds a null or empty key
      * @throws UnsupportedOperationException with transport {@link Transport#TRANSACTION}
-     * @throws RedisFailureException if Redis cannot be asked for some key and no failure policy is set
      */
     public List<Decision> tryAcquireAll(List<String> keys) {
         return engine.batches.tryAcquireAll(keys);
@@ -148,10 +141,7 @@ public final class RateLimiter {
         return engine.acquireWaiting(key, permits, maxWait);
     }
 
-    /**
-     * The client's state without taking anything: would a request of each rule's cost be allowed,
-     * and how many permits remain.
-     */
+    /** The client's state, taking nothing: would a request of each rule's cost be allowed, what remains. */
     public Decision peek(String key) {
         return engine.peek(key);
     }
@@ -169,10 +159,7 @@ public final class RateLimiter {
         return engine.peekEach(clientKeys);
     }
 
-    /**
-     * Forgets each rule's client, as {@link #reset} does for one; a rule given null keeps its count
-     * (a {@code global} one, when one client is reset). Remembered denials go as with {@link #reset}.
-     */
+    /** Forgets each rule's client, as {@link #reset} does; a rule given null (a {@code global} one) keeps its count. */
     public void resetEach(List<String> clientKeys) {
         engine.resets.resetEach(clientKeys);
     }
@@ -182,11 +169,8 @@ public final class RateLimiter {
      * client's state still holds them (HTTP's {@code countStatus}). One round trip, for every rule
      * of the decision; per algorithm, see README's "Login protection". Nothing happens for a denial,
      * a peek, a degraded decision, a {@code transaction} transport's decision, a decision already
-     * settled (refunded or charged: at most once), nor once the admission's window has passed. Never
-     * throws for a Redis failure: it is logged, and the permits stay counted (erring toward denying).
+     * settled (refunded or charged: at most once), nor once the admission's window has passed.
      *
-     * @param key the client the decision was made for
-     * @param decision what {@link #tryAcquire} returned for it
      * @return whether permits were given back
      * @throws IllegalArgumentException if the key is null or empty, or the decision was made for another key
      */
@@ -195,12 +179,11 @@ public final class RateLimiter {
     }
 
     /**
-     * Settles an admission at its real cost, known once the work is done (HTTP's {@code chargeAfter}):
-     * gives back what it took beyond {@code usage}, or takes what usage passes it by, past the limit
-     * too: the client then owes a debt and is denied on every node until it is paid (per algorithm,
-     * docs/configuration.md). One round trip; a decision is settled at most once, as by {@link #refund}.
-     * Nothing happens where {@link #refund} does nothing, nor for a leased admission. Never throws for
-     * a Redis failure: it is logged and counted ({@link RateLimiterStats#chargeFailures()}).
+     * Settles an admission at its real cost, known once the work is done (HTTP's {@code chargeAfter}): gives back what
+     * it took beyond {@code usage}, or takes what usage passes it by, past the limit too: the client then owes a debt
+     * and is denied on every node until it is paid (per algorithm, docs/configuration.md). One round trip; a decision
+     * is settled at most once, as by {@link #refund}. Nothing happens where {@link #refund} does nothing, nor for a
+     * leased admission. A Redis failure is counted in {@link RateLimiterStats#chargeFailures()}.
      *
      * @param usage the admission's real cost in permits, from 0 to the rule's capacity
      * @return whether the client's state changed
@@ -213,47 +196,37 @@ public final class RateLimiter {
     }
 
     /**
-     * Gives back the lease an admission of {@link Algorithm#CONCURRENCY} holds ({@link Decision#holdsLease()}):
-     * call it once the admitted work has ended, however it ended (a {@code finally}). One round trip.
-     * A second release, or one of a decision holding no lease, does nothing. Never throws for a Redis
-     * failure: that is logged, and the lease expires by itself once the rule's {@code window} has passed.
-     *
-     * @param decision a decision this limiter handed out
+     * Gives back the lease an admission of {@link Algorithm#CONCURRENCY} holds ({@link Decision#holdsLease()}): call it
+     * once the admitted work has ended, however it ended (a {@code finally}). One round trip. A second release, or one
+     * of a decision holding no lease, does nothing. A lease that could not go back expires by itself once the rule's
+     * {@code window} has passed.
      */
     public void release(Decision decision) {
         engine.concurrencyLeases.release(decision);
     }
 
     /**
-     * Ends the quota leases this node holds ({@link RateLimiterBuilder#leases(boolean)}) and gives back
-     * what it did not use: call it when the node stops. Never throws for a Redis failure: what could
-     * not go back stays counted until its window frees it. Does nothing without leases.
-     *
-     * @return how many leases gave permits back
+     * Ends the quota leases this node holds ({@link RateLimiterBuilder#leases(boolean)}), giving back what it did
+     * not use, and says how many gave permits back: call it when the node stops. Does nothing without leases.
      */
     public int giveBackLeases() {
         return engine.giveBackLeases();
     }
 
-    /**
-     * Redis failures met so far (each one decided by the failure policy or thrown), refusals that
-     * waiting will not cure not included: see {@link RateLimiterStats#redisRefusals()}.
-     */
+    /** Redis failures met so far, decided or thrown; not {@link RateLimiterStats#redisRefusals() refusals}. */
     public long redisFailures() {
         return engine.accounting.redisFailures();
     }
 
     /** The counts so far, the latency of recent Redis calls, and what Redis last said about evicting keys. */
     public RateLimiterStats stats() {
-        DecisionAccounting counts = engine.accounting;
-        return new RateLimiterStats(counts.counts(), engine.refunds.charges(), counts.refusal(), counts.redisLatency(),
-                engine.circuitState(), engine.eviction());
+        return new RateLimiterStats(engine.accounting.counts(), engine.refunds.charges(), engine.accounting.refusal(),
+                engine.accounting.redisLatency(), engine.circuitState(), engine.eviction());
     }
 
     /**
-     * What this limiter decided in the last five minutes, per second, and the clients it denied
-     * most: kept in this JVM for every decision (Redis's, degraded, or the local deny cache's), in
-     * bounded memory, so it can be read while Redis is down. For status pages.
+     * What this limiter decided in the last five minutes, per second, and the clients it denied most: every decision
+     * (Redis's, degraded, or the deny cache's), kept in bounded memory in this JVM, readable while Redis is down.
      */
     public RecentActivity recentActivity() {
         DecisionAccounting.Recent recent = engine.accounting.recent();
@@ -265,7 +238,7 @@ public final class RateLimiter {
         return engine.onFailure.policy();
     }
 
-    /** The rules this node applies alone while Redis cannot be asked, at their local limit; null unless {@code LOCAL}. */
+    /** The rules this node applies alone (at their local limit) while Redis cannot be asked; null unless LOCAL. */
     public List<Rule> localRules() {
         return engine.onFailure.localRules();
     }
@@ -285,10 +258,7 @@ public final class RateLimiter {
         return engine.inForce.effectiveRules();
     }
 
-    /**
-     * The policy's live overrides, shared by every node through Redis: set or clear the limit (and
-     * the HTTP policy's {@code enforce}) while the application runs. See {@link Overrides}.
-     */
+    /** The policy's live overrides, shared by every node through Redis: see {@link Overrides}. */
     public Overrides overrides() {
         return overrides;
     }
@@ -303,19 +273,22 @@ public final class RateLimiter {
         return engine.keys.policyName;
     }
 
+    /** The prefix of every Redis key. */
     public String keyPrefix() {
         return engine.keys.keyPrefix;
     }
 
+    /** The rules as configured. */
     public List<Rule> rules() {
         return engine.keys.rules;
     }
 
+    /** How decisions reach Redis. */
     public Transport transport() {
         return engine.transport;
     }
 
-    /** A client's Redis key(s): {@code <keyPrefix><policyName>:{<clientKey>}}, then {@code :<rule>} if several rules. */
+    /** A client's Redis keys: {@code <keyPrefix><policyName>:{<clientKey>}}, and {@code :<rule>} with several rules. */
     public List<String> redisKeys(String key) {
         return engine.keys.of(key);
     }

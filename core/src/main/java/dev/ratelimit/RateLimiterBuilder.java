@@ -53,7 +53,6 @@ public final class RateLimiterBuilder {
         });
     }
 
-    /** What is set so far, as the engine takes it; {@link #build()} checks it all. */
     private final EngineBuilder settings;
     private final List<RateLimitListener> listeners = new ArrayList<>();
 
@@ -97,9 +96,8 @@ public final class RateLimiterBuilder {
     }
 
     /**
-     * Lowers the limits while the JVM is busy or slow (see {@link AdaptiveLimit} for the rule).
-     * Not for {@code token-bucket} and {@code leaky-bucket}, whose stored tokens are counted
-     * in units of the configured rate.
+     * Lowers the limits while the JVM is busy or slow (see {@link AdaptiveLimit} for the rule). Not for
+     * {@code token-bucket} and {@code leaky-bucket}, whose stored tokens are counted in units of the configured rate.
      */
     public RateLimiterBuilder adaptive(AdaptiveLimit adaptive) {
         settings.adaptive = adaptive;
@@ -107,20 +105,13 @@ public final class RateLimiterBuilder {
         return this;
     }
 
-    /**
-     * The monotonic clock that times adaptation (at most once per second), the local deny cache's
-     * entries and the local limiter of {@link FailurePolicy#LOCAL}, so that one manual clock drives
-     * them all; for tests. Unless set, the store's: the JVM's, or the test kit's Redis's clock.
-     */
+    /** For tests: the monotonic clock of adaptation, the deny cache and the local limiter; else the store's. */
     RateLimiterBuilder clock(LongSupplier nanoClock) {
         settings.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
         return this;
     }
 
-    /**
-     * The wall clock, in epoch milliseconds, that stamps {@link RateLimiter#recentActivity()}; for tests.
-     * Unless set, the store's: the JVM's, or the test kit's Redis's clock.
-     */
+    /** For tests: the wall clock, in epoch milliseconds, of {@link RateLimiter#recentActivity()}; else the store's. */
     RateLimiterBuilder wallClock(LongSupplier millisClock) {
         settings.wallClock = Objects.requireNonNull(millisClock, "millisClock");
         return this;
@@ -146,15 +137,14 @@ public final class RateLimiterBuilder {
     }
 
     /**
-     * Whether a client that keeps coming back far from its limit is lent permits ahead of use
-     * (default false): the decision that admits it also takes up to a quarter of what is left for
-     * this node, in the same script call, and this node admits the client's next requests from that
-     * lease without a round trip, for at most a tenth of the window and a second. Redis counts leased
-     * permits at once, so no node ever admits more than the limit; what a node does not use goes back
-     * with its next round trip, or with {@link RateLimiter#giveBackLeases()}. Near the limit no lease
-     * is taken and every decision goes to Redis; a denial always does. For one rule of
-     * {@code fixed-window}, {@code sliding-log}, {@code token-bucket} or {@code gcra} over transport
-     * {@code lua}, without adaptive limits (refused at {@link #build()} otherwise).
+     * Whether a client that keeps coming back far from its limit is lent permits ahead of use (default false): the
+     * decision that admits it also takes up to a quarter of what is left for this node, in the same script call, and
+     * this node admits the client's next requests from that lease without a round trip, for at most a tenth of the
+     * window and a second. Redis counts leased permits at once, so no node ever admits more than the limit; what a node
+     * does not use goes back with its next round trip, or with {@link RateLimiter#giveBackLeases()}. Near the limit no
+     * lease is taken and every decision goes to Redis; a denial always does. For one rule of {@code fixed-window},
+     * {@code sliding-log}, {@code token-bucket} or {@code gcra} over transport {@code lua}, without adaptive limits
+     * (refused at {@link #build()} otherwise).
      */
     public RateLimiterBuilder leases(boolean quotaLeases) {
         settings.quotaLeases = quotaLeases;
@@ -162,9 +152,8 @@ public final class RateLimiterBuilder {
     }
 
     /**
-     * What to answer when Redis cannot be asked. Unless set, calls throw
-     * {@link RedisFailureException}; when set, they return a {@link Decision#degraded()}
-     * decision and log the failure at most once every few seconds. With
+     * What to answer when Redis cannot be asked. Unless set, calls throw {@link RedisFailureException}; when set, they
+     * return a {@link Decision#degraded()} decision and log the failure at most once every few seconds. With
      * {@link FailurePolicy#LOCAL} that decision is this node's own, at {@link #localLimit(long)}.
      */
     public RateLimiterBuilder onRedisFailure(FailurePolicy failurePolicy) {
@@ -184,19 +173,17 @@ public final class RateLimiterBuilder {
     }
 
     /**
-     * Whether {@link #build()} readies Redis for the limiter's first decisions (off unless set; the
-     * servlet filter and JAX-RS turn it on). Without it the first decisions open the pooled
-     * connections and load the scripts themselves, and on a busy machine the calls queued behind
-     * them can wait past the pool wait: the failure policy then decides those, so the first burst
-     * after a start is partly not limited. With it, {@code build()} opens the connections a burst
-     * uses at once (3 per node with coalescing, else the pool's size) on each node that serves
-     * keys, checks each with PING, loads the limiter's scripts, and reads the live overrides.
+     * Whether {@link #build()} readies Redis for the limiter's first decisions (off unless set; the servlet filter and
+     * JAX-RS turn it on). Without it the first decisions open the pooled connections and load the scripts themselves,
+     * and on a busy machine the calls queued behind them can wait past the pool wait: the failure policy then decides
+     * those, so the first burst after a start is partly not limited. With it, {@code build()} opens the connections a
+     * burst uses at once (3 per node with coalescing, else the pool's size) on each node that serves keys, checks each
+     * with PING, loads the limiter's scripts, and reads the live overrides.
      *
-     * <p>It never fails the build and never takes long: it stops at the first failure (the limiter
-     * is built, and the failure policy answers until Redis does), and after twice the store's
-     * timeout it starts no further step. It logs one line: INFO what it readied, or WARN
-     * {@code [REDIS_NOT_READY]} with the failure. A store from {@link RedisStore#wrap} has nothing
-     * to ready.
+     * <p>It never fails the build and never takes long: it stops at the first failure (the limiter is built, and the
+     * failure policy answers until Redis does), and after twice the store's timeout it starts no further step. It logs
+     * one line: INFO what it readied, or WARN {@code [REDIS_NOT_READY]} with the failure. A store from
+     * {@link RedisStore#wrap} has nothing to ready.
      */
     public RateLimiterBuilder warmUp(boolean warmUp) {
         settings.warmUp = warmUp;

@@ -13,79 +13,46 @@ import java.util.Map;
  * An immutable snapshot; taking one never asks Redis.
  */
 public final class RateLimiterStats {
-    private final long allowed;
-    private final long denied;
-    private final long degraded;
-    private final long localCacheDenials;
-    private final long leaseAdmissions;
-    private final long penalties;
-    private final long penaltyDenials;
-    private final long delayedAdmissions;
-    private final long afterCharges;
-    private final long permitsCharged;
-    private final long chargeFailures;
-    private final long refundsKept;
-    private final long redisErrors;
-    private final long redisRefusals;
+    /**
+     * Allowed, denied, degraded, local cache denials, lease admissions, penalties, penalty denials, delayed
+     * admissions, Redis errors and refusals.
+     */
+    private final long[] counts;
+    /** After-charges that took permits, those permits, charges that failed, give-backs Redis applied nothing of. */
+    private final long[] charges;
     private final String redisRefusal;
-    private final long redisLatencyP50Micros;
-    private final long redisLatencyP99Micros;
-    private final long redisLatencyP90Micros;
-    private final long redisLatencyMaxMicros;
-    private final int redisLatencySamples;
+    private final LatencySamples.Snapshot latency;
     private final String circuitBreakerState;
     private final EvictionFinding eviction;
 
-    /**
-     * @param counts allowed, denied, degraded, local cache denials, lease admissions, penalties, penalty
-     *     denials, delayed admissions, Redis errors and refusals
-     * @param charges after-charges that took permits, those permits, charges that failed, then
-     *     give-backs Redis applied nothing of
-     */
     RateLimiterStats(long[] counts, long[] charges, String redisRefusal, LatencySamples.Snapshot latency,
             String circuitBreakerState, EvictionFinding eviction) {
-        this.allowed = counts[0];
-        this.denied = counts[1];
-        this.degraded = counts[2];
-        this.localCacheDenials = counts[3];
-        this.leaseAdmissions = counts[4];
-        this.penalties = counts[5];
-        this.penaltyDenials = counts[6];
-        this.delayedAdmissions = counts[7];
-        this.redisErrors = counts[8];
-        this.redisRefusals = counts[9];
-        this.afterCharges = charges[0];
-        this.permitsCharged = charges[1];
-        this.chargeFailures = charges[2];
-        this.refundsKept = charges[3];
+        this.counts = counts.clone();
+        this.charges = charges.clone();
         this.redisRefusal = redisRefusal;
-        this.redisLatencyP50Micros = latency.percentileMicros(0.50);
-        this.redisLatencyP90Micros = latency.percentileMicros(0.90);
-        this.redisLatencyP99Micros = latency.percentileMicros(0.99);
-        this.redisLatencyMaxMicros = latency.maxMicros();
-        this.redisLatencySamples = latency.count();
+        this.latency = latency;
         this.circuitBreakerState = circuitBreakerState;
         this.eviction = eviction;
     }
 
     /** Requests granted, degraded ones included. */
     public long allowed() {
-        return allowed;
+        return counts[0];
     }
 
     /** Requests refused, degraded and local-cache ones included. */
     public long denied() {
-        return denied;
+        return counts[1];
     }
 
     /** Requests decided by the failure policy because Redis could not be asked. */
     public long degraded() {
-        return degraded;
+        return counts[2];
     }
 
     /** Denials answered by the local deny cache, without Redis. */
     public long localCacheDenials() {
-        return localCacheDenials;
+        return counts[3];
     }
 
     /**
@@ -93,7 +60,7 @@ public final class RateLimiterStats {
      * {@link #allowed()}); 0 unless the limiter was built with {@code leases(true)}.
      */
     public long leaseAdmissions() {
-        return leaseAdmissions;
+        return counts[4];
     }
 
     /**
@@ -101,7 +68,7 @@ public final class RateLimiterStats {
      * over the limit; 0 without a penalty.
      */
     public long penalties() {
-        return penalties;
+        return counts[5];
     }
 
     /**
@@ -109,7 +76,7 @@ public final class RateLimiterStats {
      * those while it was there, from Redis or the local deny cache; 0 without a penalty.
      */
     public long penaltyDenials() {
-        return penaltyDenials;
+        return counts[6];
     }
 
     /**
@@ -117,7 +84,7 @@ public final class RateLimiterStats {
      * turn came within the caller's {@code maxDelay} ({@link RateLimiter#tryAcquire(String, java.time.Duration)}).
      */
     public long delayedAdmissions() {
-        return delayedAdmissions;
+        return counts[7];
     }
 
     /**
@@ -125,17 +92,17 @@ public final class RateLimiterStats {
      * what their admission took; those that gave part back are not counted.
      */
     public long afterCharges() {
-        return afterCharges;
+        return charges[0];
     }
 
     /** The permits {@link #afterCharges()} took beyond their admissions'. */
     public long permitsCharged() {
-        return permitsCharged;
+        return charges[1];
     }
 
     /** After-charges that failed to reach Redis: the client kept what its admission took. */
     public long chargeFailures() {
-        return chargeFailures;
+        return charges[2];
     }
 
     /**
@@ -146,7 +113,7 @@ public final class RateLimiterStats {
      * toward denying, never toward admitting more).
      */
     public long refundsKept() {
-        return refundsKept;
+        return charges[3];
     }
 
     /**
@@ -154,7 +121,7 @@ public final class RateLimiterStats {
      * such as a failover's {@code READONLY}. Refusals are counted apart ({@link #redisRefusals()}).
      */
     public long redisErrors() {
-        return redisErrors;
+        return counts[8];
     }
 
     /**
@@ -162,7 +129,7 @@ public final class RateLimiterStats {
      * that may not run scripts, wrong credentials, an unknown command.
      */
     public long redisRefusals() {
-        return redisRefusals;
+        return counts[9];
     }
 
     /**
@@ -175,27 +142,27 @@ public final class RateLimiterStats {
 
     /** Median latency of the recent Redis calls (the last 1,024), in microseconds; 0 before any. */
     public long redisLatencyP50Micros() {
-        return redisLatencyP50Micros;
+        return latency.percentileMicros(0.50);
     }
 
     /** 99th percentile of the recent Redis calls, in microseconds; 0 before any. */
     public long redisLatencyP99Micros() {
-        return redisLatencyP99Micros;
+        return latency.percentileMicros(0.99);
     }
 
     /** 90th percentile of the recent Redis calls, in microseconds; 0 before any. */
     public long redisLatencyP90Micros() {
-        return redisLatencyP90Micros;
+        return latency.percentileMicros(0.90);
     }
 
     /** The slowest of the recent Redis calls, in microseconds; 0 before any. */
     public long redisLatencyMaxMicros() {
-        return redisLatencyMaxMicros;
+        return latency.maxMicros();
     }
 
     /** How many recent Redis calls the percentiles are taken from (at most 1,024). */
     public int redisLatencySamples() {
-        return redisLatencySamples;
+        return latency.count();
     }
 
     /** CLOSED, OPEN or HALF_OPEN. */
@@ -261,12 +228,12 @@ public final class RateLimiterStats {
 
     @Override
     public String toString() {
-        return "allowed " + allowed + ", denied " + denied + ", degraded " + degraded + ", local cache denials "
-                + localCacheDenials + ", lease admissions " + leaseAdmissions + ", penalties " + penalties
-                + ", penalty denials " + penaltyDenials + ", Redis errors " + redisErrors
-                + ", Redis refusals " + redisRefusals + ", Redis p50 " + redisLatencyP50Micros
-                + " us, p90 " + redisLatencyP90Micros + " us, p99 " + redisLatencyP99Micros + " us, max "
-                + redisLatencyMaxMicros + " us (of " + redisLatencySamples + " calls), breaker " + circuitBreakerState
+        return "allowed " + allowed() + ", denied " + denied() + ", degraded " + degraded() + ", local cache denials "
+                + localCacheDenials() + ", lease admissions " + leaseAdmissions() + ", penalties " + penalties()
+                + ", penalty denials " + penaltyDenials() + ", Redis errors " + redisErrors()
+                + ", Redis refusals " + redisRefusals() + ", Redis p50 " + redisLatencyP50Micros()
+                + " us, p90 " + redisLatencyP90Micros() + " us, p99 " + redisLatencyP99Micros() + " us, max "
+                + redisLatencyMaxMicros() + " us (of " + redisLatencySamples() + " calls), breaker " + circuitBreakerState
                 + ", maxmemory-policy " + eviction.maxmemoryPolicy() + ", evicted keys " + eviction.evictedKeys()
                 + ", server " + eviction.server();
     }

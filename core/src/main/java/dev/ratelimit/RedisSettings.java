@@ -27,9 +27,9 @@ public final class RedisSettings {
     /** Consecutive failures to reach Redis that open the circuit breaker, unless set. */
     public static final int DEFAULT_BREAKER_FAILURES = 3;
     /**
-     * How long an open breaker stops calls before one probe, unless set: short enough that limiting
-     * is exact again within a second of Redis answering (cool-down plus one timeout), long enough
-     * that a dead Redis costs one probe's wait per node twice a second.
+     * How long an open breaker stops calls before one probe, unless set: short enough that limiting is exact again
+     * within a second of Redis answering (cool-down plus one timeout), long enough that a dead Redis costs one probe's
+     * wait per node twice a second.
      */
     public static final Duration DEFAULT_BREAKER_COOL_DOWN = Duration.ofMillis(500);
     /** Whether concurrent script calls to one node share round trips unless set: see {@link Builder#coalescing}. */
@@ -233,12 +233,11 @@ public final class RedisSettings {
         }
 
         /**
-         * Whether decisions that wait for one Redis node at the same moment travel together, as one
-         * pipeline: Redis then reads, parses and answers them in one go, which costs it much less CPU
-         * per decision than one round trip each. A decision that finds Redis idle still goes at
-         * once, alone; others queue only while the node is busy, for at most the rest of a round
-         * trip. Applies to stores made by {@link RedisStore#connect(RedisSettings)}. Default
-         * {@value RedisSettings#DEFAULT_COALESCING}.
+         * Whether decisions that wait for one Redis node at the same moment travel together, as one pipeline: Redis
+         * then reads, parses and answers them in one go, which costs it much less CPU per decision than one round trip
+         * each. A decision that finds Redis idle still goes at once, alone; others queue only while the node is busy,
+         * for at most the rest of a round trip. Applies to stores made by {@link RedisStore#connect(RedisSettings)}.
+         * Default {@value RedisSettings#DEFAULT_COALESCING}.
          */
         public Builder coalescing(boolean coalescing) {
             this.coalescing = coalescing;
@@ -246,11 +245,8 @@ public final class RedisSettings {
         }
 
         /**
-         * Reaches the master through Redis Sentinel; the URI then gives only user, password,
-         * database and TLS.
-         *
-         * @param master the master's name as the Sentinels know it
-         * @param nodes the Sentinels as {@code host:port}
+         * Reaches the master named {@code master} through the Sentinels {@code nodes} ({@code host:port}); the URI
+         * then gives only user, password, database and TLS.
          */
         public Builder sentinel(String master, List<String> nodes) {
             this.sentinelMaster = master;
@@ -259,18 +255,15 @@ public final class RedisSettings {
         }
 
         /**
-         * Uses Redis Cluster; the URI then gives only user, password and TLS.
-         *
-         * @param nodes some of the cluster's nodes as {@code host:port}; the rest are discovered
+         * Uses Redis Cluster from some of its {@code nodes} ({@code host:port}; the rest are discovered); the URI
+         * then gives only user, password and TLS.
          */
         public Builder cluster(List<String> nodes) {
             this.clusterNodes = nodes == null ? null : Immutable.copyOf(nodes);
             return this;
         }
 
-        /**
-         * @throws IllegalArgumentException naming the bad setting and its value (password hidden)
-         */
+        /** @throws IllegalArgumentException naming the bad setting and its value (password hidden) */
         public RedisSettings build() {
             RedisAddress address = RedisAddress.parse(uri);
             if (timeout == null || timeout.isNegative() || timeout.isZero() || timeout.compareTo(Duration.ofMinutes(1)) > 0) {

@@ -10,16 +10,11 @@ import dev.ratelimit.internal.redis.StoreAccess;
 import dev.ratelimit.internal.redis.TestOnlyRedisLink;
 import dev.ratelimit.internal.support.ClientLibraries;
 import java.time.Duration;
-import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
-import redis.clients.jedis.HostAndPort;
-import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
@@ -112,7 +107,6 @@ public final class RedisStore implements AutoCloseable {
         // idle connections dropped, and one quiet for a second gets a PING first (see NodeGateway).
         pool.setJmxEnabled(false);
         pool.setTimeBetweenEvictionRuns(Duration.ofMillis(-1));
-        JedisClientConfig clientConfig = client.build();
         // A probe still out after the longest a call can take is presumed lost, and the next caller
         // probes instead. Each step waits up to the timeout: a connect, a PING, EVALSHA, the EVAL
         // after NOSCRIPT, and the connect commons-pool makes for a broken connection's replacement,
@@ -129,21 +123,13 @@ public final class RedisStore implements AutoCloseable {
         // The gateway builds Jedis' connection providers itself, not a UnifiedJedis: only they show the
         // node a call goes to and its pool, which key the circuit breakers and get cleared of stale
         // connections, and let it follow Cluster's ASK (Jedis would also retry after a timeout).
-        if (settings.sentinelMaster() != null) {
-            // The Sentinels themselves get the timeouts, but not the data nodes' credentials or database.
-            DefaultJedisClientConfig sentinelConfig = DefaultJedisClientConfig.builder()
-                    .connectionTimeoutMillis(Math.toIntExact(settings.timeout().toMillis()))
-                    .socketTimeoutMillis(Math.toIntExact(settings.timeout().toMillis()))
-                    .build();
-            return NodeGateway.sentinel(settings.sentinelMaster(), hostsAndPorts(settings.sentinelNodes()), clientConfig,
-                    sentinelConfig, pool, breakers, settings.location(), coalescing(settings), turnWait, warmUpBudget);
-        }
-        if (!settings.clusterNodes().isEmpty()) {
-            return NodeGateway.cluster(hostsAndPorts(settings.clusterNodes()), clientConfig, pool, breakers,
-                    settings.location(), coalescing(settings), turnWait, warmUpBudget);
-        }
-        return NodeGateway.standalone(new HostAndPort(settings.host(), settings.port()), clientConfig, pool, breakers,
-                settings.location(), coalescing(settings), turnWait, warmUpBudget);
+        // The Sentinels themselves get the timeouts, but not the data nodes' credentials or database.
+        DefaultJedisClientConfig sentinelConfig = DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis(Math.toIntExact(settings.timeout().toMillis()))
+                .socketTimeoutMillis(Math.toIntExact(settings.timeout().toMillis()))
+                .build();
+        return NodeGateway.connect(settings, client.build(), sentinelConfig, pool, breakers, coalescing(settings), turnWait,
+                warmUpBudget);
     }
 
     /**
@@ -163,14 +149,6 @@ public final class RedisStore implements AutoCloseable {
      */
     private static Duration roundTripWait(RedisSettings settings) {
         return settings.poolMaxWait().compareTo(settings.timeout()) > 0 ? settings.poolMaxWait() : settings.timeout();
-    }
-
-    private static Set<HostAndPort> hostsAndPorts(List<String> nodes) {
-        Set<HostAndPort> set = new LinkedHashSet<>();
-        for (String node : nodes) {
-            set.add(HostAndPort.from(node.trim()));
-        }
-        return set;
     }
 
     /** {@link #connect(RedisSettings)} with default timeouts and pool. */

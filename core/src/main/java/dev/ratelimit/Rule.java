@@ -34,10 +34,7 @@ public final class Rule {
     /** The longest rule name, so that Redis keys stay bounded. */
     public static final int MAX_NAME_LENGTH = 64;
 
-    /**
-     * The largest {@code limit} and {@code burst}: counts up to it, plus a request's permits, stay
-     * exact in Redis' Lua numbers with room to spare.
-     */
+    /** The largest {@code limit} and {@code burst}: counts up to it, plus permits, stay exact in Lua with room. */
     public static final long MAX_LIMIT = 1L << 50;
     /** The longest penalty: see {@link Builder#penalty}. */
     public static final Duration MAX_PENALTY = Arguments.MAX_PENALTY;
@@ -202,9 +199,8 @@ public final class Rule {
         }
 
         /**
-         * Shuts a client that goes over the limit out for this long, on every node; null (the
-         * default) for no penalty. Whole milliseconds from 1 ms to {@link #MAX_PENALTY}; not for
-         * {@code concurrency} or calendar rules.
+         * Shuts a client that goes over the limit out for this long, on every node; null (the default) for no penalty.
+         * Whole milliseconds from 1 ms to {@link #MAX_PENALTY}; not for {@code concurrency} or calendar rules.
          */
         public Builder penalty(Duration penalty) {
             this.penalty = penalty;
@@ -220,11 +216,7 @@ public final class Rule {
             return this;
         }
 
-        /**
-         * Checks every value and makes the rule.
-         *
-         * @throws IllegalArgumentException naming the first bad argument and its value
-         */
+        /** @throws IllegalArgumentException naming the first bad argument and its value */
         public Rule build() {
             if (algorithm == null) {
                 throw new BadArgument("algorithm", "algorithm must be one of " + Algorithm.names() + ", but was null");
@@ -276,10 +268,9 @@ public final class Rule {
         }
 
         /**
-         * A penalty is whole milliseconds (the box expires by PX) within bounds. Refused for
-         * {@code concurrency}, whose denial means "too many in flight now", not a client over a rate,
-         * and whose script reads its lease id where the penalty box would go; and for calendar rules,
-         * which no test covers yet.
+         * A penalty is whole milliseconds (the box expires by PX) within bounds. Refused for {@code concurrency}, whose
+         * denial means "too many in flight now", not a client over a rate, and whose script reads its lease id where
+         * the penalty box would go; and for calendar rules, which no test covers yet.
          */
         private void checkPenalty() {
             Arguments.checkWholeMillis("penalty", penalty, MAX_PENALTY);

@@ -92,7 +92,8 @@ abstract class Counter {
         return RedisKeys.key(keyPrefix, name, RedisKeys.checkClientKey("key", key));
     }
 
-    void forget(String key) {
+    /** Forgets the client: its events or items. */
+    public void clear(String key) {
         gateway.delete(Immutable.listOf(redisKey(key)));
     }
 

@@ -14,6 +14,9 @@ import java.time.Duration;
  * by their digest. The set per client is capped at {@code maxItems} (dropping the longest unseen),
  * so the count stops rising at the cap and no client can grow Redis without bound.
  *
+ * <p>A null or empty client key or item throws {@link IllegalArgumentException}; an error reply from Redis
+ * throws {@link RedisFailureException}, and so does a Redis that cannot be asked, but for an add, which is kept.
+ *
  * <pre>{@code
  * DistinctCounter namesTried = DistinctCounter.builder(redis, "names-per-ip", Duration.ofMinutes(10)).build();
  * if (namesTried.add(clientIp, userName) > 20) { ... }
@@ -37,11 +40,7 @@ public final class DistinctCounter extends Counter {
         this.maxItems = Integer.toString(settings.maxItems);
     }
 
-    /**
-     * Starts a counter.
-     *
-     * @param name part of every Redis key, like a limiter's policy name
-     */
+    /** Starts a counter; {@code name} is part of every Redis key, like a limiter's policy name. */
     public static Builder builder(RedisStore store, String name, Duration window) {
         return new Builder(store, name, window);
     }
@@ -49,34 +48,18 @@ public final class DistinctCounter extends Counter {
     /**
      * Notes that the client used the item now.
      *
-     * @return the distinct items in the window, this one included (at most maxItems); or -1 when
-     *     Redis cannot be reached, in which case the item is kept in memory and added once Redis
-     *     answers again (see {@link Builder#pendingLimit})
-     * @throws IllegalArgumentException if the key or item is null or empty
-     * @throws RedisFailureException if Redis answers with an error
+     * @return the distinct items in the window, this one included (at most maxItems); or -1 when Redis cannot
+     *     be reached, in which case the item is kept in memory and added once Redis answers again (see
+     *     {@link Builder#pendingLimit})
      */
     public long add(String key, String item) {
         String stored = RedisKeys.clientPart(RedisKeys.checkClientKey("item", item));
         return write(SCRIPT, key, Immutable.listOf(stored, windowMicros, maxItems));
     }
 
-    /**
-     * @return the distinct items in the window
-     * @throws IllegalArgumentException if the key is null or empty
-     * @throws RedisFailureException if Redis cannot be asked
-     */
+    /** The distinct items in the window. */
     public long count(String key) {
         return eval(SCRIPT, key, Immutable.listOf("", windowMicros, maxItems));
-    }
-
-    /**
-     * Forgets the client's items.
-     *
-     * @throws IllegalArgumentException if the key is null or empty
-     * @throws RedisFailureException if Redis cannot be asked
-     */
-    public void clear(String key) {
-        forget(key);
     }
 
     @Override

@@ -13,6 +13,9 @@ import java.time.Duration;
  * {@code slots} slots and the count covers the current slot and the ones before it that are
  * still in the window, so it is precise to one slot ({@code window / slots}).
  *
+ * <p>A null or empty client key throws {@link IllegalArgumentException}; an error reply from Redis throws
+ * {@link RedisFailureException}, and so does a Redis that cannot be asked, but for a write, which is kept.
+ *
  * <pre>{@code
  * SlidingWindowCounter failedLogins = SlidingWindowCounter.builder(redis, "failed-logins", Duration.ofMinutes(15)).build();
  * if (failedLogins.increment(userName) > 5) { ... }
@@ -39,11 +42,7 @@ public final class SlidingWindowCounter extends Counter {
         this.slotCount = Integer.toString(slots);
     }
 
-    /**
-     * Starts a counter.
-     *
-     * @param name part of every Redis key, like a limiter's policy name
-     */
+    /** Starts a counter; {@code name} is part of every Redis key, like a limiter's policy name. */
     public static Builder builder(RedisStore store, String name, Duration window) {
         return new Builder(store, name, window);
     }
@@ -51,12 +50,9 @@ public final class SlidingWindowCounter extends Counter {
     /**
      * Counts one event.
      *
-     * @return the events in the window, this one included; or -1 when Redis cannot be reached, in
-     *     which case the event is kept in memory and counted once Redis answers again (see
-     *     {@link Builder#pendingLimit}); an event whose write timed out after Redis ran it is not
-     *     counted again
-     * @throws IllegalArgumentException if the key is null or empty
-     * @throws RedisFailureException if Redis answers with an error
+     * @return the events in the window, this one included; or -1 when Redis cannot be reached, in which case
+     *     the event is kept in memory and counted once Redis answers again (see {@link Builder#pendingLimit});
+     *     an event whose write timed out after Redis ran it is not counted again
      */
     public long increment(String key) {
         return increment(key, 1);
@@ -65,10 +61,9 @@ public final class SlidingWindowCounter extends Counter {
     /**
      * Counts {@code events} events at once.
      *
-     * @return the events in the window, these included; or -1 when Redis cannot be reached (the
-     *     events are kept and counted later, as for {@link #increment(String)})
-     * @throws IllegalArgumentException if the key is null or empty or events is below 1
-     * @throws RedisFailureException if Redis answers with an error
+     * @return the events in the window, these included; or -1 when Redis cannot be reached (the events are
+     *     kept and counted later, as for {@link #increment(String)})
+     * @throws IllegalArgumentException if events is below 1
      */
     public long increment(String key, long events) {
         if (events < 1) {
@@ -77,23 +72,9 @@ public final class SlidingWindowCounter extends Counter {
         return writeOnce(SCRIPT, key, Immutable.listOf(Long.toString(events), slotMicros, slotCount));
     }
 
-    /**
-     * @return the events in the window, without counting one
-     * @throws IllegalArgumentException if the key is null or empty
-     * @throws RedisFailureException if Redis cannot be asked
-     */
+    /** The events in the window, without counting one. */
     public long count(String key) {
         return eval(SCRIPT, key, Immutable.listOf("0", slotMicros, slotCount));
-    }
-
-    /**
-     * Forgets the client's events.
-     *
-     * @throws IllegalArgumentException if the key is null or empty
-     * @throws RedisFailureException if Redis cannot be asked
-     */
-    public void clear(String key) {
-        forget(key);
     }
 
     @Override

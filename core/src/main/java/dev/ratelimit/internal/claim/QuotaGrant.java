@@ -11,10 +11,7 @@ public final class QuotaGrant {
     private final long lifetimeMicros;
     private final Receipt ticket;
 
-    /**
-     * @param lifetimeMicros how long after the call was sent the node may admit from it
-     * @param ticket the receipt of the leased permits ({@code permits(0)} of them)
-     */
+    /** @param lifetimeMicros how long after the call was sent the node may admit from the lease */
     public QuotaGrant(long lifetimeMicros, Receipt ticket) {
         this.lifetimeMicros = lifetimeMicros;
         this.ticket = ticket;
@@ -25,7 +22,6 @@ public final class QuotaGrant {
         return ticket.permits(0);
     }
 
-    /** The client's Redis keys the lease was taken under. */
     public List<String> keys() {
         return ticket.keys();
     }

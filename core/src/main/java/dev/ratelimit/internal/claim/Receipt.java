@@ -15,18 +15,12 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 public final class Receipt {
     /** Gives an admission's permits back: the evaluator that took them, or the quota lease they came from. */
     public interface Issuer {
-        /**
-         * @return whether something was given back
-         * @throws dev.ratelimit.RedisFailureException when Redis cannot be asked
-         */
+        /** Whether something was given back; a RedisFailureException when Redis cannot be asked. */
         boolean giveBack(Receipt receipt);
 
         /**
-         * Takes the receipt's permits on top of what the admission took, past the limit too (an
-         * after-charge); an issuer that cannot keep a debt (a quota lease) charges nothing.
-         *
-         * @return whether something was charged
-         * @throws dev.ratelimit.RedisFailureException when Redis cannot be asked
+         * Takes the receipt's permits on top of what the admission took, past the limit too (an after-charge); an
+         * issuer that cannot keep a debt (a quota lease) charges nothing. Whether something was charged.
          */
         default boolean charge(Receipt receipt) {
             return false;
@@ -52,10 +46,7 @@ public final class Receipt {
         this(issuer, keys, permits, stamps, new long[permits.length]);
     }
 
-    /**
-     * @param stamps each rule's stamp; a quota lease's ticket has one more, the instant it was lent
-     * @param lives each rule's life of the state the stamp belongs to (0: none kept)
-     */
+    /** A quota lease's ticket has one stamp more, the instant it was lent; a life of 0: none kept. */
     public Receipt(Issuer issuer, List<String> keys, long[] permits, long[] stamps, long[] lives) {
         this.issuer = issuer;
         this.keys = Immutable.copyOf(keys);

@@ -27,12 +27,7 @@ final class ActivityRing {
 
     private final AtomicLongArray counters = new AtomicLongArray(SECONDS * COUNTERS);
 
-    /**
-     * Counts one decision.
-     *
-     * @param epochSecond when it was handed out
-     * @param degraded whether the failure policy decided it (counted as allowed or denied too)
-     */
+    /** Counts one decision; a degraded one is counted as allowed or denied too. */
     public void record(long epochSecond, boolean allowed, boolean degraded) {
         int slot = slot(epochSecond);
         long tag = epochSecond & COUNT_MASK;
@@ -52,12 +47,7 @@ final class ActivityRing {
         }
     }
 
-    /**
-     * The counts of the {@link #SECONDS} seconds ending with {@code nowSecond} (included, though it
-     * is still running), oldest first.
-     *
-     * @return {@code [allowed, denied, degraded][second]}
-     */
+    /** {@code [allowed, denied, degraded][second]} of the seconds up to {@code nowSecond} (included), oldest first. */
     public long[][] snapshot(long nowSecond) {
         long[][] series = new long[COUNTERS][SECONDS];
         long first = nowSecond - SECONDS + 1;

@@ -13,20 +13,15 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@link RateLimiter#tryAcquireAll}: many clients decided in one round trip (one per Cluster node),
- * each exactly as {@code tryAcquire} decides it alone, by the same chain of {@link Stage}s: a batch
- * is a list of calls where a single decision is a list of one. This checks the batch and reads
- * the answers back.
- *
- * <p>Every entry is checked before anything is sent, so a bad one takes nothing from the others.
- * A batch holds no concurrency leases: each admission needs its own, released by its own request.
- * Thread-safe, as the limiter.
+ * {@link RateLimiter#tryAcquireAll}: a list of calls through the same chain of {@link Stage}s a single
+ * decision (a list of one) runs. This checks the batch, all of it before anything is sent, and reads the
+ * answers back. A batch holds no concurrency leases: each admission needs its own, released by its own
+ * request. Thread-safe.
  */
 public final class BatchDecisions {
     private final ClientKeys keys;
     private final Transport transport;
     private final RulesInForce inForce;
-    /** The chain's first stage. */
     private final Stage chain;
 
     BatchDecisions(ClientKeys keys, Transport transport, RulesInForce inForce, Stage chain) {
@@ -76,12 +71,7 @@ public final class BatchDecisions {
         }
     }
 
-    /**
-     * Checks a client of the batch, before anything is sent.
-     *
-     * @param what how the caller named it, for messages
-     * @param permits null (refused) or the caller's permits; 0 for each rule's cost
-     */
+    /** @param permits null (refused) or the caller's permits; 0 for each rule's cost */
     private void check(String what, String key, Long permits) {
         RedisKeys.checkClientKey(what, key);
         if (permits == null || permits != 0) {
@@ -94,12 +84,7 @@ public final class BatchDecisions {
         }
     }
 
-    /**
-     * Decides the checked clients, in their order.
-     *
-     * @throws RedisFailureException the first failure, when no failure policy is set; the calls
-     *     Redis answered took their permits
-     */
+    /** Decides the checked clients, in their order. */
     private List<Decision> decide(List<String> clients, List<Long> permits) {
         if (clients.isEmpty()) {
             return new ArrayList<>();

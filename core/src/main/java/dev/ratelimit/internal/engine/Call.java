@@ -29,10 +29,7 @@ final class Call extends ClientCost implements Calls {
     /** Why Redis did not decide it, until the failure policy answers it. */
     RedisFailureException failure;
 
-    /**
-     * @param key the client as the caller named it: for the listeners, the logs and the deny cache
-     * @param callerPermits the caller's permits, or 0 for each rule's cost
-     */
+    /** @param callerPermits the caller's permits, or 0 for each rule's cost */
     Call(RulesInForce.Applied rules, String key, List<String> redisKeys, long callerPermits, boolean consume) {
         super(key, callerPermits);
         this.rules = rules;

@@ -21,12 +21,7 @@ public final class ClientKeys {
         this.rules = Immutable.copyOf(rules);
     }
 
-    /**
-     * The Redis key(s) of a client: {@code <keyPrefix><policyName>:{<clientKey>}}, with
-     * {@code :<rule name>} after it for each rule when there are several.
-     *
-     * @throws IllegalArgumentException if the key is null or empty
-     */
+    /** {@code <keyPrefix><policyName>:{<clientKey>}}, then {@code :<rule name>} per rule when there are several. */
     public List<String> of(String key) {
         String base = RedisKeys.key(keyPrefix, policyName, RedisKeys.checkClientKey("key", key));
         if (rules.size() == 1) {
@@ -39,12 +34,7 @@ public final class ClientKeys {
         return keys;
     }
 
-    /**
-     * One key per rule, each rule counting a client of its own, under the policy's hash tag.
-     *
-     * @param clientKeys one client key per rule, in the rules' order; checked for size by the caller
-     * @throws IllegalArgumentException if a key is null or empty
-     */
+    /** One key per rule, each counting a client of its own, under the policy's hash tag; size checked by the caller. */
     public List<String> ofEach(List<String> clientKeys) {
         List<String> keys = new ArrayList<>(rules.size());
         for (int i = 0; i < rules.size(); i++) {
@@ -53,22 +43,13 @@ public final class ClientKeys {
         return keys;
     }
 
-    /**
-     * The key of one rule's client, when each rule counts a client of its own.
-     *
-     * @throws IllegalArgumentException if the key is null or empty
-     */
+    /** The key of one rule's client, when each rule counts a client of its own. */
     public String ofRule(int rule, String clientKey) {
         return RedisKeys.dimensionKey(keyPrefix, policyName, rules.get(rule).name(),
                 RedisKeys.checkClientKey("clientKeys", clientKey));
     }
 
-    /**
-     * Permits are checked against the configured rules: a request no rule could ever allow is a
-     * caller's bug.
-     *
-     * @throws IllegalArgumentException naming the rule whose capacity the permits pass
-     */
+    /** Against the configured rules: a request no rule could ever allow is a caller's bug. */
     public void checkPermits(long permits) {
         for (Rule rule : rules) {
             if (rule.algorithm().holdsLeases() && permits != 1) {

@@ -12,7 +12,6 @@ import java.util.List;
  */
 public final class ClientResets {
     private final ClientKeys keys;
-    /** The decision's stages: each forgets what it keeps of the client. */
     private final Stage chain;
     private final RulesInForce inForce;
     private final LiveOverrides overrides;
@@ -24,22 +23,13 @@ public final class ClientResets {
         this.overrides = overrides;
     }
 
-    /**
-     * Forgets the client in Redis, in the local limiter and in the deny cache, then marks the reset
-     * for the other nodes, which forget their remembered denials within the overrides' interval.
-     */
     public void reset(String key) {
         forget(keys.of(key));
         forgetDenials(key);
         overrides.markClientReset();
     }
 
-    /**
-     * Forgets the clients of the rules given one (null: that rule's count stays, as a {@code global}
-     * one must when one client is reset) as {@link #reset} forgets one, and every denial this node
-     * remembers: a remembered denial names all of a request's clients together, so none can be
-     * picked out.
-     */
+    /** Forgets every denial this node remembers: one names all of a request's clients together, none picked out. */
     public void resetEach(List<String> clientKeys) {
         if (clientKeys == null || clientKeys.size() != keys.rules.size()) {
             throw new IllegalArgumentException("clientKeys must hold one key or null per rule (" + keys.rules.size()

@@ -86,11 +86,7 @@ public final class DecisionAccounting extends Stage {
         }
     }
 
-    /**
-     * Counts a handed-out decision and tells the listener.
-     *
-     * @param cachedDenial whether the local deny cache answered it (counted by {@link #cachedDenial()})
-     */
+    /** @param cachedDenial whether the local deny cache answered it (counted by {@link #cachedDenial()}) */
     private void handedOut(String key, Decision decision, boolean cachedDenial) {
         (decision.allowed() ? allowed : denied).incrementAndGet();
         if (decision.degraded()) {
@@ -173,28 +169,20 @@ public final class DecisionAccounting extends Stage {
         return message.replaceFirst("\\.+\\z", "");
     }
 
-    /**
-     * The counts so far, in {@code RateLimiterStats}' order: allowed, denied, degraded, denials by the
-     * deny cache, admissions from quota leases, clients Redis put in the penalty box, denials by it
-     * (from Redis or the cache, the ones that opened it included), admissions for an instant ahead
-     * ({@code maxDelay}, counted in allowed too), failures to ask Redis and refusals.
-     */
+    /** The counts so far, in {@code RateLimiterStats}' order. */
     public long[] counts() {
         return new long[] {allowed.get(), denied.get(), degraded.get(), localCacheDenials.get(), leaseAdmissions.get(),
                 penalties.get(), penaltyDenials.get(), delayedAdmissions.get(), redisFailures.get(), redisRefusals.get()};
     }
 
-    /** Failures to ask Redis, refusals not included. */
     public long redisFailures() {
         return redisFailures.get();
     }
 
-    /** The refusal in force, with what to do; null unless Redis refused since it last decided. */
     public String refusal() {
         return refusal;
     }
 
-    /** The latency of recent Redis calls that answered. */
     public LatencySamples.Snapshot redisLatency() {
         return redisLatency.snapshot();
     }

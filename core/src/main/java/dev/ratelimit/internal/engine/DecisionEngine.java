@@ -18,13 +18,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
- * One limiter's decision machinery, behind {@code RateLimiter}: the API checks its arguments and
- * documents the promise; this makes the limiter's parts once, from the checked settings of an
- * {@link EngineBuilder}, and holds them, public where the API calls one directly: batches
- * ({@link BatchDecisions}), give-backs ({@link Refunds}), resets ({@link ClientResets}), the
- * rules that apply now ({@link RulesInForce}), the counts. Every decision, single or batch, runs
- * the one chain of {@link Stage}s linked here ({@link #linkStages}); a peek enters it at the
- * failure answer, as it takes nothing. Thread-safe.
+ * One limiter's decision machinery behind {@code RateLimiter}, whose javadoc is the contract: its parts,
+ * made once from an {@link EngineBuilder}'s checked settings and public where the API calls one directly.
+ * Every decision, single or batch, runs the one chain of {@link Stage}s linked here ({@link #linkStages});
+ * a peek enters it at the failure answer, as it takes nothing. Thread-safe.
  */
 public final class DecisionEngine {
     public static final int LOCAL_DENY_CACHE_SIZE = 10_000;
@@ -84,10 +81,9 @@ public final class DecisionEngine {
     }
 
     /**
-     * Links the decision's stages, first to last: the accounting; a quota lease held here; a remembered
-     * denial; permits over a scaled-down capacity; the failure policy's answer; the evaluation, the one
-     * stage that writes to Redis. A feature not configured is a stage not there, so no stage asks
-     * whether it applies; a new stage is its class and its place here.
+     * Links the decision's stages, first to last, as ARCHITECTURE.md's "A decision" lists them. A feature not
+     * configured is a stage not there, so no stage asks whether it applies; a new stage is its class and its place
+     * here.
      */
     private void linkStages(EngineBuilder settings) {
         List<Rule> rules = keys.rules;
@@ -125,24 +121,20 @@ public final class DecisionEngine {
         }
     }
 
-    /** Each rule's cost. */
     public Decision acquire(String key) {
         return decide(key, keys.of(key), 0, 0);
     }
 
-    /** Each rule's cost, now or, over the limit, for the instant it frees up within maxDelay. */
     public Decision acquire(String key, Duration maxDelay) {
         DelayRules.checkCall(delayRefusal, maxDelay);
         return decide(key, keys.of(key), 0, maxDelay.toNanos() / 1000);
     }
 
-    /** The caller's permits, checked against every rule's capacity first. */
     public Decision acquire(String key, long permits) {
         keys.checkPermits(permits);
         return decide(key, keys.of(key), permits, 0);
     }
 
-    /** Each rule's cost, each rule counting the client at the same index. */
     public Decision acquireEach(List<String> clientKeys) {
         checkOnePerRule(clientKeys);
         if (onFailure.policy() == FailurePolicy.LOCAL) {
@@ -152,11 +144,7 @@ public final class DecisionEngine {
         return decide(String.join(" + ", clientKeys), keys.ofEach(clientKeys), 0, 0);
     }
 
-    /**
-     * Takes the permits, sleeping out each denial's retry-after, until admitted or until the next
-     * wait would end past {@code maxWait}: then the last denial. A degraded answer ends the wait;
-     * a local one is a true denial of this node and is waited out like Redis's.
-     */
+    /** A degraded answer ends the wait; a local one is a true denial of this node and is waited out like Redis's. */
     public Decision acquireWaiting(String key, long permits, Duration maxWait) throws InterruptedException {
         if (maxWait == null || maxWait.isNegative()) {
             throw new IllegalArgumentException("maxWait must be zero or positive, but was " + maxWait);
@@ -191,7 +179,6 @@ public final class DecisionEngine {
         return call.answer();
     }
 
-    /** @throws IllegalArgumentException unless {@code clientKeys} holds one key per rule */
     private void checkOnePerRule(List<String> clientKeys) {
         if (clientKeys == null || clientKeys.size() != keys.rules.size()) {
             throw new IllegalArgumentException("clientKeys must hold one key per rule (" + keys.rules.size() + "), but was "
@@ -203,7 +190,6 @@ public final class DecisionEngine {
         return peek(key, keys.of(key));
     }
 
-    /** Each rule's client's state without taking anything, each rule reading the client at its index. */
     public Decision peekEach(List<String> clientKeys) {
         checkOnePerRule(clientKeys);
         return peek(String.join(" + ", clientKeys), keys.ofEach(clientKeys));
@@ -216,24 +202,17 @@ public final class DecisionEngine {
         return call.answer();
     }
 
-    /**
-     * Ends every quota lease this node holds and gives back what it did not use; a failure leaves
-     * the rest counted until their window frees them. For a node that stops.
-     *
-     * @return how many quota leases gave something back
-     */
     public int giveBackLeases() {
         int[] back = new int[1];
         accounting.each(stage -> back[0] += stage.giveBack(inForce.last().evaluator));
         return back[0];
     }
 
-    /** What the store's Redis said about evicting keys when last read; never asks it. */
+    /** Never asks Redis. */
     public EvictionFinding eviction() {
         return evictions.finding();
     }
 
-    /** The state of the Redis circuit breaker, as the gateway tells it. */
     public String circuitState() {
         return gateway.circuitState();
     }

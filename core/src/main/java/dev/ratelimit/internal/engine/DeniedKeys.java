@@ -96,12 +96,7 @@ final class DeniedKeys {
         generations[(int) Math.floorMod(minute, (long) GENERATIONS)].add(minute, key);
     }
 
-    /**
-     * The keys denied most in the five minutes up to {@code epochMillis} (the current minute and the
-     * four before it), most denied first.
-     *
-     * @param limit how many at most
-     */
+    /** At most {@code limit} keys denied most in the five minutes up to {@code epochMillis}, most denied first. */
     public List<Count> top(long epochMillis, int limit) {
         long minute = Math.floorDiv(epochMillis, 60_000L);
         Map<String, long[]> merged = new HashMap<>();

@@ -55,10 +55,7 @@ public final class FailureAnswer extends Stage {
         }
     }
 
-    /**
-     * @param localKey the client's first Redis key: bounded in length, and what {@link #forgetClient} gets
-     * @param callerPermits the caller's permits, or 0 for each rule's cost
-     */
+    /** @param localKey the client's first Redis key: bounded in length, and what {@link #forgetClient} gets */
     private Decision answer(String localKey, long callerPermits, boolean consume) {
         if (local == null) {
             return Decision.degraded(policy == FailurePolicy.ALLOW, firstRule, DEGRADED_RETRY_AFTER);

@@ -22,7 +22,7 @@ final class LimiterWarmUp {
     private LimiterWarmUp() {
     }
 
-    /** @return whether Redis answered (true too when the gateway has nothing of its own to ready) */
+    /** Whether Redis answered (true too when the gateway has nothing of its own to ready). */
     static boolean run(String policyName, RedisGateway gateway, Evaluator evaluator, LiveOverrides overrides,
             FailurePolicy failurePolicy) {
         long start = System.nanoTime();

@@ -58,10 +58,7 @@ public final class LiveOverrides {
     /** Whether a refusal was logged since Redis last answered: one ERROR per refusal, not one per call. */
     private volatile boolean refusalLogged;
 
-    /**
-     * @param exchange the script, or its commands for a transport without scripts
-     * @param onClientReset what to forget when any node has reset a client of the policy
-     */
+    /** @param onClientReset what to forget when any node has reset a client of the policy */
     LiveOverrides(String keyPrefix, String policyName, OverridesExchange exchange,
             LongConsumer limitCheck, LongSupplier nanoClock, Runnable onClientReset) {
         this.policyName = policyName;
@@ -93,7 +90,6 @@ public final class LiveOverrides {
         return state.origin;
     }
 
-    /** Checks the limit as a configured one would be checked, then writes it. */
     public void setLimit(long limit, String origin) {
         limitCheck.accept(limit);
         write("set", "limit", Long.toString(limit), origin);

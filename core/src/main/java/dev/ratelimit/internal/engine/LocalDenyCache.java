@@ -42,10 +42,6 @@ final class LocalDenyCache<K> {
         }
     }
 
-    /**
-     * @param maxEntries the most denials remembered at once
-     * @param nanoClock a monotonic clock in nanoseconds, {@code System::nanoTime} outside tests
-     */
     public LocalDenyCache(int maxEntries, LongSupplier nanoClock) {
         this.maxEntries = maxEntries;
         this.nanoClock = nanoClock;
@@ -76,11 +72,7 @@ final class LocalDenyCache<K> {
         return nanoClock.getAsLong();
     }
 
-    /**
-     * Remembers a denial Redis just gave.
-     *
-     * @param askedAt {@link #now()} before the call that brought it was sent
-     */
+    /** Remembers a denial Redis just gave; {@code askedAt} is {@link #now()} before its call was sent. */
     public void put(K key, Decision denial, long askedAt) {
         if (denial.allowed() || denial.degraded() || denial.retryAfter().isZero()) {
             return;
@@ -102,7 +94,6 @@ final class LocalDenyCache<K> {
         entries.keySet().removeIf(matches);
     }
 
-    /** How many denials are remembered. */
     public int size() {
         return entries.size();
     }
@@ -112,10 +103,7 @@ final class LocalDenyCache<K> {
         return sweeps.get();
     }
 
-    /**
-     * Drops the expired entries, unless none can have expired yet; one thread at a time scans, and
-     * notes when the earliest entry left expires.
-     */
+    /** Unless none can have expired yet; one thread at a time scans, and notes when the earliest left expires. */
     private void dropExpired(long now) {
         long due = nextExpiry.get();
         if (now < due || !nextExpiry.compareAndSet(due, Long.MAX_VALUE)) {

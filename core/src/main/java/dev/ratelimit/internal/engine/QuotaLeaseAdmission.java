@@ -52,10 +52,7 @@ final class QuotaLeaseAdmission extends Stage {
         }
     }
 
-    /**
-     * Ends every quota lease this node holds and gives back what it did not use, a pipeline at a
-     * time; a failure leaves the rest counted until their window frees them.
-     */
+    /** A pipeline at a time; a failure leaves the rest counted until their window frees them. */
     @Override
     int giveBack(Evaluator evaluator) {
         quota.settleAll();

@@ -86,10 +86,7 @@ final class QuotaLeases {
         return tenth.compareTo(MAX_LIFETIME) < 0 ? tenth : MAX_LIFETIME;
     }
 
-    /**
-     * @param rule the limiter's one rule (the one {@code QuotaLeaseRules.check} lets lend)
-     * @param nanoClock a monotonic clock in nanoseconds, {@code System::nanoTime} outside tests
-     */
+    /** @param rule the limiter's one rule (the one {@code QuotaLeaseRules.check} lets lend) */
     public QuotaLeases(Rule rule, LongSupplier nanoClock) {
         this.sliding = rule.algorithm() == Algorithm.SLIDING_LOG;
         this.refilling = rule.algorithm() == Algorithm.GCRA || rule.algorithm() == Algorithm.TOKEN_BUCKET;
@@ -113,10 +110,7 @@ final class QuotaLeases {
         return lease == null ? null : lease.admit(permits, nanoClock.getAsLong());
     }
 
-    /**
-     * How many permits to ask for with the client's next round trip; settles the lease it holds
-     * (its unused permits wait to go back).
-     */
+    /** How many permits to ask for with the client's next round trip; settles the lease it holds. */
     long ask(String key) {
         QuotaLease last = leases.get(key);
         if (last == null) {
@@ -183,7 +177,6 @@ final class QuotaLeases {
         }
     }
 
-    /** The nano clock leases are timed by. */
     long now() {
         return nanoClock.getAsLong();
     }
@@ -203,9 +196,7 @@ final class QuotaLeases {
         return rests.take(max, now);
     }
 
-    /**
-     * Ends every lease now (the rules changed, or the node stops): their unused permits wait to go back.
-     */
+    /** Ends every lease now (the rules changed, or the node stops): their unused permits wait to go back. */
     void settleAll() {
         epoch.end();
         removeAll(lease -> lease.settle(Long.MAX_VALUE));

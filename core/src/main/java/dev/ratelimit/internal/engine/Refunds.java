@@ -22,7 +22,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * allow. Thread-safe.
  */
 public final class Refunds {
-
     private final ClientKeys keys;
     /** The decision's stages: each forgets the denials it remembers of a client settled. */
     private final Stage chain;
@@ -49,7 +48,6 @@ public final class Refunds {
         this.chargeConflict = ChargeRules.conflict(keys.rules, quotaLeases);
     }
 
-    /** @return whether something was given back */
     public boolean refund(String key, Decision decision) {
         Receipt receipt = claim(keys.of(key), decision);
         if (receipt == null) {
@@ -68,14 +66,7 @@ public final class Refunds {
         }
     }
 
-    /**
-     * Settles an admission of one rule at {@code usage} permits: gives back what it took beyond, or
-     * charges what usage passes it by (refund.lua's charges).
-     *
-     * @param usage from 0 to the rule's capacity
-     * @return whether the client's state changed
-     * @throws IllegalStateException when the rules, or quota leases, cannot keep a debt ({@link ChargeRules})
-     */
+    /** Gives back what the admission took beyond {@code usage}, or charges what usage passes it by (refund.lua). */
     public boolean charge(String key, Decision decision, long usage) {
         List<String> redisKeys = keys.of(key);
         if (chargeConflict != null) {
@@ -140,10 +131,7 @@ public final class Refunds {
         return receipt.claim() ? receipt : null;
     }
 
-    /**
-     * After-charges that took permits past their admission's; their permits; those that failed; and
-     * give-backs (refunds, usages below the cost) Redis applied nothing of.
-     */
+    /** In {@code RateLimiterStats}' order. */
     public long[] charges() {
         return new long[] {charges.get(), permitsCharged.get(), chargeFailures.get(), kept.get()};
     }

@@ -50,7 +50,6 @@ public final class RulesInForce {
     private final Runnable onOverride;
     /** The limit override the base rules were made for (-1 for none). */
     private volatile long baseOverride = -1;
-    /** The evaluator of some rules, over the limiter's transport. */
     private final Function<List<Rule>, Evaluator> evaluators;
     private final AdaptiveLimit adaptive;
     private final AdaptiveLimit.LoadSource load;
@@ -184,11 +183,8 @@ public final class RulesInForce {
     }
 
     /**
-     * The configured rule at an overridden limit, checked as a configured rule is (the same
-     * messages); {@code gcra}'s burst scales in proportion, as tiers do.
-     *
-     * @throws IllegalStateException if the rules take no limit override
-     * @throws IllegalArgumentException if the rule cannot have that limit
+     * The configured rule at an overridden limit, checked as a configured rule is (the same messages);
+     * {@code gcra}'s burst scales in proportion, as tiers do. IllegalStateException if the rules take no override.
      */
     public static List<Rule> atLimit(List<Rule> configured, long limit) {
         if (configured.size() != 1) {

@@ -38,13 +38,8 @@ public final class RateLimiterJmx {
     }
 
     /**
-     * Registers the limiter's bean. Two policies of one name in one webapp get {@code instance=2},
-     * and so on.
-     *
-     * @param webapp the webapp's context path, {@code /} for the root
-     * @param configuration the effective configuration to show, without secrets
-     * @param enforce the policy's configured {@code enforce}, which the bean shows against the effective one
-     * @param clients how the bean's {@code peekClient} and {@code resetClient} find one client by the value it sends
+     * Registers the limiter's bean; two policies of one name in one webapp get {@code instance=2}, and so on. It
+     * shows the configured {@code enforce} against the effective one, and finds one client through {@code clients}.
      */
     public static Registration register(RateLimiter limiter, String webapp, String configuration, boolean enforce,
             ClientOperations clients) {

@@ -82,13 +82,7 @@ public final class LocalLimiter {
         }
     }
 
-    /**
-     * @param rules the local rules ({@link LocalRules#scale}), all of one algorithm
-     * @param maxKeys the most clients tracked at once, at least 1
-     * @param nanoClock a monotonic clock in nanoseconds, {@code System::nanoTime} outside tests
-     * @param epochMillis the wall clock that places calendar rules' periods, {@code System::currentTimeMillis}
-     *     outside tests
-     */
+    /** @param rules the local rules ({@link LocalRules#scale}), all of one algorithm */
     public LocalLimiter(List<Rule> rules, int maxKeys, LongSupplier nanoClock, LongSupplier epochMillis) {
         if (maxKeys < 1) {
             throw new IllegalArgumentException("maxKeys must be at least 1, but was " + maxKeys);
@@ -107,26 +101,19 @@ public final class LocalLimiter {
         this.origin = nanoClock.getAsLong();
     }
 
-    /** The local rules. */
     public List<Rule> rules() {
         return rules;
     }
 
     /**
-     * Decides the client alone: all rules or none; only an admission that consumes is stored.
-     *
-     * @param key the client's key, of bounded length (a Redis key of the limiter does)
-     * @param permits per rule, or null for each local rule's cost
-     * @return a {@link Decision#local()} decision of the governing rule
+     * The governing rule's {@link Decision#local()} decision for the client (a bounded key, as a Redis key of the
+     * limiter is): all rules or none; only an admission that consumes is stored. Null permits: each rule's cost.
      */
     public Decision decide(String key, long[] permits, boolean consume) {
         return governing(evaluate(key, permits == null ? costs : permits, consume));
     }
 
-    /**
-     * The scripts' reply for the same request: {all_allowed, then per rule: allowed, remaining,
-     * retry_after_us, reset_after_us}.
-     */
+    /** The scripts' reply for the same request: {all_allowed, then per rule: allowed, remaining, retry, reset}. */
     long[] evaluate(String key, long[] permits, boolean consume) {
         long[] reply = new long[1 + 4 * rules.size()];
         Segment segment = segmentOf(key);
@@ -212,7 +199,6 @@ public final class LocalLimiter {
         }
     }
 
-    /** How many clients are tracked. */
     public int size() {
         int size = 0;
         for (Segment segment : segments) {

@@ -53,10 +53,7 @@ abstract class LocalRuleState {
     /**
      * Makes fresh states of the rule's algorithm, with what they derive from the rule worked out
      * once. The one place in the local limiter that switches on algorithms, as the script names do
-     * for Redis.
-     *
-     * @param epochMillis the wall clock, for a calendar rule's periods ({@code System::currentTimeMillis}
-     *     outside tests)
+     * for Redis. {@code epochMillis} places a calendar rule's periods.
      */
     static Supplier<LocalRuleState> factory(Rule rule, LongSupplier epochMillis) {
         long window = rule.windowMicros();
@@ -222,5 +219,4 @@ abstract class LocalRuleState {
             return !stored || index < now / window - 1;
         }
     }
-
 }

@@ -29,10 +29,7 @@ final class BatchedCalls {
     private BatchedCalls() {
     }
 
-    /**
-     * @param send sends calls as {@link RedisGateway#evalAll} does
-     * @return one outcome per call, in the calls' order
-     */
+    /** One outcome per call, in the calls' order; {@code send} sends calls as {@link RedisGateway#evalAll} does. */
     static List<ScriptCall.Outcome> run(List<ScriptCall> calls, Function<List<ScriptCall>, List<ScriptCall.Outcome>> send) {
         Map<String, List<Integer>> groups = new LinkedHashMap<>();
         for (int i = 0; i < calls.size(); i++) {

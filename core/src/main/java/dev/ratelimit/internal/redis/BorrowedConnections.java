@@ -25,7 +25,6 @@ class BorrowedConnections {
 
     private final Set<Connection> held = ConcurrentHashMap.newKeySet();
 
-    /** A connection borrowed for a call. */
     void add(Connection connection) {
         held.add(connection);
     }
@@ -35,10 +34,7 @@ class BorrowedConnections {
         held.remove(connection);
     }
 
-    /**
-     * Disconnects every connection still held, once the pools have closed; the call that holds one
-     * then fails, as the store is closing.
-     */
+    /** Once the pools have closed: the call that holds one then fails, as the store is closing. */
     void disconnectAll() {
         for (Connection connection : held) {
             connection.disconnect();

@@ -51,12 +51,7 @@ final class CallCoalescer {
     /** Calls that went in a batch of two or more, for tests and the bench. */
     private final AtomicLong coalesced = new AtomicLong();
 
-    /**
-     * @param maxInFlight round trips under way at once before calls queue: 1 or more
-     * @param maxWait the longest a call waits for its turn (the pool wait, at least the timeout):
-     *     a call still queued then fails without having been sent
-     * @param where the node, for messages
-     */
+    /** @param maxWait the longest a call waits for its turn: one still queued then fails without having been sent */
     CallCoalescer(Sender sender, int maxInFlight, Duration maxWait, String where) {
         if (maxInFlight < 1) {
             throw new IllegalArgumentException("maxInFlight must be at least 1, not " + maxInFlight);
@@ -81,12 +76,7 @@ final class CallCoalescer {
         }
     }
 
-    /**
-     * Runs one call, alone or with others that wait at the same moment.
-     *
-     * @return the script's reply
-     * @throws RedisFailureException as {@link RedisGateway#eval} would
-     */
+    /** Runs one call, alone or with others that wait at the same moment, as {@link RedisGateway#eval} would. */
     List<Long> eval(ScriptCall call) {
         if (queue.isEmpty() && take()) {
             // The common case when Redis keeps up: the call goes at once, as without coalescing.
@@ -138,7 +128,6 @@ final class CallCoalescer {
         return outcome.reply();
     }
 
-    /** Calls that travelled with others so far. */
     long coalescedCalls() {
         return coalesced.get();
     }

@@ -55,10 +55,6 @@ public final class EvictionWatch {
     private final Set<String> formerMastersProducts = new LinkedHashSet<>();
     private volatile EvictionFinding finding = EvictionFinding.UNKNOWN;
 
-    /**
-     * @param gateway the store's, which reads every master
-     * @param nanoClock {@code System::nanoTime} but in tests
-     */
     public EvictionWatch(RedisGateway gateway, LongSupplier nanoClock) {
         this.gateway = gateway;
         this.nanoClock = nanoClock;
@@ -92,7 +88,7 @@ public final class EvictionWatch {
         }
     }
 
-    /** @return whether some master answered */
+    /** Whether some master answered. */
     private synchronized boolean check() {
         List<MemoryReading> readings = gateway.readMemory();
         if (readings.isEmpty()) {

@@ -34,10 +34,7 @@ public final class JedisGateway extends TransactionGateway {
     private final UnifiedJedis jedis;
     private final String description;
 
-    /**
-     * @param jedis the client to use, which {@link #close()} leaves open: its owner closes it
-     * @param description where Redis is, for error messages; never holding a password
-     */
+    /** @param description where Redis is, for error messages; never holding a password */
     public JedisGateway(UnifiedJedis jedis, String description) {
         super(TRANSACTION_PATIENCE, description);
         this.jedis = jedis;

@@ -41,11 +41,7 @@ public final class LuaScript {
 
     private static final Pattern ARGS_PER_RULE = Pattern.compile("(?m)^local ARGS_PER_RULE = (\\d+)$");
 
-    /**
-     * Loads {@code /dev/ratelimit/scripts/<name>.lua} from the class path.
-     *
-     * @throws IllegalStateException if the resource is missing: the jar is broken
-     */
+    /** Loads {@code /dev/ratelimit/scripts/<name>.lua} from the class path; a missing one throws: the jar is broken. */
     public static LuaScript load(String name) {
         return new LuaScript(name, read(name));
     }
@@ -57,8 +53,6 @@ public final class LuaScript {
      * has {@code limiter-batch.lua} instead of the driver, to run several independent one-rule
      * decisions. Redis scripts cannot include one another, so the parts are joined here, once, and
      * Redis knows the whole by one SHA-1.
-     *
-     * @throws IllegalStateException if a resource is missing: the jar is broken
      */
     public static LuaScript limiter(String algorithm) {
         String clockAndAlgorithm = read("limiter-penalty") + "\n" + read("limiter-clock") + "\n" + read(algorithm) + "\n";
@@ -71,10 +65,7 @@ public final class LuaScript {
                 Integer.parseInt(argsPerRule.group(1)));
     }
 
-    /**
-     * The form of a limiter script that runs several independent one-rule decisions in one call
-     * ({@code limiter-batch.lua}), or null for a script that is no limiter's.
-     */
+    /** The form running several independent one-rule decisions ({@code limiter-batch.lua}); null but for limiters. */
     LuaScript batchForm() {
         return batchForm;
     }

@@ -78,10 +78,8 @@ final class MemoryReading {
      * {@code mastersOnly}), then {@code INFO server}, on the connection at once and reads the
      * replies: one round trip. Any but the last refused makes the reading refused; {@code INFO server}
      * refused alone (a user granted only the sections the limiter needed before, as ACL first-argument
-     * rules allow: {@code +info|memory +info|stats}) leaves only which server it is unknown.
-     *
-     * @return the reading, or null when {@code mastersOnly} and the node is a replica
-     * @throws redis.clients.jedis.exceptions.JedisException when the node cannot be reached
+     * rules allow: {@code +info|memory +info|stats}) leaves only which server it is unknown. Null for a replica
+     * when {@code mastersOnly}; a JedisException when the node cannot be reached.
      */
     static MemoryReading read(String node, String where, Connection connection, boolean mastersOnly) {
         connection.sendCommand(info("memory"));

@@ -1,7 +1,10 @@
 package dev.ratelimit.internal.redis;
 
+import dev.ratelimit.RedisSettings;
 import java.time.Duration;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.Function;
@@ -68,42 +71,33 @@ public final class NodeGateway extends TransactionGateway {
     }
 
     /**
-     * One Redis at {@code node}.
+     * The Redis the settings name: the master the Sentinels name, followed through failovers
+     * ({@link RedisNodes#sentinel}); Redis Cluster, from some of its nodes; or one Redis.
      *
+     * @param sentinelClient the Sentinels' own timeouts (and nothing of the data nodes'), for Sentinel only
      * @param coalescing round trips of script calls under way per node before concurrent calls travel
      *     together ({@link CallCoalescer}); 0 sends each call on its own
      * @param coalescingWait the longest a call waits for its turn with others: the pool wait, at least the timeout
      * @param warmUpBudget after this long a {@link #warmUp(List)} starts no further step
+     * @throws redis.clients.jedis.exceptions.JedisException if no Sentinel names the master, or no Cluster
+     *     seed answers with the slot map
      */
-    public static NodeGateway standalone(HostAndPort node, JedisClientConfig client, GenericObjectPoolConfig<Connection> pool,
-            Supplier<CircuitBreaker> breakers, String description, int coalescing, Duration coalescingWait,
-            Duration warmUpBudget) {
-        return new NodeGateway(RedisNodes.standalone(node, client, pool), breakers, description, coalescing,
-                coalescingWait, warmUpBudget);
+    public static NodeGateway connect(RedisSettings settings, JedisClientConfig client, JedisClientConfig sentinelClient,
+            GenericObjectPoolConfig<Connection> pool, Supplier<CircuitBreaker> breakers, int coalescing,
+            Duration coalescingWait, Duration warmUpBudget) {
+        RedisNodes nodes = settings.sentinelMaster() != null ? RedisNodes.sentinel(settings.sentinelMaster(),
+                hostsAndPorts(settings.sentinelNodes()), client, sentinelClient, pool)
+                : !settings.clusterNodes().isEmpty() ? RedisNodes.cluster(hostsAndPorts(settings.clusterNodes()), client, pool)
+                : RedisNodes.standalone(new HostAndPort(settings.host(), settings.port()), client, pool);
+        return new NodeGateway(nodes, breakers, settings.location(), coalescing, coalescingWait, warmUpBudget);
     }
 
-    /**
-     * The master {@code master} that the Sentinels name, followed through failovers ({@link RedisNodes#sentinel}).
-     *
-     * @throws redis.clients.jedis.exceptions.JedisException if no Sentinel names the master
-     */
-    public static NodeGateway sentinel(String master, java.util.Set<HostAndPort> sentinels, JedisClientConfig client,
-            JedisClientConfig sentinelClient, GenericObjectPoolConfig<Connection> pool, Supplier<CircuitBreaker> breakers,
-            String description, int coalescing, Duration coalescingWait, Duration warmUpBudget) {
-        return new NodeGateway(RedisNodes.sentinel(master, sentinels, client, sentinelClient, pool), breakers,
-                description, coalescing, coalescingWait, warmUpBudget);
-    }
-
-    /**
-     * Redis Cluster, from some of its nodes.
-     *
-     * @throws redis.clients.jedis.exceptions.JedisException if no seed answers with the slot map
-     */
-    public static NodeGateway cluster(java.util.Set<HostAndPort> seeds, JedisClientConfig client,
-            GenericObjectPoolConfig<Connection> pool, Supplier<CircuitBreaker> breakers, String description,
-            int coalescing, Duration coalescingWait, Duration warmUpBudget) {
-        return new NodeGateway(RedisNodes.cluster(seeds, client, pool), breakers, description, coalescing,
-                coalescingWait, warmUpBudget);
+    private static Set<HostAndPort> hostsAndPorts(List<String> nodes) {
+        Set<HostAndPort> set = new LinkedHashSet<>();
+        for (String node : nodes) {
+            set.add(HostAndPort.from(node.trim()));
+        }
+        return set;
     }
 
     /** Runs the call at once, or with the calls that wait for its node at the same moment: see {@link CallCoalescer}. */
@@ -125,7 +119,6 @@ public final class NodeGateway extends TransactionGateway {
                 : coalescers.computeIfAbsent(address, a -> new CallCoalescer(sender, coalescing, coalescingWait, calls.where(node)));
     }
 
-    /** Calls that travelled with others so far, on every node. */
     public long coalescedCalls() {
         long calls = 0;
         for (CallCoalescer each : coalescers.values()) {
@@ -160,7 +153,6 @@ public final class NodeGateway extends TransactionGateway {
         return nodes.cluster() ? pipelined(calls) : BatchedCalls.run(calls, this::pipelined);
     }
 
-    /** The calls as they are, one pipeline per node. */
     List<ScriptCall.Outcome> pipelined(List<ScriptCall> scriptCalls) {
         return new PipelinedBatch(calls, commands, scriptCalls).run();
     }
@@ -186,19 +178,16 @@ public final class NodeGateway extends TransactionGateway {
         }
     }
 
-    /** Every master's reading, one after another: the standalone node, Sentinel's master, each Cluster master. */
     @Override
     public List<MemoryReading> readMemory() {
         return calls.readMemory();
     }
 
-    /** See {@link NodeWarmUp}. */
     @Override
     public WarmUp warmUp(List<LuaScript> scripts) {
         return warmUp.run(scripts);
     }
 
-    /** The worst breaker state among the nodes in use: OPEN, then HALF_OPEN, then CLOSED. */
     @Override
     public String circuitState() {
         return calls.worstState();

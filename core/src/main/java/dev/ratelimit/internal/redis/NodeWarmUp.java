@@ -30,8 +30,9 @@ import redis.clients.jedis.util.Pool;
  */
 final class NodeWarmUp {
     private final NodeCalls calls;
-    /** Connections per node; 0 for as many as the pool holds. */
+    /** Connections per node; 0 for as many as the pool holds, and never more. */
     private final int connections;
+    /** After this long no further step starts. */
     private final long budgetNanos;
     private final LongSupplier clock;
     private final CommandObjects commands = new CommandObjects();
@@ -40,10 +41,6 @@ final class NodeWarmUp {
     private HostAndPort failedNode;
     private long failedAt;
 
-    /**
-     * @param connections per node, 0 for as many as its pool holds; never more than it holds
-     * @param budgetNanos after this long no further step starts
-     */
     NodeWarmUp(NodeCalls calls, int connections, long budgetNanos, LongSupplier clock) {
         this.calls = calls;
         this.connections = connections;

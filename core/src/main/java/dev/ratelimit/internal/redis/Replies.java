@@ -14,13 +14,7 @@ final class Replies {
     private Replies() {
     }
 
-    /**
-     * A script's reply, checked to be an array of integers: the reply's list itself, which is the
-     * call's alone, so no copy is made on every decision.
-     *
-     * @param where the Redis, for the message
-     * @throws RedisFailureException when Redis answered anything else
-     */
+    /** A script's reply, checked to be an array of integers: the call's own list, not copied on every decision. */
     static List<Long> longs(Object reply, String where, LuaScript script) {
         if (!(reply instanceof List)) {
             throw new RedisFailureException("Redis at " + where + " answered " + script + " with " + reply

@@ -47,11 +47,7 @@ public final class ScriptCall {
             return new Outcome(null, failure);
         }
 
-        /**
-         * The script's reply.
-         *
-         * @throws RedisFailureException the call's failure, as a single {@code eval} would have thrown it
-         */
+        /** The script's reply, or the call's failure thrown, as a single {@code eval} would have thrown it. */
         public List<Long> reply() {
             if (failure != null) {
                 throw failure;

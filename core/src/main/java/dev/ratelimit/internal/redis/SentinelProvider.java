@@ -48,11 +48,7 @@ final class SentinelProvider extends SentineledConnectionProvider {
     private final Duration listenersEnd;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    /**
-     * Finds the master through the first Sentinel that names it and starts a listener per Sentinel.
-     *
-     * @throws redis.clients.jedis.exceptions.JedisException if no Sentinel names the master
-     */
+    /** Finds the master through the first Sentinel that names it (else a JedisException); a listener per Sentinel. */
     SentinelProvider(String master, Set<HostAndPort> sentinels, JedisClientConfig client,
             JedisClientConfig sentinelClient, GenericObjectPoolConfig<Connection> pool) {
         super(master, client, pool, sentinels, sentinelClient, Delay.constant(RESUBSCRIBE_DELAY));
@@ -74,11 +70,9 @@ final class SentinelProvider extends SentineledConnectionProvider {
     }
 
     /**
-     * Waits until each thread has ended, calling {@code nudge} on those alive every
-     * {@value #NUDGE_MILLIS} ms, for at most {@code bound}; then interrupts those still alive and waits
-     * for them up to {@code afterInterrupt}, and logs one WARN naming those alive even then.
-     *
-     * @return the threads alive at the end
+     * Waits until each thread has ended, calling {@code nudge} on those alive every {@value #NUDGE_MILLIS} ms, for at
+     * most {@code bound}; then interrupts those still alive, waits for them up to {@code afterInterrupt}, and logs
+     * one WARN naming those alive even then, which it returns.
      */
     static <T extends Thread> List<T> awaitEnd(Collection<T> threads, Consumer<? super T> nudge, Duration bound,
             Duration afterInterrupt) {

@@ -74,11 +74,8 @@ final class SlidingLogTransactions {
     }
 
     /**
-     * Decides requests of one client, of {@code permits} each, against {@code limit} per
-     * {@code windowMicros}, in their order: one outcome each.
-     *
-     * @param patienceNanos how long to keep trying while other nodes keep changing the log; then
-     *     every request is denied as {@link Outcome#contended}, with this as its retry-after
+     * Decides requests of one client, in their order: one outcome each. Past {@code patienceNanos} of other
+     * nodes changing the log, every request is denied as {@link Outcome#contended}, with that as its retry-after.
      */
     static Outcome[] decide(Sessions sessions, String key, long[] permits, long limit, long windowMicros,
             long patienceNanos) {

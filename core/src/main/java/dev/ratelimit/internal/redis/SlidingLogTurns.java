@@ -54,11 +54,7 @@ final class SlidingLogTurns {
     private final AtomicLong contended = new AtomicLong();
     private final LogThrottle contentionLog = new LogThrottle(1, TimeUnit.MINUTES);
 
-    /**
-     * @param patience how long a request waits for its turn, and a transaction tries while other
-     *     nodes change the log: the pool wait, at least the timeout
-     * @param where the Redis, for the log line
-     */
+    /** @param patience how long a request waits for its turn, and a transaction tries while others change the log */
     SlidingLogTurns(Duration patience, String where) {
         this.patienceNanos = patience.toNanos();
         this.where = where;
@@ -99,13 +95,8 @@ final class SlidingLogTurns {
     }
 
     /**
-     * Decides one request: one that consumes at once when no other request of its key is under way
-     * in this JVM, else in its turn, with the others then waiting; a peek, which watches and writes
-     * nothing, at once.
-     *
-     * @param sessions where each try of a transaction runs
-     * @return {allowed (1 or 0), remaining, retry-after and reset-after in microseconds}
-     * @throws RedisFailureException when Redis could not be asked or answered with an error
+     * Decides one request: at once when no other request of its key is under way in this JVM, else in its
+     * turn; a peek, which watches and writes nothing, at once. {@link RedisGateway#slidingLogInTransaction}'s reply.
      */
     long[] decide(SlidingLogTransactions.Sessions sessions, String key, long permits, long limit, long windowMicros,
             boolean consume) {

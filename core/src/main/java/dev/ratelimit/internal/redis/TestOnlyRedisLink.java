@@ -26,10 +26,8 @@ public final class TestOnlyRedisLink {
     }
 
     /**
-     * The gateway of the kit's Redis named {@code name}, made or found JVM-wide.
-     *
-     * @param uri the setting's value, for messages: {@code test-only-redis://shop}
-     * @throws IllegalArgumentException naming {@code redisUri} when the kit is not on the class path
+     * The gateway of the kit's Redis named {@code name}, made or found JVM-wide; {@code uri} is for messages. Throws
+     * IllegalArgumentException naming {@code redisUri} when the kit is not on the class path.
      */
     public static RedisGateway open(String name, String uri) {
         ClassLoader loader = TestOnlyRedisLink.class.getClassLoader();

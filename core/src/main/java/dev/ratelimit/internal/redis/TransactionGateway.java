@@ -31,14 +31,8 @@ abstract class TransactionGateway implements RedisGateway {
     /** Tries to replace another algorithm's state by a counter before giving up on one decision. */
     private static final int REPLACEMENT_TRIES = 16;
 
-    /** A key's concurrent sliding-log decisions, one after another and together. */
     private final SlidingLogTurns turns;
 
-    /**
-     * @param patience how long a sliding-log decision waits for its turn, and keeps trying while other
-     *     nodes change the log
-     * @param where the Redis, for messages
-     */
     TransactionGateway(Duration patience, String where) {
         this.turns = new SlidingLogTurns(patience, where);
     }

@@ -26,12 +26,7 @@ public final class WarmUp {
         this.nanos = nanos;
     }
 
-    /**
-     * A warm-up that asked Redis.
-     *
-     * @param wantedConnections what it meant to open: its connections per node, on each node it reached
-     * @param failure why it stopped short, or null when every node answered
-     */
+    /** A warm-up that asked Redis; {@code wantedConnections}: its connections per node, on each node it reached. */
     public static WarmUp of(int nodes, int connections, int wantedConnections, int scripts, String failure, long nanos) {
         return new WarmUp(nodes, connections, wantedConnections, scripts, failure, nanos);
     }

@@ -32,7 +32,6 @@ public final class CalendarBounds {
         }
     }
 
-    /** @param epochMillis the JVM's wall clock, {@code System::currentTimeMillis} outside tests */
     public CalendarBounds(CalendarPeriod period, ZoneId zone, LongSupplier epochMillis) {
         this.period = period;
         this.zone = zone;

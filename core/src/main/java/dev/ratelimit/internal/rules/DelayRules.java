@@ -43,9 +43,7 @@ public final class DelayRules {
     private DelayRules() {
     }
 
-    /**
-     * Why these rules cannot delay a request, or null when they can.
-     */
+    /** Why these rules cannot delay a request, or null when they can. */
     public static String refusal(List<Rule> rules, Transport transport, boolean quotaLeases) {
         Rule rule = rules.get(0);
         return rules.size() > 1 ? "several rules (" + rules + "): each frees up at its own instant"
@@ -59,10 +57,7 @@ public final class DelayRules {
                 : null;
     }
 
-    /**
-     * @throws BadArgument naming {@code maxDelay} when it is not whole milliseconds between 1 ms and
-     *     {@link #MAX_DELAY}, or the rules cannot delay
-     */
+    /** @throws BadArgument naming {@code maxDelay} when out of bounds, or the rules cannot delay */
     public static void check(List<Rule> rules, Transport transport, boolean quotaLeases, Duration maxDelay) {
         Arguments.checkWholeMillis("maxDelay", maxDelay, MAX_DELAY);
         String refusal = refusal(rules, transport, quotaLeases);
@@ -73,11 +68,8 @@ public final class DelayRules {
     }
 
     /**
-     * Checks a call for a delayed admission ({@code RateLimiter.tryAcquire(key, maxDelay)}).
-     *
-     * @param refusal {@link #refusal} of the limiter's rules
-     * @throws BadArgument naming {@code maxDelay} when it is out of bounds
-     * @throws IllegalStateException when the rules cannot delay, saying why
+     * Checks a call of {@code RateLimiter.tryAcquire(key, maxDelay)}, given {@link #refusal} of the limiter's rules:
+     * a BadArgument naming {@code maxDelay} out of bounds, an IllegalStateException saying why the rules cannot delay.
      */
     public static void checkCall(String refusal, Duration maxDelay) {
         Arguments.checkWholeMillis("maxDelay", maxDelay, MAX_DELAY);

@@ -8,11 +8,10 @@ import dev.ratelimit.internal.support.BadArgument;
 import java.util.List;
 
 /**
- * Where quota leases can be exact: one rule of an algorithm whose script lends
- * ({@code fixed-window}, {@code sliding-log}, {@code token-bucket}, {@code gcra}), over transport
- * {@code lua}, without adaptive limits
- * (which would change the limit under a lease every second). Read by the builder and, to fail at
- * startup with the setting's name, by the HTTP settings.
+ * Where quota leases can be exact: one rule of an algorithm whose script lends ({@code fixed-window},
+ * {@code sliding-log}, {@code token-bucket}, {@code gcra}), over transport {@code lua}, without adaptive limits
+ * (which would change the limit under a lease every second). Read by the builder and, to fail at startup with
+ * the setting's name, by the HTTP settings.
  */
 public final class QuotaLeaseRules {
     private QuotaLeaseRules() {

@@ -6,18 +6,14 @@ import dev.ratelimit.internal.support.BadArgument;
 import java.util.List;
 
 /**
- * What the {@code transaction} transport can decide: one {@code fixed-window} or {@code sliding-log}
- * rule in MULTI/EXEC. Read by its
- * evaluator and, to fail at startup with the setting's name, by the HTTP settings.
+ * What the {@code transaction} transport can decide: one {@code fixed-window} or {@code sliding-log} rule in
+ * MULTI/EXEC. Read by its evaluator and, to fail at startup with the setting's name, by the HTTP settings.
  */
 public final class TransactionRules {
     private TransactionRules() {
     }
 
-    /**
-     * @throws IllegalArgumentException unless the rules are exactly one rule whose algorithm runs as a
-     *     transaction
-     */
+    /** @throws IllegalArgumentException unless the rules are one rule whose algorithm runs as a transaction */
     public static void check(List<Rule> rules) {
         if (rules.size() != 1 || !rules.get(0).algorithm().runsAsTransaction()) {
             throw new BadArgument("transport", "transport 'transaction' supports exactly one rule, of "

@@ -17,12 +17,7 @@ import java.util.List;
  */
 public interface Evaluator {
 
-    /**
-     * @param keys one Redis key per rule, all sharing a hash tag
-     * @param permits permits per rule
-     * @param consume true to take the permits if every rule allows; false only to look
-     * @return the decision of the governing rule
-     */
+    /** The governing rule's decision: the permits per rule taken if every rule allows, or only looked at. */
     Decision decide(List<String> keys, long[] permits, boolean consume);
 
     /**

@@ -26,22 +26,13 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
     private final RedisGateway gateway;
     private final ScriptCalls calls;
 
-    /**
-     * @param rules one or more rules, all of one algorithm (checked by the caller)
-     */
     public LuaEvaluator(RedisGateway gateway, List<Rule> rules) {
         this.gateway = gateway;
         // The gateway's wall clock: a calendar period's bounds by the same clock as the Redis's (a test's moves).
         this.calls = new ScriptCalls(this, rules, gateway::currentTimeMillis);
     }
 
-    /**
-     * Gives back a lease that an admission of {@code concurrency} recorded under the keys: one
-     * round trip, and nothing happens when it is gone already (released, or expired).
-     *
-     * @return how many leases were removed: 0 or, for a lease still held, 1
-     * @throws dev.ratelimit.RedisFailureException if Redis cannot be asked
-     */
+    /** Gives back a lease a {@code concurrency} admission recorded: 1, or 0 when it is gone (released, expired). */
     public static long release(RedisGateway gateway, List<String> keys, String lease) {
         return gateway.eval(RELEASE_SCRIPT, keys, Immutable.listOf(lease)).get(0);
     }
@@ -88,9 +79,6 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
      * permits more, for at most {@code lifetimeMicros} (limiter-driver.lua). The unused parts of
      * earlier leases go back in the same round trip, before the decision (one pipeline); a failure
      * to give them back is dropped: those permits stay counted until their window frees them.
-     *
-     * @param returns receipts this evaluator issued (the unused parts of its leases)
-     * @throws dev.ratelimit.RedisFailureException if the decision cannot be made
      */
     @Override
     public Leased decideLeasing(List<String> keys, long[] permits, long ask, long lifetimeMicros,
@@ -146,10 +134,7 @@ public final class LuaEvaluator implements Evaluator, Receipt.Issuer {
         return eval(refundCall(receipt, false, true)).contains(1L);
     }
 
-    /**
-     * The call to refund.lua for the receipt, with the arguments of the evaluator that issued it
-     * ({@link ScriptCalls}); a quota lease's rest is named as a lease's.
-     */
+    /** The call to refund.lua for the receipt, with the arguments of the evaluator that issued it. */
     private ScriptCall refundCall(Receipt receipt, boolean leaseRest, boolean charge) {
         LuaEvaluator issuer = receipt.issuer() instanceof LuaEvaluator ? (LuaEvaluator) receipt.issuer() : this;
         return issuer.calls.refund(receipt, leaseRest, charge);

@@ -64,11 +64,7 @@ public final class ScriptCalls {
     /** With a penalty, what follows the mode ('P&lt;ms&gt;', limiter-penalty.lua); null without. */
     private final String penaltyMode;
 
-    /**
-     * @param issuer who gives back what the replies' admissions took
-     * @param rules one or more rules, all of one algorithm (checked by the caller)
-     * @param epochMillis the wall clock a calendar period's bounds are read by
-     */
+    /** @param issuer who gives back what the replies' admissions took; {@code rules} of one algorithm */
     ScriptCalls(Receipt.Issuer issuer, List<Rule> rules, LongSupplier epochMillis) {
         this.issuer = issuer;
         this.rules = Immutable.copyOf(rules);
@@ -92,11 +88,8 @@ public final class ScriptCalls {
     }
 
     /**
-     * A decision's call.
-     *
-     * @param mode '1' to consume, '0' to peek, 'L&lt;ask&gt;:&lt;lifetime&gt;' to consume and lease,
-     *     '1D&lt;max delay&gt;' to consume or reserve (limiter-driver.lua)
-     * @param lease a lease id an admission of {@code concurrency} records, or null
+     * A decision's call; {@code mode} '1' to consume, '0' to peek, 'L&lt;ask&gt;:&lt;lifetime&gt;' to consume and
+     * lease, '1D&lt;max delay&gt;' to consume or reserve (limiter-driver.lua); a concurrency admission records lease.
      */
     ScriptCall call(List<String> keys, long[] permits, String mode, String lease) {
         List<String> args = new ArrayList<>(argCount);
@@ -130,10 +123,7 @@ public final class ScriptCalls {
      * A call to refund.lua: per rule the receipt's permits, stamp and life, then the rule's
      * arguments. A give-back (a refund, a lease's unused part) has the client's reset guard after its
      * keys, so that nothing goes back into the state of a client reset since; a charge lands in the
-     * state as it is now, and takes none.
-     *
-     * @param leaseRest a quota lease's unused part: named as a lease's, with the instant it was lent
-     * @param charge an after-charge ({@code 'charge <algorithm>'})
+     * state as it is now, and takes none. A quota lease's rest is named as a lease's, with the instant it was lent.
      */
     ScriptCall refund(Receipt receipt, boolean leaseRest, boolean charge) {
         List<String> keys = receipt.keys();
@@ -153,12 +143,7 @@ public final class ScriptCalls {
         return new ScriptCall(REFUND, keys, args);
     }
 
-    /**
-     * The rule a decision speaks for, by its index: denied, the denying rule that frees up last;
-     * allowed, the rule with the fewest left.
-     *
-     * @param reply the reply's values by position
-     */
+    /** The index of the rule a decision speaks for: denied, the denying rule freed last; allowed, the fewest left. */
     public static int governing(int rules, boolean allowed, IntToLongFunction reply) {
         int chosen = -1;
         for (int i = 0; i < rules; i++) {

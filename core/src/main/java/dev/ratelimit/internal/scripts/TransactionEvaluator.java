@@ -23,10 +23,7 @@ public final class TransactionEvaluator implements Evaluator {
     private final Rule rule;
     private final long windowMillis;
 
-    /**
-     * @throws IllegalArgumentException if there is more than one rule or its algorithm cannot run
-     *     as a transaction
-     */
+    /** @throws IllegalArgumentException for more than one rule, or one that cannot run as a transaction */
     public TransactionEvaluator(RedisGateway gateway, List<Rule> rules) {
         TransactionRules.check(rules);
         this.gateway = gateway;

@@ -18,14 +18,7 @@ public final class Arguments {
      */
     public static final Duration MAX_PENALTY = Duration.ofDays(1);
 
-    /**
-     * A duration Redis keeps by the millisecond ({@code maxDelay}, a penalty box's PX): whole
-     * milliseconds, from 1 ms to {@code max}.
-     *
-     * @param setting the setting's name, which the message names
-     * @return the value
-     * @throws BadArgument naming the setting and the value when it is null or out of bounds
-     */
+    /** A duration Redis keeps by the millisecond ({@code maxDelay}, a penalty box's PX): whole ms from 1 ms to max. */
     public static Duration checkWholeMillis(String setting, Duration value, Duration max) {
         if (value == null || !isWholeMillis(value, max)) {
             // Far past the bound, shown as ISO-8601: Durations.format counts milliseconds in a long.

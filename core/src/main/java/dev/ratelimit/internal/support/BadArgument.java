@@ -13,11 +13,7 @@ public final class BadArgument extends IllegalArgumentException {
     private final String argument;
     private final String predicate;
 
-    /**
-     * @param argument the argument's or setting's name, e.g. {@code window}
-     * @param message the whole sentence; when it reads {@code <argument> must ...}, the part from
-     *     {@code must} on can be put after another subject
-     */
+    /** When {@code message} reads {@code <argument> must ...}, its part from {@code must} on takes another subject. */
     public BadArgument(String argument, String message) {
         this(argument, message, message.startsWith(argument + " must ") ? message.substring(argument.length() + 1)
                 : null);
@@ -37,15 +33,13 @@ public final class BadArgument extends IllegalArgumentException {
         return new BadArgument(argument, argument + " " + predicate, predicate);
     }
 
-    /** The name of the argument or setting that was bad. */
     public String argument() {
         return argument;
     }
 
     /**
      * The message with another subject for the argument, e.g. {@code init-param 'window'}:
-     * {@code <subject> must be ...}, or {@code <subject>: <message>} when the sentence has its own
-     * shape.
+     * {@code <subject> must be ...}, or {@code <subject>: <message>} when the sentence has its own shape.
      */
     public String messageAbout(String subject) {
         return predicate != null ? subject + " " + predicate : subject + ": " + getMessage();

@@ -41,10 +41,8 @@ public final class ClientLibraries {
     }
 
     /**
-     * Checks the class path this library was loaded from (once; later calls repeat the answer).
-     *
-     * @throws IllegalStateException with one line naming the jars and what to do, when the Jedis or
-     *     commons-pool2 this library loads is not the one it needs, or comes from more than one jar
+     * Checks the class path this library was loaded from, once: an IllegalStateException with one line naming the
+     * jars and what to do when the Jedis or commons-pool2 it loads is not the one it needs, or comes from several jars.
      */
     public static void check() {
         if (OwnClassPath.PROBLEM != null) {

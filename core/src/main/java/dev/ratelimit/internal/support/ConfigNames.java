@@ -10,13 +10,7 @@ public final class ConfigNames {
     private ConfigNames() {
     }
 
-    /**
-     * @param word the configuration word, for the message, e.g. {@code algorithm}
-     * @param values the constants, e.g. {@code Algorithm.values()}
-     * @param configName how a constant is written in configuration
-     * @param name what was written; case and surrounding blanks are ignored
-     * @throws IllegalArgumentException {@code <word> must be one of a, b, c, but was '<name>'}
-     */
+    /** Case and blanks around {@code name} ignored; else {@code <word> must be one of a, b, c, but was '<name>'}. */
     public static <E> E find(String word, E[] values, Function<E, String> configName, String name) {
         if (name != null) {
             String wanted = name.trim().toLowerCase(Locale.ROOT);

@@ -36,10 +36,7 @@ public final class Durations {
         return duration.getNano() > 0 ? seconds + 1 : seconds;
     }
 
-    /**
-     * Sleeps for a short pause before trying again; an interrupt ends it early and stays set, so
-     * the caller's next blocking call sees it.
-     */
+    /** A short pause before trying again; an interrupt ends it early and stays set for the caller's next wait. */
     public static void pause(long millis) {
         if (millis <= 0) {
             return;

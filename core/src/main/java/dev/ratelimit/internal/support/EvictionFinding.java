@@ -34,11 +34,7 @@ public final class EvictionFinding {
         final String where;
         final ServerIdentity server;
 
-        /**
-         * @param node its address, {@code host:port}
-         * @param where where it is, for messages: the store's location, and the node when there are several
-         * @param server which server it said it is, or {@link ServerIdentity#UNKNOWN}
-         */
+        /** @param where where it is, for messages: the store's location, and the node when there are several */
         public Master(String node, String where, ServerIdentity server) {
             this.node = Objects.requireNonNull(node, "node");
             this.where = Objects.requireNonNull(where, "where");
@@ -46,13 +42,7 @@ public final class EvictionFinding {
         }
     }
 
-    /**
-     * @param finding what may happen or has happened to the limits and what to set; null when no
-     *     master may evict and none has evicted since the store started
-     * @param evictedKeys keys evicted since the store started, on the masters that said; -1 when none said
-     * @param maxmemoryPolicy the policy read, per master where they differ, or {@code unknown}
-     * @param masters the masters read, in the order read
-     */
+    /** The values as their accessors below say; {@code masters} in the order read. */
     public EvictionFinding(String finding, long evictedKeys, String maxmemoryPolicy, List<Master> masters) {
         this.finding = finding;
         this.evictedKeys = evictedKeys;

@@ -20,11 +20,9 @@ public final class OptionalModule {
     }
 
     /**
-     * @param setting the setting's name, for messages: {@code metrics}
      * @param library a class of the library the module needs, to tell a missing library from a missing module
      * @param module the module's class, whose public static {@code factory(String)} makes what the core asks for
-     * @param missing the message when either is missing, given what was missing
-     * @throws IllegalArgumentException when the classes are missing
+     * @param missing the message of the IllegalArgumentException thrown when either is missing, given what was
      */
     public static OptionalModule find(String setting, String library, String module, String factory, ClassLoader loader,
             Function<Throwable, String> missing) {

@@ -49,9 +49,7 @@ public final class RedisAddress {
         this.redacted = TEST_ONLY_SCHEME + "://" + testOnlyName;
     }
 
-    /**
-     * @throws BadArgument naming {@code redisUri}, with the password hidden
-     */
+    /** @throws BadArgument naming {@code redisUri}, with the password hidden */
     public static RedisAddress parse(String text) {
         if (text == null) {
             throw new BadArgument("redisUri", "redisUri must be a redis:// or rediss:// URI, but was null");
@@ -135,10 +133,7 @@ public final class RedisAddress {
         return uri.replaceFirst("^([A-Za-z][A-Za-z0-9+.-]*:/*)?.*@", "$1****@");
     }
 
-    /**
-     * @param name the setting, for the message, e.g. {@code redisClusterNodes}
-     * @throws BadArgument unless every node is {@code host:port} with a port from 1 to 65535
-     */
+    /** Unless every node is {@code host:port} with a port from 1 to 65535, a BadArgument naming the setting. */
     private static void checkNodes(String name, List<String> nodes) {
         if (nodes == null || nodes.isEmpty()) {
             throw new BadArgument(name, name + " must list host:port pairs separated by commas, but was "
@@ -163,10 +158,8 @@ public final class RedisAddress {
     }
 
     /**
-     * Checks that these settings reach one Redis: Sentinel nodes with the master's name; Cluster
-     * nodes without Sentinel, and with database 0 (Cluster has only that one).
-     *
-     * @throws BadArgument naming the setting and its value
+     * Checks that these settings reach one Redis: Sentinel nodes with the master's name; Cluster nodes without
+     * Sentinel, and with database 0 (Cluster has only that one). A BadArgument names the setting and its value.
      */
     public void checkTopology(String sentinelMaster, List<String> sentinelNodes, List<String> clusterNodes) {
         // Each decided once: the test kit's refusal and the checks below ask the same two questions.
@@ -196,7 +189,6 @@ public final class RedisAddress {
         }
     }
 
-    /** The URI with user and password replaced by {@code ****}. */
     @Override
     public String toString() {
         return redacted;

@@ -59,10 +59,9 @@ public final class RedisKeys {
     }
 
     /**
-     * The guard a reset of a client leaves beside its key while quota leases of the client's old
-     * state may still be on their way back: {@code <key>:{reset}}. It shares the key's Cluster slot
-     * (the first braces are the hash tag), and no rule's key can take its name: rule names have no
-     * braces.
+     * The guard a reset of a client leaves beside its key while quota leases of the client's old state may still be on
+     * their way back: {@code <key>:{reset}}. It shares the key's Cluster slot (the first braces are the hash tag), and
+     * no rule's key can take its name: rule names have no braces.
      */
     public static String resetGuard(String clientRedisKey) {
         return clientRedisKey + ":{reset}";
@@ -78,13 +77,12 @@ public final class RedisKeys {
     }
 
     /**
-     * The client key as stored: itself when it is short printable ASCII, otherwise {@code #} and
-     * the unpadded base64url SHA-256 of its UTF-8 bytes (44 characters). Braces are digested too:
-     * a {@code }} inside would end the hash tag early and could split one decision's keys across
-     * Cluster slots. A key that already has a digest's form ({@link #digest}: the HTTP layer's
-     * secret parts) is not digested again but marked once more, {@code ##} and its 43 characters:
-     * no raw key kept as it is starts with {@code #}, and no digest made here is 45 characters
-     * long, so two different keys still never share a Redis key.
+     * The client key as stored: itself when it is short printable ASCII, otherwise {@code #} and the unpadded base64url
+     * SHA-256 of its UTF-8 bytes (44 characters). Braces are digested too: a {@code }} inside would end the hash tag
+     * early and could split one decision's keys across Cluster slots. A key that already has a digest's form
+     * ({@link #digest}: the HTTP layer's secret parts) is not digested again but marked once more, {@code ##} and its
+     * 43 characters: no raw key kept as it is starts with {@code #}, and no digest made here is 45 characters long, so
+     * two different keys still never share a Redis key.
      */
     public static String clientPart(String clientKey) {
         if (clientKey.length() > MAX_CLIENT_KEY_BYTES || clientKey.charAt(0) == DIGEST_MARK) {
@@ -94,10 +92,9 @@ public final class RedisKeys {
     }
 
     /**
-     * The client key as an operator may see it (a status page): itself when it is at most
-     * {@link #MAX_CLIENT_KEY_BYTES} characters of printable ASCII (a digest the HTTP pipeline made of
-     * a secret stays that digest), otherwise its digest, as Redis stores it. So what is shown is
-     * bounded, and never more readable than what Redis holds.
+     * The client key as an operator may see it (a status page): itself when it is at most {@link #MAX_CLIENT_KEY_BYTES}
+     * characters of printable ASCII (a digest the HTTP pipeline made of a secret stays that digest), otherwise its
+     * digest, as Redis stores it. So what is shown is bounded, and never more readable than what Redis holds.
      */
     public static String shownKey(String clientKey) {
         return clientKey.length() <= MAX_CLIENT_KEY_BYTES && printable(clientKey, false) ? clientKey : digest(clientKey);
@@ -114,10 +111,7 @@ public final class RedisKeys {
         return true;
     }
 
-    /**
-     * {@code #} and the unpadded base64url SHA-256 of the text's UTF-8 bytes: 44 characters that
-     * say nothing readable about the text, whatever its length.
-     */
+    /** {@code #} and the unpadded base64url SHA-256 of the UTF-8 bytes: 44 characters, nothing readable of the text. */
     public static String digest(String clientKey) {
         MessageDigest sha = SHA_256.get();
         if (sha == null) {
@@ -147,13 +141,7 @@ public final class RedisKeys {
         return true;
     }
 
-    /**
-     * Checks a policy name or similar key part: printable ASCII, no blanks or braces.
-     *
-     * @param what the argument's name for the message
-     * @param minLength 0 if it may be empty
-     * @throws IllegalArgumentException naming {@code what} and the value
-     */
+    /** Checks a policy name or similar key part: printable ASCII, no blanks or braces; a bad one names {@code what}. */
     public static String checkKeyPart(String what, String value, int minLength, int maxLength) {
         if (value == null || value.length() < minLength || value.length() > maxLength
                 || !value.chars().allMatch(c -> c > ' ' && c < 0x7f && c != '{' && c != '}')) {
@@ -164,11 +152,7 @@ public final class RedisKeys {
         return value;
     }
 
-    /**
-     * Checks a client key or item given by a caller.
-     *
-     * @throws IllegalArgumentException if it is null or empty
-     */
+    /** Checks a client key or item given by a caller: IllegalArgumentException if it is null or empty. */
     public static String checkClientKey(String what, String value) {
         if (value == null || value.isEmpty()) {
             throw new IllegalArgumentException(what + " must be a non-empty string, but was "

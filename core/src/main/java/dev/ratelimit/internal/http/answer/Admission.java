@@ -18,14 +18,13 @@ public final class Admission {
     /** A request no policy limits: no headers, nothing to do afterwards. */
     public static final Admission UNLIMITED = new Admission(null, null, false, false, 0, null, null);
 
-    /** How the policy's decisions read over HTTP. */
     private final HttpAnswer answer;
     private final Decision decision;
     private final boolean denied;
     /** Whether the handler's time is measured (for adaptive limits), and from when, in nanoseconds. */
     private final boolean timed;
     private final long admittedAtNanos;
-    /** The client key, kept when the admission may be settled after the handler ({@code countStatus}, {@code chargeAfter}) or given back before it runs (a delayed admission). */
+    /** The client key, kept when the admission may be settled after the handler or given back before it runs. */
     private final String refundKey;
     /** The limiter that decided (the policy's or its tier's), to give the permits back to; or null. */
     private final RateLimiter limiter;
@@ -79,7 +78,7 @@ public final class Admission {
         }
     }
 
-    /** The denial's status: the policy's {@code statusCode}, or 503 when Redis failed and {@code onRedisFailure=deny}. */
+    /** See {@link HttpAnswer#status}. */
     public int denialStatus() {
         return answer.status(decision);
     }

@@ -69,9 +69,8 @@ public final class HttpAnswer {
     }
 
     /**
-     * The status of a denial: the policy's {@code statusCode}, or 503 when Redis failed and the
-     * failure policy denied. A denial the node made alone ({@code onRedisFailure=local}) is an
-     * ordinary one: {@code statusCode}.
+     * The status of a denial: the policy's {@code statusCode}, or 503 when Redis failed and the failure policy denied.
+     * A denial the node made alone ({@code onRedisFailure=local}) is an ordinary one: {@code statusCode}.
      */
     public int status(Decision decision) {
         return failedOpen(decision) ? 503 : policy.statusCode();
@@ -134,10 +133,8 @@ public final class HttpAnswer {
     /**
      * The problem+json body of the 503 a request waiting for its turn ({@code maxDelay}) gets when it
      * will not run after all, its permits given back: the server stops the webapp, or the container
-     * would not resume it. Plain {@code about:blank}: the request was not over any quota.
-     *
-     * @param why what happened, a sentence without its full stop
-     * @param retryAfterSeconds the {@code Retry-After} sent with it, at least 1
+     * would not resume it; {@code why} is a sentence without its full stop. Plain {@code about:blank}: the request
+     * was not over any quota.
      */
     public String waitEndedJson(String why, long retryAfterSeconds) {
         return "{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,\"detail\":"

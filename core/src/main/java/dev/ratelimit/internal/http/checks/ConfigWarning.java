@@ -23,7 +23,6 @@ public final class ConfigWarning {
         return code;
     }
 
-    /** What happens, and the setting to change. */
     public String text() {
         return text;
     }

@@ -34,13 +34,7 @@ final class ProxySuspect {
                 ? Arrays.equals((byte[]) address, (byte[]) this.address) : address.equals(this.address));
     }
 
-    /**
-     * What happens, in the suspect's shape, and the setting to change; null for a peer that is no
-     * address, which no setting can name.
-     *
-     * @param configured the header {@code forwardedHeader} names
-     * @param proxies the trusted proxies, which a remedy extends
-     */
+    /** What happens, in the suspect's shape, and the setting to change; null for a peer no setting can name. */
     String finding(ProxyHeader configured, TrustedProxies proxies) {
         String at = kind == UNTRUSTED_HOP ? TrustedProxies.addressText((byte[]) address)
                 : TrustedProxies.addressText((String) address);

@@ -24,31 +24,18 @@ public final class TrafficChecks {
     private final UntrustedProxyCheck untrustedProxy;
     private final WaitingCheck waiting;
 
-    /**
-     * @param policyName the policy, for the log line
-     * @param proxies the policy's trusted proxies and the header they write
-     * @param readsAddress whether the policy's keys or exemptions read the client's address
-     *     ({@code ip} in {@code key} or a {@code limits} entry, {@code exemptAddresses}); only then
-     *     is an untrusted proxy looked for
-     * @param clock nanoseconds, {@code System::nanoTime} but in tests
-     */
+    /** @param readsAddress whether keys or exemptions read the client's address: only then is a proxy looked for */
     public TrafficChecks(String policyName, TrustedProxies proxies, boolean readsAddress, LongSupplier clock) {
         this.sharedBucket = new SharedBucketCheck(policyName, clock);
         this.untrustedProxy = readsAddress ? new UntrustedProxyCheck(policyName, proxies, clock) : null;
         this.waiting = new WaitingCheck(policyName, clock);
     }
 
-    /**
-     * A request was counted in the policy's shared bucket: its key (or that of a {@code limits}
-     * entry) had no value for any of its parts.
-     *
-     * @param key the key as configured, e.g. {@code header:X-Api-Key}, or the resolver's class
-     */
+    /** A request whose {@code key} (as configured, or the resolver's class) had no value for any part. */
     public void countedInSharedBucket(String key) {
         sharedBucket.counted(key);
     }
 
-    /** With {@code maxDelay}: what the adapter tells of requests the container would not suspend. */
     public WaitingCheck waiting() {
         return waiting;
     }

@@ -38,13 +38,7 @@ public final class WaitingCheck {
         this.clock = clock;
     }
 
-    /**
-     * With {@code maxDelay}: a request over the limit was refused with 429 rather than held for its
-     * turn, because the container would not let it go asynchronous (the servlet, or a filter before
-     * the rate limit filter, is not async-supported).
-     *
-     * @param request where it went, e.g. {@code /export (servlet 'reports')}; asked for the first time only
-     */
+    /** A request refused rather than held: the container would not let it go async; where it went is asked once. */
     public void refusedNotAsync(Supplier<String> request) {
         if (where == null) {
             // Before the count, so that a warning never lacks it; two first requests may both write it.
@@ -59,11 +53,7 @@ public final class WaitingCheck {
         }
     }
 
-    /**
-     * With {@code maxDelay}: delayed requests came back at their turn without passing the filter
-     * again, and none ever did (it is taken as not mapped for the {@code ASYNC} dispatcher), or a
-     * request over the limit was refused with 429 since that was found.
-     */
+    /** Delayed requests came back without passing the filter again, none ever did, or one was refused since. */
     public void notRedispatched() {
         if (!redispatchSeen && noAsyncDispatch.count(clock) == 0) {
             log.warn("Rate limit policy '{}' [{}]: maxDelay is set, but delayed requests did not pass RateLimitFilter"
@@ -74,10 +64,7 @@ public final class WaitingCheck {
         }
     }
 
-    /**
-     * With {@code maxDelay}: the webapp's {@code WEB-INF/web.xml} maps the filter without the
-     * {@code ASYNC} dispatcher, found at startup; logged once, shown as {@link #notRedispatched} is.
-     */
+    /** Found at startup: the webapp's {@code WEB-INF/web.xml} maps the filter without the ASYNC dispatcher. */
     public void descriptorLacksAsync() {
         if (!redispatchSeen && noAsyncDispatch.count(clock) == 0) {
             log.warn("Rate limit policy '{}' [{}]: maxDelay is set, but WEB-INF/web.xml maps RateLimitFilter without"
@@ -88,10 +75,7 @@ public final class WaitingCheck {
         }
     }
 
-    /**
-     * With {@code maxDelay}: a delayed request passed the filter again at its turn, which proves the
-     * filter is mapped for the {@code ASYNC} dispatcher; {@link #notRedispatched} is not shown again.
-     */
+    /** A delayed request passed the filter again at its turn: the ASYNC mapping is proven. */
     public void redispatched() {
         redispatchSeen = true;
     }

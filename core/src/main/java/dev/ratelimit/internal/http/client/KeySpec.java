@@ -51,11 +51,7 @@ public final class KeySpec implements KeyResolver {
         this.secret = secret;
     }
 
-    /**
-     * @param spec e.g. {@code ip+header:X-Api-Key}
-     * @param proxies whose forwarding headers {@code ip} believes
-     * @throws IllegalArgumentException naming the bad part
-     */
+    /** Parses e.g. {@code ip+header:X-Api-Key}, whose {@code ip} believes {@code proxies}; a bad part is named. */
     public static KeySpec parse(String spec, TrustedProxies proxies) {
         if (spec == null || spec.trim().isEmpty()) {
             throw bad(spec, "it is empty");
@@ -151,9 +147,8 @@ public final class KeySpec implements KeyResolver {
     }
 
     /**
-     * The parts' values joined with {@code +} ({@code %} and {@code +} inside a value escaped, so
-     * that two different requests never make the same key), {@link #ABSENT} for a part the request
-     * lacks; null when it lacks every part.
+     * The parts' values joined with {@code +} ({@code %} and {@code +} inside a value escaped, so that two different
+     * requests never make the same key), {@link #ABSENT} for a part the request lacks; null when it lacks every part.
      */
     @Override
     public String resolve(RequestView request) {
@@ -220,17 +215,11 @@ public final class KeySpec implements KeyResolver {
         return any ? key.toString() : null;
     }
 
-    /** Whether a word is {@code ip}: whether the key reads the client's address, through the trusted proxies. */
     public boolean readsAddress() {
         return readsAddress;
     }
 
-    /**
-     * Whether a word of the key may carry a secret ({@code session}, {@code header:}, {@code param:},
-     * {@code cookie:}, digested before Redis sees it): then the key is shown nowhere a secret must
-     * not go, not even as its digest (a request's trace). {@code ip}, {@code user} and
-     * {@code global} alone are not secret.
-     */
+    /** Then the key is shown nowhere a secret must not go, not even as its digest (a request's trace). */
     public boolean secret() {
         return secret;
     }

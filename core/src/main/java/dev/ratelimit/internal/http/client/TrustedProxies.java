@@ -48,11 +48,8 @@ public final class TrustedProxies {
     }
 
     /**
-     * Parses CIDR blocks separated by commas or blanks, e.g. {@code 10.0.0.0/8, 192.168.1.7, ::1}
-     * (a bare address is a block of one). They write {@code X-Forwarded-For}; IPv6 clients are
-     * grouped per /{@value #DEFAULT_IPV6_PREFIX}.
-     *
-     * @throws IllegalArgumentException naming the bad entry
+     * Parses CIDR blocks separated by commas or blanks, e.g. {@code 10.0.0.0/8, 192.168.1.7, ::1} (a bare address is
+     * a block of one; a bad one is named). They write {@code X-Forwarded-For}; IPv6 clients are grouped per /64.
      */
     public static TrustedProxies parse(String cidrs) {
         if (cidrs == null || cidrs.trim().isEmpty()) {
@@ -67,11 +64,7 @@ public final class TrustedProxies {
         return new TrustedProxies(blocks, text, Objects.requireNonNull(header, "header"), ipv6Prefix);
     }
 
-    /**
-     * The same proxies, grouping IPv6 clients by that prefix length.
-     *
-     * @throws IllegalArgumentException unless 1 to 128
-     */
+    /** The same proxies, grouping IPv6 clients by that prefix length, 1 to 128. */
     public TrustedProxies withIpv6Prefix(int prefixLength) {
         if (prefixLength < 1 || prefixLength > 128) {
             throw new IllegalArgumentException("an IPv6 prefix length is 1 to 128, not " + prefixLength);
@@ -79,17 +72,14 @@ public final class TrustedProxies {
         return new TrustedProxies(blocks, text, header, prefixLength);
     }
 
-    /** The header the proxies write. */
     public ProxyHeader header() {
         return header;
     }
 
-    /** The prefix length IPv6 clients are grouped by. */
     public int ipv6Prefix() {
         return ipv6Prefix;
     }
 
-    /** Whether no proxy is trusted. */
     public boolean isEmpty() {
         return blocks.isEmpty();
     }
@@ -101,10 +91,9 @@ public final class TrustedProxies {
     }
 
     /**
-     * The client's key: the peer's address unless the peer is a trusted proxy, in which case the
-     * walk of the proxies' header from the right finds it (see the class comment). IPv6 addresses
-     * are grouped by {@link #ipv6Prefix()}. A peer that is not an address literal (which only the
-     * container can give) is its text in lower case.
+     * The client's key: the peer's address unless the peer is a trusted proxy, in which case the walk of the proxies'
+     * header from the right finds it (see the class comment). IPv6 addresses are grouped by {@link #ipv6Prefix()}. A
+     * peer that is not an address literal (which only the container can give) is its text in lower case.
      */
     public String clientAddress(RequestView request) {
         byte[] client = client(request);
@@ -141,11 +130,10 @@ public final class TrustedProxies {
     }
 
     /**
-     * The address the walk stopped at, when that address itself forwarded for others: the peer is
-     * trusted, and the first untrusted hop from the right has hops to its left. Either a proxy
-     * layer missing from the trusted proxies (then every client behind it has its key), or a
-     * client that wrote the header itself. Null otherwise, also when a hop that names no address
-     * ended the walk. Reads the header once.
+     * The address the walk stopped at, when that address itself forwarded for others: the peer is trusted, and the
+     * first untrusted hop from the right has hops to its left. Either a proxy layer missing from the trusted proxies
+     * (then every client behind it has its key), or a client that wrote the header itself. Null otherwise, also when a
+     * hop that names no address ended the walk. Reads the header once.
      */
     public byte[] untrustedForwarder(RequestView request) {
         byte[] peer = literal(request.remoteAddress());
@@ -165,10 +153,7 @@ public final class TrustedProxies {
         return null;
     }
 
-    /**
-     * An address as {@code trustedProxies} takes it ({@code 198.51.100.7}, {@code 2001:db8::1}),
-     * or null when the text is no address literal.
-     */
+    /** An address as {@code trustedProxies} takes it ({@code 2001:db8::1}), or null for no address literal. */
     public static String addressText(String literal) {
         byte[] address = literal(literal);
         return address == null ? null : addressText(address);
@@ -179,10 +164,7 @@ public final class TrustedProxies {
         return address.length == 4 ? IpLiteral.key(address, 32) : IpLiteral.canonical(address);
     }
 
-    /**
-     * The bytes of an IPv4 or IPv6 literal, also in brackets and with a zone (as containers and
-     * configurations write them), or null: never a DNS lookup.
-     */
+    /** The bytes of an IPv4 or IPv6 literal, also in brackets and with a zone, or null: never a DNS lookup. */
     static byte[] literal(String address) {
         if (address == null || address.isEmpty()) {
             return null;

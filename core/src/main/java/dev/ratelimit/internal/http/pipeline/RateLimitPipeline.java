@@ -31,16 +31,13 @@ public final class RateLimitPipeline {
     private static final Logger log = Loggers.of(RateLimitPipeline.class);
 
     private final HttpPolicy policy;
-    /** Which requests the policy limits, and as which client. */
     private final PolicyRequests requests;
-    /** How the policy's decisions read over HTTP. */
     private final HttpAnswer answer;
     private final RateLimiter limiter;
     /** Each tier's limiter, by tier name; empty without tiers. */
     private final Map<String, RateLimiter> tierLimiters;
     /** What {@link RequestView#firstVisit} remembers: unique to this pipeline, so two policies on one request each decide it. */
     private final String marker;
-    /** What this policy's traffic shows about its configuration. */
     private final TrafficChecks checks;
     /** {@code chargeAfter}: the usage handlers report, charged after the response. */
     private final UsageCharges charges;
@@ -53,10 +50,7 @@ public final class RateLimitPipeline {
     /** Whether the trace is given the client key: only when it cannot be a secret. */
     private final boolean traceKeys;
 
-    /**
-     * @param limiter built from the policy ({@link PolicyLimiters#newLimiter})
-     * @param tierLimiters the tiers' limiters ({@link PolicyLimiters#newTierLimiters})
-     */
+    /** The limiters as {@link PolicyLimiters#newLimiter} and {@link PolicyLimiters#newTierLimiters} build them. */
     public RateLimitPipeline(HttpPolicy policy, RateLimiter limiter, Map<String, RateLimiter> tierLimiters) {
         this.policy = policy;
         this.requests = policy.requests();
@@ -159,9 +153,7 @@ public final class RateLimitPipeline {
     /**
      * Ends a delayed admission's wait ({@link Admission#delayed()}): its time came and the request
      * goes on, or it will not (the client left, the server stops). Call it once per delayed admission.
-     * A request that will not go on gives its permits back, for whichever request is decided next.
-     *
-     * @param goesOn false when the request will not run: then its permits are given back
+     * A request that will not go on ({@code goesOn} false) gives its permits back, for whichever is decided next.
      */
     public void waitOver(Admission admission, boolean goesOn) {
         waitingPlaces.release(admission.refundKey());
@@ -205,14 +197,11 @@ public final class RateLimitPipeline {
     }
 
     /**
-     * Hears how a request that was let through ended: its response status, (measured here) how long
-     * the handler took, and the usage it reported ({@link dev.ratelimit.http.Usage#ATTRIBUTE}). Call
-     * it once per {@link #before} that was not a denial, after the handler, also when it threw; for a
-     * request that went asynchronous, once it completes. It gives back a {@code concurrency}
-     * admission's lease, and with {@code countStatus} or {@code chargeAfter} settles the admission in
-     * one round trip; it never throws for a Redis failure.
-     *
-     * @param usage what the handler reported, or null: with {@code chargeAfter}, the request's cost
+     * Hears how a request that was let through ended: its response status, (measured here) how long the handler took,
+     * and the usage it reported ({@link dev.ratelimit.http.Usage#ATTRIBUTE}). Call it once per {@link #before} that was
+     * not a denial, after the handler, also when it threw; for a request that went asynchronous, once it completes. It
+     * gives back a {@code concurrency} admission's lease, and with {@code countStatus} or {@code chargeAfter} settles
+     * the admission in one round trip; it never throws for a Redis failure.
      */
     public void after(Admission admission, int status, Object usage) {
         if (admission.decision() == null) {
@@ -262,7 +251,6 @@ public final class RateLimitPipeline {
         return Collections.unmodifiableMap(tierLimiters);
     }
 
-    /** What this policy's traffic shows about its configuration, for the status page. */
     public TrafficChecks checks() {
         return checks;
     }
@@ -272,7 +260,6 @@ public final class RateLimitPipeline {
         return answer;
     }
 
-    /** The policy this pipeline applies. */
     public HttpPolicy policy() {
         return policy;
     }

@@ -58,27 +58,20 @@ public final class HttpPolicy {
         this.chargeAfter = groups.chargeAfter(rules, limiters.transport(), limiters.leases());
     }
 
-    /**
-     * Starts reading a policy whose own settings are named by a format, e.g. {@code init-param '%s'}.
-     */
+    /** Starts reading a policy whose own settings are named by a format, e.g. {@code init-param '%s'}. */
     public static PolicyReader parser(String labelFormat) {
         return new PolicyReader(name -> String.format(labelFormat, name));
     }
 
-    /**
-     * Starts reading a policy whose own settings are named by a function, for sources whose names
-     * differ from the settings' (annotation attributes).
-     */
+    /** Starts reading a policy whose settings are named by a function (annotation attributes: other names). */
     public static PolicyReader parser(Function<String, String> labels) {
         return new PolicyReader(labels);
     }
 
-    /** Which requests the policy limits, and as which client. */
     public PolicyRequests requests() {
         return requests;
     }
 
-    /** The limiters this policy runs (its rule's, or its {@code limits} entries', and each tier's), and how. */
     public PolicyLimiters limiters() {
         return limiters;
     }
@@ -106,7 +99,7 @@ public final class HttpPolicy {
         return waiting;
     }
 
-    /** Which answers count ({@code countStatus}), or null when all do. */
+    /** Null when all answers count. */
     public StatusMatcher countStatus() {
         return countStatus;
     }
@@ -120,7 +113,6 @@ public final class HttpPolicy {
         return statusCode;
     }
 
-    /** {@code denialBody} as read at startup, or null for the problem+json default. */
     public DenialBody denialBody() {
         return denialBody;
     }

@@ -20,11 +20,7 @@ final class MetricsBinding {
         this.module = module;
     }
 
-    /**
-     * @param kind {@code none} or {@code micrometer}, as {@link Settings#METRICS} parsed it
-     * @return null for {@code none}
-     * @throws IllegalArgumentException when the classes are missing, naming the setting and the jars
-     */
+    /** Null for {@code none}; missing classes throw, naming the setting as {@code label} says and the jars. */
     static MetricsBinding of(String kind, String label, ClassLoader loader) {
         if (!"micrometer".equals(kind)) {
             return null;

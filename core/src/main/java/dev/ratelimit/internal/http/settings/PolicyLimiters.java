@@ -52,12 +52,7 @@ public final class PolicyLimiters {
     /** Each tier's rule: the policy's rule at the tier's limit. */
     private final Map<String, Rule> tierRules;
 
-    /**
-     * Reads the settings of the limiters; the limiter's own cross-checks run now, rather than when
-     * the first request comes.
-     *
-     * @param rules the policy's rule, or one per {@code limits} entry
-     */
+    /** The limiter's own cross-checks run now, rather than when the first request comes. */
     PolicyLimiters(PolicyReader in, String policyName, List<Rule> rules, Tiers tiers) {
         this.policyName = policyName;
         this.rules = Immutable.copyOf(rules);
@@ -149,7 +144,6 @@ public final class PolicyLimiters {
         return failurePolicy;
     }
 
-    /** With {@code onRedisFailure=local}, the limit each node applies alone (default: the limit); otherwise null. */
     public Long localLimit() {
         return localLimit;
     }
@@ -163,12 +157,10 @@ public final class PolicyLimiters {
         return adaptive != null;
     }
 
-    /** {@code tracing=opentelemetry}: what the pipeline tells of each decision; null for {@code none}. */
     public DecisionTrace trace() {
         return trace;
     }
 
-    /** Whether the policy's counters are published as a JMX bean (default true). */
     public boolean jmx() {
         return jmx;
     }

@@ -35,11 +35,9 @@ public final class PolicyReader {
     }
 
     /**
-     * Webapp-wide defaults (e.g. context-params {@code ratelimit.<name>}, given here without the
-     * prefix: see {@link Settings#collect}), used for the settings the policy itself does not
-     * set. Called more than once, the earlier layer wins.
-     *
-     * @param labelFormat how errors name a default, e.g. {@code context-param 'ratelimit.%s'}
+     * Webapp-wide defaults (e.g. context-params {@code ratelimit.<name>}, without the prefix: {@link Settings#collect})
+     * for what the policy does not set; the earlier layer wins. Errors name one as {@code labelFormat} says, e.g.
+     * {@code context-param 'ratelimit.%s'}.
      */
     public PolicyReader defaults(Map<String, String> defaults, String labelFormat) {
         layers.add(Immutable.copyOf(defaults));
@@ -47,11 +45,7 @@ public final class PolicyReader {
         return this;
     }
 
-    /**
-     * The policy name when {@code policyName} is not set.
-     *
-     * @param origin what it is, for messages, e.g. {@code the filter-name}
-     */
+    /** The policy name when {@code policyName} is not set; {@code origin} names it, e.g. {@code the filter-name}. */
     public PolicyReader defaultPolicyName(String name, String origin) {
         this.defaultPolicyName = name;
         this.defaultPolicyNameOrigin = origin;
@@ -64,12 +58,7 @@ public final class PolicyReader {
         return this;
     }
 
-    /**
-     * Where {@code denialBody} is read from, e.g. {@link Webapp#resources()}; without it (JAX-RS
-     * outside a servlet container) {@code denialBody} is refused.
-     *
-     * @param resources a path's content, or null when there is none
-     */
+    /** Where {@code denialBody} is read from ({@link Webapp#resources()}); without it, denialBody is refused. */
     public PolicyReader resources(Function<String, InputStream> resources) {
         this.resources = resources;
         return this;
@@ -83,8 +72,8 @@ public final class PolicyReader {
 
     /**
      * @param own the policy's own values (init-params), which win over the defaults
-     * @throws IllegalArgumentException for an unknown name, a missing required setting or a bad
-     *     value, naming where it came from and showing the value
+     * @throws IllegalArgumentException for an unknown name, a missing required setting or a bad value, naming
+     *     where it came from and showing the value
      */
     public HttpPolicy parse(Map<String, String> own) {
         checkKnown(own.keySet(), labels);
@@ -153,7 +142,6 @@ public final class PolicyReader {
         return classLoader != null ? classLoader : Thread.currentThread().getContextClassLoader();
     }
 
-    /** Where {@code denialBody} is read from; null outside a webapp. */
     Function<String, InputStream> resources() {
         return resources;
     }

@@ -21,9 +21,8 @@ import java.util.List;
 /**
  * The settings an {@link HttpPolicy} reads together, each group into one value and checked against
  * each other: the rule (limit, window, algorithm, burst, cost, calendar), Redis, {@code limits},
- * {@code tiers}, {@code countStatus}, {@code maxDelay}, {@code chargeAfter} and the key resolver;
- * how the limiters decide is {@link PolicyLimiters}'.
- * Where each value comes from, and how messages name it, is {@link PolicyReader}'s.
+ * {@code tiers}, {@code countStatus}, {@code maxDelay}, {@code chargeAfter} and the key resolver; how the
+ * limiters decide is {@link PolicyLimiters}'. Where each value comes from, and its name in messages, is PolicyReader's.
  */
 final class SettingGroups {
     private final PolicyReader in;
@@ -76,9 +75,8 @@ final class SettingGroups {
     }
 
     /**
-     * The rule: {@code algorithm}, {@code limit} per {@code window}, {@code burst}, {@code cost}; or
-     * {@code limit} per {@code calendar} period in {@code timeZone}, which excludes {@code window} and
-     * counts as fixed-window.
+     * The rule: {@code algorithm}, {@code limit} per {@code window}, {@code burst}, {@code cost}; or {@code limit} per
+     * {@code calendar} period in {@code timeZone}, which excludes {@code window} and counts as fixed-window.
      */
     Rule rule() {
         ZoneId timeZone = in.get(Settings.TIME_ZONE);

@@ -23,11 +23,8 @@ public interface DecisionTrace extends RateLimitListener {
     /** One decision being made on the request's thread, between {@link #asking} and its end. */
     interface Asked {
         /**
-         * The policy decided the request ({@link #outcome} says it in one word).
-         *
-         * @param decision the limiter's decision
-         * @param refused whether the request is answered with the denial (false in a dry run)
-         * @param clientKey the client key as the limiter was given it, or null when it may be a secret
+         * The policy decided the request ({@link #outcome} says it in one word); {@code refused} false in a dry run;
+         * {@code clientKey} as the limiter was given it, or null when it may be a secret.
          */
         void decided(Decision decision, boolean refused, String clientKey);
 

@@ -22,13 +22,7 @@ public final class TracingBinding {
         this.module = module;
     }
 
-    /**
-     * @param kind {@code none} or {@code opentelemetry}, as {@link #kind} parsed it
-     * @param ownSpan {@code tracingSpan=own}: each decision gets a span of its own
-     * @param label the setting as the user wrote it, for the message: {@code init-param 'tracing'}
-     * @return null for {@code none}
-     * @throws IllegalArgumentException when the classes are missing, naming the setting and the jars
-     */
+    /** Null for {@code none}; missing classes throw, naming the setting as {@code label} says and the jars. */
     public static TracingBinding of(String kind, boolean ownSpan, String label, ClassLoader loader) {
         if (!"opentelemetry".equals(kind)) {
             return null;

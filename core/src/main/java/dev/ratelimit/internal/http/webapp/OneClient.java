@@ -37,14 +37,7 @@ public final class OneClient implements ClientOperations {
         limiters.addAll(tierLimiters.values());
     }
 
-    /**
-     * The state a request of the client would meet now in each of the policy's limiters (its own,
-     * then each tier's, by limiter name), read from Redis without taking anything. With
-     * {@code limits} the value must name the client of every dimension but {@code global}.
-     *
-     * @throws IllegalArgumentException when the value names no client of the policy, saying why
-     * @throws dev.ratelimit.RedisFailureException if Redis cannot be asked
-     */
+    /** Its own limiter's, then each tier's. With {@code limits} the value must name every dimension's but global. */
     @Override
     public Map<String, Decision> peek(String value) {
         if (policy.requests().dimensions() != null) {
@@ -58,16 +51,7 @@ public final class OneClient implements ClientOperations {
         return states;
     }
 
-    /**
-     * Forgets the client in every limiter of the policy, in Redis and in this node's memory of its
-     * denials, and logs it at INFO with {@code origin}. A {@code global} dimension keeps its count:
-     * it is every client's.
-     *
-     * @param origin who asked, and from where, for the log
-     * @return the names of the limiters that forgot it
-     * @throws IllegalArgumentException when the value names no client of the policy
-     * @throws dev.ratelimit.RedisFailureException if Redis cannot be asked
-     */
+    /** In every limiter of the policy, in Redis and in this node's denials; a global dimension keeps its count. */
     @Override
     public List<String> reset(String value, String origin) {
         List<String> names = new ArrayList<>();
@@ -97,9 +81,8 @@ public final class OneClient implements ClientOperations {
     /**
      * The client key the policy counts the client by, as its limiters are given it: a digest for a
      * secret part, an IPv6 network for an address; for {@code limits}, each entry's joined with
-     * {@code " + "}, as the status page names a client. Never the secret value itself.
-     *
-     * @throws IllegalArgumentException when the value names no client of the policy, saying why
+     * {@code " + "}, as the status page names a client. Never the secret value itself; a value that names no
+     * client of the policy throws, saying why.
      */
     public String keyOf(String value) {
         if (policy.requests().dimensions() == null) {

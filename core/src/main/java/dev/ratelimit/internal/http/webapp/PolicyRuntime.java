@@ -43,13 +43,8 @@ public final class PolicyRuntime implements AutoCloseable {
      * Connects the policy, readies Redis for its first requests (connections, scripts, overrides;
      * bounded, see {@link dev.ratelimit.RateLimiterBuilder#warmUp(boolean)}: a Redis that is down
      * now is met by {@code onRedisFailure}, not by a failed start) and publishes its JMX bean unless
-     * {@code jmx=false}.
-     *
-     * @param registry the webapp's shared Redis clients
-     * @param webapp the webapp's name in JMX: its context path, {@code /} for the root
-     * @throws IllegalArgumentException for settings only the Redis topology can refuse
-     *     (transactions on Cluster); nothing is left acquired
-     * @throws IllegalStateException if the JMX bean cannot be registered; nothing is left acquired
+     * {@code jmx=false}. An IllegalArgumentException for settings only the Redis topology can refuse (transactions
+     * on Cluster), or an IllegalStateException when the JMX bean cannot be registered, leaves nothing acquired.
      */
     public static PolicyRuntime start(HttpPolicy policy, RedisStoreRegistry registry, String webapp) {
         RedisStore store = registry.acquire(policy.redisSettings());

@@ -62,15 +62,8 @@ public final class Webapp {
     }
 
     /**
-     * A servlet context, given by its parts so that no servlet type is named here, with its
-     * resources, which {@code denialBody} is read from at startup.
-     *
-     * @param contextPath e.g. {@code /shop}, empty for the root webapp
-     * @param initParameterNames the context-param names
-     * @param initParameter a context-param's value
-     * @param getAttribute e.g. {@code context::getAttribute}
-     * @param setAttribute e.g. {@code context::setAttribute}
-     * @param resources e.g. {@code context::getResourceAsStream}: a path's content, null when missing
+     * A servlet context, given by its parts ({@code context::getAttribute}, ...) so that no servlet type is named
+     * here; {@code contextPath} empty for the root; its resources are what {@code denialBody} is read from.
      */
     public static Webapp of(String contextPath, Iterable<String> initParameterNames,
             Function<String, String> initParameter, Function<String, Object> getAttribute,
@@ -95,7 +88,6 @@ public final class Webapp {
         return new Webapp(new RedisStoreRegistry(), new Running(), jmxName, Collections.emptyMap(), null);
     }
 
-    /** The Redis clients its policies share. */
     public RedisStoreRegistry registry() {
         return registry;
     }
@@ -105,10 +97,7 @@ public final class Webapp {
         return defaults;
     }
 
-    /**
-     * Its resources ({@link PolicyReader#resources}), or null for an application outside any servlet
-     * container, which has none.
-     */
+    /** Its resources ({@link PolicyReader#resources}), or null outside any servlet container. */
     public Function<String, InputStream> resources() {
         return resources;
     }
@@ -129,11 +118,8 @@ public final class Webapp {
     }
 
     /**
-     * The policies a webapp runs now, in the order they started: what a status page shows. Only
-     * this webapp's, since the list is an attribute of its own servlet context.
-     *
-     * @param getAttribute the servlet context's attributes, e.g. {@code context::getAttribute}
-     * @return a copy; empty when no policy has started
+     * A copy of the policies a webapp runs now, in the order they started: what a status page shows. Only this
+     * webapp's, since the list is an attribute of its own servlet context ({@code context::getAttribute}).
      */
     public static List<PolicyRuntime> runningPolicies(Function<String, Object> getAttribute) {
         Object running = getAttribute.apply(RUNNING_ATTRIBUTE);
@@ -144,8 +130,6 @@ public final class Webapp {
      * Ends what a stopping webapp still runs: closes its policies (their JMX beans go, by the names
      * they were registered under, so another webapp with the same context path keeps its own) and
      * then its Redis clients. For frameworks that give their providers no end-of-life call.
-     *
-     * @param getAttribute the stopping servlet context's attributes
      */
     public static void stop(Function<String, Object> getAttribute) {
         Object running = getAttribute.apply(RUNNING_ATTRIBUTE);
