@@ -50,9 +50,10 @@ class RateLimitFilterFaultsIT {
     /** Scheduling on two shared cores, the HTTP round trip, a GC pause: what the bounds allow above Redis' own cost. */
     private static final long MARGIN_MILLIS = 400;
     /**
-     * What a wait bound allows above its design value: 60 requests through a container on two cores
-     * that other builds may share (a run measured 1,612 ms against a design bound of 900 ms under load,
-     * and 604-664 ms alone). The bound still proves that no request hangs on a dead Redis.
+     * What a wait bound allows above its design value and above the same burst's slowest request
+     * through a healthy network, measured just before (the container's own queueing on two cores
+     * that other builds may share: 604-664 ms for the faulted burst alone, 1,612 ms and 1,988 ms
+     * under load against a fixed bound). The bound still proves that no request hangs on a dead Redis.
      */
     private static final long WAIT_MARGIN_MILLIS = 1000;
     /** A call that fails: a wait for a pooled connection (60 requests, 32 connections), T, and the replacement's connect. */
@@ -152,6 +153,7 @@ class RateLimitFilterFaultsIT {
     private void throughFault(Kind kind, String onRedisFailure, Consumer<FaultProxy> fault, String name) throws Exception {
         URI app = deploy(kind, onRedisFailure, 32);
         assertExact(app, "before-" + name);
+        long healthy = slowest(fire(app, 60, "healthy-" + name));
 
         fault.accept(proxy);
         List<Answer> answers = fire(app, 60, name);
@@ -165,8 +167,10 @@ class RateLimitFilterFaultsIT {
             }
         }
         long slowest = slowest(answers);
-        System.out.printf("FAULT %s %s %s: slowest %d ms of %d%n", kind, name, onRedisFailure, slowest, answers.size());
-        assertThat(slowest).as("slowest request under %s", name).isLessThanOrEqualTo(FAULT_BOUND_MILLIS);
+        System.out.printf("FAULT %s %s %s: slowest %d ms of %d (healthy: %d ms)%n", kind, name, onRedisFailure, slowest,
+                answers.size(), healthy);
+        assertThat(slowest).as("slowest request under %s, healthy %d ms", name, healthy)
+                .isLessThanOrEqualTo(FAULT_BOUND_MILLIS + healthy);
 
         proxy.heal();
         Duration resumed = untilLimitingResumes(app);
@@ -215,6 +219,7 @@ class RateLimitFilterFaultsIT {
     void aSlowRedisAnsweringJustInsideTheTimeout(Kind kind) throws Exception {
         URI app = deploy(kind, "allow", 2);
         assertExact(app, "before-slow");
+        long healthy = slowest(fire(app, 12, "healthy-slow"));
         proxy.latency(Duration.ofMillis(T / 2 - 20));
         redis.client().scriptFlush();
         // The quiet check starts after a second without an answer: this wait sets up the PING.
@@ -226,9 +231,9 @@ class RateLimitFilterFaultsIT {
         long slowest = slowest(answers);
         long decided = answers.stream().filter(answer -> answer.response().headers().firstValue("RateLimit").isPresent())
                 .count();
-        System.out.printf("FAULT %s slow: slowest %d ms, %d of %d decided by Redis%n", kind, slowest, decided,
-                answers.size());
-        assertThat(slowest).as("slowest request").isLessThanOrEqualTo(SLOW_BOUND_MILLIS);
+        System.out.printf("FAULT %s slow: slowest %d ms (healthy: %d ms), %d of %d decided by Redis%n", kind, slowest,
+                healthy, decided, answers.size());
+        assertThat(slowest).as("slowest request, healthy %d ms", healthy).isLessThanOrEqualTo(SLOW_BOUND_MILLIS + healthy);
 
         proxy.heal();
         assertThat(untilLimitingResumes(app)).isLessThanOrEqualTo(RESUME_BOUND);
