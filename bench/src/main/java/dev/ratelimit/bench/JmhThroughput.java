@@ -11,6 +11,7 @@ import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
+import org.openjdk.jmh.runner.options.VerboseMode;
 
 /**
  * Runs the JMH benchmarks ({@link LimiterBenchmark}, {@link FloorBenchmark}, {@link ScriptBenchmark},
@@ -89,7 +90,9 @@ final class JmhThroughput {
                 .addProfiler(CpuPerDecisionProfiler.class)
                 .jvmArgsAppend("-D" + BenchRedis.URI_PROPERTY + "=" + redisUri, "-Xmx1g");
         if (smoke) {
-            options.forks(0).warmupIterations(0).measurementIterations(1).measurementTime(TimeValue.milliseconds(50));
+            // Silent: its figures mean nothing, and some thousand lines of them cost the build's log seconds.
+            options.forks(0).warmupIterations(0).measurementIterations(1).measurementTime(TimeValue.milliseconds(50))
+                    .verbosity(VerboseMode.SILENT);
         } else {
             options.forks(1).warmupIterations(1).warmupTime(TimeValue.seconds(1)).measurementIterations(2)
                     .measurementTime(TimeValue.seconds(2));
