@@ -29,7 +29,7 @@ record HttpRunShape(Duration firstWarmUp, Duration warmUp, Duration measure, int
      */
     static final List<String> SMOKE_JVM_OPTIONS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
     /** A smoke run's measured part per row: enough for some hundreds of requests. */
-    static final Duration SMOKE_MEASURE = Duration.ofMillis(200);
+    static final Duration SMOKE_MEASURE = Duration.ofMillis(100);
 
     HttpRunShape {
         if (rounds < 1 || measure.isZero() || measure.isNegative() || warmUp.isNegative()
