@@ -121,10 +121,18 @@ final class HttpBenchProcess implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        stop(process, in, "stop\n", 60);
+    }
+
+    /**
+     * Ends a child that reads commands on its standard input: writes {@code last} to it, closes it,
+     * and waits up to {@code seconds} for the child to exit before it kills it.
+     */
+    static void stop(Process process, Writer in, String last, long seconds) {
         try {
-            in.write("stop\n");
+            in.write(last);
             in.close();
-            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
                 process.destroyForcibly();
             }
         } catch (IOException e) {

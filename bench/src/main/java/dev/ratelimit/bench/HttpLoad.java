@@ -276,20 +276,9 @@ abstract class HttpLoad implements AutoCloseable {
 
         @Override
         public void close() throws IOException {
-            if (process == null) {
-                return;
-            }
-            try {
+            if (process != null) {
                 // The end of its input ends it.
-                in.close();
-                if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                    process.destroyForcibly();
-                }
-            } catch (IOException e) {
-                process.destroyForcibly();
-            } catch (InterruptedException e) {
-                process.destroyForcibly();
-                Thread.currentThread().interrupt();
+                HttpBenchProcess.stop(process, in, "", 10);
             }
         }
     }
