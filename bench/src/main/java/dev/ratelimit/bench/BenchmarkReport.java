@@ -91,7 +91,7 @@ public final class BenchmarkReport {
             throws Exception {
         String generator = System.getProperty(HttpLoad.PROPERTY, "");
         HttpBench.Report report;
-        try (HttpLoad load = HttpLoad.choose(generator.isBlank() ? "auto" : generator)) {
+        try (HttpLoad load = HttpLoad.choose(generator.isBlank() ? "auto" : generator, smoke)) {
             report = new HttpBench(redisUri, HttpRunShape.fromSystemProperties(smoke)).report(load, command);
         }
         if (profiles != null && !report.profiles().isEmpty()) {

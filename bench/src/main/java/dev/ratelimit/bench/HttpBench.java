@@ -172,13 +172,13 @@ final class HttpBench {
         List<Row> rows;
         List<JfrTopFrames.Summary> profiles = List.of();
         Map<String, Row> generators = new LinkedHashMap<>();
-        try (HttpBenchProcess server = HttpBenchProcess.start(setups)) {
+        try (HttpBenchProcess server = HttpBenchProcess.start(setups, shape.smoke())) {
             rows = runAll(server, setups, load);
             if (shape.profile()) {
                 profiles = profileAll(server, setups, load);
             }
             for (String kind : HttpLoad.wrkAvailable() ? List.of("wrk", "java") : List.of("java")) {
-                try (HttpLoad other = HttpLoad.choose(kind)) {
+                try (HttpLoad other = HttpLoad.choose(kind, shape.smoke())) {
                     generators.put(other.describe(), run(server, setups, 0, other));
                 }
             }

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * The benchmark's side of an {@link HttpBenchServer} JVM: starts it with one webapp per setup and
@@ -42,10 +43,18 @@ final class HttpBenchProcess implements AutoCloseable {
         this.port = Integer.parseInt(answer("port=").substring("port=".length()));
     }
 
-    static HttpBenchProcess start(List<HttpBench.Setup> setups) throws IOException {
+    /**
+     * A smoke run's server ({@link HttpRunShape#SMOKE_JVM_OPTIONS}): its figures mean nothing, and it
+     * profiles nothing. Its heap need not be fixed, only large enough for every webapp.
+     */
+    static final List<String> SMOKE_JVM_OPTIONS = Stream.concat(
+            HttpRunShape.SMOKE_JVM_OPTIONS.stream(), Stream.of("-Xmx512m")).toList();
+
+    /** Starts the server with every setup, on {@link #SMOKE_JVM_OPTIONS} if {@code smoke}, else {@link #JVM_OPTIONS}. */
+    static HttpBenchProcess start(List<HttpBench.Setup> setups, boolean smoke) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(JVM_OPTIONS);
+        command.addAll(smoke ? SMOKE_JVM_OPTIONS : JVM_OPTIONS);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(HttpBenchServer.class.getName());
@@ -112,10 +121,18 @@ final class HttpBenchProcess implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        stop(process, in, "stop\n", 60);
+    }
+
+    /**
+     * Ends a child that reads commands on its standard input: writes {@code last} to it, closes it,
+     * and waits up to {@code seconds} for the child to exit before it kills it.
+     */
+    static void stop(Process process, Writer in, String last, long seconds) {
         try {
-            in.write("stop\n");
+            in.write(last);
             in.close();
-            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
                 process.destroyForcibly();
             }
         } catch (IOException e) {

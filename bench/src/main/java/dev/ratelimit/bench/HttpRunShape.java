@@ -1,12 +1,16 @@
 package dev.ratelimit.bench;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
  * How long an HTTP run loads each row: the warm-up round, each row's own warm-up and measured part
- * per round, the rounds, and whether every row is profiled after them.
+ * per round, the rounds, and whether every row is profiled after them; and whether it is a smoke
+ * run, whose child JVMs then run light ({@link #SMOKE_JVM_OPTIONS}) and whose rows share one
+ * generator process ({@link HttpLoad.SharedJvm}).
  */
-record HttpRunShape(Duration firstWarmUp, Duration warmUp, Duration measure, int rounds, boolean profile) {
+record HttpRunShape(Duration firstWarmUp, Duration warmUp, Duration measure, int rounds, boolean profile,
+        boolean smoke) {
     /** System properties that override the full run's shape (see {@link #fromSystemProperties}). */
     static final String FIRST_WARM_UP_PROPERTY = "bench.http.firstWarmUp";
     static final String WARM_UP_PROPERTY = "bench.http.warmUp";
@@ -18,6 +22,14 @@ record HttpRunShape(Duration firstWarmUp, Duration warmUp, Duration measure, int
     static final Duration WARM_UP = Duration.ofSeconds(3);
     static final Duration MEASURE = Duration.ofSeconds(5);
     static final int ROUNDS = 3;
+    /**
+     * A smoke run's child JVMs (the server, the generator): C1 and the serial collector, as the root
+     * pom's {@code argLine} runs the build's test JVMs (30–50 % less CPU there). The figures of a smoke
+     * run mean nothing; a full run's JVMs keep their options.
+     */
+    static final List<String> SMOKE_JVM_OPTIONS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+    /** A smoke run's measured part per row: enough for some hundreds of requests. */
+    static final Duration SMOKE_MEASURE = Duration.ofMillis(100);
 
     HttpRunShape {
         if (rounds < 1 || measure.isZero() || measure.isNegative() || warmUp.isNegative()
@@ -29,18 +41,19 @@ record HttpRunShape(Duration firstWarmUp, Duration warmUp, Duration measure, int
     }
 
     /**
-     * A full run, or a smoke run (one round, no warm-up, a second per row) that only proves it works.
+     * A full run, or a smoke run (one round, no warm-up, {@link #SMOKE_MEASURE} per row) that only proves it works.
      * The system properties {@value #FIRST_WARM_UP_PROPERTY}, {@value #WARM_UP_PROPERTY} and
      * {@value #MEASURE_PROPERTY} (seconds, or ISO-8601 such as {@code PT8S}) and
      * {@value #ROUNDS_PROPERTY} override the full run's shape.
      */
     static HttpRunShape fromSystemProperties(boolean smoke) {
         if (smoke) {
-            return new HttpRunShape(Duration.ZERO, Duration.ZERO, Duration.ofSeconds(1), 1, false);
+            return new HttpRunShape(Duration.ZERO, Duration.ZERO, SMOKE_MEASURE, 1, false, true);
         }
         String rounds = System.getProperty(ROUNDS_PROPERTY);
         return new HttpRunShape(duration(FIRST_WARM_UP_PROPERTY, FIRST_WARM_UP), duration(WARM_UP_PROPERTY, WARM_UP),
-                duration(MEASURE_PROPERTY, MEASURE), blank(rounds) ? ROUNDS : Integer.parseInt(rounds.trim()), true);
+                duration(MEASURE_PROPERTY, MEASURE), blank(rounds) ? ROUNDS : Integer.parseInt(rounds.trim()), true,
+                false);
     }
 
     /** Whether a property is unset: Maven forwards the ones it was not given as empty. */

@@ -1,6 +1,8 @@
 package dev.ratelimit.bench;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -33,7 +35,8 @@ import java.util.function.Consumer;
  * answers other than 200 and {@code cpuSeconds} is this JVM's own CPU time over the measured part.
  * A request counts when it was sent and answered within the measured part.
  *
- * <p>{@code LoadGenerator <uri> <connections> <threads> <clients> <warm-up ms> <measure ms>}
+ * <p>{@code LoadGenerator <uri> <connections> <threads> <clients> <warm-up ms> <measure ms>}, or
+ * {@code LoadGenerator} alone and one such line of arguments per load on standard input.
  */
 public final class LoadGenerator {
     /** Printed when the measured part starts. */
@@ -45,12 +48,29 @@ public final class LoadGenerator {
     }
 
     /**
-     * Runs the load and prints what it measured (see the class comment).
+     * Runs the load and prints what it measured (see the class comment). Without arguments it runs one
+     * load per line of standard input, each line the six arguments separated by spaces, until the input
+     * ends: one process for many rows, as a smoke run uses it ({@link HttpLoad.SharedJvm}).
      *
-     * @param args uri, connections, threads, clients, warm-up and measured milliseconds
+     * @param args uri, connections, threads, clients, warm-up and measured milliseconds; or none
      * @throws Exception when the server cannot be reached or answers what this generator cannot read
      */
     public static void main(String[] args) throws Exception {
+        if (args.length > 0) {
+            load(args);
+            return;
+        }
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line;
+        while ((line = in.readLine()) != null) {
+            if (!line.isBlank()) {
+                load(line.trim().split(" "));
+            }
+        }
+    }
+
+    /** One load, its arguments those of {@link #main}: its lines, the figures last. */
+    private static void load(String[] args) throws Exception {
         if (args.length != 6) {
             throw new IllegalArgumentException(
                     "usage: LoadGenerator <uri> <connections> <threads> <clients> <warm-up ms> <measure ms>");
@@ -105,6 +125,7 @@ public final class LoadGenerator {
         System.out.printf(Locale.ROOT, "requests=%d seconds=%.3f p50us=%d p99us=%d errors=%d cpuSeconds=%.3f%n",
                 latencies.count(), measureNanos / 1e9, latencies.percentileMicros(0.50),
                 latencies.percentileMicros(0.99), errors, cpu / 1e9);
+        System.out.flush();
     }
 
     /** One GET per client, formatted once: what goes on the wire, byte for byte. */

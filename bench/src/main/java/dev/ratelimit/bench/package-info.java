@@ -21,7 +21,9 @@
  * own NIO generator in a JVM of its own; on a two-core machine both cost 10–13 µs of CPU per
  * request. After the measured rounds every row runs once more under a JFR recording of the server
  * ({@link dev.ratelimit.bench.JfrTopFrames}), whose summary goes to BENCHMARKS-profile.md beside
- * the report. System properties, given to Maven as {@code -D…} (the pom forwards them to the
+ * the report. A smoke run (and {@code BenchmarkSmokeIT} in the build) only proves that every row
+ * answers: 100 ms per row, every row loaded from one generator JVM, its child JVMs on C1 with the
+ * serial collector. System properties, given to Maven as {@code -D…} (the pom forwards them to the
  * benchmark's JVM; empty or absent means the default):
  * <ul>
  *   <li>{@code bench.http.generator}: {@code auto} (default), {@code wrk} or {@code java};</li>
