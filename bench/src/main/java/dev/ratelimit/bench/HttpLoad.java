@@ -4,8 +4,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
-import java.io.OutputStreamWriter;
-import java.io.Writer;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -59,19 +57,19 @@ abstract class HttpLoad implements AutoCloseable {
 
     /**
      * The generator {@code wanted} names: {@code auto} takes wrk when it is on the PATH, else the
-     * JVM one. A smoke run takes the JVM one for {@code auto} too, and runs it as {@link SharedJvm}:
+     * JVM one. A smoke run takes the JVM one for {@code auto} too, and runs it as {@link GeneratorJvm.Shared}:
      * wrk counts time in whole seconds, and a smoke run's rows need only a fraction of one.
      *
      * @throws IllegalArgumentException when {@code wanted} is unknown, or is {@code wrk} and wrk is not on the PATH
      */
     static HttpLoad choose(String wanted, boolean smoke) throws IOException, InterruptedException {
         if (smoke && (wanted.equals("auto") || wanted.equals("java"))) {
-            return new SharedJvm();
+            return new GeneratorJvm.Shared();
         }
         Path wrk = onPath("wrk");
         switch (wanted) {
             case "auto":
-                return wrk != null ? new Wrk(wrk) : new Jvm();
+                return wrk != null ? new Wrk(wrk) : new GeneratorJvm.PerRun();
             case "wrk":
                 if (wrk == null) {
                     throw new IllegalArgumentException("-D" + PROPERTY + "=wrk, but wrk is not on the PATH "
@@ -79,7 +77,7 @@ abstract class HttpLoad implements AutoCloseable {
                 }
                 return new Wrk(wrk);
             case "java":
-                return new Jvm();
+                return new GeneratorJvm.PerRun();
             default:
                 throw new IllegalArgumentException("-D" + PROPERTY + " must be auto, wrk or java, but was '"
                         + wanted + "'");
@@ -190,119 +188,6 @@ abstract class HttpLoad implements AutoCloseable {
         }
     }
 
-    /** {@link LoadGenerator} in a JVM of its own. */
-    static final class Jvm extends HttpLoad {
-        @Override
-        String describe() {
-            return "`LoadGenerator` (NIO, in a JVM of its own), " + THREADS + " threads, " + CONNECTIONS
-                    + " connections";
-        }
-
-        @Override
-        Result run(URI uri, int clients, Duration warmUp, Duration measure, Meter meter) throws Exception {
-            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            // It allocates next to nothing while it runs: the smallest collector and heap leave the
-            // cores to the server.
-            List<String> command = List.of(java, "-XX:+UseSerialGC", "-Xmx128m", "-cp",
-                    System.getProperty("java.class.path"), LoadGenerator.class.getName(), uri.toString(),
-                    Integer.toString(CONNECTIONS), Integer.toString(THREADS), Integer.toString(clients),
-                    Long.toString(warmUp.toMillis()), Long.toString(measure.toMillis()));
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            List<String> lines = new ArrayList<>();
-            boolean measuring = false;
-            try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = out.readLine()) != null) {
-                    lines.add(line);
-                    measuring = meter(line, meter, measuring);
-                }
-            }
-            exited(process, command, lines);
-            return generatorResult(lines);
-        }
-    }
-
-    /**
-     * {@link LoadGenerator} for a smoke run, whose figures mean nothing: one JVM for every run, each run
-     * a line on its standard input, on C1 with the serial collector and a small heap
-     * ({@link HttpRunShape#SMOKE_JVM_OPTIONS}), as the build's test JVMs. Still a process of its own:
-     * a generator inside the server's JVM would measure itself.
-     */
-    static final class SharedJvm extends HttpLoad {
-        private final List<String> command = new ArrayList<>();
-        /** Started by the first run. */
-        private Process process;
-        private BufferedReader out;
-        private Writer in;
-
-        SharedJvm() {
-            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            command.addAll(HttpRunShape.SMOKE_JVM_OPTIONS);
-            command.addAll(List.of("-Xmx128m", "-cp", System.getProperty("java.class.path"),
-                    LoadGenerator.class.getName()));
-        }
-
-        @Override
-        String describe() {
-            return "`LoadGenerator` (NIO, one JVM of its own for every row), " + THREADS + " threads, " + CONNECTIONS
-                    + " connections";
-        }
-
-        @Override
-        Result run(URI uri, int clients, Duration warmUp, Duration measure, Meter meter) throws Exception {
-            if (process == null) {
-                process = new ProcessBuilder(command).redirectErrorStream(true).start();
-                out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-                in = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
-            }
-            in.write(uri + " " + CONNECTIONS + " " + THREADS + " " + clients + " " + warmUp.toMillis() + " "
-                    + measure.toMillis() + "\n");
-            in.flush();
-            List<String> lines = new ArrayList<>();
-            boolean measuring = false;
-            String line;
-            while ((line = out.readLine()) != null) {
-                lines.add(line);
-                measuring = meter(line, meter, measuring);
-                if (line.startsWith("requests=")) {
-                    return generatorResult(lines);
-                }
-            }
-            // It ended without its figures: a failure, whose exit code and output say what.
-            exited(process, command, lines);
-            return generatorResult(lines);
-        }
-
-        @Override
-        public void close() throws IOException {
-            if (process != null) {
-                // The end of its input ends it.
-                HttpBenchProcess.stop(process, in, "", 10);
-            }
-        }
-    }
-
-    /** Tells {@code meter} what a LoadGenerator's {@code line} says, if anything: whether it is measuring after it. */
-    private static boolean meter(String line, Meter meter, boolean measuring) throws IOException {
-        if (line.equals(LoadGenerator.MEASURING)) {
-            meter.start();
-            return true;
-        }
-        if (line.equals(LoadGenerator.MEASURED) && measuring) {
-            meter.stop();
-            return false;
-        }
-        return measuring;
-    }
-
-    /** What a LoadGenerator printed, its figures on the last line that has any. */
-    private static Result generatorResult(List<String> lines) {
-        Map<String, Double> figures = figures(lines);
-        return new Result(figures.get("requests").longValue(), figures.get("seconds"), figures.get("p50us"),
-                figures.get("p99us"), figures.get("errors").longValue(), figures.get("cpuSeconds"));
-    }
-
     /** Every line a child printed, once it has exited; {@code mustSucceed}: fail unless it exited with 0. */
     private static List<String> output(List<String> command, boolean mustSucceed)
             throws IOException, InterruptedException {
@@ -324,7 +209,7 @@ abstract class HttpLoad implements AutoCloseable {
         return lines;
     }
 
-    private static void exited(Process process, List<String> command, List<String> lines) throws InterruptedException {
+    static void exited(Process process, List<String> command, List<String> lines) throws InterruptedException {
         if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
             process.destroyForcibly();
             throw new IllegalStateException(command.get(0) + " failed:\n"

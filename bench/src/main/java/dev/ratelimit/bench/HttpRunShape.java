@@ -7,7 +7,7 @@ import java.util.List;
  * How long an HTTP run loads each row: the warm-up round, each row's own warm-up and measured part
  * per round, the rounds, and whether every row is profiled after them; and whether it is a smoke
  * run, whose child JVMs then run light ({@link #SMOKE_JVM_OPTIONS}) and whose rows share one
- * generator process ({@link HttpLoad.SharedJvm}).
+ * generator process ({@link GeneratorJvm.Shared}).
  */
 record HttpRunShape(Duration firstWarmUp, Duration warmUp, Duration measure, int rounds, boolean profile,
         boolean smoke) {

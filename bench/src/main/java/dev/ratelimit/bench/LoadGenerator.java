@@ -1,20 +1,13 @@
 package dev.ratelimit.bench;
 
 import java.io.BufferedReader;
-import java.io.IOException;
 import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
 import java.net.URI;
-import java.nio.ByteBuffer;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
-import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 
 /**
  * The HTTP benchmark's own load generator, for machines without {@code wrk}: {@link HttpBench} runs
@@ -50,7 +43,7 @@ public final class LoadGenerator {
     /**
      * Runs the load and prints what it measured (see the class comment). Without arguments it runs one
      * load per line of standard input, each line the six arguments separated by spaces, until the input
-     * ends: one process for many rows, as a smoke run uses it ({@link HttpLoad.SharedJvm}).
+     * ends: one process for many rows, as a smoke run uses it ({@link GeneratorJvm.Shared}).
      *
      * @param args uri, connections, threads, clients, warm-up and measured milliseconds; or none
      * @throws Exception when the server cannot be reached or answers what this generator cannot read
@@ -86,14 +79,14 @@ public final class LoadGenerator {
         InetSocketAddress address = new InetSocketAddress(uri.getHost(), uri.getPort());
         long measureFrom = System.nanoTime() + warmUpNanos;
         long measureUntil = measureFrom + measureNanos;
-        Worker[] workers = new Worker[threads];
+        LoadWorker[] workers = new LoadWorker[threads];
         for (int t = 0; t < threads; t++) {
             // Connections split as evenly as they go; each thread starts its clients at its own offset.
             int own = connections / threads + (t < connections % threads ? 1 : 0);
-            workers[t] = new Worker(address, own, requests, (int) ((long) t * clients / threads), measureFrom,
+            workers[t] = new LoadWorker(address, own, requests, (int) ((long) t * clients / threads), measureFrom,
                     measureUntil);
         }
-        for (Worker worker : workers) {
+        for (LoadWorker worker : workers) {
             worker.connect();
         }
         for (int t = 0; t < threads; t++) {
@@ -113,7 +106,7 @@ public final class LoadGenerator {
 
         LatencyHistogram latencies = new LatencyHistogram();
         long errors = 0;
-        for (Worker worker : workers) {
+        for (LoadWorker worker : workers) {
             worker.stop();
             worker.thread.join(TimeUnit.SECONDS.toMillis(10));
             if (worker.failure != null) {
@@ -149,172 +142,5 @@ public final class LoadGenerator {
     private static long processCpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
                 .getProcessCpuTime();
-    }
-
-    /** One thread's connections and what it measured; only its own thread touches them while it runs. */
-    private static final class Worker implements Runnable {
-        private final InetSocketAddress address;
-        private final Connection[] connections;
-        private final byte[][] requests;
-        private final long measureFrom;
-        private final long measureUntil;
-        private final LatencyHistogram latencies = new LatencyHistogram();
-        /** Bound once: {@code Selector.select(Consumer)} then needs no iterator per wake-up. */
-        private final Consumer<SelectionKey> onReady = this::onReady;
-        private final Selector selector;
-        private int nextClient;
-        private long errors;
-        private volatile boolean stopped;
-        private Exception failure;
-        private Thread thread;
-
-        Worker(InetSocketAddress address, int connections, byte[][] requests, int firstClient, long measureFrom,
-                long measureUntil) throws IOException {
-            this.address = address;
-            this.connections = new Connection[connections];
-            this.requests = requests;
-            this.nextClient = firstClient;
-            this.measureFrom = measureFrom;
-            this.measureUntil = measureUntil;
-            this.selector = Selector.open();
-        }
-
-        void connect() throws IOException {
-            for (int c = 0; c < connections.length; c++) {
-                connections[c] = new Connection();
-                open(connections[c]);
-            }
-        }
-
-        void stop() {
-            stopped = true;
-            selector.wakeup();
-        }
-
-        @Override
-        public void run() {
-            try {
-                for (Connection connection : connections) {
-                    send(connection);
-                }
-                while (!stopped) {
-                    selector.select(onReady, 100);
-                }
-            } catch (Exception e) {
-                failure = e;
-            } finally {
-                for (Connection connection : connections) {
-                    close(connection);
-                }
-                try {
-                    selector.close();
-                } catch (IOException e) {
-                    // The process ends next: nothing to do about a selector that would not close.
-                }
-            }
-        }
-
-        private void onReady(SelectionKey key) {
-            Connection connection = (Connection) key.attachment();
-            try {
-                if (key.isWritable()) {
-                    flush(connection);
-                }
-                if (key.isReadable()) {
-                    read(connection);
-                }
-            } catch (IOException e) {
-                reconnect(connection, e);
-            }
-        }
-
-        /**
-         * The server closed a connection (a keep-alive limit, or a reset after its last answer): the
-         * request in flight is lost and not counted, and a new connection takes its place.
-         */
-        private void reconnect(Connection connection, IOException cause) {
-            close(connection);
-            if (stopped) {
-                return;
-            }
-            try {
-                open(connection);
-                send(connection);
-            } catch (IOException e) {
-                e.addSuppressed(cause);
-                throw new IllegalStateException("cannot reconnect to " + address, e);
-            }
-        }
-
-        private void open(Connection connection) throws IOException {
-            SocketChannel channel = SocketChannel.open(address);
-            channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            channel.configureBlocking(false);
-            connection.channel = channel;
-            connection.key = channel.register(selector, SelectionKey.OP_READ, connection);
-            connection.answer.reset();
-        }
-
-        private void send(Connection connection) throws IOException {
-            ByteBuffer out = connection.out;
-            out.clear();
-            out.put(requests[nextClient]);
-            out.flip();
-            if (++nextClient == requests.length) {
-                nextClient = 0;
-            }
-            connection.sentAt = System.nanoTime();
-            flush(connection);
-        }
-
-        private void flush(Connection connection) throws IOException {
-            connection.channel.write(connection.out);
-            // A request is about a hundred bytes and almost always leaves in one write; if not, the
-            // selector says when the rest can go.
-            connection.key.interestOps(connection.out.hasRemaining()
-                    ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ);
-        }
-
-        private void read(Connection connection) throws IOException {
-            int read = connection.channel.read(connection.answer.buffer);
-            if (read < 0) {
-                reconnect(connection, new IOException("the server closed the connection"));
-                return;
-            }
-            int status = connection.answer.complete();
-            if (status == 0) {
-                return;
-            }
-            long answered = System.nanoTime();
-            if (connection.sentAt - measureFrom >= 0 && answered - measureUntil <= 0) {
-                latencies.record(answered - connection.sentAt);
-                if (status != 200) {
-                    errors++;
-                }
-            }
-            if (!stopped) {
-                send(connection);
-            }
-        }
-
-        private static void close(Connection connection) {
-            if (connection == null || connection.channel == null) {
-                return;
-            }
-            try {
-                connection.channel.close();
-            } catch (IOException e) {
-                // Closing a socket that failed: nothing left to save.
-            }
-        }
-    }
-
-    /** One keep-alive connection: its request buffer, the answer being read, when the request left. */
-    private static final class Connection {
-        final ByteBuffer out = ByteBuffer.allocateDirect(1024);
-        final ResponseReader answer = new ResponseReader();
-        SocketChannel channel;
-        SelectionKey key;
-        long sentAt;
     }
 }

@@ -1,0 +1,133 @@
+package dev.ratelimit.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** {@link LoadGenerator} as the HTTP bench's load: in a JVM of its own per run, or one JVM for every run of a smoke run. */
+final class GeneratorJvm {
+    private GeneratorJvm() {
+    }
+
+    /** {@link LoadGenerator} in a JVM of its own. */
+    static final class PerRun extends HttpLoad {
+        @Override
+        String describe() {
+            return "`LoadGenerator` (NIO, in a JVM of its own), " + HttpLoad.THREADS + " threads, " + HttpLoad.CONNECTIONS
+                    + " connections";
+        }
+
+        @Override
+        Result run(URI uri, int clients, Duration warmUp, Duration measure, Meter meter) throws Exception {
+            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            // It allocates next to nothing while it runs: the smallest collector and heap leave the
+            // cores to the server.
+            List<String> command = List.of(java, "-XX:+UseSerialGC", "-Xmx128m", "-cp",
+                    System.getProperty("java.class.path"), LoadGenerator.class.getName(), uri.toString(),
+                    Integer.toString(HttpLoad.CONNECTIONS), Integer.toString(HttpLoad.THREADS), Integer.toString(clients),
+                    Long.toString(warmUp.toMillis()), Long.toString(measure.toMillis()));
+            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            List<String> lines = new ArrayList<>();
+            boolean measuring = false;
+            try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = out.readLine()) != null) {
+                    lines.add(line);
+                    measuring = meter(line, meter, measuring);
+                }
+            }
+            HttpLoad.exited(process, command, lines);
+            return generatorResult(lines);
+        }
+    }
+
+    /**
+     * {@link LoadGenerator} for a smoke run, whose figures mean nothing: one JVM for every run, each run
+     * a line on its standard input, on C1 with the serial collector and a small heap
+     * ({@link HttpRunShape#SMOKE_JVM_OPTIONS}), as the build's test JVMs. Still a process of its own:
+     * a generator inside the server's JVM would measure itself.
+     */
+    static final class Shared extends HttpLoad {
+        private final List<String> command = new ArrayList<>();
+        /** Started by the first run. */
+        private Process process;
+        private BufferedReader out;
+        private Writer in;
+
+        Shared() {
+            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            command.addAll(HttpRunShape.SMOKE_JVM_OPTIONS);
+            command.addAll(List.of("-Xmx128m", "-cp", System.getProperty("java.class.path"),
+                    LoadGenerator.class.getName()));
+        }
+
+        @Override
+        String describe() {
+            return "`LoadGenerator` (NIO, one JVM of its own for every row), " + HttpLoad.THREADS + " threads, " + HttpLoad.CONNECTIONS
+                    + " connections";
+        }
+
+        @Override
+        Result run(URI uri, int clients, Duration warmUp, Duration measure, Meter meter) throws Exception {
+            if (process == null) {
+                process = new ProcessBuilder(command).redirectErrorStream(true).start();
+                out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+                in = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+            }
+            in.write(uri + " " + HttpLoad.CONNECTIONS + " " + HttpLoad.THREADS + " " + clients + " " + warmUp.toMillis() + " "
+                    + measure.toMillis() + "\n");
+            in.flush();
+            List<String> lines = new ArrayList<>();
+            boolean measuring = false;
+            String line;
+            while ((line = out.readLine()) != null) {
+                lines.add(line);
+                measuring = meter(line, meter, measuring);
+                if (line.startsWith("requests=")) {
+                    return generatorResult(lines);
+                }
+            }
+            // It ended without its figures: a failure, whose exit code and output say what.
+            HttpLoad.exited(process, command, lines);
+            return generatorResult(lines);
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (process != null) {
+                // The end of its input ends it.
+                HttpBenchProcess.stop(process, in, "", 10);
+            }
+        }
+    }
+
+    /** Tells {@code meter} what a LoadGenerator's {@code line} says, if anything: whether it is measuring after it. */
+    private static boolean meter(String line, HttpLoad.Meter meter, boolean measuring) throws IOException {
+        if (line.equals(LoadGenerator.MEASURING)) {
+            meter.start();
+            return true;
+        }
+        if (line.equals(LoadGenerator.MEASURED) && measuring) {
+            meter.stop();
+            return false;
+        }
+        return measuring;
+    }
+
+    /** What a LoadGenerator printed, its figures on the last line that has any. */
+    private static HttpLoad.Result generatorResult(List<String> lines) {
+        Map<String, Double> figures = HttpLoad.figures(lines);
+        return new HttpLoad.Result(figures.get("requests").longValue(), figures.get("seconds"), figures.get("p50us"),
+                figures.get("p99us"), figures.get("errors").longValue(), figures.get("cpuSeconds"));
+    }
+}
