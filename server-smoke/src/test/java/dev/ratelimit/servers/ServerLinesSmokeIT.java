@@ -80,19 +80,12 @@ class ServerLinesSmokeIT {
             AclUsers.create(redis, user(line, "readme"), PASSWORD, "+@all");
             AclUsers.create(redis, user(line, "lifecycle"), PASSWORD, "+@all");
         }
-        // README's quick start builds its jars while the servers start: javax, then jakarta.
+        // README's quick start jars, built by its command in module quick-start: there before any server starts.
         QuickStart quickStart = QuickStart.fromReadme();
-        CompletableFuture<Map<Namespace, Path>> quickStartLibs = CompletableFuture.supplyAsync(() -> {
-            Map<Namespace, Path> libs = new EnumMap<>(Namespace.class);
-            try {
-                for (Namespace namespace : Namespace.values()) {
-                    libs.put(namespace, quickStart.buildLib(namespace, bases.resolve("quick-start")));
-                }
-            } catch (IOException | InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-            return libs;
-        });
+        Map<Namespace, Path> quickStartLibs = new EnumMap<>(Namespace.class);
+        for (Namespace namespace : QUICK_START_SERVERS.values()) {
+            quickStartLibs.put(namespace, QuickStart.builtLib(namespace));
+        }
         ExecutorService starter = Executors.newFixedThreadPool(ServerLine.values().length);
         try {
             Map<ServerLine, Future<StandaloneServer>> starting = new EnumMap<>(ServerLine.class);
@@ -148,12 +141,11 @@ class ServerLinesSmokeIT {
                         .contextParam(KEY_PREFIX, redis.key(line.name() + ":servlet30:")));
             }
         }
-        Map<Namespace, Path> libs = quickStartLibs.join();
         for (Map.Entry<ServerLine, Namespace> target : QUICK_START_SERVERS.entrySet()) {
             Namespace namespace = target.getValue();
             StandaloneServer server = servers.get(target.getKey());
             // The one change to README's web.xml: a key prefix of this run's own, as every app here has.
-            Path war = quickStart.writeWar(server.staging(), "quickstart", namespace, libs.get(namespace));
+            Path war = quickStart.writeWar(server.staging(), "quickstart", namespace, quickStartLibs.get(namespace));
             Path webXml = war.resolve("WEB-INF/web.xml");
             String written = Files.readString(webXml);
             String header = written.lines().filter(line -> line.startsWith("<web-app ")).findFirst().orElseThrow();
@@ -354,8 +346,9 @@ class ServerLinesSmokeIT {
     }
 
     /**
-     * Issue 39: README's quick start, followed as written: its build command filled {@code lib/}
-     * with exactly the jars README lists, its web.xml deployed with them into the servers it names
+     * Issue 39: README's quick start, followed as written: its build command (run by module
+     * quick-start) filled {@code lib/} with exactly the jars README lists, its web.xml deployed with
+     * them into the servers it names
      * (Tomcat 9, Jetty 12), and the sixth request of a client is refused with {@code Retry-After},
      * answered as README shows.
      */
