@@ -68,7 +68,7 @@ final class QuickStart {
      * quick-start runs the command ({@code QuickStartBuildIT}) and leaves it in its target directory.
      */
     static Path builtLib(Namespace namespace) throws IOException {
-        Path libs = Path.of(System.getProperty("ratelimit.smoke.quickStartLibs"));
+        Path libs = Path.of(System.getProperty("ratelimit.smoke.quickStartLibs")).normalize();
         Path lib = libs.resolve("lib-" + namespace.name().toLowerCase(Locale.ROOT));
         assertThat(Files.isDirectory(lib) && !names(lib).isEmpty())
                 .as("README's quick start jars for %s in %s: module quick-start builds them in its integration test"

@@ -83,7 +83,7 @@ class ServerLinesSmokeIT {
         // README's quick start jars, built by its command in module quick-start: there before any server starts.
         QuickStart quickStart = QuickStart.fromReadme();
         Map<Namespace, Path> quickStartLibs = new EnumMap<>(Namespace.class);
-        for (Namespace namespace : QUICK_START_SERVERS.values()) {
+        for (Namespace namespace : Namespace.values()) {
             quickStartLibs.put(namespace, QuickStart.builtLib(namespace));
         }
         ExecutorService starter = Executors.newFixedThreadPool(ServerLine.values().length);
