@@ -3,7 +3,6 @@ package dev.ratelimit.servers;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.servers.ServerLine.Namespace;
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -11,19 +10,17 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * README's quick start, read from README and done as written: its build command run with bash in
- * a fresh copy of the repository (the jakarta one with the change README names), its web.xml
- * taken verbatim (the jakarta one with README's jakarta header), and the answers it shows.
+ * README's quick start, read from README and done as written: the jars its build command filled
+ * (module quick-start runs the command), its web.xml taken verbatim (the jakarta one with README's
+ * jakarta header), and the answers it shows.
  */
 final class QuickStart {
     private static final Path README = Path.of("..", "README.md");
     private static final String JAVAX_MARKER = "<!-- quick start web.xml (javax)";
     private static final String JAKARTA_MARKER = "<!-- quick start web.xml header (jakarta)";
-    private static final String BUILD_STEP = "**1. Build the jars**";
     private static final String ANSWERS = "`429 Too Many Requests`, with `Retry-After` in seconds:";
 
     private final String readme;
@@ -34,15 +31,6 @@ final class QuickStart {
 
     static QuickStart fromReadme() throws IOException {
         return new QuickStart(Files.readString(README, StandardCharsets.UTF_8));
-    }
-
-    /** The shell command of step 1, as README gives it for {@code namespace}. */
-    String buildCommand(Namespace namespace) {
-        String command = block(BUILD_STEP, "```sh").strip();
-        assertThat(command).as("README's build command is for javax, and says what jakarta changes")
-                .contains("-pl filter-javax ");
-        assertThat(readme).contains("*jakarta*: `-pl filter` instead of `-pl filter-javax`");
-        return namespace == Namespace.JAVAX ? command : command.replace("-pl filter-javax ", "-pl filter ");
     }
 
     /** The web.xml of step 3 for {@code namespace}. */
@@ -76,33 +64,17 @@ final class QuickStart {
     }
 
     /**
-     * Runs the build command of step 1 with bash in a copy of the repository (its sources, not its
-     * {@code target} directories: fresh for the first namespace, the second reusing what the first
-     * compiled, as one user building both would), with the outer build's Maven and local
-     * repository, and returns the {@code lib} directory it filled, moved aside for the next.
+     * The {@code lib} directory README's build command filled for {@code namespace}: module
+     * quick-start runs the command ({@code QuickStartBuildIT}) and leaves it in its target directory.
      */
-    Path buildLib(Namespace namespace, Path work) throws IOException, InterruptedException {
-        Path checkout = work.resolve("checkout");
-        if (!Files.isDirectory(checkout)) {
-            copySources(Path.of("..").toAbsolutePath().normalize(), checkout);
-        }
-        ProcessBuilder bash = new ProcessBuilder("bash", "-c", buildCommand(namespace)).directory(checkout.toFile())
-                .redirectErrorStream(true).redirectOutput(work.resolve("build-" + namespace + ".log").toFile());
-        String mavenHome = System.getProperty("maven.home");
-        assertThat(mavenHome).as("maven.home, set by the build").isNotBlank();
-        bash.environment().put("PATH", Path.of(mavenHome, "bin") + File.pathSeparator + System.getenv("PATH"));
-        bash.environment().put("JAVA_HOME", System.getProperty("java.home"));
-        // The outer build's local repository: the jars it needs are there, and nothing is installed. The
-        // JVM flags change nothing the command does: a short Maven run spends less CPU without C2 and a
-        // parallel collector, CPU the servers starting beside it on two cores need.
-        bash.environment().put("MAVEN_OPTS", "-Dmaven.repo.local=" + System.getProperty("ratelimit.smoke.localRepository")
-                + " -XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
-        Process build = bash.start();
-        boolean done = build.waitFor(5, TimeUnit.MINUTES);
-        String log = Files.readString(work.resolve("build-" + namespace + ".log"));
-        assertThat(done && build.exitValue() == 0).as("README's build command for " + namespace + ":\n" + log).isTrue();
-        Path lib = work.resolve("lib-" + namespace.name().toLowerCase(Locale.ROOT));
-        Files.move(checkout.resolve("lib"), lib);
+    static Path builtLib(Namespace namespace) throws IOException {
+        Path libs = Path.of(System.getProperty("ratelimit.smoke.quickStartLibs")).normalize();
+        Path lib = libs.resolve("lib-" + namespace.name().toLowerCase(Locale.ROOT));
+        assertThat(Files.isDirectory(lib) && !names(lib).isEmpty())
+                .as("README's quick start jars for %s in %s: module quick-start builds them in its integration test"
+                        + " (QuickStartBuildIT); run it first, not with -DskipTests: mvn -B -pl server-smoke -am verify",
+                        namespace, lib)
+                .isTrue();
         return lib;
     }
 
@@ -124,22 +96,7 @@ final class QuickStart {
         return readme.substring(newline + 1, readme.indexOf("```", newline + 1));
     }
 
-    /** The repository's sources: not its build output ({@code target}), dot-files or a {@code lib/}. */
-    private static void copySources(Path from, Path to) throws IOException {
-        StandaloneServer.copyTree(from, to, relative -> {
-            if (relative.toString().isEmpty()) {
-                return false;
-            }
-            String first = relative.getName(0).toString();
-            boolean skipped = first.startsWith(".") || first.equals("lib");
-            for (Path part : relative) {
-                skipped |= part.toString().equals("target");
-            }
-            return skipped;
-        });
-    }
-
-    /** For a failure's message. */
+    /** The names in {@code dir}, sorted (for a failure's message too). */
     static List<String> names(Path dir) throws IOException {
         List<String> names = new ArrayList<>();
         try (Stream<Path> files = Files.list(dir)) {

@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -298,19 +297,11 @@ final class StandaloneServer implements AutoCloseable {
         }
     }
 
+    /** Copies {@code from} into {@code to}. */
     static void copyTree(Path from, Path to) throws IOException {
-        copyTree(from, to, relative -> false);
-    }
-
-    /** Copies {@code from} into {@code to}, but for the paths (relative to {@code from}) {@code skipped} names. */
-    static void copyTree(Path from, Path to, Predicate<Path> skipped) throws IOException {
         try (Stream<Path> files = Files.walk(from)) {
             for (Path file : (Iterable<Path>) files::iterator) {
-                Path relative = from.relativize(file);
-                if (skipped.test(relative)) {
-                    continue;
-                }
-                Path target = to.resolve(relative.toString());
+                Path target = to.resolve(from.relativize(file).toString());
                 if (Files.isDirectory(file)) {
                     Files.createDirectories(target);
                 } else {
