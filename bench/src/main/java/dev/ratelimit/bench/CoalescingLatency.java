@@ -2,7 +2,6 @@ package dev.ratelimit.bench;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.RedisSettings;
 import dev.ratelimit.RedisStore;
 import dev.ratelimit.Rule;
 import java.time.Duration;
@@ -85,7 +84,7 @@ final class CoalescingLatency {
     }
 
     private static RedisStore store(String redisUri, boolean coalescing) {
-        return RedisStore.connect(RedisSettings.builder(redisUri).timeout(Duration.ofSeconds(2))
+        return RedisStore.connect(BenchRedis.settings(redisUri)
                 .poolSize(BenchRedis.POOL_SIZE).coalescing(coalescing).build());
     }
 

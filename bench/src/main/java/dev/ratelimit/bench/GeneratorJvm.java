@@ -22,8 +22,7 @@ final class GeneratorJvm {
     static final class PerRun extends HttpLoad {
         @Override
         String describe() {
-            return "`LoadGenerator` (NIO, in a JVM of its own), " + HttpLoad.THREADS + " threads, " + HttpLoad.CONNECTIONS
-                    + " connections";
+            return described("in a JVM of its own");
         }
 
         @Override
@@ -36,15 +35,10 @@ final class GeneratorJvm {
                     Integer.toString(HttpLoad.CONNECTIONS), Integer.toString(HttpLoad.THREADS), Integer.toString(clients),
                     Long.toString(warmUp.toMillis()), Long.toString(measure.toMillis()));
             Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            List<String> lines = new ArrayList<>();
-            boolean measuring = false;
+            List<String> lines;
             try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
                     StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = out.readLine()) != null) {
-                    lines.add(line);
-                    measuring = meter(line, meter, measuring);
-                }
+                lines = oneRun(out, meter);
             }
             HttpLoad.exited(process, command, lines);
             return generatorResult(lines);
@@ -73,8 +67,7 @@ final class GeneratorJvm {
 
         @Override
         String describe() {
-            return "`LoadGenerator` (NIO, one JVM of its own for every row), " + HttpLoad.THREADS + " threads, " + HttpLoad.CONNECTIONS
-                    + " connections";
+            return described("one JVM of its own for every row");
         }
 
         @Override
@@ -87,18 +80,11 @@ final class GeneratorJvm {
             in.write(uri + " " + HttpLoad.CONNECTIONS + " " + HttpLoad.THREADS + " " + clients + " " + warmUp.toMillis() + " "
                     + measure.toMillis() + "\n");
             in.flush();
-            List<String> lines = new ArrayList<>();
-            boolean measuring = false;
-            String line;
-            while ((line = out.readLine()) != null) {
-                lines.add(line);
-                measuring = meter(line, meter, measuring);
-                if (line.startsWith("requests=")) {
-                    return generatorResult(lines);
-                }
+            List<String> lines = oneRun(out, meter);
+            if (!figuresIn(lines)) {
+                // It ended without its figures: a failure, whose exit code and output say what.
+                HttpLoad.exited(process, command, lines);
             }
-            // It ended without its figures: a failure, whose exit code and output say what.
-            HttpLoad.exited(process, command, lines);
             return generatorResult(lines);
         }
 
@@ -109,6 +95,30 @@ final class GeneratorJvm {
                 HttpBenchProcess.stop(process, in, "", 10);
             }
         }
+    }
+
+    private static String described(String where) {
+        return "`LoadGenerator` (NIO, " + where + "), " + HttpLoad.THREADS + " threads, " + HttpLoad.CONNECTIONS
+                + " connections";
+    }
+
+    /**
+     * The lines one run printed, up to its figures (its last line) or the end of its output, telling
+     * {@code meter} when the measured part starts and ends.
+     */
+    private static List<String> oneRun(BufferedReader out, HttpLoad.Meter meter) throws IOException {
+        List<String> lines = new ArrayList<>();
+        boolean measuring = false;
+        String line;
+        while (!figuresIn(lines) && (line = out.readLine()) != null) {
+            lines.add(line);
+            measuring = meter(line, meter, measuring);
+        }
+        return lines;
+    }
+
+    private static boolean figuresIn(List<String> lines) {
+        return !lines.isEmpty() && lines.get(lines.size() - 1).startsWith("requests=");
     }
 
     /** Tells {@code meter} what a LoadGenerator's {@code line} says, if anything: whether it is measuring after it. */

@@ -2,7 +2,6 @@ package dev.ratelimit.bench;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.RedisSettings;
 import dev.ratelimit.RedisStore;
 import dev.ratelimit.Rule;
 import java.time.Duration;
@@ -36,7 +35,7 @@ public class LimiterBenchmark {
         boolean denied = traffic.startsWith("hot-denied");
         boolean alone = traffic.equals("distinct-alone");
         shape = denied ? Traffic.HOT_DENIED : alone ? Traffic.DISTINCT : Traffic.valueOf(traffic.toUpperCase().replace('-', '_'));
-        store = RedisStore.connect(RedisSettings.builder(BenchRedis.uri()).timeout(Duration.ofSeconds(2))
+        store = RedisStore.connect(BenchRedis.settings(BenchRedis.uri())
                 .poolSize(BenchRedis.POOL_SIZE).coalescing(!alone).build());
         // Admitted traffic: a limit no run reaches, per minute like real limits: a one-second window
         // would make every key expire and be created again each second, measuring churn, not limiting.

@@ -4,7 +4,6 @@ import static dev.ratelimit.bench.BenchmarkReport.ALGORITHMS;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.RateLimiter;
-import dev.ratelimit.RedisSettings;
 import dev.ratelimit.RedisStore;
 import dev.ratelimit.Rule;
 import dev.ratelimit.bench.peers.BenchLimiter;
@@ -215,9 +214,8 @@ final class RedisMeasurements {
         return new Jedis(URI.create(redisUri));
     }
 
-    /** A generous timeout: these count commands and memory, and a busy machine must not fail them. */
     private RedisStore store() {
-        return RedisStore.connect(RedisSettings.builder(redisUri).timeout(Duration.ofSeconds(2)).build());
+        return RedisStore.connect(BenchRedis.settings(redisUri).build());
     }
 
     /** One rule of {@code algorithm}, without the local deny cache, so that every decision reaches Redis. */
