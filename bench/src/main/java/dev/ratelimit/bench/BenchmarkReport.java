@@ -16,7 +16,9 @@ import java.util.Map;
  * <p>Three modes, the first argument: {@code full} runs everything and rewrites the whole file;
  * {@code http} runs only the HTTP benchmark and rewrites only the file's HTTP section (and the
  * hand-written notes at its end, from bench/NOTES.md), leaving the other sections as they were;
- * {@code smoke} does all of it in seconds, so the benchmarks cannot rot; its numbers mean nothing.
+ * {@code smoke} does all of it in seconds, so the benchmarks cannot rot; its numbers mean nothing,
+ * so it writes {@value #SMOKE_FILE} under bench/target instead. An HTTP run of some rows only
+ * ({@link HttpRows}) writes its section to {@value #ROWS_FILE} there, leaving BENCHMARKS.md whole.
  * From Maven: {@value #COMMAND}, with {@code -Dbench.mode=http} or {@code -Dbench.mode=smoke}.
  */
 public final class BenchmarkReport {
@@ -24,6 +26,10 @@ public final class BenchmarkReport {
     static final String COMMAND = "mvn -B -pl bench -am -DskipTests package exec:exec";
     /** The command that runs only the HTTP benchmark. */
     static final String HTTP_COMMAND = COMMAND + " -Dbench.mode=http";
+    /** What a smoke run writes, under bench/target. */
+    static final String SMOKE_FILE = "BENCHMARKS-smoke.md";
+    /** What an HTTP run of selected rows writes, under bench/target; its profiles beside it. */
+    static final String ROWS_FILE = "BENCHMARKS-rows.md";
     /** Every algorithm, in the order the report lists them. */
     static final List<String> ALGORITHMS = List.of("fixed-window", "sliding-log", "sliding-window",
             "token-bucket", "leaky-bucket", "gcra");
@@ -32,7 +38,7 @@ public final class BenchmarkReport {
     private final String redisUri;
     /** Findings written by hand about the targets (bench/NOTES.md), appended so a rerun keeps them. */
     private final Path notes;
-    /** Where the HTTP rows' profiles go ({@value HttpBenchMarkdown#PROFILE_FILE}), or null to keep none. */
+    /** Where the HTTP rows' profiles go ({@value HttpProfilePage#FILE}), or null to keep none. */
     private final Path profiles;
 
     private BenchmarkReport(boolean smoke, String redisUri, Path notes, Path profiles) {
@@ -55,7 +61,21 @@ public final class BenchmarkReport {
             throw new IllegalArgumentException("the mode must be full, http or smoke, but was '" + mode + "'");
         }
         boolean smoke = mode.equals("smoke");
+        HttpRows rows = HttpRows.fromSystemProperties();
+        if (!rows.all() && !mode.equals("http")) {
+            throw new IllegalArgumentException(HttpRows.PROPERTY + " selects HTTP rows, so it needs -Dbench.mode=http, "
+                    + "but the mode was " + mode);
+        }
         Path output = Path.of(args.length > 1 ? args[1] : "bench/BENCHMARKS.md");
+        Path notes = output.toAbsolutePath().resolveSibling("NOTES.md");
+        Path profiles = output.toAbsolutePath().resolveSibling(HttpProfilePage.FILE);
+        if (smoke || !rows.all()) {
+            // Figures that mean nothing, or some rows only: the committed report stays as it is.
+            Path target = output.toAbsolutePath().resolveSibling("target");
+            Files.createDirectories(target);
+            output = target.resolve(smoke ? SMOKE_FILE : ROWS_FILE);
+            profiles = target.resolve(ROWS_FILE.replace(".md", "-profile.md"));
+        }
         String external = System.getenv("REDIS_URL");
         RedisServerExtension own = null;
         String uri = external;
@@ -64,10 +84,16 @@ public final class BenchmarkReport {
             uri = own.uri();
         }
         try {
-            Path notes = output.toAbsolutePath().resolveSibling("NOTES.md");
-            Path profiles = output.toAbsolutePath().resolveSibling(HttpBenchMarkdown.PROFILE_FILE);
-            String markdown = mode.equals("http") ? httpOnly(uri, output, notes, profiles)
-                    : new BenchmarkReport(smoke, uri, notes, smoke ? null : profiles).run();
+            String markdown;
+            if (!rows.all()) {
+                System.setProperty(BenchRedis.URI_PROPERTY, uri);
+                markdown = "# Benchmarks: some HTTP rows\n" + new HttpBenchMarkdown(
+                        http(uri, false, HTTP_COMMAND, rows, profiles)).section();
+            } else if (mode.equals("http")) {
+                markdown = httpOnly(uri, output, notes, profiles);
+            } else {
+                markdown = new BenchmarkReport(smoke, uri, notes, smoke ? null : profiles).run();
+            }
             Files.writeString(output, markdown);
             System.out.println("Wrote " + output.toAbsolutePath());
         } finally {
@@ -80,22 +106,22 @@ public final class BenchmarkReport {
     /** Runs the HTTP benchmark alone and returns {@code output} with its HTTP section and notes replaced. */
     private static String httpOnly(String redisUri, Path output, Path notes, Path profiles) throws Exception {
         System.setProperty(BenchRedis.URI_PROPERTY, redisUri);
-        HttpBench.Report http = http(redisUri, false, HTTP_COMMAND, profiles);
+        HttpBench.Report http = http(redisUri, false, HTTP_COMMAND, HttpRows.ALL, profiles);
         String existing = Files.exists(output) ? Files.readString(output) : "# Benchmarks\n";
         return HttpBenchMarkdown.splice(existing, new HttpBenchMarkdown(http).section(),
                 Files.exists(notes) ? Files.readString(notes) : null);
     }
 
     /** The HTTP part; with {@code profiles}, its rows' profiles written there. */
-    private static HttpBench.Report http(String redisUri, boolean smoke, String command, Path profiles)
-            throws Exception {
+    private static HttpBench.Report http(String redisUri, boolean smoke, String command, HttpRows rows,
+            Path profiles) throws Exception {
         String generator = System.getProperty(HttpLoad.PROPERTY, "");
         HttpBench.Report report;
         try (HttpLoad load = HttpLoad.choose(generator.isBlank() ? "auto" : generator, smoke)) {
-            report = new HttpBench(redisUri, HttpRunShape.fromSystemProperties(smoke)).report(load, command);
+            report = new HttpBench(redisUri, HttpRunShape.fromSystemProperties(smoke), rows).report(load, command);
         }
         if (profiles != null && !report.profiles().isEmpty()) {
-            Files.writeString(profiles, new HttpBenchMarkdown(report).profilePage());
+            Files.writeString(profiles, new HttpProfilePage(report).write());
             System.out.println("Wrote " + profiles);
         }
         return report;
@@ -120,7 +146,7 @@ public final class BenchmarkReport {
         CoalescingLatency.Result alone = CoalescingLatency.run(redisUri, false, jmh.mid(), latencyTime);
         double oneCaller = CoalescingLatency.oneCallerRatio(redisUri, smoke ? 2 : 10,
                 smoke ? Duration.ofMillis(50) : Duration.ofSeconds(1));
-        HttpBench.Report http = http(redisUri, smoke, COMMAND, profiles);
+        HttpBench.Report http = http(redisUri, smoke, COMMAND, HttpRows.ALL, profiles);
         Duration took = Duration.ofNanos(System.nanoTime() - started);
         return new BenchmarkMarkdown(smoke, jmh, measurements, notes).write(commands, redisMicros, memory,
                 new HttpBenchMarkdown(http),

@@ -84,10 +84,12 @@ final class HttpBench {
 
     private final String redisUri;
     private final HttpRunShape shape;
+    private final HttpRows selected;
 
-    HttpBench(String redisUri, HttpRunShape shape) {
+    HttpBench(String redisUri, HttpRunShape shape, HttpRows selected) {
         this.redisUri = redisUri;
         this.shape = shape;
+        this.selected = selected;
     }
 
     /** Every row for both kinds of traffic, in the order the report lists them. */
@@ -147,13 +149,14 @@ final class HttpBench {
      *
      * @param generator    what generated the load of {@link #rows}
      * @param rows         each setup's median round
+     * @param rowsRun      which rows ran ({@link HttpRows#describe})
      * @param generators   the no-filter row at {@value #MANY_CLIENTS} clients once per generator this
-     *                     machine has, by the generator's description
+     *                     machine has, by the generator's description; empty when that row did not run
      * @param loadAverages the machine's one-minute load average when the run started and when it ended
      * @param profiles     each row's profile, in the rows' order; empty when the run profiled nothing
      */
     record Report(ZonedDateTime date, String command, String generator, Duration firstWarmUp, Duration warmUp,
-            Duration measure, int rounds, String redisVersion, List<Row> rows, Map<String, Row> generators,
+            Duration measure, int rounds, String redisVersion, String rowsRun, List<Row> rows, Map<String, Row> generators,
             Duration took, double[] loadAverages, List<JfrTopFrames.Summary> profiles) {
     }
 
@@ -168,7 +171,7 @@ final class HttpBench {
         ZonedDateTime date = ZonedDateTime.now(ZoneOffset.UTC);
         double loadBefore = Machine.loadAverage();
         long started = System.nanoTime();
-        List<Setup> setups = setups();
+        List<Setup> setups = selected.select(setups());
         List<Row> rows;
         List<JfrTopFrames.Summary> profiles = List.of();
         Map<String, Row> generators = new LinkedHashMap<>();
@@ -177,15 +180,19 @@ final class HttpBench {
             if (shape.profile()) {
                 profiles = profileAll(server, setups, load);
             }
+            int bare = setups.indexOf(new Setup(NO_FILTER, MANY_CLIENTS, null, Map.of()));
             for (String kind : HttpLoad.wrkAvailable() ? List.of("wrk", "java") : List.of("java")) {
+                if (bare < 0) {
+                    break; // a selection without that row compares no generators
+                }
                 try (HttpLoad other = HttpLoad.choose(kind, shape.smoke())) {
-                    generators.put(other.describe(), run(server, setups, 0, other));
+                    generators.put(other.describe(), run(server, setups, bare, other));
                 }
             }
         }
         Duration took = Duration.ofNanos(System.nanoTime() - started);
         return new Report(date, command, load.describe(), shape.firstWarmUp(), shape.warmUp(), shape.measure(), shape.rounds(),
-                new RedisMeasurements(false, redisUri).redisVersion(), rows, generators, took,
+                new RedisMeasurements(false, redisUri).redisVersion(), selected.describe(), rows, generators, took,
                 new double[] {loadBefore, Machine.loadAverage()}, profiles);
     }
 

@@ -2,7 +2,6 @@ package dev.ratelimit.bench;
 
 import java.time.Duration;
 import java.time.format.DateTimeFormatter;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -14,8 +13,6 @@ import java.util.Map;
 final class HttpBenchMarkdown {
     /** The heading the section starts with; {@link #splice} finds the section by it. */
     static final String HEADING = "## HTTP";
-    /** The file beside BENCHMARKS.md with each row's profile ({@link #profilePage}). */
-    static final String PROFILE_FILE = "BENCHMARKS-profile.md";
 
     private final HttpBench.Report report;
 
@@ -48,6 +45,9 @@ final class HttpBenchMarkdown {
                 .append(seconds(report.warmUp())).append(" warm-up and ").append(seconds(report.measure()))
                 .append(" measured per row").append(report.rounds() == 1 ? "" : ", the median round shown")
                 .append(" |\n");
+        if (!report.rowsRun().equals(HttpRows.ALL.describe())) {
+            md.append("| rows | ").append(report.rowsRun()).append(" |\n");
+        }
         md.append("| HTTP part took | ").append(minutes(report.took())).append(" |\n");
         md.append(String.format(Locale.ROOT, "| load average (1 min) | %.2f at the start, %.2f at the end |%n%n",
                 report.loadAverages()[0], report.loadAverages()[1]));
@@ -84,12 +84,16 @@ final class HttpBenchMarkdown {
                 + "[Tracing](../docs/tracing.md#what-it-costs).\n");
         if (!report.profiles().isEmpty()) {
             md.append("\nWhere each row's server CPU goes, from a JFR recording of the server after the rounds: [")
-                    .append(PROFILE_FILE).append("](").append(PROFILE_FILE).append(").\n");
+                    .append(HttpProfilePage.FILE).append("](").append(HttpProfilePage.FILE).append(").\n");
         }
         for (int clients : new int[] {HttpBench.MANY_CLIENTS, HttpBench.BUSY_CLIENTS}) {
-            table(md, clients);
+            if (find(HttpBench.NO_FILTER, clients) != null) {
+                table(md, clients);
+            }
         }
-        generators(md);
+        if (!report.generators().isEmpty()) {
+            generators(md);
+        }
         targets(md);
         return md.toString();
     }
@@ -118,52 +122,6 @@ final class HttpBenchMarkdown {
         }
     }
 
-    /**
-     * {@value #PROFILE_FILE}: each row's profile from the same run, the methods most often on top of
-     * the server's samples and the limiter's methods nearest the top of its own.
-     */
-    String profilePage() {
-        StringBuilder md = new StringBuilder("# Where the server's CPU goes, per HTTP row\n\n");
-        md.append("From the HTTP run of ").append(report.date().format(DateTimeFormatter.RFC_1123_DATE_TIME))
-                .append(" ([BENCHMARKS.md](BENCHMARKS.md#http), rewritten with it): after the measured rounds, every "
-                + "row once more for ").append(seconds(report.measure())).append(" with a JFR recording of the "
-                + "server JVM's execution samples (`jdk.ExecutionSample`, every millisecond, with stacks; the server runs "
-                + "with `-XX:+DebugNonSafepoints`, so that a sample names the method that ran). A sample "
-                + "is *the limiter's* when the limiter's code (`dev.ratelimit`) is the nearest caller above Tomcat's "
-                + "filter chain, with what it calls (Jedis, the JDK, Tomcat's header methods); the servlet and Tomcat "
-                + "around the filter are not. JFR samples threads running Java code only: the kernel's time "
-                + "(sockets, epoll, futexes) is in the server CPU of BENCHMARKS.md but in no sample here. "
-                + "Percentages are of the row's samples.\n");
-        for (int clients : new int[] {HttpBench.MANY_CLIENTS, HttpBench.BUSY_CLIENTS}) {
-            md.append(String.format(Locale.ROOT, "%n## %,d clients%n", clients));
-            for (int i = 0; i < report.rows().size(); i++) {
-                HttpBench.Row row = report.rows().get(i);
-                if (row.clients() != clients) {
-                    continue;
-                }
-                JfrTopFrames.Summary profile = report.profiles().get(i);
-                md.append(String.format(Locale.ROOT, "%n### %s%n%n%,d samples, %.0f %% the limiter's.%n%n", row.what(),
-                        profile.samples(), profile.percent(profile.limiter())));
-                md.append("| on top | method | | the limiter's | its method nearest the top |\n|---:|---|---|---:|---|\n");
-                for (int at = 0; at < Math.max(profile.top().size(), profile.inLimiter().size()); at++) {
-                    md.append("| ").append(share(profile, profile.top(), profile.topSamples(), at)).append(" | ")
-                            .append(name(profile.top(), at)).append(" | | ")
-                            .append(share(profile, profile.inLimiter(), profile.inLimiterSamples(), at)).append(" | ")
-                            .append(name(profile.inLimiter(), at)).append(" |\n");
-                }
-            }
-        }
-        return md.toString();
-    }
-
-    private static String share(JfrTopFrames.Summary profile, List<String> names, List<Long> samples, int at) {
-        return at < names.size() ? String.format(Locale.ROOT, "%.1f %%", profile.percent(samples.get(at))) : "";
-    }
-
-    private static String name(List<String> names, int at) {
-        return at < names.size() ? "`" + names.get(at) + "`" : "";
-    }
-
     private void generators(StringBuilder md) {
         md.append(String.format(Locale.ROOT, "%n### The load generators%n%nThe no-filter row at %,d clients once "
                 + "more with each generator this machine has, one round each, after the rows above. The tables above "
@@ -184,9 +142,13 @@ final class HttpBenchMarkdown {
         }
     }
 
+    /** The targets whose rows ran: all of them in a full run, those of its rows in a run of some. */
     private void targets(StringBuilder md) {
         md.append("\n### Targets (HTTP)\n\n| target | measured | met? |\n|---|---|:---:|\n");
         for (int clients : new int[] {HttpBench.MANY_CLIENTS, HttpBench.BUSY_CLIENTS}) {
+            if (find(HttpBench.NO_FILTER, clients) == null) {
+                continue;
+            }
             double agreement = row(HttpBench.NO_FILTER, clients).requestsPerSecond()
                     / row(HttpBench.TOMCAT_FILTER, clients).requestsPerSecond();
             line(md, String.format(Locale.ROOT, "no filter within 10 %% of Tomcat's filter, %,d clients (the generator "
@@ -194,35 +156,39 @@ final class HttpBenchMarkdown {
                     Math.abs(agreement - 1) <= 0.10);
         }
         int many = HttpBench.MANY_CLIENTS;
-        double manyAnchor = row(HttpBench.TOMCAT_FILTER, many).requestsPerSecond();
-        double manyBare = row(HttpBench.NO_FILTER, many).serverMicros();
         for (String algorithm : HttpBench.ALGORITHMS) {
             // Issue 41: where every request needs Redis, what the filter costs the application's node.
-            HttpBench.Row each = row("`" + algorithm + "`", many);
-            double added = each.serverMicros() - manyBare;
+            HttpBench.Row each = find("`" + algorithm + "`", many);
+            if (each == null) {
+                continue;
+            }
+            double added = each.serverMicros() - row(HttpBench.NO_FILTER, many).serverMicros();
+            double ratio = each.requestsPerSecond() / row(HttpBench.TOMCAT_FILTER, many).requestsPerSecond();
             line(md, "`" + algorithm + "`, 10,000 clients: ≤ 8 µs server CPU per request over no filter",
                     String.format(Locale.ROOT, "%.1f µs", added), added <= 8);
             line(md, "`" + algorithm + "`, 10,000 clients: ≥ 0.6 × Tomcat's filter requests/s",
-                    String.format(Locale.ROOT, "%.2f ×", each.requestsPerSecond() / manyAnchor),
-                    each.requestsPerSecond() / manyAnchor >= 0.6);
+                    String.format(Locale.ROOT, "%.2f ×", ratio), ratio >= 0.6);
         }
         int busy = HttpBench.BUSY_CLIENTS;
-        double anchor = row(HttpBench.TOMCAT_FILTER, busy).requestsPerSecond();
-        double bare = row(HttpBench.NO_FILTER, busy).serverMicros();
         for (String algorithm : HttpBench.ALGORITHMS) {
-            HttpBench.Row leased = row("`" + algorithm + "`, leases", busy);
-            line(md, "`" + algorithm + "`, leases, 100 busy clients: ≥ 0.8 × Tomcat's filter requests/s",
-                    String.format(Locale.ROOT, "%.2f ×", leased.requestsPerSecond() / anchor),
-                    leased.requestsPerSecond() / anchor >= 0.8);
-            line(md, "`" + algorithm + "`, leases, 100 busy clients: ≤ 0.1 script calls per request",
-                    String.format(Locale.ROOT, "%.3f", leased.redisCalls()), leased.redisCalls() <= 0.1);
-            double added = leased.serverMicros() - bare;
-            line(md, "`" + algorithm + "`, leases, 100 busy clients: ≤ 5 µs server CPU per request over no filter",
-                    String.format(Locale.ROOT, "%.1f µs", added), added <= 5);
-            double leasedMany = row("`" + algorithm + "`, leases", many).requestsPerSecond()
-                    / row("`" + algorithm + "`", many).requestsPerSecond();
-            line(md, "`" + algorithm + "`, 10,000 clients: leases ≥ 0.95 × without (no worse)",
-                    String.format(Locale.ROOT, "%.2f ×", leasedMany), leasedMany >= 0.95);
+            HttpBench.Row leased = find("`" + algorithm + "`, leases", busy);
+            if (leased != null) {
+                double ratio = leased.requestsPerSecond() / row(HttpBench.TOMCAT_FILTER, busy).requestsPerSecond();
+                line(md, "`" + algorithm + "`, leases, 100 busy clients: ≥ 0.8 × Tomcat's filter requests/s",
+                        String.format(Locale.ROOT, "%.2f ×", ratio), ratio >= 0.8);
+                line(md, "`" + algorithm + "`, leases, 100 busy clients: ≤ 0.1 script calls per request",
+                        String.format(Locale.ROOT, "%.3f", leased.redisCalls()), leased.redisCalls() <= 0.1);
+                double added = leased.serverMicros() - row(HttpBench.NO_FILTER, busy).serverMicros();
+                line(md, "`" + algorithm + "`, leases, 100 busy clients: ≤ 5 µs server CPU per request over no filter",
+                        String.format(Locale.ROOT, "%.1f µs", added), added <= 5);
+            }
+            HttpBench.Row leasedMany = find("`" + algorithm + "`, leases", many);
+            HttpBench.Row plainMany = find("`" + algorithm + "`", many);
+            if (leasedMany != null && plainMany != null) {
+                double ratio = leasedMany.requestsPerSecond() / plainMany.requestsPerSecond();
+                line(md, "`" + algorithm + "`, 10,000 clients: leases ≥ 0.95 × without (no worse)",
+                        String.format(Locale.ROOT, "%.2f ×", ratio), ratio >= 0.95);
+            }
         }
     }
 
@@ -263,19 +229,28 @@ final class HttpBenchMarkdown {
     }
 
     private HttpBench.Row row(String what, int clients) {
+        HttpBench.Row row = find(what, clients);
+        if (row == null) {
+            throw new IllegalStateException("no HTTP row " + what + " for " + clients + " clients");
+        }
+        return row;
+    }
+
+    /** The row, or null when this run did not load it ({@link HttpRows}). */
+    private HttpBench.Row find(String what, int clients) {
         for (HttpBench.Row row : report.rows()) {
             if (row.what().equals(what) && row.clients() == clients) {
                 return row;
             }
         }
-        throw new IllegalStateException("no HTTP row " + what + " for " + clients + " clients");
+        return null;
     }
 
     private static String micros(double value) {
         return Double.isNaN(value) ? "n/a" : String.format(Locale.ROOT, "%.1f µs", value);
     }
 
-    private static String seconds(Duration duration) {
+    static String seconds(Duration duration) {
         return duration.toMillis() % 1000 == 0 ? duration.toSeconds() + " s"
                 : String.format(Locale.ROOT, "%.1f s", duration.toMillis() / 1000.0);
     }

@@ -30,7 +30,10 @@
  *   <li>{@code bench.http.firstWarmUp}: each row's load in the warm-up round, seconds (default 5);</li>
  *   <li>{@code bench.http.warmUp}: each row's own warm-up in every round, seconds (default 3);</li>
  *   <li>{@code bench.http.measure}: each row's measured part, seconds (default 5);</li>
- *   <li>{@code bench.http.rounds}: rounds, each row once per round, the median shown (default 3).</li>
+ *   <li>{@code bench.http.rounds}: rounds, each row once per round, the median shown (default 3);</li>
+ *   <li>{@code bench.http.rows}: with {@code bench.mode=http}, only the rows whose name matches this
+ *       regular expression, with their anchors ({@link dev.ratelimit.bench.HttpRows}), written to
+ *       bench/target/BENCHMARKS-rows.md; BENCHMARKS.md is left as it is.</li>
  * </ul>
  */
 package dev.ratelimit.bench;

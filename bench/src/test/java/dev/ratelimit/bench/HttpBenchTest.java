@@ -24,7 +24,8 @@ class HttpBenchTest {
 
     @Test
     void theTracingRowsDifferOnlyInTheirTracingAndRunBehindAServerSpan() {
-        List<HttpBench.Setup> traced = new HttpBench("redis://127.0.0.1:1", HttpRunShape.fromSystemProperties(true))
+        List<HttpBench.Setup> traced = new HttpBench("redis://127.0.0.1:1", HttpRunShape.fromSystemProperties(true),
+                HttpRows.ALL)
                 .setups().stream().filter(setup -> setup.what().contains("server span")).toList();
 
         assertThat(traced).extracting(HttpBench.Setup::what).containsExactly(

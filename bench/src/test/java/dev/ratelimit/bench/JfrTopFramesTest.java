@@ -41,9 +41,9 @@ class JfrTopFramesTest {
         }
         HttpBench.Report report = new HttpBench.Report(ZonedDateTime.of(2026, 11, 28, 13, 0, 0, 0, ZoneOffset.UTC),
                 BenchmarkReport.HTTP_COMMAND, "wrk", Duration.ofSeconds(5), Duration.ofSeconds(3), Duration.ofSeconds(5),
-                3, "7.0.15", rows, Map.of(), Duration.ofMinutes(10), new double[] {1, 2}, profiles);
+                3, "7.0.15", "all", rows, Map.of(), Duration.ofMinutes(10), new double[] {1, 2}, profiles);
 
-        String page = new HttpBenchMarkdown(report).profilePage();
+        String page = new HttpProfilePage(report).write();
 
         assertThat(page).startsWith("# Where the server's CPU goes, per HTTP row\n").contains("## 10,000 clients",
                 "## 100 clients", "### `gcra`\n\n400 samples, 25 % the limiter's.",
