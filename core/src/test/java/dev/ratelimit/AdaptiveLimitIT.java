@@ -35,7 +35,7 @@ class AdaptiveLimitIT {
     @Test
     void theLimitFollowsTheLoadWithinItsBounds() {
         AdaptiveLimit adaptive = AdaptiveLimit.floor(0.5).loadSource(() -> cpu);
-        try (RedisStore store = RedisStore.connect(redis.uri())) {
+        try (RedisStore store = RedisStoreExtension.connect(redis.uri())) {
             RateLimiter limiter = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName("adaptive")
                     .localDenyCache(false).adaptive(adaptive).clock(now::get)
                     .rule(Rule.of(Algorithm.SLIDING_LOG, 10, Duration.ofMinutes(1))).build();
@@ -58,7 +58,7 @@ class AdaptiveLimitIT {
     @Test
     void slowAdmittedRequestsLowerTheLimit() {
         AdaptiveLimit adaptive = AdaptiveLimit.floor(0.2).latencyTarget(Duration.ofMillis(100)).loadSource(() -> 0.1);
-        try (RedisStore store = RedisStore.connect(redis.uri())) {
+        try (RedisStore store = RedisStoreExtension.connect(redis.uri())) {
             RateLimiter limiter = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName("slow")
                     .adaptive(adaptive).clock(now::get)
                     .rule(Rule.of(Algorithm.GCRA, 100, Duration.ofMinutes(1))).build();
@@ -75,7 +75,7 @@ class AdaptiveLimitIT {
     @Test
     void aCostAboveTheScaledCapacityIsCappedNotImpossible() {
         AdaptiveLimit adaptive = AdaptiveLimit.floor(0.3).loadSource(() -> 0.99);
-        try (RedisStore store = RedisStore.connect(redis.uri())) {
+        try (RedisStore store = RedisStoreExtension.connect(redis.uri())) {
             RateLimiter limiter = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName("costly")
                     .localDenyCache(false).adaptive(adaptive).clock(now::get)
                     .rule(Rule.builder(Algorithm.SLIDING_LOG, 10, Duration.ofMinutes(1)).cost(4).build()).build();
@@ -94,7 +94,7 @@ class AdaptiveLimitIT {
     void aRequestLargerThanTheScaledLimitIsDeniedUntilTheLimitsCanRise(Algorithm algorithm) {
         AdaptiveLimit adaptive = AdaptiveLimit.floor(0.3).loadSource(() -> cpu);
         cpu = 0.99;
-        try (RedisStore store = RedisStore.connect(redis.uri())) {
+        try (RedisStore store = RedisStoreExtension.connect(redis.uri())) {
             RateLimiter limiter = RateLimiter.builder(store).keyPrefix(redis.keyPrefix())
                     .policyName("oversized-" + algorithm).localDenyCache(false).adaptive(adaptive).clock(now::get)
                     .rule(Rule.of(algorithm, 10, Duration.ofMinutes(1))).build();
@@ -127,7 +127,7 @@ class AdaptiveLimitIT {
 
     @Test
     void bucketsWhoseTokensDependOnTheRateAreRefused() {
-        try (RedisStore store = RedisStore.connect(redis.uri())) {
+        try (RedisStore store = RedisStoreExtension.connect(redis.uri())) {
             assertThatThrownBy(() -> RateLimiter.builder(store).adaptive(AdaptiveLimit.floor(0.5))
                     .rule(Rule.of(Algorithm.TOKEN_BUCKET, 10, Duration.ofMinutes(1))).build())
                     .hasMessage("adaptive limits apply to fixed-window, sliding-log, sliding-window and gcra, but rule "

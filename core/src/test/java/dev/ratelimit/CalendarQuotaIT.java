@@ -19,7 +19,7 @@ class CalendarQuotaIT {
 
     @Test
     void aDailyQuotaDeniesUntilMidnightInItsTimeZone() {
-        try (RedisStore store = RedisStore.connect(redis.uri())) {
+        try (RedisStore store = RedisStoreExtension.connect(redis.uri())) {
             RateLimiter limiter = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName("daily")
                     .localDenyCache(false).rule(Rule.calendar(2, CalendarPeriod.DAY, UTC).build()).build();
 
@@ -43,7 +43,7 @@ class CalendarQuotaIT {
     @Test
     void aMonthlyQuotaScalesWithAdaptiveLimitsAndKeepsItsCalendar() {
         AdaptiveLimit adaptive = AdaptiveLimit.floor(0.5).loadSource(() -> 0.99);
-        try (RedisStore store = RedisStore.connect(redis.uri())) {
+        try (RedisStore store = RedisStoreExtension.connect(redis.uri())) {
             RateLimiter limiter = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName("monthly")
                     .localDenyCache(false).adaptive(adaptive)
                     .rule(Rule.calendar(10, CalendarPeriod.MONTH, ZoneId.of("Europe/Berlin")).build()).build();
@@ -64,7 +64,7 @@ class CalendarQuotaIT {
                 .hasMessage("limit must be positive, but was 0");
         assertThatThrownBy(() -> CalendarPeriod.fromConfigName("year"))
                 .hasMessage("calendar must be one of day, week, month, but was 'year'");
-        try (RedisStore store = RedisStore.connect(redis.uri())) {
+        try (RedisStore store = RedisStoreExtension.connect(redis.uri())) {
             assertThatThrownBy(() -> RateLimiter.builder(store).rule(Rule.calendar(5, CalendarPeriod.DAY, UTC).build())
                     .rule(Rule.of(Algorithm.FIXED_WINDOW, 1, Duration.ofSeconds(1))).build())
                     .hasMessageStartingWith("rules of one limiter must share one algorithm, and be all calendar rules");

@@ -41,7 +41,7 @@ class LiveOverridesIT {
     @Test
     void anOverrideSetOnOneNodeIsEnforcedByTheOtherWithinTheInterval() {
         Rule rule = Rule.of(Algorithm.SLIDING_LOG, 10, Duration.ofMinutes(1));
-        try (RedisStore storeA = RedisStore.connect(redis.uri()); RedisStore storeB = RedisStore.connect(redis.uri())) {
+        try (RedisStore storeA = RedisStoreExtension.connect(redis.uri()); RedisStore storeB = RedisStoreExtension.connect(redis.uri())) {
             RateLimiter a = limiter(storeA, "live", nodeA, rule);
             RateLimiter b = limiter(storeB, "live", nodeB, rule);
             assertThat(admitted(b, "b0", 20)).as("configured").isEqualTo(10);
@@ -71,13 +71,13 @@ class LiveOverridesIT {
     @Test
     void anOverrideOutlivesARestartAndHasNoTtl() {
         Rule rule = Rule.of(Algorithm.FIXED_WINDOW, 10, Duration.ofMinutes(1));
-        try (RedisStore store = RedisStore.connect(redis.uri())) {
+        try (RedisStore store = RedisStoreExtension.connect(redis.uri())) {
             RateLimiter before = limiter(store, "restart", nodeA, rule);
             before.overrides().setLimit(4, "before the restart");
             before.overrides().setEnforce(false, "before the restart");
             assertThat(redis.client().ttl(before.overrides().redisKey())).as("operator state: no TTL").isEqualTo(-1);
         }
-        try (RedisStore store = RedisStore.connect(redis.uri())) {
+        try (RedisStore store = RedisStoreExtension.connect(redis.uri())) {
             RateLimiter after = limiter(store, "restart", nodeB, rule);
             assertThat(admitted(after, "c", 20)).as("the first decision reads the override").isEqualTo(4);
             assertThat(after.overrides().limit()).isEqualTo(4);
@@ -89,7 +89,7 @@ class LiveOverridesIT {
 
     @Test
     void badValuesAreRefusedWithTheConfiguredMessagesAndNothingIsWritten() {
-        try (RedisStore store = RedisStore.connect(redis.uri())) {
+        try (RedisStore store = RedisStoreExtension.connect(redis.uri())) {
             RateLimiter costly = limiter(store, "bad", nodeA,
                     Rule.builder(Algorithm.SLIDING_LOG, 10, Duration.ofMinutes(1)).cost(5).build());
             assertThatThrownBy(() -> costly.overrides().setLimit(0, "t"))
@@ -113,7 +113,7 @@ class LiveOverridesIT {
 
     @Test
     void gcraBurstScalesWithTheLimit() {
-        try (RedisStore store = RedisStore.connect(redis.uri())) {
+        try (RedisStore store = RedisStoreExtension.connect(redis.uri())) {
             RateLimiter gcra = limiter(store, "gcra", nodeA,
                     Rule.builder(Algorithm.GCRA, 10, Duration.ofMinutes(1)).burst(20).build());
             gcra.overrides().setLimit(5, "t");
@@ -126,7 +126,7 @@ class LiveOverridesIT {
     @Test
     void aValueWrittenByHandThatIsNotOneIsIgnored() {
         Rule rule = Rule.of(Algorithm.SLIDING_LOG, 10, Duration.ofMinutes(1));
-        try (RedisStore store = RedisStore.connect(redis.uri())) {
+        try (RedisStore store = RedisStoreExtension.connect(redis.uri())) {
             RateLimiter limiter = limiter(store, "byhand", nodeA, rule);
             redis.client().hset(limiter.overrides().redisKey(), "limit", "ten");
             redis.client().hset(limiter.overrides().redisKey(), "enforce", "maybe");
@@ -148,7 +148,7 @@ class LiveOverridesIT {
 
     @Test
     void withoutAnOverrideNothingMoreIsAskedPerDecision() {
-        try (RedisStore store = RedisStore.connect(redis.uri())) {
+        try (RedisStore store = RedisStoreExtension.connect(redis.uri())) {
             RateLimiter limiter = limiter(store, "quiet", nodeA, Rule.of(Algorithm.SLIDING_LOG, 1_000_000,
                     Duration.ofMinutes(1)));
             limiter.tryAcquire("warm-up");

@@ -57,7 +57,7 @@ class OutboundThrottleIT {
         Duration window = Duration.ofMillis(1000);
         AtomicInteger calls = new AtomicInteger();
         List<Long> admittedAt = new java.util.concurrent.CopyOnWriteArrayList<>();
-        try (RedisStore nodeA = RedisStore.connect(redis.uri()); RedisStore nodeB = RedisStore.connect(redis.uri())) {
+        try (RedisStore nodeA = RedisStoreExtension.connect(redis.uri()); RedisStore nodeB = RedisStoreExtension.connect(redis.uri())) {
             PartnerClient onA = new PartnerClient(nodeA, window, calls, admittedAt);
             PartnerClient onB = new PartnerClient(nodeB, window, calls, admittedAt);
             ExecutorService tasks = Executors.newFixedThreadPool(8);

@@ -32,7 +32,7 @@ class PenaltyBoxIT {
 
     @BeforeAll
     static void connect() {
-        store = RedisStore.connect(redis.uri());
+        store = RedisStoreExtension.connect(redis.uri());
     }
 
     @AfterAll

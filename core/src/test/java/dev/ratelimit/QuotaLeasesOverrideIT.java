@@ -41,7 +41,7 @@ class QuotaLeasesOverrideIT {
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = Algorithm.class, names = {"GCRA", "FIXED_WINDOW", "SLIDING_LOG"})
     void aLoweredLimitTakesBackALeaseAtTheRateItWasLentAt(Algorithm algorithm) {
-        try (RedisStore store = RedisStore.connect(redis.uri())) {
+        try (RedisStore store = RedisStoreExtension.connect(redis.uri())) {
             String policy = "override-" + algorithm.configName();
             RateLimiter plain = limiter(store, policy + "-plain", algorithm, false);
             RateLimiter leasing = limiter(store, policy + "-leasing", algorithm, true);

@@ -45,7 +45,7 @@ class RateLimitListenerIT {
                 throw new IllegalStateException("a listener's bug");
             }
         };
-        try (RedisStore store = RedisStore.connect(redis.uri())) {
+        try (RedisStore store = RedisStoreExtension.connect(redis.uri())) {
             RateLimiter limiter = RateLimiter.builder(store).keyPrefix(redis.keyPrefix()).policyName("heard")
                     .listener(broken).listener(recorder).rule(RULE).build();
             for (int i = 0; i < 4; i++) {

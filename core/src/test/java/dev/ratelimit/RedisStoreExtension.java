@@ -17,7 +17,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * or a refund's reply came late, and a test read the timeout as a failure of what it tested (seen in
  * CI: the refund ran, its reply came after 200 ms). Tests of what a timeout does set their own.
  * Connected at first use (after the server started, whatever order JUnit runs the extensions in),
- * closed after the class.
+ * closed after the class. A test that needs stores of its own (two nodes, one per test) takes them
+ * from {@link #connect}, with the same patience.
  */
 public final class RedisStoreExtension implements AfterAllCallback {
     /** How long a reply may take. */
@@ -33,9 +34,14 @@ public final class RedisStoreExtension implements AfterAllCallback {
     /** The store, connected at the first call. */
     public synchronized RedisStore get() {
         if (store == null) {
-            store = RedisStore.connect(RedisSettings.builder(redis.uri()).timeout(TIMEOUT).build());
+            store = connect(redis.uri());
         }
         return store;
+    }
+
+    /** A store of the caller's, to close, waiting {@link #TIMEOUT} for a reply. */
+    public static RedisStore connect(String uri) {
+        return RedisStore.connect(RedisSettings.builder(uri).timeout(TIMEOUT).build());
     }
 
     /** A limiter on the store, its keys under the server's key prefix for this class. */

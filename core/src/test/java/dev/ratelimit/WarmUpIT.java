@@ -58,7 +58,7 @@ class WarmUpIT {
         redis.client().sendCommand(Protocol.Command.SCRIPT, "FLUSH");
         long before = redis.connectionsNamed("ratelimit");
         String policy = "warm" + System.nanoTime();
-        try (RedisStore store = RedisStore.connect(redis.uri())) {
+        try (RedisStore store = RedisStoreExtension.connect(redis.uri())) {
             RateLimiter limiter;
             String log;
             try (CapturedErr err = new CapturedErr()) {

@@ -8,6 +8,7 @@ import dev.ratelimit.CalendarPeriod;
 import dev.ratelimit.RedisFailureException;
 import dev.ratelimit.RedisSettings;
 import dev.ratelimit.RedisStore;
+import dev.ratelimit.RedisStoreExtension;
 import dev.ratelimit.Rule;
 import dev.ratelimit.internal.scripts.LuaEvaluator;
 import dev.ratelimit.internal.support.RedisKeys;
@@ -55,7 +56,7 @@ class BatchedCallsIT {
     @ParameterizedTest(name = "{0}")
     @MethodSource("rules")
     void decisionsJoinedInOneCallMeetOneAfterTheOther(String name, Rule rule) {
-        try (RedisStore store = RedisStore.connect(redis.uri()); Jedis admin = new Jedis(redis.host(), redis.port())) {
+        try (RedisStore store = RedisStoreExtension.connect(redis.uri()); Jedis admin = new Jedis(redis.host(), redis.port())) {
             RedisGateway gateway = StoreAccess.gateway(store);
             LuaEvaluator evaluator = new LuaEvaluator(gateway, List.of(rule));
             List<ScriptCall> calls = new ArrayList<>();
@@ -91,7 +92,7 @@ class BatchedCallsIT {
     /** Peeks are joined apart from admissions, and other scripts' calls go as they are, in one pipeline. */
     @Test
     void peeksAdmissionsAndOtherScriptsAreEachAnsweredInOrder() {
-        try (RedisStore store = RedisStore.connect(redis.uri()); Jedis admin = new Jedis(redis.host(), redis.port())) {
+        try (RedisStore store = RedisStoreExtension.connect(redis.uri()); Jedis admin = new Jedis(redis.host(), redis.port())) {
             RedisGateway gateway = StoreAccess.gateway(store);
             LuaEvaluator gcra = new LuaEvaluator(gateway, List.of(Rule.of(Algorithm.GCRA, LIMIT, Duration.ofHours(1))));
             LuaEvaluator window = new LuaEvaluator(gateway, List.of(Rule.of(Algorithm.FIXED_WINDOW, 3, Duration.ofHours(1))));
@@ -130,7 +131,7 @@ class BatchedCallsIT {
      */
     @Test
     void aScriptErrorInOneJoinedDecisionFailsThatDecisionAlone() {
-        try (RedisStore store = RedisStore.connect(redis.uri())) {
+        try (RedisStore store = RedisStoreExtension.connect(redis.uri())) {
             RedisGateway gateway = StoreAccess.gateway(store);
             LuaEvaluator evaluator = new LuaEvaluator(gateway, List.of(Rule.calendar(LIMIT, CalendarPeriod.DAY,
                     ZoneOffset.UTC).build()));
@@ -167,7 +168,7 @@ class BatchedCallsIT {
     /** After SCRIPT FLUSH (a restart, a failover) the batch form is loaded by EVAL, and nothing counts twice. */
     @Test
     void aFlushedBatchFormGoesOutAgainWithItsSource() {
-        try (RedisStore store = RedisStore.connect(redis.uri()); Jedis admin = new Jedis(redis.host(), redis.port())) {
+        try (RedisStore store = RedisStoreExtension.connect(redis.uri()); Jedis admin = new Jedis(redis.host(), redis.port())) {
             RedisGateway gateway = StoreAccess.gateway(store);
             LuaEvaluator evaluator = new LuaEvaluator(gateway, List.of(Rule.of(Algorithm.SLIDING_LOG, LIMIT, Duration.ofHours(1))));
             String key = RedisKeys.key(redis.keyPrefix(), "flushed", "c");

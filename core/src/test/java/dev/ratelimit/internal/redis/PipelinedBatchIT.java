@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.Algorithm;
 import dev.ratelimit.RedisStore;
+import dev.ratelimit.RedisStoreExtension;
 import dev.ratelimit.Rule;
 import dev.ratelimit.internal.scripts.LuaEvaluator;
 import dev.ratelimit.internal.support.RedisKeys;
@@ -26,7 +27,7 @@ class PipelinedBatchIT {
      */
     @Test
     void onlyTheCallsAnsweredNoScriptAreSentAgainWithEval() {
-        try (RedisStore store = RedisStore.connect(redis.uri()); Jedis admin = new Jedis(redis.host(), redis.port())) {
+        try (RedisStore store = RedisStoreExtension.connect(redis.uri()); Jedis admin = new Jedis(redis.host(), redis.port())) {
             NodeGateway gateway = (NodeGateway) StoreAccess.gateway(store);
             LuaEvaluator loaded = new LuaEvaluator(gateway, List.of(Rule.of(Algorithm.GCRA, 5, Duration.ofHours(1))));
             LuaEvaluator flushed = new LuaEvaluator(gateway,
