@@ -383,6 +383,8 @@ abstract class RedisAclContract {
         // a command the transactions send
         "transaction ; +time ; refused ; lacks a permission the limiter needs",
         "transaction ; +watch ; refused ; lacks a permission the limiter needs",
+        "transaction ; +multi ; refused ; lacks a permission the limiter needs",
+        "transaction ; +exec ; refused ; lacks a permission the limiter needs",
         // the key pattern
         "lua ; ~ratelimit:* ; refused ; lacks a permission the limiter needs",
         "transaction ; ~ratelimit:* ; refused ; lacks a permission the limiter needs",
