@@ -49,7 +49,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * One is left, {@code sameMicrosecond} (gcra, token-bucket): a life is the microsecond a state began, so
  * a state born in the microsecond of the reset that deleted the last one shares its life, and a
  * give-back from before the reset lands in it; off, a microsecond passes after every reset (Redis
- * answers no two calls in one microsecond). A restart takes 10 ms here (GiveBackResets.restart). The
+ * answers no two calls in one microsecond). A restart takes 20 ms here (GiveBackResets.restart). The
  * model found four more, now fixed, whose scenarios GiveBacksKnownBugsTest keeps: {@code staleGiveBacks}
  * (a give-back from before a reset or a restart landing in the fresh state of fixed-window,
  * sliding-window or sliding-log: a reset now leaves its guard, and their receipts carry the instant

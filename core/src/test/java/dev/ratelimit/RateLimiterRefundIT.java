@@ -82,8 +82,8 @@ class RateLimiterRefundIT {
      * Issue 48, item 2: a refund of an admission made before the client was reset finds nothing of
      * its own in the fresh state, which it would otherwise lower (a calendar period's count, a bucket
      * begun after the reset), and the limiter counts it as kept. fixed-window is not here: its
-     * window's end is its life, and a window opened within 3 ms of the old one is taken for it
-     * (GiveBackLivesClockIT: one opened 10 ms later is not).
+     * window's end is its life, and a window opened within 10 ms of the old one is taken for it
+     * (GiveBackLivesClockIT: one opened 15 ms later is not).
      */
     @ParameterizedTest
     @MethodSource("rulesWithALife")
