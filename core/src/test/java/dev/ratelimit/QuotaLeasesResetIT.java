@@ -24,11 +24,6 @@ class QuotaLeasesResetIT {
     @RegisterExtension
     static final RedisServerExtension redis = new RedisServerExtension();
 
-    /** A patient store: these tests are about resets, and a busy machine once took longer than the default 200 ms. */
-    private static RedisStore connect() {
-        return RedisStore.connect(RedisSettings.builder(redis.uri()).timeout(Duration.ofSeconds(2)).build());
-    }
-
     private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
 
     private RateLimiter limiter(RedisStore store, String policy, Algorithm algorithm, boolean leases) {
@@ -100,7 +95,7 @@ class QuotaLeasesResetIT {
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("algorithmsBothWays")
     void aRestSentAfterAResetOnAnotherNodeDoesNotLandInTheFreshState(Algorithm algorithm, Keyed keyed) {
-        try (RedisStore store = connect()) {
+        try (RedisStore store = RedisStoreExtension.connect(redis.uri())) {
             String policy = "reset-" + algorithm.configName() + "-" + keyed;
             RateLimiter nodeA = limiter(store, policy, algorithm, true);
             RateLimiter nodeB = limiter(store, policy, algorithm, true);
@@ -133,7 +128,7 @@ class QuotaLeasesResetIT {
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("algorithmsBothWays")
     void theResettingNodeAdmitsNothingMoreFromTheLeaseItHeld(Algorithm algorithm, Keyed keyed) {
-        try (RedisStore store = connect()) {
+        try (RedisStore store = RedisStoreExtension.connect(redis.uri())) {
             RateLimiter node = limiter(store, "own-" + algorithm.configName() + "-" + keyed, algorithm, true);
             assertThat(admit(keyed, node, "x", 300)).isEqualTo(300);
             assertThat(node.stats().leaseAdmissions()).as("the busy client was lent quota").isPositive();
@@ -152,7 +147,7 @@ class QuotaLeasesResetIT {
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = Algorithm.class, names = {"GCRA", "FIXED_WINDOW", "SLIDING_LOG"})
     void aClientRefusedOnOneNodeIsAdmittedThereOnceAnotherGivesItsLeaseBack(Algorithm algorithm) {
-        try (RedisStore store = connect()) {
+        try (RedisStore store = RedisStoreExtension.connect(redis.uri())) {
             String policy = "deny-" + algorithm.configName();
             RateLimiter nodeA = limiter(store, policy, algorithm, true);
             RateLimiter nodeB = limiter(store, policy, algorithm, true);

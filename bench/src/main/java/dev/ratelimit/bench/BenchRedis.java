@@ -1,6 +1,7 @@
 package dev.ratelimit.bench;
 
 import dev.ratelimit.RedisSettings;
+import java.time.Duration;
 
 /** Where the benchmarks find Redis: the runner starts one and hands its URI to every forked JVM. */
 final class BenchRedis {
@@ -19,7 +20,7 @@ final class BenchRedis {
      * and a busy machine's slow answer must not fail them (a smoke run at load 16 once did at 200 ms).
      */
     static RedisSettings.Builder settings(String uri) {
-        return RedisSettings.builder(uri).timeout(java.time.Duration.ofSeconds(2));
+        return RedisSettings.builder(uri).timeout(Duration.ofSeconds(2));
     }
 
     static String uri() {

@@ -74,7 +74,7 @@ public final class BenchmarkReport {
             Path target = output.toAbsolutePath().resolveSibling("target");
             Files.createDirectories(target);
             output = target.resolve(smoke ? SMOKE_FILE : ROWS_FILE);
-            profiles = target.resolve(ROWS_FILE.replace(".md", "-profile.md"));
+            profiles = smoke ? null : target.resolve(ROWS_FILE.replace(".md", "-profile.md"));
         }
         String external = System.getenv("REDIS_URL");
         RedisServerExtension own = null;
@@ -84,16 +84,8 @@ public final class BenchmarkReport {
             uri = own.uri();
         }
         try {
-            String markdown;
-            if (!rows.all()) {
-                System.setProperty(BenchRedis.URI_PROPERTY, uri);
-                markdown = "# Benchmarks: some HTTP rows\n" + new HttpBenchMarkdown(
-                        http(uri, false, HTTP_COMMAND, rows, profiles)).section();
-            } else if (mode.equals("http")) {
-                markdown = httpOnly(uri, output, notes, profiles);
-            } else {
-                markdown = new BenchmarkReport(smoke, uri, notes, smoke ? null : profiles).run();
-            }
+            String markdown = mode.equals("http") ? httpOnly(uri, output, notes, profiles, rows)
+                    : new BenchmarkReport(smoke, uri, notes, profiles).run();
             Files.writeString(output, markdown);
             System.out.println("Wrote " + output.toAbsolutePath());
         } finally {
@@ -103,13 +95,19 @@ public final class BenchmarkReport {
         }
     }
 
-    /** Runs the HTTP benchmark alone and returns {@code output} with its HTTP section and notes replaced. */
-    private static String httpOnly(String redisUri, Path output, Path notes, Path profiles) throws Exception {
+    /**
+     * Runs the HTTP benchmark alone: with every row, {@code output} with its HTTP section and notes
+     * replaced; with some rows, their section alone.
+     */
+    private static String httpOnly(String redisUri, Path output, Path notes, Path profiles, HttpRows rows)
+            throws Exception {
         System.setProperty(BenchRedis.URI_PROPERTY, redisUri);
-        HttpBench.Report http = http(redisUri, false, HTTP_COMMAND, HttpRows.ALL, profiles);
+        String section = new HttpBenchMarkdown(http(redisUri, false, HTTP_COMMAND, rows, profiles)).section();
+        if (!rows.all()) {
+            return "# Benchmarks: some HTTP rows\n" + section;
+        }
         String existing = Files.exists(output) ? Files.readString(output) : "# Benchmarks\n";
-        return HttpBenchMarkdown.splice(existing, new HttpBenchMarkdown(http).section(),
-                Files.exists(notes) ? Files.readString(notes) : null);
+        return HttpBenchMarkdown.splice(existing, section, Files.exists(notes) ? Files.readString(notes) : null);
     }
 
     /** The HTTP part; with {@code profiles}, its rows' profiles written there. */

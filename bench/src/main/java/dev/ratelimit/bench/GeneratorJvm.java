@@ -27,11 +27,9 @@ final class GeneratorJvm {
 
         @Override
         Result run(URI uri, int clients, Duration warmUp, Duration measure, Meter meter) throws Exception {
-            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
             // It allocates next to nothing while it runs: the smallest collector and heap leave the
             // cores to the server.
-            List<String> command = List.of(java, "-XX:+UseSerialGC", "-Xmx128m", "-cp",
-                    System.getProperty("java.class.path"), LoadGenerator.class.getName(), uri.toString(),
+            List<String> command = command(List.of("-XX:+UseSerialGC"), uri.toString(),
                     Integer.toString(HttpLoad.CONNECTIONS), Integer.toString(HttpLoad.THREADS), Integer.toString(clients),
                     Long.toString(warmUp.toMillis()), Long.toString(measure.toMillis()));
             Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
@@ -52,18 +50,11 @@ final class GeneratorJvm {
      * a generator inside the server's JVM would measure itself.
      */
     static final class Shared extends HttpLoad {
-        private final List<String> command = new ArrayList<>();
+        private final List<String> command = command(HttpRunShape.SMOKE_JVM_OPTIONS);
         /** Started by the first run. */
         private Process process;
         private BufferedReader out;
         private Writer in;
-
-        Shared() {
-            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            command.addAll(HttpRunShape.SMOKE_JVM_OPTIONS);
-            command.addAll(List.of("-Xmx128m", "-cp", System.getProperty("java.class.path"),
-                    LoadGenerator.class.getName()));
-        }
 
         @Override
         String describe() {
@@ -95,6 +86,16 @@ final class GeneratorJvm {
                 HttpBenchProcess.stop(process, in, "", 10);
             }
         }
+    }
+
+    /** The command that starts a LoadGenerator in a JVM of its own with these options, on a small heap. */
+    private static List<String> command(List<String> jvmOptions, String... arguments) {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-Xmx128m", "-cp", System.getProperty("java.class.path"), LoadGenerator.class.getName()));
+        command.addAll(List.of(arguments));
+        return command;
     }
 
     private static String described(String where) {

@@ -180,11 +180,10 @@ final class HttpBench {
             if (shape.profile()) {
                 profiles = profileAll(server, setups, load);
             }
+            // The generators compared on the no-filter row of many clients, when the selection holds it.
             int bare = setups.indexOf(new Setup(NO_FILTER, MANY_CLIENTS, null, Map.of()));
-            for (String kind : HttpLoad.wrkAvailable() ? List.of("wrk", "java") : List.of("java")) {
-                if (bare < 0) {
-                    break; // a selection without that row compares no generators
-                }
+            List<String> kinds = bare < 0 ? List.of() : HttpLoad.wrkAvailable() ? List.of("wrk", "java") : List.of("java");
+            for (String kind : kinds) {
                 try (HttpLoad other = HttpLoad.choose(kind, shape.smoke())) {
                     generators.put(other.describe(), run(server, setups, bare, other));
                 }
