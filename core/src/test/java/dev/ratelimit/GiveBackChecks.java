@@ -43,8 +43,9 @@ final class GiveBackChecks {
             List<Event> events = model.history.events(c);
             OnePlace.Replay replay = onePlace.replay(events, model.now());
             if (replay.violation() != null) {
-                model.check(false, "client c" + c + " epoch " + model.history.epoch[c] + ": " + replay.violation()
-                        + "; its effective history: " + last(events));
+                String violation = "client c" + c + " epoch " + model.history.epoch[c] + ": " + replay.violation()
+                        + "; its effective history: " + last(events);
+                model.check(false, () -> violation);
             }
             state(c, replay, events);
             model.history.forget(c, replay.forgettable());
@@ -61,7 +62,7 @@ final class GiveBackChecks {
         long now = Math.floorDiv(model.now(), 1000);
         String who = "client c" + c + " epoch " + model.history.epoch[c] + ": ";
         long pttl = (Long) redis.command("PTTL", key);
-        model.check(pttl != -1 || !model.config.switches().keyTtls(), who + "its key " + key + " has no TTL: "
+        model.check(pttl != -1 || !model.config.switches().keyTtls(), () -> who + "its key " + key + " has no TTL: "
                 + redis.command("TYPE", key) + " " + last(events));
         statesChecked++;
         if (rule().algorithm() == Algorithm.SLIDING_LOG) {
@@ -75,7 +76,7 @@ final class GiveBackChecks {
                 Matcher m = matches(FIXED, value, who);
                 long counted = m == null ? 0 : m.group(1) != null ? Long.parseLong(m.group(1))
                         : now < Long.parseLong(m.group(4)) ? Long.parseLong(m.group(2)) : Long.parseLong(m.group(3));
-                model.check(counted >= replay.value(), who + "Redis counts " + counted + " permits in its window ('"
+                model.check(counted >= replay.value(), () -> who + "Redis counts " + counted + " permits in its window ('"
                         + value + "'), one place " + replay.value() + ": " + last(events));
             }
             case SLIDING_WINDOW -> {
@@ -84,7 +85,7 @@ final class GiveBackChecks {
                 long stored0 = m == null ? Long.MIN_VALUE : Long.parseLong(m.group(1));
                 long current = stored0 == index ? Long.parseLong(m.group(2)) : 0;
                 long previous = stored0 == index ? Long.parseLong(m.group(3)) : stored0 == index - 1 ? Long.parseLong(m.group(2)) : 0;
-                model.check(current >= replay.value() && previous >= replay.other(), who + "Redis counts " + current
+                model.check(current >= replay.value() && previous >= replay.other(), () -> who + "Redis counts " + current
                         + " in this window and " + previous + " in the previous ('" + value + "'), one place " + replay.value()
                         + " and " + replay.other() + ": " + last(events));
             }
@@ -92,7 +93,7 @@ final class GiveBackChecks {
                 Matcher m = matches(LEAKY, value, who);
                 long leak = Long.parseLong(onePlace.arguments(rule().limit()).get(2));
                 long level = m == null ? 0 : OnePlace.levelAt(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), now, leak);
-                model.check(level >= replay.value(), who + "Redis' bucket is at " + level + " units ('" + value
+                model.check(level >= replay.value(), () -> who + "Redis' bucket is at " + level + " units ('" + value
                         + "'), below one place's " + replay.value() + ": " + last(events));
             }
             case TOKEN_BUCKET -> {
@@ -104,14 +105,14 @@ final class GiveBackChecks {
                 long at = Math.max(now, Math.max(redisAt, replay.other()));
                 long redisTokens = m == null ? capacity : OnePlace.tokensAt(Long.parseLong(m.group(1)), redisAt, at, capacity, refill);
                 long oneplace = OnePlace.tokensAt(replay.value(), replay.other(), at, capacity, refill);
-                model.check(redisTokens <= oneplace, who + "Redis' bucket holds " + redisTokens + " units at +"
+                model.check(redisTokens <= oneplace, () -> who + "Redis' bucket holds " + redisTokens + " units at +"
                         + (at - now) + "us ('" + value + "'), more than one place's " + oneplace + ": " + last(events));
             }
             default -> {
                 Matcher m = matches(TAT, value, who);
                 long tat = Math.max(now, m == null ? now : Long.parseLong(m.group(1)));
                 long oneplace = Math.max(now, replay.value());
-                model.check(tat >= oneplace, who + "Redis' TAT ('" + value + "') is " + (oneplace - tat)
+                model.check(tat >= oneplace, () -> who + "Redis' TAT ('" + value + "') is " + (oneplace - tat)
                         + " us earlier than one place's: " + last(events));
             }
         }
@@ -124,7 +125,7 @@ final class GiveBackChecks {
         }
         Matcher m = format.matcher(value);
         boolean small = m.matches() && value.length() <= 100;
-        model.check(small, who + "Redis holds '" + value + "', not a small " + rule().algorithm().configName() + " state");
+        model.check(small, () -> who + "Redis holds '" + value + "', not a small " + rule().algorithm().configName() + " state");
         return small ? m : null;
     }
 
@@ -135,21 +136,11 @@ final class GiveBackChecks {
      * before it, those booked after it, one per after-charge that may still be in the window, and the anchor.
      */
     private void slidingLog(int c, String key, OnePlace.Replay replay, List<Event> events, String who) {
-        // Read as sliding-log.lua's check() reads it: the newest total less the anchor's (the newest
-        // entry at or before now - window), when the newest entry is still in the window.
         List<?> log = (List<?>) model.redis.command("ZRANGE", key, "0", "-1", "WITHSCORES");
         long size = log.size() / 2;
         long now = Math.floorDiv(model.now(), 1000);
-        long counted = 0;
-        if (size > 0 && Long.parseLong((String) log.get(log.size() - 1)) > now - rule().windowMicros()) {
-            long base = 0;
-            for (int i = 0; i < log.size(); i += 2) {
-                base = Long.parseLong((String) log.get(i + 1)) <= now - rule().windowMicros()
-                        ? Long.parseLong((String) log.get(i)) : base;
-            }
-            counted = Long.parseLong((String) log.get(log.size() - 2)) - base;
-        }
-        model.check(counted >= replay.value(), who + "Redis' log counts " + counted + " permits in the window, one place "
+        long counted = counted(log, now);
+        model.check(counted >= replay.value(), () -> who + "Redis' log counts " + counted + " permits in the window, one place "
                 + replay.value() + ": " + last(events));
         if (size == 0) {
             return;
@@ -161,14 +152,29 @@ final class GiveBackChecks {
         for (int i = 1; i < log.size(); i += 2) {
             ahead += Long.parseLong((String) log.get(i)) > writtenMicros ? 1 : 0;
         }
-        long charges = 0;
-        for (Event e : events) {
-            charges += e.kind == EffectiveHistory.Kind.CHARGE && e.nanos > written - 2 * window - 1_000_000 ? 1 : 0;
-        }
+        long charges = events.stream()
+                .filter(e -> e.kind == EffectiveHistory.Kind.CHARGE && e.nanos > written - 2 * window - 1_000_000).count();
+        long bookedAhead = ahead;
         long limit = model.limits.max(written - 3 * window, written);
-        long bound = limit + ahead + charges + 1;
-        model.check(size <= bound, who + "Redis' log holds " + size + " entries, over its bound " + bound + " (the limit "
-                + limit + ", " + ahead + " booked after its last write at +" + (writtenMicros - Math.floorDiv(model.now(), 1000))
+        long bound = limit + bookedAhead + charges + 1;
+        model.check(size <= bound, () -> who + "Redis' log holds " + size + " entries, over its bound " + bound + " (the limit "
+                + limit + ", " + bookedAhead + " booked after its last write at +" + (writtenMicros - Math.floorDiv(model.now(), 1000))
                 + "us, " + charges + " after-charges, the anchor): " + log);
+    }
+
+    /**
+     * The permits the log counts in the window, read as sliding-log.lua's check() reads it: the newest
+     * total less the anchor's (the newest entry at or before now - window), when the newest entry is
+     * still in the window.
+     */
+    private long counted(List<?> log, long now) {
+        if (log.isEmpty() || Long.parseLong((String) log.get(log.size() - 1)) <= now - rule().windowMicros()) {
+            return 0;
+        }
+        long base = 0;
+        for (int i = 0; i < log.size(); i += 2) {
+            base = Long.parseLong((String) log.get(i + 1)) <= now - rule().windowMicros() ? Long.parseLong((String) log.get(i)) : base;
+        }
+        return Long.parseLong((String) log.get(log.size() - 2)) - base;
     }
 }

@@ -183,21 +183,27 @@ final class GiveBacksModel {
         }
     }
 
-    /** Checks an admission against what Redis counted in the call, and keeps it to settle later. */
-    private String admitted(int n, int c, boolean delaying, Decision decision) {
+    /** The last event Redis counted for client {@code c} in this step's call, or null. */
+    private Event lastHeard(int c) {
         Event event = null;
         for (Event each : calls.heard) {
             event = each.client == c ? each : event;
         }
+        return event;
+    }
+
+    /** Checks an admission against what Redis counted in the call, and keeps it to settle later. */
+    private String admitted(int n, int c, boolean delaying, Decision decision) {
+        Event event = lastHeard(c);
         if (!decision.allowed() || decision.degraded()) {
             denials += decision.allowed() ? 0 : 1;
             return decision.toString();
         }
-        check(event != null, "node n" + n + " admitted c" + c + " though Redis counted nothing: " + decision);
+        check(event != null, () -> "node n" + n + " admitted c" + c + " though Redis counted nothing: " + decision);
         if (event != null) {
             boolean delayedEvent = event.kind == Kind.DELAYED;
             check(decision.delayed() == delayedEvent && (!delaying || !delayedEvent
-                    || event.nanos == now() / 1000 * 1000 + decision.delay().toNanos()), "node n" + n + "'s decision for c"
+                    || event.nanos == now() / 1000 * 1000 + decision.delay().toNanos()), () -> "node n" + n + "'s decision for c"
                     + c + " (" + decision + ") is not what Redis counted: " + event);
             if (c < KEYS.length) {
                 if (held.size() == HELD_DECISIONS) {
@@ -242,7 +248,8 @@ final class GiveBacksModel {
         }
     }
 
-    void check(boolean holds, String violation) {
+    /** Records a violation unless {@code holds}; its text, built only then, names what broke. */
+    void check(boolean holds, Supplier<String> violation) {
         log.check(holds, violation);
     }
 
@@ -262,7 +269,7 @@ final class GiveBacksModel {
         stepMaxLimit = after;
         checks.afterStep();
         log.step("#" + step + " +" + (now() - ScriptedRedisGateway.START_NANOS) / 1000 + "us " + what + calls.takeNotes()
-                + (after != rule.limit() ? " [limit " + after + "]" : ""), "Give-back model check of " + rule + " ("
+                + (after != rule.limit() ? " [limit " + after + "]" : ""), () -> "Give-back model check of " + rule + " ("
                 + config.variant() + ") on " + nodes.length + " nodes " + Arrays.toString(policies) + ", deny cache "
                 + (denyCache ? "on" : "off") + ", seed " + config.seed() + ", FAILED at step " + step + ": %s\n  switches: "
                 + config.switches().asProperties() + "\n  rerun: " + GiveBacksModelTest.rerun(config, step + 1));

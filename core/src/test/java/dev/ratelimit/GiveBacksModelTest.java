@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -62,6 +64,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * (seeds S to S + R - 1, default {@value #DEFAULT_RUNS}), {@code -Dgivebacks.model.steps=N} (default
  * {@value #DEFAULT_STEPS}), {@code -Dgivebacks.model.only=gcra,fixed-window} (variants by name).
  */
+@Execution(ExecutionMode.CONCURRENT) // each variant its own model and Redis; two at a time (core's pom)
 class GiveBacksModelTest {
     static final long DEFAULT_SEED = 48;
     static final int DEFAULT_RUNS = 50;

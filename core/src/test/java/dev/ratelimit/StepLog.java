@@ -4,6 +4,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * The last steps of a {@link GiveBacksModel} run, and the violations its checks found in the current
@@ -16,20 +17,20 @@ final class StepLog {
     private final Deque<String> lines = new ArrayDeque<>();
     private final List<String> violations = new ArrayList<>();
 
-    void check(boolean holds, String violation) {
+    void check(boolean holds, Supplier<String> violation) {
         if (!holds) {
-            violations.add(violation);
+            violations.add(violation.get());
         }
     }
 
     /** Logs a step; fails with {@code what} and the last steps when one of its checks found a violation. */
-    void step(String line, String what) {
+    void step(String line, Supplier<String> what) {
         lines.addLast(line);
         while (lines.size() > LOG_STEPS) {
             lines.removeFirst();
         }
         if (!violations.isEmpty()) {
-            throw new AssertionError(what.replace("%s", violations.get(0)) + "\n  last steps:\n    "
+            throw new AssertionError(what.get().replace("%s", violations.get(0)) + "\n  last steps:\n    "
                     + String.join("\n    ", lines));
         }
     }

@@ -1,17 +1,23 @@
 package dev.ratelimit.internal.redisinjvm;
 
 import dev.ratelimit.internal.redisinjvm.InJvmRedis.RedisError;
+import java.io.IOException;
+import java.io.StringReader;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.luaj.vm2.Globals;
 import org.luaj.vm2.LoadState;
+import org.luaj.vm2.LuaClosure;
 import org.luaj.vm2.LuaError;
 import org.luaj.vm2.LuaString;
 import org.luaj.vm2.LuaTable;
 import org.luaj.vm2.LuaValue;
+import org.luaj.vm2.Prototype;
 import org.luaj.vm2.Varargs;
 import org.luaj.vm2.compiler.LuaC;
 import org.luaj.vm2.lib.PackageLib;
@@ -46,7 +52,12 @@ import org.luaj.vm2.lib.jse.JseMathLib;
 final class LuaScripting {
     private final RedisKeyspace keyspace;
     private final Globals globals = new Globals();
-    /** Each script compiled once, by SHA-1, as Redis keeps it after the first EVAL. */
+    /**
+     * Each script's bytecode, compiled once per JVM by SHA-1: a prototype is immutable, and compiling
+     * the scripts again for every Redis in the JVM was most of a model check's CPU.
+     */
+    private static final Map<String, Prototype> PROTOTYPES = new ConcurrentHashMap<>();
+    /** Each script bound to this Redis' globals, by SHA-1, as Redis keeps it after the first EVAL. */
     private final Map<String, LuaValue> compiled = new HashMap<>();
 
     LuaScripting(RedisKeyspace keyspace) {
@@ -108,6 +119,14 @@ final class LuaScripting {
         globals.setmetatable(guard);
     }
 
+    private Prototype compile(String source) {
+        try {
+            return globals.compilePrototype(new StringReader(source), "@user_script");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /**
      * Runs a script. Java strings (keys, arguments) become the bytes Jedis would send: UTF-8.
      *
@@ -120,7 +139,7 @@ final class LuaScripting {
     Object run(String script, String sha1, String source, List<String> keys, List<String> args) {
         LuaValue chunk = compiled.get(sha1);
         if (chunk == null) {
-            chunk = globals.load(source, "@user_script");
+            chunk = new LuaClosure(PROTOTYPES.computeIfAbsent(sha1, sha -> compile(source)), globals);
             compiled.put(sha1, chunk);
         }
         globals.rawset("KEYS", table(keys));
