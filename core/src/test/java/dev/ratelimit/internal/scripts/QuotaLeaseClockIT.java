@@ -45,8 +45,10 @@ class QuotaLeaseClockIT {
         assertThat(reply.subList(0, 3)).as("admitted, 99 left after the request itself").containsExactly(1L, 1L, 99L);
         assertThat(reply.get(7)).as("a quarter of the 99 left").isEqualTo(24L);
         assertThat(reply.get(8)).as("the lease's life").isEqualTo(SECOND);
-        assertThat(reply.get(9)).as("its receipt is the window's end, as the admission's (to the millisecond)")
-                .isBetween(reply.get(5), reply.get(5) + 1000);
+        // The lease reads the key's PTTL after the admission set it: a Redis descheduled between the two
+        // (a loaded machine) reads a few milliseconds less, and refund.lua matches a receipt within 10 ms.
+        assertThat(reply.get(9)).as("its receipt is the window's end, as the admission's (within refund.lua's 10 ms)")
+                .isBetween(reply.get(5) - 10_000, reply.get(5) + 1000);
         assertThat(reply.get(6)).as("its life: the instant its permits were taken (a reset's guard compares it)")
                 .isEqualTo(T0);
         assertThat(redis.client().get(key)).isEqualTo("25");
