@@ -14,6 +14,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.PriorityQueue;
 import java.util.Random;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -21,6 +22,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Response;
 import redis.clients.jedis.resps.Tuple;
 
 /**
@@ -29,7 +32,7 @@ import redis.clients.jedis.resps.Tuple;
  * {@code 1 + limit * (1 + ceil(maxDelay / window))}, and every write trims to it: an admission, a
  * delayed admission's reservation ({@code maxDelay}, mode '1D&lt;max_us&gt;', which books entries ahead
  * of now), and an after-charge (refund.lua). The production scripts run at exact instants through
- * their trailing {@code now}; the log is read back with ZCARD after every call.
+ * their trailing {@code now}; the log is read back after every call.
  *
  * <p>Replies are {state, allowed, remaining, retry_after_us, reset_after_us[, receipt]}: state 1
  * admitted, 0 denied, 4 delayed (then retry_after_us is the wait).
@@ -73,8 +76,9 @@ class SlidingLogBoundClockIT {
                     lastServed = Math.max(lastServed, now + reply.get(3));
                 }
             }
-            sizes.add(redis.client().zcard(key));
-            trimmed.add(1 + live(key, now, rule));
+            Log log = read(key);
+            sizes.add(log.size());
+            trimmed.add(1 + log.live(now, rule));
             now = lastServed;
         }
         for (int wave = 0; wave < sizes.size(); wave++) {
@@ -115,21 +119,21 @@ class SlidingLogBoundClockIT {
         long largest = 0;
         long written = now;
         for (long end = T0 + 10 * 60 * SECOND; now < end; now += 1 + random.nextInt((int) (2 * meanGap))) {
-            List<Long> reply = run(rule, delaying(maxDelay), now, key, 1 + random.nextInt(maxCost));
-            if (reply.get(0) == DELAYED) {
+            Step step = runAndRead(rule, delaying(maxDelay), now, key, 1 + random.nextInt(maxCost));
+            if (step.reply().get(0) == DELAYED) {
                 delayed++;
             }
-            if (reply.get(1) == 1L) {
+            if (step.reply().get(1) == 1L) {
                 written = now;
             }
-            long size = redis.client().zcard(key);
+            long size = step.log().size();
             largest = Math.max(largest, size);
             long at = now;
             assertThat(size).as("+%d us: the log against the rule's bound %d", at - T0, bound)
                     .isLessThanOrEqualTo(bound);
             assertThat(size).as("+%d us: the anchor, the window's and the booked entries of the last write", at - T0)
-                    .isLessThanOrEqualTo(1 + live(key, written, rule));
-            assertThat(redis.client().pttl(key)).as("+%d us: a TTL", at - T0).isPositive();
+                    .isLessThanOrEqualTo(1 + step.log().live(written, rule));
+            assertThat(step.log().pttl()).as("+%d us: a TTL", at - T0).isPositive();
         }
         long windows = (now - T0) / (window.toNanos() / 1000);
         assertThat(delayed).as("the client was over its limit, its requests booked ahead")
@@ -215,13 +219,14 @@ class SlidingLogBoundClockIT {
             while (!charged.isEmpty() && charged.peekFirst() <= now - window - maxDelay - MS) {
                 charged.removeFirst();
             }
-            long size = redis.client().zcard(key);
+            Log log = read(key);
+            long size = log.size();
             long at = now;
             assertThat(size).as("+%d us: the anchor, the window's and the booked entries of the last write", at - T0)
-                    .isLessThanOrEqualTo(1 + live(key, written, rule));
+                    .isLessThanOrEqualTo(1 + log.live(written, rule));
             assertThat(size).as("+%d us: the rule's bound %d and %d charges of the last window and maxDelay", at - T0,
                     bound, charged.size()).isLessThanOrEqualTo(bound + charged.size());
-            assertThat(redis.client().pttl(key)).as("+%d us: a TTL", at - T0).isPositive();
+            assertThat(log.pttl()).as("+%d us: a TTL", at - T0).isPositive();
         }
         assertThat(receipts.size()).as("requests served, each charged").isGreaterThan(300);
     }
@@ -293,13 +298,55 @@ class SlidingLogBoundClockIT {
         return 1 + rule.limit() * (1 + (maxDelay + window - 1) / window);
     }
 
-    /** The entries still in the window at {@code now} or booked ahead of it. */
-    private static long live(String key, long now, Rule rule) {
-        return redis.client().zcount(key, "(" + (now - rule.window().toNanos() / 1000), "+inf");
-    }
-
     private static String delaying(long maxMicros) {
         return "1D" + maxMicros;
+    }
+
+    /**
+     * The log as read after a call: its entries' scores and the key's PTTL. The loops read it after
+     * each of some 50,000 calls, so it comes in the call's own round trip ({@link #runAndRead}) or in
+     * one of its own ({@link #read}), not one per command.
+     */
+    private record Log(List<Double> scores, long pttl) {
+        long size() {
+            return scores.size();
+        }
+
+        /** The entries still in the window at {@code now} or booked ahead of it (ZCOUNT's "(now - window" to +inf). */
+        long live(long now, Rule rule) {
+            double from = now - rule.window().toNanos() / 1000;
+            return scores.stream().filter(score -> score > from).count();
+        }
+    }
+
+    /** A call's reply and the log right after it. */
+    private record Step(List<Long> reply, Log log) {
+    }
+
+    private static Log read(String key) {
+        try (AbstractPipeline pipeline = redis.client().pipelined()) {
+            Response<List<Tuple>> entries = pipeline.zrangeWithScores(key, 0, -1);
+            Response<Long> pttl = pipeline.pttl(key);
+            pipeline.sync();
+            return log(entries, pttl);
+        }
+    }
+
+    private static Log log(Response<List<Tuple>> entries, Response<Long> pttl) {
+        return new Log(entries.get().stream().map(Tuple::getScore).collect(Collectors.toList()), pttl.get());
+    }
+
+    /** {@link #run} and {@link #read} in one round trip: Redis runs the reads right after the script. */
+    @SuppressWarnings("unchecked")
+    private static Step runAndRead(Rule rule, String mode, long now, String key, long permits) {
+        try (AbstractPipeline pipeline = redis.client().pipelined()) {
+            Response<Object> reply = pipeline.evalsha(SCRIPT.sha1(), Collections.singletonList(key),
+                    arguments(rule, mode, now, permits));
+            Response<List<Tuple>> entries = pipeline.zrangeWithScores(key, 0, -1);
+            Response<Long> pttl = pipeline.pttl(key);
+            pipeline.sync();
+            return new Step((List<Long>) reply.get(), log(entries, pttl));
+        }
     }
 
     private static List<Long> run(Rule rule, String mode, long now, String key) {
@@ -307,13 +354,18 @@ class SlidingLogBoundClockIT {
     }
 
     private static List<Long> run(Rule rule, String mode, long now, String key, long permits) {
+        @SuppressWarnings("unchecked")
+        List<Long> reply = (List<Long>) redis.client().evalsha(SCRIPT.sha1(), Collections.singletonList(key),
+                arguments(rule, mode, now, permits));
+        return reply;
+    }
+
+    private static List<String> arguments(Rule rule, String mode, long now, long permits) {
         List<String> args = new ArrayList<>();
         args.add(mode);
         args.add(Long.toString(permits));
         args.addAll(rule.algorithm().scriptArguments(rule));
         args.add(Long.toString(now));
-        @SuppressWarnings("unchecked")
-        List<Long> reply = (List<Long>) redis.client().evalsha(SCRIPT.sha1(), Collections.singletonList(key), args);
-        return reply;
+        return args;
     }
 }
