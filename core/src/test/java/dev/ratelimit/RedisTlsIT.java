@@ -54,6 +54,7 @@ class RedisTlsIT {
     void aPrivateCaWorksThroughTheJvmsTrustStoreAndOnlyThrough(@TempDir Path dir) throws Exception {
         assertThat(redis.owned()).as("TLS is switched on at run time: a server of the test's own").isTrue();
         Process probe = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", // a short JVM: less CPU, as the tests' own
                 "-Djavax.net.ssl.trustStore=" + dir.resolve("truststore.p12"),
                 "-Djavax.net.ssl.trustStorePassword=" + TlsProbe.PASSWORD,
                 "-Djavax.net.ssl.keyStore=" + dir.resolve("ca.p12"),

@@ -59,7 +59,9 @@ class ExampleLauncherIT {
     @Test
     void theFirstScreenIsTheExamplesOwnAndTheEndStopsItsRedis() throws Exception {
         int port = FreePorts.pick();
+        // C1 and the serial collector, as Maven's own JVM runs exec:java (.mvn/jvm.config).
         ProcessBuilder command = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
                 "-cp", System.getProperty("java.class.path"), Launcher.class.getName(), WAR.toString(),
                 Integer.toString(port)).redirectErrorStream(true);
         command.environment().remove("REDIS_URL");
