@@ -54,9 +54,11 @@ final class LuaScripting {
     private final Globals globals = new Globals();
     /**
      * Each script's bytecode, compiled once per JVM by SHA-1: a prototype is immutable, and compiling
-     * the scripts again for every Redis in the JVM was most of a model check's CPU.
+     * the scripts again for every Redis in the JVM was a sixth of a model check's CPU. At most
+     * {@value #MAX_PROTOTYPES} (the limiter has some twenty scripts); scripts beyond are compiled per Redis.
      */
     private static final Map<String, Prototype> PROTOTYPES = new ConcurrentHashMap<>();
+    private static final int MAX_PROTOTYPES = 256;
     /** Each script bound to this Redis' globals, by SHA-1, as Redis keeps it after the first EVAL. */
     private final Map<String, LuaValue> compiled = new HashMap<>();
 
@@ -139,7 +141,14 @@ final class LuaScripting {
     Object run(String script, String sha1, String source, List<String> keys, List<String> args) {
         LuaValue chunk = compiled.get(sha1);
         if (chunk == null) {
-            chunk = new LuaClosure(PROTOTYPES.computeIfAbsent(sha1, sha -> compile(source)), globals);
+            Prototype prototype = PROTOTYPES.get(sha1);
+            if (prototype == null) {
+                prototype = compile(source);
+                if (PROTOTYPES.size() < MAX_PROTOTYPES) {
+                    PROTOTYPES.putIfAbsent(sha1, prototype);
+                }
+            }
+            chunk = new LuaClosure(prototype, globals);
             compiled.put(sha1, chunk);
         }
         globals.rawset("KEYS", table(keys));
