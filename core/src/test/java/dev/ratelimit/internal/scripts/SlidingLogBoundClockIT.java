@@ -14,6 +14,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.PriorityQueue;
 import java.util.Random;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
@@ -325,15 +326,10 @@ class SlidingLogBoundClockIT {
 
     private static Log read(String key) {
         try (AbstractPipeline pipeline = redis.client().pipelined()) {
-            Response<List<Tuple>> entries = pipeline.zrangeWithScores(key, 0, -1);
-            Response<Long> pttl = pipeline.pttl(key);
+            Supplier<Log> log = queueRead(pipeline, key);
             pipeline.sync();
-            return log(entries, pttl);
+            return log.get();
         }
-    }
-
-    private static Log log(Response<List<Tuple>> entries, Response<Long> pttl) {
-        return new Log(entries.get().stream().map(Tuple::getScore).collect(Collectors.toList()), pttl.get());
     }
 
     /** {@link #run} and {@link #read} in one round trip: Redis runs the reads right after the script. */
@@ -342,11 +338,17 @@ class SlidingLogBoundClockIT {
         try (AbstractPipeline pipeline = redis.client().pipelined()) {
             Response<Object> reply = pipeline.evalsha(SCRIPT.sha1(), Collections.singletonList(key),
                     arguments(rule, mode, now, permits));
-            Response<List<Tuple>> entries = pipeline.zrangeWithScores(key, 0, -1);
-            Response<Long> pttl = pipeline.pttl(key);
+            Supplier<Log> log = queueRead(pipeline, key);
             pipeline.sync();
-            return new Step((List<Long>) reply.get(), log(entries, pttl));
+            return new Step((List<Long>) reply.get(), log.get());
         }
+    }
+
+    /** Queues the reads of the log on {@code pipeline}; the log, once it has synced. */
+    private static Supplier<Log> queueRead(AbstractPipeline pipeline, String key) {
+        Response<List<Tuple>> entries = pipeline.zrangeWithScores(key, 0, -1);
+        Response<Long> pttl = pipeline.pttl(key);
+        return () -> new Log(entries.get().stream().map(Tuple::getScore).collect(Collectors.toList()), pttl.get());
     }
 
     private static List<Long> run(Rule rule, String mode, long now, String key) {
