@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * The writers of {@link GiveBacksModel} that end a client's state from outside a decision: {@code reset},
- * {@code resetEach} and a Redis restart that loses every key, each starting the next epoch of the
+ * {@code resetEach}, a Redis restart that loses every key and the test kit's reset, each starting the next epoch of the
  * clients it deletes (GiveBackCalls hears the DEL). Without {@code staleGiveBacks} the give-backs held
  * for those clients are dropped first; without {@code sameMicrosecond} a microsecond passes after each.
  */
@@ -15,7 +15,7 @@ final class GiveBackResets {
 
     /**
      * Without stale give-backs, the give-backs held for a client's key never land once the client is
-     * reset ({@code c}; -1: every client, a restart): their connection closed first.
+     * reset ({@code c}; -1: every client, a restart or a flush): their connection closed first.
      */
     private static String dropHeldOf(GiveBacksModel model, int c) {
         if (model.config.switches().staleGiveBacks()) {
@@ -69,6 +69,19 @@ final class GiveBackResets {
         model.calls.restart();
         model.advance(RESTART_NANOS);
         return "Redis restarts and loses every key" + dropped + " (20 ms pass)";
+    }
+
+    /**
+     * The test kit's reset ({@code TestOnlyRedis.reset}): every key gone, and every node told at once
+     * ({@code RedisGateway.whenFlushed}), forgetting what it kept of them (remembered denials) and reading
+     * the overrides again. The kit's clock moves 20 ms with it, as long as a restart takes here.
+     */
+    static String flush(GiveBacksModel model) {
+        String dropped = dropHeldOf(model, -1);
+        model.redis.flush();
+        model.calls.restart();
+        model.advance(RESTART_NANOS);
+        return "the test kit resets Redis: every key gone, every node told" + dropped + " (20 ms pass)";
     }
 
     /** How long a restart takes here: see {@link #restart}. */

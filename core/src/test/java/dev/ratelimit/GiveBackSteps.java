@@ -47,6 +47,8 @@ final class GiveBackSteps {
             return switches.heldGiveBacks()
                     ? ModelFaults.holdOrRelease(model.random, model.redis, model.step(), until -> model.holdUntil = until)
                     : request(model);
+        } else if (roll < 960) {
+            return switches.flushes() ? GiveBackResets.flush(model) : request(model);
         }
         return request(model);
     }

@@ -20,6 +20,7 @@ import java.util.Locale;
  * @param overrides live limit overrides up and down
  * @param resets client resets ({@code reset}, {@code resetEach})
  * @param restarts Redis restarts that lose every key
+ * @param flushes the test kit's reset ({@code TestOnlyRedis.reset}): every key gone, every node told at once
  * @param failures Redis failing calls, refusing them or losing their replies
  * @param heldGiveBacks give-backs held (their calls time out) and landing later, in any order
  * @param staleGiveBacks give-backs (and charges below the cost) of admissions taken before the client's
@@ -33,7 +34,7 @@ import java.util.Locale;
  *     state has now) or {@code trims} (ZREMRANGEBYSCORE ignored)
  */
 record GiveBackSwitches(boolean refunds, boolean delays, boolean charges, boolean overrides, boolean resets, boolean restarts,
-        boolean failures, boolean heldGiveBacks, boolean staleGiveBacks, boolean sameMicrosecond, boolean keyTtls, Boolean denyCache, int faultAt,
+        boolean flushes, boolean failures, boolean heldGiveBacks, boolean staleGiveBacks, boolean sameMicrosecond, boolean keyTtls, Boolean denyCache, int faultAt,
         String fault) {
 
     private static final String PREFIX = "givebacks.model.";
@@ -56,7 +57,8 @@ record GiveBackSwitches(boolean refunds, boolean delays, boolean charges, boolea
         boolean charges = ChargeRules.conflict(List.of(rule), false) == null;
         boolean overrides = algorithm == Algorithm.FIXED_WINDOW || algorithm == Algorithm.SLIDING_LOG
                 || algorithm == Algorithm.GCRA;
-        return new GiveBackSwitches(true, delays, charges, overrides, true, true, true, true, true, true, true, null, -1, null);
+        return new GiveBackSwitches(true, delays, charges, overrides, true, true, true, true, true, true, true, true, null, -1,
+                null);
     }
 
     /**
@@ -74,6 +76,7 @@ record GiveBackSwitches(boolean refunds, boolean delays, boolean charges, boolea
                 any.overrides && flag("overrides", base.overrides),
                 flag("resets", base.resets),
                 flag("restarts", base.restarts),
+                flag("flushes", base.flushes),
                 flag("failures", base.failures),
                 flag("heldGiveBacks", base.heldGiveBacks),
                 flag("staleGiveBacks", base.staleGiveBacks),
@@ -84,12 +87,12 @@ record GiveBackSwitches(boolean refunds, boolean delays, boolean charges, boolea
     }
 
     GiveBackSwitches withFault(String kind, int atStep) {
-        return new GiveBackSwitches(refunds, delays, charges, overrides, resets, restarts, failures, heldGiveBacks,
+        return new GiveBackSwitches(refunds, delays, charges, overrides, resets, restarts, flushes, failures, heldGiveBacks,
                 staleGiveBacks, sameMicrosecond, keyTtls, denyCache, atStep, kind);
     }
 
     GiveBackSwitches withDenyCache(Boolean on) {
-        return new GiveBackSwitches(refunds, delays, charges, overrides, resets, restarts, failures, heldGiveBacks,
+        return new GiveBackSwitches(refunds, delays, charges, overrides, resets, restarts, flushes, failures, heldGiveBacks,
                 staleGiveBacks, sameMicrosecond, keyTtls, on, faultAt, fault);
     }
 
@@ -101,7 +104,8 @@ record GiveBackSwitches(boolean refunds, boolean delays, boolean charges, boolea
     GiveBackSwitches with(String name, boolean on) {
         return new GiveBackSwitches(name.equals("refunds") ? on : refunds, name.equals("delays") ? on : delays, name.equals("charges") ? on : charges,
                 name.equals("overrides") ? on : overrides, name.equals("resets") ? on : resets,
-                name.equals("restarts") ? on : restarts, name.equals("failures") ? on : failures,
+                name.equals("restarts") ? on : restarts, name.equals("flushes") ? on : flushes,
+                name.equals("failures") ? on : failures,
                 name.equals("heldGiveBacks") ? on : heldGiveBacks, name.equals("staleGiveBacks") ? on : staleGiveBacks,
                 name.equals("sameMicrosecond") ? on : sameMicrosecond, name.equals("keyTtls") ? on : keyTtls, denyCache,
                 faultAt, fault);
@@ -123,7 +127,7 @@ record GiveBackSwitches(boolean refunds, boolean delays, boolean charges, boolea
     String asProperties() {
         return "-D" + PREFIX + "refunds=" + refunds + " -D" + PREFIX + "delays=" + delays + " -D" + PREFIX + "charges=" + charges + " -D" + PREFIX + "overrides="
                 + overrides + " -D" + PREFIX + "resets=" + resets + " -D" + PREFIX + "restarts=" + restarts + " -D" + PREFIX
-                + "failures=" + failures + " -D" + PREFIX + "heldGiveBacks=" + heldGiveBacks + " -D" + PREFIX
+                + "flushes=" + flushes + " -D" + PREFIX + "failures=" + failures + " -D" + PREFIX + "heldGiveBacks=" + heldGiveBacks + " -D" + PREFIX
                 + "staleGiveBacks=" + staleGiveBacks + " -D" + PREFIX + "sameMicrosecond=" + sameMicrosecond + " -D" + PREFIX
                 + "keyTtls=" + keyTtls + (denyCache == null ? "" : " -D" + PREFIX + "denyCache=" + denyCache)
                 + (fault == null ? "" : " (and the fault '" + fault + "' armed at step " + faultAt + ")");

@@ -297,6 +297,33 @@ final class LeasesModel {
         }
     }
 
+    /**
+     * The test kit's reset ({@code TestOnlyRedis.reset}): every key gone and every node told at once
+     * ({@code RedisGateway.whenFlushed}), dropping its leases without giving them back (there is nothing
+     * left to give back to), forgetting its remembered denials and reading the overrides again; the kit's
+     * clock moves 20 ms with it (GiveBackResets.flush). Every client's next epoch.
+     */
+    String flush() {
+        for (Node node : nodes) {
+            Arrays.fill(node.forgotBefore, calls.seq);
+        }
+        Arrays.fill(calls.droppedBefore, calls.seq);
+        calls.flushing = true;
+        try {
+            redis.flush();
+        } finally {
+            calls.flushing = false;
+        }
+        calls.flushed();
+        // A request in flight may have been admitted before the flush: fed at its instant, before the clock moves.
+        feedAdmissions();
+        advance(FLUSH_NANOS);
+        return "the test kit resets Redis: every key gone, every node told (20 ms pass)";
+    }
+
+    /** How far the test kit's clock moves at its reset (TestOnlyGateway). */
+    private static final long FLUSH_NANOS = 20_000_000L;
+
     /** Node {@code n} stops (giving back its leases) or is lost (keeping them), and a new one starts. */
     String replace(int n, boolean graceful) {
         if (graceful) {
@@ -335,12 +362,8 @@ final class LeasesModel {
         return max;
     }
 
-    /** Records the limits in force, checks the step's admissions and Redis' state, and fails on a violation. */
-    private void endStep(String what) {
-        long after = recordLimits();
-        limits.record(now(), Math.max(stepMaxLimit, after));
-        limits.record(now(), after);
-        stepMaxLimit = after;
+    /** Checks the admissions since the last were fed against the bounds and feeds them to the oracle, at their instant. */
+    private void feedAdmissions() {
         List<AdmissionBounds.Admission> admissions = new ArrayList<>(calls.counted);
         calls.counted.clear();
         admissions.addAll(leased);
@@ -351,6 +374,15 @@ final class LeasesModel {
             String denied = oracle.feed(admission, limits.max(admission.nanos(), admission.nanos()));
             check(denied == null, denied);
         }
+    }
+
+    /** Records the limits in force, checks the step's admissions and Redis' state, and fails on a violation. */
+    private void endStep(String what) {
+        long after = recordLimits();
+        limits.record(now(), Math.max(stepMaxLimit, after));
+        limits.record(now(), after);
+        stepMaxLimit = after;
+        feedAdmissions();
         checks.states();
         log.addLast("#" + step + " +" + (now() - ScriptedRedisGateway.START_NANOS) / 1000 + "us " + what
                 + (limitsChanged && step > 0 ? " [limits now " + limitsSeen + "]" : "") + calls.takeNotes());

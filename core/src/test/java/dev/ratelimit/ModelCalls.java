@@ -80,6 +80,8 @@ final class ModelCalls {
     long seq;
     long grants;
     long resetsSeen;
+    /** While the test kit's reset tells every node: the overrides each reads again are every node's. */
+    boolean flushing;
 
     ModelCalls(String limiterScript, Map<String, Integer> clientOf, int clients, int nodes, ScriptedRedisGateway redis) {
         this.limiterScript = limiterScript;
@@ -180,6 +182,10 @@ final class ModelCalls {
             }
             notes.append(" [refund c").append(client).append(' ').append(call.args().get(2)).append(' ')
                     .append(call.outcome()).append(call.reply() == null ? "" : " " + call.reply()).append(']');
+        } else if (call.isScript("overrides") && call.outcome() == Outcome.ANSWERED && flushing) {
+            // Every node reads the overrides again after the flush, the same mark: none drops leases at its next read.
+            Arrays.fill(overridesReadAt, call.nanos());
+            Arrays.fill(markRead, call.reply().get(2));
         } else if (call.isScript("overrides") && call.outcome() == Outcome.ANSWERED && node >= 0) {
             overridesReadAt[node] = call.nanos();
             // LiveOverrides applies what it read: a mark other than the last it read drops every lease.
@@ -200,6 +206,15 @@ final class ModelCalls {
             notes.append(" [").append(call.script() == null ? call.kind() : call.script()).append(' ')
                     .append(call.outcome()).append(']');
         }
+    }
+
+    /** The test kit's reset: every key gone, so every client's next epoch. */
+    void flushed() {
+        for (int c = 0; c < epoch.length; c++) {
+            epoch[c]++;
+        }
+        resetsSeen++;
+        notes.append(" [every client -> a new epoch]");
     }
 
     /** The notes since last taken. */

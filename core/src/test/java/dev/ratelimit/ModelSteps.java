@@ -45,6 +45,8 @@ final class ModelSteps {
                     : request(model);
         } else if (roll < 932) {
             return model.settle();
+        } else if (roll < 937) {
+            return switches.flushes() ? model.flush() : request(model);
         }
         return switches.inFlight() ? inFlight(model) : request(model);
     }
@@ -93,7 +95,8 @@ final class ModelSteps {
     /**
      * A request whose call, before its script runs or after it ran and before the node has the reply,
      * meets another operation: a request of the same client on any node (the same one too: two
-     * threads), a give-back, an override and a request that applies it there at once, or a reset. When the request makes no script call (a lease
+     * threads), a give-back, an override and a request that applies it there at once, a reset, or the test kit's
+     * reset (another thread's test). When the request makes no script call (a lease
      * admits it), the other operation runs after it.
      */
     private static String inFlight(LeasesModel model) {
@@ -103,7 +106,7 @@ final class ModelSteps {
         int n = random.nextInt(2) == 0 ? c % model.nodeCount() : node(model);
         int other = node(model);
         long permits = permits(random);
-        int kind = random.nextInt(4);
+        int kind = random.nextInt(switches.flushes() ? 5 : 4);
         StringBuilder nested = new StringBuilder();
         Runnable action = () -> nested.append(switch (kind) {
             case 0 -> model.request(other, c, permits(random));
@@ -113,7 +116,8 @@ final class ModelSteps {
             }
             case 2 -> switches.inFlightOverrides() ? model.override(other, 0) + ", then " + model.request(other, c, 1)
                     : model.request(other, c, 1);
-            default -> switches.resets() ? model.reset(other, c) : model.request(other, c, 1);
+            case 3 -> switches.resets() ? model.reset(other, c) : model.request(other, c, 1);
+            default -> model.flush();
         });
         boolean before = random.nextBoolean();
         String script = model.rule.algorithm().configName();

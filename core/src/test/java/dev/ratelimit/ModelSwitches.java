@@ -9,6 +9,8 @@ import java.util.Locale;
  * with it on (QuotaLeasesModelTest's class comment names each); turn it on once the bug is fixed.
  *
  * @param resets client resets ({@code RateLimiter.reset}) on any node
+ * @param flushes the test kit's reset ({@code TestOnlyRedis.reset}): every key gone, every node told at
+ *     once, also while a call is in flight (another thread's test resetting)
  * @param lateGiveBacks a lease's unused rest goes back whenever its node next calls Redis, as in
  *     production; off, the model has the node give back its leases at each lease's end, so no rest
  *     lands after its lease's life
@@ -23,7 +25,7 @@ import java.util.Locale;
  * @param doubleGiveBack the negative test's fault: one give-back applied twice, armed at the first
  *     give-back after {@code doubleGiveBackAfter} steps
  */
-record ModelSwitches(boolean resets, boolean lateGiveBacks, boolean heldGiveBacks, boolean inFlight,
+record ModelSwitches(boolean resets, boolean flushes, boolean lateGiveBacks, boolean heldGiveBacks, boolean inFlight,
         boolean inFlightOverrides, boolean denyCache, boolean overrides, boolean doubleGiveBack, int doubleGiveBackAfter) {
 
     /**
@@ -34,6 +36,7 @@ record ModelSwitches(boolean resets, boolean lateGiveBacks, boolean heldGiveBack
         ModelSwitches defaults = flag("all", false) ? all(algorithm) : defaults(algorithm);
         return new ModelSwitches(
                 flag("resets", defaults.resets),
+                flag("flushes", defaults.flushes),
                 flag("lateGiveBacks", defaults.lateGiveBacks),
                 flag("heldGiveBacks", defaults.heldGiveBacks),
                 flag("inFlight", defaults.inFlight),
@@ -50,22 +53,23 @@ record ModelSwitches(boolean resets, boolean lateGiveBacks, boolean heldGiveBack
      */
     static ModelSwitches defaults(Algorithm algorithm) {
         boolean tokenBucket = algorithm == Algorithm.TOKEN_BUCKET;
-        return new ModelSwitches(true, true, true, true, !tokenBucket, true, !tokenBucket, false, 0);
+        return new ModelSwitches(true, true, true, true, true, !tokenBucket, true, !tokenBucket, false, 0);
     }
 
     /** Every switch on that applies to the algorithm: what the model should pass once issue 37 is fixed. */
     static ModelSwitches all(Algorithm algorithm) {
         boolean overrides = algorithm != Algorithm.TOKEN_BUCKET;
-        return new ModelSwitches(true, true, true, true, overrides, true, overrides, false, 0);
+        return new ModelSwitches(true, true, true, true, true, overrides, true, overrides, false, 0);
     }
 
     ModelSwitches withDoubleGiveBack(int afterSteps) {
-        return new ModelSwitches(resets, lateGiveBacks, heldGiveBacks, inFlight, inFlightOverrides, denyCache, overrides,
+        return new ModelSwitches(resets, flushes, lateGiveBacks, heldGiveBacks, inFlight, inFlightOverrides, denyCache, overrides,
                 true, afterSteps);
     }
 
     ModelSwitches with(String name, boolean on) {
-        return new ModelSwitches(name.equals("resets") ? on : resets, name.equals("lateGiveBacks") ? on : lateGiveBacks,
+        return new ModelSwitches(name.equals("resets") ? on : resets, name.equals("flushes") ? on : flushes,
+                name.equals("lateGiveBacks") ? on : lateGiveBacks,
                 name.equals("heldGiveBacks") ? on : heldGiveBacks, name.equals("inFlight") ? on : inFlight,
                 name.equals("inFlightOverrides") ? on : inFlightOverrides, name.equals("denyCache") ? on : denyCache, name.equals("overrides") ? on : overrides, doubleGiveBack,
                 doubleGiveBackAfter);
@@ -85,7 +89,7 @@ record ModelSwitches(boolean resets, boolean lateGiveBacks, boolean heldGiveBack
 
     /** As {@code -D} arguments, for a failure message that tells how to run it again. */
     String asProperties() {
-        return "-Dleases.model.resets=" + resets + " -Dleases.model.lateGiveBacks=" + lateGiveBacks
+        return "-Dleases.model.resets=" + resets + " -Dleases.model.flushes=" + flushes + " -Dleases.model.lateGiveBacks=" + lateGiveBacks
                 + " -Dleases.model.heldGiveBacks=" + heldGiveBacks + " -Dleases.model.inFlight=" + inFlight
                 + " -Dleases.model.inFlightOverrides=" + inFlightOverrides
                 + " -Dleases.model.denyCache=" + denyCache + " -Dleases.model.overrides=" + overrides

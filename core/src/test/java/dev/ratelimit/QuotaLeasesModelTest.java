@@ -15,7 +15,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * ({@code ScriptedRedisGateway}) and one manual clock, three clients of differing appetite, and
  * thousands of steps ({@link ModelSteps}): requests of 1 to 3 permits, time passing (microseconds to
  * windows), nodes giving their leases back, live overrides of the limit up and down, client resets,
- * nodes stopped or lost and replaced, Redis failing calls, refusing them or losing their replies,
+ * the test kit's reset (every key gone, every node told at once and dropping its leases), nodes stopped or lost and replaced, Redis failing calls, refusing them or losing their replies,
  * give-backs held and landing later in any order, operations of one node (or another thread of the
  * same) while another's call is in flight, and settles. Each algorithm that lends (fixed-window,
  * sliding-log 40 per second; token-bucket, gcra 16 per second) runs on its own.
@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * <p>After every step:
  * <ul>
  *   <li>every admission, by Redis or from a lease, is within what the algorithm admits from one place
- *       ({@link AdmissionBounds}): per client and epoch (a reset starts one; a lease's admissions belong
+ *       ({@link AdmissionBounds}): per client and epoch (a reset or the kit's reset starts one; a lease's admissions belong
  *       to the epoch it was granted in, whose state counted them), fixed-window at most the limit per
  *       window, sliding-log per window-long span, token-bucket and gcra replayed in order through the
  *       script's own integer arithmetic;</li>
@@ -33,7 +33,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       admits each of them;</li>
  *   <li>the nodes keep their word: a denial comes from Redis or the deny cache; a degraded admission
  *       only when one of its calls failed; a lease admission only from a lease granted to that node,
- *       and not from one that a reset or an override the node has applied ended; with the deny cache
+ *       and not from one that a reset, the kit's reset or an override the node has applied ended; with the deny cache
  *       on, a denial it answers is one Redis still gives.</li>
  * </ul>
  * And at each settle (and at the end): once every held give-back has landed and every node has given
@@ -107,12 +107,12 @@ class QuotaLeasesModelTest {
      * at step 100): on a seed that passes without the fault, it fails within a few hundred steps. For
      * gcra the seed is another: a rest given back where admissions were stacked after its lease gives
      * back only what stays ahead of them, and a second application may then still leave the TAT at or
-     * after one place's (seed 5 passes with it, not being laxer); seed 12 is one where it is not.
+     * after one place's (the others' seed may pass with it, not being laxer); seed 12 is one where it is not.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("leasing")
     void oneGiveBackAppliedTwiceIsCaught(Algorithm algorithm) {
-        long seed = algorithm == Algorithm.GCRA ? 12 : 5;
+        long seed = algorithm == Algorithm.GCRA ? 12 : 6;
         ModelSwitches switches = ModelSwitches.defaults(algorithm);
         run(model(algorithm, seed, 1000, switches));
 

@@ -66,7 +66,8 @@ public class TestOnlyRedis {
 
     /**
      * Moves its clock forward: Redis' {@code TIME}, every key's TTL, and the clock of every limiter
-     * on it (remembered denials, leases). The clock starts in November 2023 and never moves alone.
+     * on it (remembered denials, leases). The clock starts in November 2023 and moves only when told,
+     * or by a reset ({@link #reset()}, and one microsecond at a client's reset).
      *
      * @throws IllegalArgumentException for a negative duration
      */
@@ -88,7 +89,9 @@ public class TestOnlyRedis {
     /**
      * Forgets every key, as a Redis emptied by FLUSHALL; every limiter on it forgets at once what it
      * kept in the JVM (remembered denials, leased permits), so the next request is decided as by a
-     * fresh Redis. The clock keeps its time.
+     * fresh Redis. The clock moves 20 ms, as long as a Redis takes to restart: a refund of an
+     * admission taken before the reset then gives nothing back to the fresh state, as on a real
+     * Redis (a client's reset, {@code RateLimiter.reset}, moves it one microsecond for the same reason).
      */
     public final void reset() {
         gateway.flush();

@@ -76,6 +76,7 @@ public final class ScriptedRedisGateway implements RedisGateway {
     private final InJvmRedis redis;
     private final Map<Call, Long> calls = new EnumMap<>(Call.class);
     private final List<Consumer<Executed>> observers = new ArrayList<>();
+    private final List<Runnable> onFlush = new ArrayList<>();
     private final CallFaults faults;
     private boolean closed;
 
@@ -151,6 +152,22 @@ public final class ScriptedRedisGateway implements RedisGateway {
      */
     public synchronized void loseData() {
         redis.flushAll();
+    }
+
+    /**
+     * A flush the limiters hear, as the test kit's reset: every key gone, then everyone listening
+     * ({@link #whenFlushed}) told before this returns. The clock is the caller's to move.
+     */
+    public synchronized void flush() {
+        redis.flushAll();
+        for (Runnable forget : List.copyOf(onFlush)) {
+            forget.run();
+        }
+    }
+
+    @Override
+    public synchronized void whenFlushed(Runnable forget) {
+        onFlush.add(forget);
     }
 
     /** Hears every call after it ran or failed. */

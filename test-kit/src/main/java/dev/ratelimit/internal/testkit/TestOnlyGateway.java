@@ -25,6 +25,20 @@ public final class TestOnlyGateway implements RedisGateway {
     private static final Map<String, TestOnlyGateway> BY_NAME = new ConcurrentHashMap<>();
     /** JUnit extensions and rules running now, JVM-wide. */
     private static final AtomicInteger RUNNING = new AtomicInteger();
+    /**
+     * How far the clock moves at a client's reset: a real Redis never answers a reset and the next
+     * write in one microsecond, and the scripts rely on it (refund.lua tells an admission taken before
+     * a reset from one taken after by its microsecond). This clock stands still unless moved, so
+     * without it a give-back from before a reset would land in the fresh state, and one from after be lost.
+     */
+    private static final long RESET_APART_NANOS = 1_000;
+    /**
+     * How far the clock moves at a flush: as long as a Redis takes to restart. A fixed window's
+     * give-back finds its window by the window's end, to within 10 ms (refund.lua): a window begun
+     * after the flush must end later than that, or a give-back from before would land in it.
+     */
+    private static final long FLUSH_APART_NANOS = 20_000_000;
+    private static final String CLIENT_RESET_SHA1 = LuaScript.load("client-reset").sha1();
 
     private final String name;
     private final InJvmRedis redis = new InJvmRedis(InJvmRedis.START_NANOS);
@@ -75,7 +89,10 @@ public final class TestOnlyGateway implements RedisGateway {
     public void flush() {
         List<Runnable> listeners = new ArrayList<>();
         synchronized (onFlush) {
-            redis.flushAll();
+            synchronized (redis) {
+                redis.flushAll();
+                redis.advance(FLUSH_APART_NANOS);
+            }
             onFlush.removeIf(ref -> ref.get() == null);
             for (WeakReference<Runnable> ref : onFlush) {
                 Runnable listener = ref.get();
@@ -110,7 +127,14 @@ public final class TestOnlyGateway implements RedisGateway {
     @Override
     public List<Long> eval(LuaScript script, List<String> keys, List<String> args) {
         try {
-            return redis.eval(script.toString(), script.sha1(), script.source(), keys, args);
+            if (!script.sha1().equals(CLIENT_RESET_SHA1)) {
+                return redis.eval(script.toString(), script.sha1(), script.source(), keys, args);
+            }
+            synchronized (redis) {
+                List<Long> reply = redis.eval(script.toString(), script.sha1(), script.source(), keys, args);
+                redis.advance(RESET_APART_NANOS);
+                return reply;
+            }
         } catch (RedisError refused) {
             throw new RedisFailureException(this + " refused running " + script + ": " + refused.getMessage(), null, true);
         }
@@ -147,7 +171,10 @@ public final class TestOnlyGateway implements RedisGateway {
 
     @Override
     public void delete(List<String> keys) {
-        redis.delete(keys);
+        synchronized (redis) {
+            redis.delete(keys);
+            redis.advance(RESET_APART_NANOS);
+        }
     }
 
     /** Nothing: the Redis lives as long as the JVM, for the next store of the same name. */
