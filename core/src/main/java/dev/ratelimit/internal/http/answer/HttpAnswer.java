@@ -132,14 +132,14 @@ public final class HttpAnswer {
 
     /**
      * The problem+json body of the 503 a request waiting for its turn ({@code maxDelay}) gets when it
-     * will not run after all, its permits given back: the server stops the webapp, or the container
-     * would not resume it; {@code why} is a sentence without its full stop. Plain {@code about:blank}: the request
-     * was not over any quota.
+     * will not run after all: the server stops the webapp, or the container would not resume it;
+     * {@code why} is a sentence without its full stop. Plain {@code about:blank}: the request was not
+     * over any quota. It promises nothing about the turn's permits: they go back when Redis takes
+     * them, and stay counted when it cannot be reached, or when turns behind it cannot move.
      */
     public String waitEndedJson(String why, long retryAfterSeconds) {
         return "{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,\"detail\":"
-                + json(why + " while the request waited for its turn; its turn was given back. Try again in "
-                        + seconds(retryAfterSeconds) + ".")
+                + json(why + " while the request waited for its turn. Try again in " + seconds(retryAfterSeconds) + ".")
                 + ",\"retryAfter\":" + retryAfterSeconds + ",\"policy\":" + json(policy.policyName()) + "}";
     }
 
