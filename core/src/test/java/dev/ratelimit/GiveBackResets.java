@@ -64,11 +64,7 @@ final class GiveBackResets {
      * window's end for the same window (refund.lua): 20 ms pass here.
      */
     static String restart(GiveBacksModel model) {
-        String dropped = dropHeldOf(model, -1);
-        model.redis.loseData();
-        model.calls.restart();
-        model.advance(RESTART_NANOS);
-        return "Redis restarts and loses every key" + dropped + " (20 ms pass)";
+        return everyKeyGone(model, false, "Redis restarts and loses every key");
     }
 
     /**
@@ -77,11 +73,20 @@ final class GiveBackResets {
      * the overrides again. The kit's clock moves 20 ms with it, as long as a restart takes here.
      */
     static String flush(GiveBacksModel model) {
+        return everyKeyGone(model, true, "the test kit resets Redis: every key gone, every node told");
+    }
+
+    /** Every key gone, the nodes told at once ({@code told}, the kit's flush) or not (a restart); then 20 ms pass. */
+    private static String everyKeyGone(GiveBacksModel model, boolean told, String what) {
         String dropped = dropHeldOf(model, -1);
-        model.redis.flush();
+        if (told) {
+            model.redis.flush();
+        } else {
+            model.redis.loseData();
+        }
         model.calls.restart();
         model.advance(RESTART_NANOS);
-        return "the test kit resets Redis: every key gone, every node told" + dropped + " (20 ms pass)";
+        return what + dropped + " (20 ms pass)";
     }
 
     /** How long a restart takes here: see {@link #restart}. */
