@@ -81,6 +81,7 @@ final class GiveBackResets {
         String dropped = dropHeldOf(model, -1);
         if (told) {
             model.redis.flush();
+            model.flushedDenyCaches.flushed();
         } else {
             model.redis.loseData();
         }

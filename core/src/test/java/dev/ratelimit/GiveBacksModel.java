@@ -62,6 +62,7 @@ final class GiveBacksModel {
     private final FailurePolicy[] policies;
     private final String[] redisKeys = new String[CLIENTS];
     private final StepLog log = new StepLog();
+    final FlushedDenyCaches flushedDenyCaches;
     private int step;
     private long stepMaxLimit;
     private long denials;
@@ -90,6 +91,7 @@ final class GiveBacksModel {
                     : RedisKeys.dimensionKey("g:", "model", rule.name(), KEYS[0]);
             clientOf.put(redisKeys[c], c);
         }
+        this.flushedDenyCaches = new FlushedDenyCaches(nodes.length, CLIENTS);
         this.calls = new GiveBackCalls(algorithm.configName(), clientOf, history, redis);
         this.checks = new GiveBackChecks(this, new OnePlace(rule, limits));
         stepMaxLimit = recordLimits();
@@ -163,10 +165,14 @@ final class GiveBacksModel {
     String batch(int n, Map<String, Long> permitsByKey) {
         calls.heard.clear();
         Map<String, Decision> decisions;
+        int[] clients = permitsByKey.keySet().stream().mapToInt(key -> key.charAt(1) - '0').toArray();
+        long cachedBefore = nodes[n].stats().localCacheDenials();
         try {
             decisions = nodes[n].tryAcquireAll(permitsByKey);
         } catch (RedisFailureException e) {
             return "a batch on n" + n + " of " + permitsByKey + " -> threw (no failure policy)";
+        } finally {
+            checkNoDenialRemembered(n, cachedBefore, clients);
         }
         StringBuilder what = new StringBuilder("a batch on n" + n + ":");
         decisions.forEach((key, decision) -> what.append("\n      ").append(key).append(" x").append(permitsByKey.get(key))
@@ -176,11 +182,20 @@ final class GiveBacksModel {
 
     private String decide(int n, int c, boolean delaying, Supplier<Decision> call) {
         calls.heard.clear();
+        long cachedBefore = nodes[n].stats().localCacheDenials();
         try {
             return admitted(n, c, delaying, call.get());
         } catch (RedisFailureException e) {
             return "threw (no failure policy)";
+        } finally {
+            checkNoDenialRemembered(n, cachedBefore, c);
         }
+    }
+
+    /** Holds node {@code n}'s decision of {@code clients} to {@link FlushedDenyCaches}. */
+    private void checkNoDenialRemembered(int n, long cachedBefore, int... clients) {
+        String violation = flushedDenyCaches.decided(n, nodes[n].stats().localCacheDenials() - cachedBefore, clients);
+        check(violation == null, () -> violation);
     }
 
     /** The last event Redis counted for client {@code c} in this step's call, or null. */

@@ -77,6 +77,24 @@ class DimensionsIT {
         assertThat(globalDenied.headers().firstValue("RateLimit-Policy")).hasValue("\"api/global\";q=6;w=60");
     }
 
+    /**
+     * Clients whose keys read alike once joined ("a + b" and "c", "a" and "b + c") are other buckets, and
+     * a denial the node remembers for one never answers the other: a client cannot make another's requests
+     * refused by choosing header values that join to theirs.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
+    void aDenialRememberedForOneClientNeverAnswersAnotherWhoseKeysJoinAlike(Kind kind) throws Exception {
+        URI app = deploy(kind, Map.of("limits", "1 per 1m by header:X-Tenant; 1 per 1m by header:X-User"));
+
+        assertThat(Http.get(app, "X-Tenant", "a + b", "X-User", "c").statusCode()).isEqualTo(200);
+        assertThat(Http.get(app, "X-Tenant", "a + b", "X-User", "c").statusCode()).isEqualTo(429);
+        assertThat(Http.get(app, "X-Tenant", "a + b", "X-User", "c").statusCode()).as("remembered").isEqualTo(429);
+
+        assertThat(Http.get(app, "X-Tenant", "a", "X-User", "b + c").statusCode()).as("another tenant and user")
+                .isEqualTo(200);
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.ratelimit.servlet.containers.ServletContainers#kinds")
     void limitsExcludeTheSingleLimitsWordsAndCheckEachEntry(Kind kind) {

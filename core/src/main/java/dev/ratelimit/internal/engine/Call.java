@@ -12,6 +12,8 @@ import java.util.List;
  * denial. Confined to the caller's thread.
  */
 final class Call extends ClientCost implements Calls {
+    /** The client as the listener, the logs and the status page name it: the keys of a tryAcquireEach joined by " + ". */
+    final String key;
     /** The rules in force when it was asked, and their evaluator. */
     final RulesInForce.Applied rules;
     final List<String> redisKeys;
@@ -29,9 +31,18 @@ final class Call extends ClientCost implements Calls {
     /** Why Redis did not decide it, until the failure policy answers it. */
     RedisFailureException failure;
 
-    /** @param callerPermits the caller's permits, or 0 for each rule's cost */
+    /** One client key: its own bucket. */
     Call(RulesInForce.Applied rules, String key, List<String> redisKeys, long callerPermits, boolean consume) {
-        super(key, callerPermits);
+        this(rules, key, key, redisKeys, callerPermits, consume);
+    }
+
+    /**
+     * @param client the key, or the list of one key per rule, that names the client's bucket ({@link ClientCost})
+     * @param callerPermits the caller's permits, or 0 for each rule's cost
+     */
+    Call(RulesInForce.Applied rules, String key, Object client, List<String> redisKeys, long callerPermits, boolean consume) {
+        super(client, callerPermits);
+        this.key = key;
         this.rules = rules;
         this.redisKeys = redisKeys;
         this.consume = consume;

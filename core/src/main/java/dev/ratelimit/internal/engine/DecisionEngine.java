@@ -11,6 +11,7 @@ import dev.ratelimit.internal.scripts.Evaluator;
 import dev.ratelimit.internal.scripts.LuaEvaluator;
 import dev.ratelimit.internal.scripts.TransactionEvaluator;
 import dev.ratelimit.internal.support.EvictionFinding;
+import dev.ratelimit.internal.support.Immutable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -141,7 +142,11 @@ public final class DecisionEngine {
             throw new IllegalStateException("onRedisFailure=local limits one client per decision; policy '"
                     + keys.policyName + "' decides one client per rule: use allow or deny");
         }
-        return decide(String.join(" + ", clientKeys), keys.ofEach(clientKeys), 0, 0);
+        // The list, not its text, names the buckets: keys that join alike are other clients.
+        Call call = new Call(inForce.current(), String.join(" + ", clientKeys), Immutable.copyOf(clientKeys),
+                keys.ofEach(clientKeys), 0, true);
+        accounting.decide(call);
+        return call.answer();
     }
 
     /** A degraded answer ends the wait; a local one is a true denial of this node and is waited out like Redis's. */

@@ -43,14 +43,14 @@ final class RememberedDenials extends Stage {
             Call call = calls.get(i);
             if (!call.cached && call.decision != null && !call.decision.allowed()) {
                 // A key of its own: the cache must not hold on to the call.
-                cache.put(new ClientCost(call.key, call.callerPermits), call.decision, askedAt);
+                cache.put(new ClientCost(call.client, call.callerPermits), call.decision, askedAt);
             }
         }
     }
 
     @Override
     void forgetDenials(String key) {
-        cache.forget(denied -> key == null || denied.key.equals(key));
+        cache.forget(denied -> key == null || denied.client.equals(key));
     }
 
     @Override
