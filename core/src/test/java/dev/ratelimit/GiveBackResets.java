@@ -90,6 +90,6 @@ final class GiveBackResets {
         return what + dropped + " (20 ms pass)";
     }
 
-    /** How long a restart takes here: see {@link #restart}. */
-    private static final long RESTART_NANOS = 20_000_000L;
+    /** How long a restart takes here ({@link #restart}), and how far the test kit's clock moves at its reset (TestOnlyGateway). */
+    static final long RESTART_NANOS = 20_000_000L;
 }

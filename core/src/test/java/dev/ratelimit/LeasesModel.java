@@ -317,12 +317,9 @@ final class LeasesModel {
         calls.flushed();
         // A request in flight may have been admitted before the flush: fed at its instant, before the clock moves.
         feedAdmissions();
-        advance(FLUSH_NANOS);
+        advance(GiveBackResets.RESTART_NANOS);
         return "the test kit resets Redis: every key gone, every node told (20 ms pass)";
     }
-
-    /** How far the test kit's clock moves at its reset (TestOnlyGateway). */
-    private static final long FLUSH_NANOS = 20_000_000L;
 
     /** Node {@code n} stops (giving back its leases) or is lost (keeping them), and a new one starts. */
     String replace(int n, boolean graceful) {

@@ -1,5 +1,6 @@
 package dev.ratelimit.servers;
 
+import dev.ratelimit.testing.Java8;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,7 +45,7 @@ final class JaxrsApp {
     static Path compiled(Path jerseyJars, Path jaxrsJars, Path work) {
         List<Path> classPath = new ArrayList<>(LegacyApp.jars(jerseyJars, "jakarta.ws.rs-api-*.jar"));
         classPath.addAll(LegacyApp.jars(jaxrsJars, "ratelimit-jaxrs-javax-*.jar"));
-        return LegacyApp.compileForJava8("legacy.Orders", SOURCE, classPath, work.resolve("jaxrs"));
+        return Java8.compile("legacy.Orders", SOURCE, classPath, work.resolve("jaxrs"));
     }
 
     /** Jersey's servlet on {@code /rest/*} with the resource and {@code RateLimitFeature}. */

@@ -3,10 +3,9 @@ package dev.ratelimit.servers;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.servers.ServerLine.Namespace;
-import java.io.File;
+import dev.ratelimit.testing.Java8;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.io.StringWriter;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,9 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.stream.Collectors;
-import javax.tools.JavaCompiler;
-import javax.tools.ToolProvider;
 
 /**
  * The legacy application of issue 38: a servlet of its own that counts visits in Redis through the
@@ -129,7 +125,7 @@ import java.io.UncheckedIOException;
         ServerLine api = namespace == Namespace.JAVAX ? ServerLine.TOMCAT_9 : ServerLine.TOMCAT_10_1;
         classPath.add(api.home().resolve("lib/servlet-api.jar"));
         classPath.addAll(jars(jedis.jars(), "*.jar"));
-        return compileForJava8("legacy.VisitsServlet", source, classPath, out);
+        return Java8.compile("legacy.VisitsServlet", source, classPath, out);
     }
 
     /** The jars in {@code dir} whose names match {@code glob}. */
@@ -142,28 +138,5 @@ import java.io.UncheckedIOException;
         }
         assertThat(found).as(glob + " in " + dir).isNotEmpty();
         return found;
-    }
-
-    /**
-     * Compiles one class of a legacy application for Java 8 ({@code --release 8}), as its team
-     * would have, against {@code classPath}; returns the directory of its classes.
-     */
-    static Path compileForJava8(String className, String source, List<Path> classPath, Path out) {
-        try {
-            Path file = Files.createDirectories(out.resolve("src"))
-                    .resolve(className.substring(className.lastIndexOf('.') + 1) + ".java");
-            Path classes = Files.createDirectories(out.resolve("classes"));
-            Files.writeString(file, source);
-            JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-            StringWriter errors = new StringWriter();
-            boolean compiled = javac.getTask(errors, null, null,
-                    List.of("--release", "8", "-d", classes.toString(), "-cp",
-                            classPath.stream().map(Path::toString).collect(Collectors.joining(File.pathSeparator))),
-                    null, javac.getStandardFileManager(null, null, null).getJavaFileObjects(file)).call();
-            assertThat(compiled).as(className + " compiles against " + classPath + ": " + errors).isTrue();
-            return classes;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

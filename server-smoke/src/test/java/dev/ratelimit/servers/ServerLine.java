@@ -1,13 +1,13 @@
 package dev.ratelimit.servers;
 
-import java.nio.file.Files;
+import dev.ratelimit.testing.Java8;
 import java.nio.file.Path;
 
 /**
  * A server line a legacy team runs, as its standalone distribution: which servlet namespace its
  * WARs are written for, how it is started, and on which JVM. The lines that still run on Java 8
- * (Tomcat 7, 8.5 and 9, Jetty 9.4) run on the JRE named by {@value #JAVA_8_PROPERTY} when the build
- * is given one ({@code .ci/runtimes} fetches a real OpenJDK 8), else on the build's own JVM.
+ * (Tomcat 7, 8.5 and 9, Jetty 9.4) run on the Java 8 JRE the build is given ({@link Java8};
+ * {@code .ci/runtimes} fetches a real OpenJDK 8), else on the build's own JVM.
  */
 enum ServerLine {
     TOMCAT_7("Tomcat 7", Descriptor.SERVLET_3_0, "ratelimit.smoke.tomcat7", null, true),
@@ -21,9 +21,6 @@ enum ServerLine {
     JETTY_11("Jetty 11", Descriptor.SERVLET_5_0, "ratelimit.smoke.jetty11", "deploy", false),
     JETTY_12_EE9("Jetty 12 ee9", Descriptor.SERVLET_5_0, "ratelimit.smoke.jetty120", "ee9-deploy", false),
     JETTY_12_EE10("Jetty 12 ee10", Descriptor.SERVLET_5_0, "ratelimit.smoke.jetty120", "ee10-deploy", false);
-
-    /** A Java 8 JRE's home for the lines that run on Java 8; unset, they run on the build's JVM. */
-    static final String JAVA_8_PROPERTY = "ratelimit.smoke.java8";
 
     /** Which servlet API the server's webapps are compiled against, hence which filter jar they ship. */
     enum Namespace {
@@ -74,21 +71,12 @@ enum ServerLine {
 
     /** The {@code java} that starts this line: Java 8's when the build gave one and the line runs on it. */
     Path java() {
-        if (!onJava8()) {
-            return Path.of(System.getProperty("java.home"), "bin", "java");
-        }
-        Path java = Path.of(System.getProperty(JAVA_8_PROPERTY), "bin", "java");
-        if (!Files.isExecutable(java)) {
-            throw new IllegalStateException("-D" + JAVA_8_PROPERTY + "=" + System.getProperty(JAVA_8_PROPERTY)
-                    + " has no bin/java: give it a Java 8 JRE's home (.ci/runtimes fetches one)");
-        }
-        return java;
+        return onJava8() ? Java8.javaOrThisJvm() : Path.of(System.getProperty("java.home"), "bin", "java");
     }
 
     /** Whether this line runs on the Java 8 JVM the build gave. */
     boolean onJava8() {
-        String java8 = System.getProperty(JAVA_8_PROPERTY);
-        return runsOnJava8 && java8 != null && !java8.isBlank();
+        return runsOnJava8 && Java8.given();
     }
 
     Namespace namespace() {

@@ -2,6 +2,7 @@ package dev.ratelimit.servers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.testing.Java8;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -60,7 +61,7 @@ final class Servlet30App {
 
     /** The servlet's classes, compiled under {@code work} against {@code line}'s own servlet API. */
     static Path compiled(ServerLine line, Path work) {
-        return LegacyApp.compileForJava8("legacy.AppServlet", SOURCE, List.of(line.home().resolve("lib/servlet-api.jar")),
+        return Java8.compile("legacy.AppServlet", SOURCE, List.of(line.home().resolve("lib/servlet-api.jar")),
                 work.resolve("servlet30-" + line.name()));
     }
 

@@ -1,5 +1,8 @@
 package dev.ratelimit.internal.engine;
 
+import dev.ratelimit.internal.support.Immutable;
+import java.util.List;
+
 /**
  * A client's bucket as the caller named it, and the permits it asked for (0 for each rule's cost):
  * what a remembered denial answers ({@link RememberedDenials}), and so its key in the deny cache. The
@@ -8,13 +11,21 @@ package dev.ratelimit.internal.engine;
  * {@code "b + c"}) are other buckets. A {@link Call} is one, so a lookup builds no key. Immutable.
  */
 class ClientCost {
-    /** A client key (a String), or an unmodifiable list of one client key per rule. */
+    /** A client key (a String), or the list of one client key per rule. */
     final Object client;
     final long callerPermits;
 
     ClientCost(Object client, long callerPermits) {
         this.client = client;
         this.callerPermits = callerPermits;
+    }
+
+    /**
+     * This client and cost as the deny cache keeps them: a list of keys copied, so that no caller's list
+     * changes a key the cache holds. Only a denial pays for it, not every decision.
+     */
+    ClientCost kept() {
+        return new ClientCost(client instanceof List ? Immutable.copyOf((List<?>) client) : client, callerPermits);
     }
 
     @Override

@@ -11,7 +11,6 @@ import dev.ratelimit.internal.scripts.Evaluator;
 import dev.ratelimit.internal.scripts.LuaEvaluator;
 import dev.ratelimit.internal.scripts.TransactionEvaluator;
 import dev.ratelimit.internal.support.EvictionFinding;
-import dev.ratelimit.internal.support.Immutable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -143,10 +142,8 @@ public final class DecisionEngine {
                     + keys.policyName + "' decides one client per rule: use allow or deny");
         }
         // The list, not its text, names the buckets: keys that join alike are other clients.
-        Call call = new Call(inForce.current(), String.join(" + ", clientKeys), Immutable.copyOf(clientKeys),
-                keys.ofEach(clientKeys), 0, true);
-        accounting.decide(call);
-        return call.answer();
+        Call call = new Call(inForce.current(), String.join(" + ", clientKeys), clientKeys, keys.ofEach(clientKeys), 0, true);
+        return decide(call, 0);
     }
 
     /** A degraded answer ends the wait; a local one is a true denial of this node and is waited out like Redis's. */
@@ -178,7 +175,10 @@ public final class DecisionEngine {
      * @param maxDelayMicros 0 for a plain try; else the rules are ones that can reserve (DelayRules)
      */
     private Decision decide(String key, List<String> redisKeys, long permits, long maxDelayMicros) {
-        Call call = new Call(inForce.current(), key, redisKeys, permits, true);
+        return decide(new Call(inForce.current(), key, redisKeys, permits, true), maxDelayMicros);
+    }
+
+    private Decision decide(Call call, long maxDelayMicros) {
         call.maxDelayMicros = maxDelayMicros;
         accounting.decide(call);
         return call.answer();

@@ -42,8 +42,8 @@ final class RememberedDenials extends Stage {
         for (int i = 0; i < calls.size(); i++) {
             Call call = calls.get(i);
             if (!call.cached && call.decision != null && !call.decision.allowed()) {
-                // A key of its own: the cache must not hold on to the call.
-                cache.put(new ClientCost(call.client, call.callerPermits), call.decision, askedAt);
+                // A key of its own: the cache must not hold on to the call, nor on to the caller's list.
+                cache.put(call.kept(), call.decision, askedAt);
             }
         }
     }
